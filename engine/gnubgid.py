@@ -1,0 +1,203 @@
+"""GNU Backgammon Position ID and Match ID (see shared/research/formats.md).
+
+The Position ID packs both sides' checkers, each from its own side: first the
+player *not* on roll, then the player on roll (as GNU Backgammon's code writes
+``anBoard[0]`` first and ``anBoard[1]`` is on roll).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+from engine.position import CHECKERS, Position, PositionError
+
+
+class IdError(ValueError):
+    """Raised when a Position ID or Match ID cannot be decoded."""
+
+
+def _bits_to_bytes(bits: list[int], size: int) -> bytes:
+    data = bytearray(size)
+    for k, bit in enumerate(bits):
+        if bit:
+            data[k >> 3] |= 1 << (k & 7)
+    return bytes(data)
+
+
+def _bytes_to_bits(data: bytes) -> list[int]:
+    return [(data[k >> 3] >> (k & 7)) & 1 for k in range(len(data) * 8)]
+
+
+def _side_counts(position: Position, on_roll: bool) -> list[int]:
+    """25 counts for one side in its own numbering: index i = point i+1, 24 = bar."""
+    if on_roll:
+        return [max(n, 0) for n in position.board] + [position.bar[0]]
+    return [max(-n, 0) for n in reversed(position.board)] + [position.bar[1]]
+
+
+def encode_position_id(position: Position) -> str:
+    """The 14-character Position ID, the player on roll to move."""
+    bits: list[int] = []
+    for counts in (_side_counts(position, False), _side_counts(position, True)):
+        for n in counts:
+            bits.extend([1] * n)
+            bits.append(0)
+    return base64.b64encode(_bits_to_bytes(bits, 10)).decode("ascii")[:14]
+
+
+def decode_position_id(position_id: str) -> Position:
+    """Read a Position ID; the second side encoded is the player on roll.
+
+    :raises IdError: if the text is not a well-formed, possible Position ID.
+    """
+    text = position_id.strip()
+    if len(text) != 14:
+        raise IdError(f"a Position ID has 14 characters, {text!r} has {len(text)}")
+    try:
+        data = base64.b64decode(text + "==", validate=True)
+    except (binascii.Error, ValueError):
+        raise IdError(f"{text!r} is not base64") from None
+    bits = _bytes_to_bits(data)
+    sides: list[list[int]] = [[0] * 25, [0] * 25]
+    side, index = 0, 0
+    for bit in bits:
+        if side == 2:
+            break
+        if bit:
+            sides[side][index] += 1
+        else:
+            index += 1
+            if index == 25:
+                side, index = side + 1, 0
+    theirs, ours = sides
+    for who, counts in (("first", theirs), ("second", ours)):
+        if sum(counts) > CHECKERS:
+            raise IdError(f"{text!r}: the {who} side has {sum(counts)} checkers")
+    board = [0] * 24
+    for i in range(24):
+        mine, their = ours[i], theirs[23 - i]
+        if mine and their:
+            raise IdError(f"{text!r}: point {i + 1} is held by both sides")
+        board[i] = mine - their
+    try:
+        return Position(
+            tuple(board),
+            (ours[24], theirs[24]),
+            (CHECKERS - sum(ours), CHECKERS - sum(theirs)),
+        )
+    except PositionError as error:
+        raise IdError(f"{text!r}: {error}") from None
+
+
+# -- Match ID -----------------------------------------------------------------
+
+GAME_STATES = {"none": 0, "playing": 1, "over": 2, "resigned": 3, "dropped": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """The fields of a GNU Backgammon Match ID (players are 0 and 1)."""
+
+    cube: int = 1
+    cube_owner: int | None = None
+    """0 or 1, or None when the cube is in the middle."""
+    player_on_roll: int = 0
+    """fMove: the player whose turn it is (who rolls or rolled)."""
+    crawford: bool = False
+    game_state: int = 1
+    turn: int = 0
+    """fTurn: the player who must act now (differs while a double or resignation is pending)."""
+    double_offered: bool = False
+    resignation: int = 0
+    """0 none, 1 single, 2 gammon, 3 backgammon."""
+    dice: tuple[int, int] = (0, 0)
+    match_length: int = 0
+    score: tuple[int, int] = (0, 0)
+    jacoby: bool = True
+    """Bit 66 is "Jacoby NOT in effect"; GNU Backgammon sets it in matches and in money games without Jacoby."""
+
+
+_FIELDS = (  # (name, width) in bit order
+    ("cube_log", 4), ("owner", 2), ("move", 1), ("crawford", 1), ("state", 3),
+    ("turn", 1), ("doubled", 1), ("resign", 2), ("die1", 3), ("die2", 3),
+    ("length", 15), ("score0", 15), ("score1", 15), ("no_jacoby", 1),
+)
+
+
+def encode_match_id(state: MatchState) -> str:
+    """The 12-character Match ID."""
+    if state.cube < 1 or state.cube & (state.cube - 1):
+        raise IdError(f"the cube shows a power of two, not {state.cube}")
+    die1, die2 = state.dice
+    if die1 and die2 and die2 > die1:
+        die1, die2 = die2, die1  # GNU Backgammon writes the larger die first
+    values = {
+        "cube_log": state.cube.bit_length() - 1,
+        "owner": 3 if state.cube_owner is None else state.cube_owner,
+        "move": state.player_on_roll,
+        "crawford": int(state.crawford),
+        "state": state.game_state,
+        "turn": state.turn,
+        "doubled": int(state.double_offered),
+        "resign": state.resignation,
+        "die1": die1,
+        "die2": die2,
+        "length": state.match_length,
+        "score0": state.score[0],
+        "score1": state.score[1],
+        "no_jacoby": int(not state.jacoby),
+    }
+    bits: list[int] = []
+    for name, width in _FIELDS:
+        value = values[name]
+        if not 0 <= value < (1 << width):
+            raise IdError(f"match field {name}={value} does not fit in {width} bits")
+        bits.extend((value >> k) & 1 for k in range(width))
+    return base64.b64encode(_bits_to_bytes(bits, 9)).decode("ascii")
+
+
+def decode_match_id(match_id: str) -> MatchState:
+    """Read a Match ID.
+
+    :raises IdError: if it is malformed or describes an impossible state.
+    """
+    text = match_id.strip()
+    if len(text) != 12:
+        raise IdError(f"a Match ID has 12 characters, {text!r} has {len(text)}")
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise IdError(f"{text!r} is not base64") from None
+    bits = _bytes_to_bits(data)
+    values: dict[str, int] = {}
+    offset = 0
+    for name, width in _FIELDS:
+        values[name] = sum(bits[offset + k] << k for k in range(width))
+        offset += width
+    if values["owner"] == 2:
+        raise IdError(f"{text!r}: cube owner 2 does not exist")
+    if values["die1"] > 6 or values["die2"] > 6 or bool(values["die1"]) != bool(values["die2"]):
+        raise IdError(f"{text!r}: impossible dice {values['die1']}-{values['die2']}")
+    length = values["length"]
+    if length and (values["score0"] >= length or values["score1"] >= length):
+        raise IdError(f"{text!r}: a score is not below the match length {length}")
+    if not length and (values["crawford"] or values["score0"] or values["score1"]):
+        raise IdError(f"{text!r}: a money game has no score and no Crawford game")
+    if values["state"] > 4:
+        raise IdError(f"{text!r}: unknown game state {values['state']}")
+    return MatchState(
+        cube=1 << values["cube_log"],
+        cube_owner=None if values["owner"] == 3 else values["owner"],
+        player_on_roll=values["move"],
+        crawford=bool(values["crawford"]),
+        game_state=values["state"],
+        turn=values["turn"],
+        double_offered=bool(values["doubled"]),
+        resignation=values["resign"],
+        dice=(values["die1"], values["die2"]),
+        match_length=length,
+        score=(values["score0"], values["score1"]),
+        jacoby=not values["no_jacoby"],
+    )

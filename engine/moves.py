@@ -1,0 +1,191 @@
+"""Legal plays (RULES.md sections 3-6).
+
+A *move* takes one checker the distance of one die; a *play* is the whole
+turn, every move of one roll. Plays that reach the same position are the same
+play, so :func:`legal_plays` gives one play per distinct resulting position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from engine.dice import Roll
+from engine.position import BAR, OFF, Position, _make
+
+
+class Move(NamedTuple):
+    """One checker moved by one die, in the mover's numbering (25 = bar, 0 = off)."""
+
+    source: int
+    destination: int
+    hit: bool = False
+    """True when this move lands on an opposing blot and sends it to the bar."""
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """A whole turn: the moves in the order made, and where they lead.
+
+    ``position`` is the result still seen from the mover's side; the opponent
+    sees ``position.swap()``. An empty play is the lost turn of a roll that
+    cannot be played.
+    """
+
+    moves: tuple[Move, ...]
+    position: Position
+
+    @property
+    def dice_used(self) -> int:
+        return len(self.moves)
+
+    @property
+    def hits(self) -> int:
+        return sum(1 for move in self.moves if move.hit)
+
+    def __str__(self) -> str:
+        from engine.notation import format_play
+
+        return format_play(self)
+
+
+def legal_plays(position: Position, roll: Roll) -> list[Play]:
+    """Every legal play of ``roll`` for the player on roll, one per resulting position.
+
+    The rules applied: checkers on the bar enter first; a move may land only on
+    an open point (empty, ours, or an opposing blot, which is hit); a checker
+    using both dice touches down on the intermediate point; the play must use
+    as many dice as possible, and when only one die of two can be used, the
+    larger one if it can; bearing off needs every checker home, and a die bears
+    off from its own point or, when no checker stands higher, from the highest
+    point. When no die can be played the list holds the single empty play.
+    """
+    # Work on a flat list: a[1..24] signed points, a[25] our bar, a[0] our off.
+    start = [position.off[0], *position.board, position.bar[0]]
+    results: dict[tuple[int, ...], tuple[tuple[Move, ...], int]] = {}
+
+    if roll.is_double:
+        best = _search_doubles(start, roll.die1, 4, BAR, (), results, set())
+    else:
+        best = max(
+            _search_pair(start, roll.die1, roll.die2, results),
+            _search_pair(start, roll.die2, roll.die1, results),
+        )
+    if best == 0:
+        return [Play((), position)]
+
+    # Only one die of two can be used: the larger, if any play uses it.
+    larger_only = best == 1 and any(die == roll.high for _, die in results.values())
+    their_on_board = -sum(n for n in position.board if n < 0)
+    plays = []
+    for key, (moves, first_die) in results.items():
+        if len(moves) != best or (larger_only and first_die != roll.high):
+            continue
+        hits = their_on_board + sum(n for n in key[1:25] if n < 0)
+        board = key[1:25]
+        plays.append(Play(moves, _make(board, (key[25], position.bar[1] + hits), (key[0], position.off[1]))))
+    return plays
+
+
+def _single_moves(a: list[int], die: int, highest_source: int) -> list[tuple[int, int]]:
+    """(source, destination) of every legal move of one die from a source <= highest_source."""
+    if a[BAR] > 0:
+        destination = BAR - die
+        return [(BAR, destination)] if a[destination] >= -1 else []
+    found = []
+    home = True  # bearing off needs nothing on points 7..24 (the bar is empty here)
+    for p in range(24, 6, -1):
+        if a[p] > 0:
+            home = False
+            break
+    highest = 0
+    if home:
+        for p in range(6, 0, -1):
+            if a[p] > 0:
+                highest = p
+                break
+    for source in range(min(highest_source, 24), 0, -1):
+        if a[source] <= 0:
+            continue
+        destination = source - die
+        if destination >= 1:
+            if a[destination] >= -1:
+                found.append((source, destination))
+        elif home and (destination == 0 or source == highest):
+            found.append((source, OFF))
+    return found
+
+
+def _apply(a: list[int], source: int, destination: int) -> tuple[list[int], Move]:
+    b = a.copy()
+    b[source] -= 1
+    hit = False
+    if destination == OFF:
+        b[OFF] += 1
+    elif b[destination] == -1:
+        b[destination] = 1
+        hit = True
+    else:
+        b[destination] += 1
+    return b, Move(source, destination, hit)
+
+
+_Results = dict[tuple[int, ...], tuple[tuple[Move, ...], int]]
+
+
+def _record(results: _Results, a: list[int], moves: tuple[Move, ...], first_die: int) -> None:
+    key = tuple(a)
+    known = results.get(key)
+    # Keep the longest way to a position; among one-die ways, the larger die.
+    if known is None or len(known[0]) < len(moves) or (len(known[0]) == len(moves) == 1 and first_die > known[1]):
+        results[key] = (moves, first_die)
+
+
+def _search_pair(a: list[int], first: int, second: int, results: _Results) -> int:
+    """Play ``first`` then ``second``; return the most dice used."""
+    best = 0
+    for source, destination in _single_moves(a, first, BAR):
+        b, move1 = _apply(a, source, destination)
+        seconds = _single_moves(b, second, BAR)
+        if not seconds:
+            best = max(best, 1)
+            _record(results, b, (move1,), first)
+            continue
+        best = 2
+        for source2, destination2 in seconds:
+            c, move2 = _apply(b, source2, destination2)
+            _record(results, c, (move1, move2), first)
+    return best
+
+
+def _search_doubles(
+    a: list[int],
+    die: int,
+    left: int,
+    highest_source: int,
+    moves: tuple[Move, ...],
+    results: _Results,
+    seen: set[tuple[tuple[int, ...], int]],
+) -> int:
+    """Play up to ``left`` moves of ``die``; return the most dice used.
+
+    Sources never rise from one move to the next. That loses no play: any set
+    of equal moves can be made highest checker first.
+    """
+    if left == 0:
+        _record(results, a, moves, die)
+        return len(moves)
+    candidates = _single_moves(a, die, highest_source)
+    if not candidates:
+        if moves:
+            _record(results, a, moves, die)
+        return len(moves)
+    best = 0
+    for source, destination in candidates:
+        b, move = _apply(a, source, destination)
+        state = (tuple(b), source)
+        if state in seen:
+            continue
+        seen.add(state)
+        best = max(best, _search_doubles(b, die, left - 1, source, moves + (move,), results, seen))
+    return best

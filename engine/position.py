@@ -1,0 +1,175 @@
+"""Positions: where the 30 checkers stand, seen from the player on roll.
+
+Points are numbered from the point of view of the player on roll ("us"):
+1..6 is our home board, 24 is the opponent's ace point, and we move from high
+numbers to low numbers. Our bar is point 25 and "off" is point 0. Point ``p``
+for us is point ``25 - p`` for the opponent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CHECKERS = 15
+"""Checkers per side."""
+
+BAR = 25
+"""The bar, as a point number in the mover's own numbering."""
+
+OFF = 0
+"""Borne off, as a point number in the mover's own numbering."""
+
+
+class PositionError(ValueError):
+    """Raised when a position is impossible (wrong checker count, shared point, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """An immutable, hashable backgammon position seen from the player on roll.
+
+    ``board[p - 1]`` holds point ``p`` (1..24, our numbering): a positive count
+    is our checkers, a negative count the opponent's. ``bar`` and ``off`` are
+    pairs ``(ours, theirs)``.
+    """
+
+    board: tuple[int, ...]
+    """24 signed counts; index ``p - 1`` is point ``p`` from our side."""
+    bar: tuple[int, int] = (0, 0)
+    """Checkers on the bar: (ours, the opponent's)."""
+    off: tuple[int, int] = (0, 0)
+    """Checkers borne off: (ours, the opponent's)."""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    # -- construction -----------------------------------------------------
+
+    @classmethod
+    def start(cls) -> Position:
+        """The starting position: 2 on 24, 5 on 13, 3 on 8, 5 on 6 for each side."""
+        return STARTING_POSITION
+
+    @classmethod
+    def from_counts(
+        cls,
+        ours: dict[int, int],
+        theirs: dict[int, int],
+    ) -> Position:
+        """Build a position from ``{point: count}`` maps, each in its owner's numbering.
+
+        Point 25 is that side's bar. Checkers not placed are borne off.
+        """
+        board = [0] * 24
+        for point, count in ours.items():
+            if 1 <= point <= 24:
+                board[point - 1] += count
+        for point, count in theirs.items():
+            if 1 <= point <= 24:
+                if board[24 - point] > 0 and count > 0:
+                    raise PositionError(f"point {25 - point} is held by both sides")
+                board[24 - point] -= count
+        our_bar = ours.get(BAR, 0)
+        their_bar = theirs.get(BAR, 0)
+        our_total = sum(c for p, c in ours.items() if 1 <= p <= BAR)
+        their_total = sum(c for p, c in theirs.items() if 1 <= p <= BAR)
+        return cls(
+            tuple(board),
+            (our_bar, their_bar),
+            (CHECKERS - our_total, CHECKERS - their_total),
+        )
+
+    @classmethod
+    def from_position_id(cls, position_id: str) -> Position:
+        """Decode a GNU Backgammon Position ID (the player on roll is encoded second)."""
+        from engine.gnubgid import decode_position_id
+
+        return decode_position_id(position_id)
+
+    def position_id(self) -> str:
+        """The GNU Backgammon Position ID of this position, player on roll to move."""
+        from engine.gnubgid import encode_position_id
+
+        return encode_position_id(self)
+
+    # -- queries ------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check the position can occur: 15 checkers a side, nothing negative.
+
+        :raises PositionError: naming what is wrong.
+        """
+        if len(self.board) != 24:
+            raise PositionError(f"a board has 24 points, not {len(self.board)}")
+        if any(n < 0 for n in self.bar) or any(n < 0 for n in self.off):
+            raise PositionError("bar and off counts cannot be negative")
+        ours = sum(n for n in self.board if n > 0) + self.bar[0] + self.off[0]
+        theirs = -sum(n for n in self.board if n < 0) + self.bar[1] + self.off[1]
+        if ours != CHECKERS:
+            raise PositionError(f"the player on roll has {ours} checkers, not {CHECKERS}")
+        if theirs != CHECKERS:
+            raise PositionError(f"the opponent has {theirs} checkers, not {CHECKERS}")
+
+    def ours(self, point: int) -> int:
+        """How many of our checkers stand on ``point`` (25 = our bar, 0 = off)."""
+        if point == BAR:
+            return self.bar[0]
+        if point == OFF:
+            return self.off[0]
+        n = self.board[point - 1]
+        return n if n > 0 else 0
+
+    def theirs(self, point: int) -> int:
+        """How many opponent checkers stand on our ``point`` (1..24)."""
+        n = self.board[point - 1]
+        return -n if n < 0 else 0
+
+    def swap(self) -> Position:
+        """The same position seen from the opponent's side (they are now on roll)."""
+        return _make(
+            tuple(-n for n in reversed(self.board)),
+            (self.bar[1], self.bar[0]),
+            (self.off[1], self.off[0]),
+        )
+
+    def pip_counts(self) -> tuple[int, int]:
+        """Pips each side needs to bear off everything: (ours, the opponent's)."""
+        ours = 25 * self.bar[0]
+        theirs = 25 * self.bar[1]
+        for index, n in enumerate(self.board):
+            if n > 0:
+                ours += n * (index + 1)
+            elif n < 0:
+                theirs += -n * (24 - index)
+        return ours, theirs
+
+    def all_home(self) -> bool:
+        """True when all our checkers are in our home board or borne off."""
+        return self.bar[0] == 0 and all(n <= 0 for n in self.board[6:])
+
+    def is_closed_out(self) -> bool:
+        """True when we are on the bar and the opponent holds all six of their home points."""
+        return self.bar[0] > 0 and all(n <= -2 for n in self.board[18:])
+
+    def __str__(self) -> str:
+        return self.position_id()
+
+    def __repr__(self) -> str:
+        return f"Position.from_position_id({self.position_id()!r})"
+
+
+def _make(board: tuple[int, ...], bar: tuple[int, int], off: tuple[int, int]) -> Position:
+    """Build a Position without validation (for positions derived from valid ones)."""
+    position = object.__new__(Position)
+    object.__setattr__(position, "board", board)
+    object.__setattr__(position, "bar", bar)
+    object.__setattr__(position, "off", off)
+    return position
+
+
+_START_BOARD = [0] * 24
+for _point, _count in ((24, 2), (13, 5), (8, 3), (6, 5)):
+    _START_BOARD[_point - 1] = _count
+    _START_BOARD[24 - _point] = -_count
+STARTING_POSITION = Position(tuple(_START_BOARD))
+del _point, _count, _START_BOARD
