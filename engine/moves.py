@@ -62,7 +62,7 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
     """
     # Work on a flat list: a[1..24] signed points, a[25] our bar, a[0] our off.
     start = [position.off[0], *position.board, position.bar[0]]
-    results: dict[tuple[int, ...], tuple[tuple[Move, ...], int]] = {}
+    results: _Results = {}
 
     if roll.is_double:
         best = _search_doubles(start, roll.die1, 4, BAR, (), results, set())
@@ -76,14 +76,20 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
 
     # Only one die of two can be used: the larger, if any play uses it.
     larger_only = best == 1 and any(die == roll.high for _, die in results.values())
-    their_on_board = -sum(n for n in position.board if n < 0)
     plays = []
     for key, (moves, first_die) in results.items():
         if len(moves) != best or (larger_only and first_die != roll.high):
             continue
-        hits = their_on_board + sum(n for n in key[1:25] if n < 0)
-        board = key[1:25]
-        plays.append(Play(moves, _make(board, (key[25], position.bar[1] + hits), (key[0], position.off[1]))))
+        hits = 0
+        for move in moves:
+            if move[2]:
+                hits += 1
+        plays.append(
+            Play(
+                tuple(map(Move._make, moves)),
+                _make(key[1:25], (key[25], position.bar[1] + hits), (key[0], position.off[1])),
+            )
+        )
     return plays
 
 
@@ -93,11 +99,8 @@ def _single_moves(a: list[int], die: int, highest_source: int) -> list[tuple[int
         destination = BAR - die
         return [(BAR, destination)] if a[destination] >= -1 else []
     found = []
-    home = True  # bearing off needs nothing on points 7..24 (the bar is empty here)
-    for p in range(24, 6, -1):
-        if a[p] > 0:
-            home = False
-            break
+    # Bearing off needs nothing on points 7..24 (the bar is empty here).
+    home = max(a[7:25]) <= 0
     highest = 0
     if home:
         for p in range(6, 0, -1):
@@ -116,7 +119,7 @@ def _single_moves(a: list[int], die: int, highest_source: int) -> list[tuple[int
     return found
 
 
-def _apply(a: list[int], source: int, destination: int) -> tuple[list[int], Move]:
+def _apply(a: list[int], source: int, destination: int) -> tuple[list[int], _Step]:
     b = a.copy()
     b[source] -= 1
     hit = False
@@ -127,13 +130,16 @@ def _apply(a: list[int], source: int, destination: int) -> tuple[list[int], Move
         hit = True
     else:
         b[destination] += 1
-    return b, Move(source, destination, hit)
+    return b, (source, destination, hit)
 
 
-_Results = dict[tuple[int, ...], tuple[tuple[Move, ...], int]]
+# During the search a move is a plain (source, destination, hit) tuple: cheaper
+# to build than a Move, which only the plays returned get.
+_Step = tuple[int, int, bool]
+_Results = dict[tuple[int, ...], tuple[tuple[_Step, ...], int]]
 
 
-def _record(results: _Results, a: list[int], moves: tuple[Move, ...], first_die: int) -> None:
+def _record(results: _Results, a: list[int], moves: tuple[_Step, ...], first_die: int) -> None:
     key = tuple(a)
     known = results.get(key)
     # Keep the longest way to a position; among one-die ways, the larger die.
@@ -163,7 +169,7 @@ def _search_doubles(
     die: int,
     left: int,
     highest_source: int,
-    moves: tuple[Move, ...],
+    moves: tuple[_Step, ...],
     results: _Results,
     seen: set[tuple[tuple[int, ...], int]],
 ) -> int:

@@ -1,0 +1,680 @@
+"""One game of backgammon as a state machine with an append-only action log.
+
+A :class:`Game` knows whose turn it is, what they may do (roll, double, play,
+take, pass, beaver, resign), and refuses everything else with a
+:class:`GameError` that changes nothing. Every accepted action is appended to
+:attr:`Game.log`; :meth:`Game.replay` rebuilds the same game from that log.
+
+Players are 0 and 1, as in GNU Backgammon's Match ID.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from engine.dice import DiceSource, Roll, SecureDice
+from engine.gnubgid import MatchState, decode_match_id, decode_position_id, encode_match_id
+from engine.moves import Play, legal_plays
+from engine.notation import IllegalPlayError, format_play, match_play
+from engine.position import CHECKERS, Position
+
+
+class GameError(ValueError):
+    """Raised for an action out of turn or out of phase; the game is unchanged."""
+
+
+class Phase(enum.Enum):
+    """Where a game stands."""
+
+    OPENING = "opening"
+    """Nobody has thrown yet: each player throws one die to decide who starts."""
+    ROLL = "roll"
+    """The player on roll may double (if the cube allows) or roll."""
+    PLAY = "play"
+    """The dice are thrown; the player on roll must play them."""
+    DOUBLED = "doubled"
+    """A double is offered; the other player takes, passes or (money) beavers."""
+    RESIGNATION = "resignation"
+    """A resignation is offered; the other player accepts or rejects it."""
+    OVER = "over"
+    """The game has a result."""
+
+
+class WinKind(enum.IntEnum):
+    """How big a win is, before the cube."""
+
+    SINGLE = 1
+    """The loser has borne off at least one checker (or passed a double)."""
+    GAMMON = 2
+    """The loser has borne off none."""
+    BACKGAMMON = 3
+    """The loser has borne off none and has a checker on the bar or in the winner's home board."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """The rules a game is played by (RULES.md; money-only options are refused in matches)."""
+
+    match_length: int = 0
+    """Points to win the match; 0 for a money game."""
+    jacoby: bool = False
+    """Money: gammons and backgammons count single while the cube was never turned."""
+    beavers: bool = False
+    """Money: a doubled player may take and at once redouble, keeping the cube."""
+    automatic_doubles: int = 0
+    """Money: how many ties in the opening throw double the cube (0 = none)."""
+    opening_reroll: bool = False
+    """The opening throw only decides who starts; the winner throws both dice again."""
+    cube_limit: int = 64
+    """The highest value the cube may reach."""
+    backgammon_value: int = 3
+    """What a backgammon multiplies by (Hoyle allows 4 by agreement)."""
+    cube: bool = True
+    """Whether the doubling cube is used at all."""
+
+    def __post_init__(self) -> None:
+        if self.match_length < 0:
+            raise ValueError("the match length cannot be negative")
+        if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
+            raise ValueError("Jacoby, beavers and automatic doubles are for money games only")
+        if self.cube_limit < 1 or self.cube_limit & (self.cube_limit - 1):
+            raise ValueError(f"the cube limit must be a power of two, not {self.cube_limit}")
+        if self.backgammon_value not in (3, 4):
+            raise ValueError("a backgammon counts 3 (or 4 by agreement)")
+        if self.automatic_doubles < 0:
+            raise ValueError("automatic doubles cannot be negative")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameSettings:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One entry of the action log.
+
+    ``kind`` is one of: ``setup`` (``text`` = GNU Backgammon ID), ``opening``
+    (``dice`` = player 0's die, player 1's die), ``roll``, ``closed_out`` (on
+    the bar against a closed board: no roll, the turn passes), ``play``
+    (``text`` = canonical notation, empty for a lost turn), ``double``
+    (``value`` = the cube offered), ``take``, ``pass``, ``beaver``, ``resign``
+    (``value`` = 1, 2 or 3), ``accept``, ``reject``, ``forfeit`` (``value`` =
+    the win kind awarded to the opponent, ``text`` = reason). ``auto`` marks
+    actions the game made itself (a lost turn, a closed-out turn).
+    """
+
+    kind: str
+    player: int | None = None
+    dice: tuple[int, int] | None = None
+    text: str | None = None
+    value: int | None = None
+    auto: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.player is not None:
+            data["player"] = self.player
+        if self.dice is not None:
+            data["dice"] = list(self.dice)
+        if self.text is not None:
+            data["text"] = self.text
+        if self.value is not None:
+            data["value"] = self.value
+        if self.auto:
+            data["auto"] = True
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Action:
+        dice = data.get("dice")
+        return cls(
+            kind=data["kind"],
+            player=data.get("player"),
+            dice=(int(dice[0]), int(dice[1])) if dice is not None else None,
+            text=data.get("text"),
+            value=data.get("value"),
+            auto=bool(data.get("auto", False)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game ended."""
+
+    winner: int
+    kind: WinKind
+    """The win as it counts (after Jacoby)."""
+    cube: int
+    points: int
+    """kind multiplier x cube: what the winner scores."""
+    reason: str
+    """``bearoff``, ``pass``, ``resign`` or ``forfeit``/a forfeit reason such as ``timeout``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "kind": int(self.kind), "cube": self.cube,
+                "points": self.points, "reason": self.reason}
+
+
+_RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
+
+
+@dataclass
+class _Snapshot:
+    phase: Phase
+    turn: int
+
+
+class Game:
+    """One game, from the opening throw to the result.
+
+    :param settings: the rules.
+    :param dice: where dice come from when an action does not bring its own
+        (secure by default; tests pass a seeded source).
+    :param score: the match score before this game (players 0 and 1).
+    :param crawford: this is the Crawford game: no doubling.
+    """
+
+    def __init__(
+        self,
+        settings: GameSettings | None = None,
+        *,
+        dice: DiceSource | None = None,
+        score: tuple[int, int] = (0, 0),
+        crawford: bool = False,
+    ) -> None:
+        self.settings = settings or GameSettings()
+        self.dice_source: DiceSource = dice or SecureDice()
+        self.score = score
+        self.crawford = crawford
+        self.phase = Phase.OPENING
+        self.turn = 0
+        """The player who must act now."""
+        self.player_on_roll = 0
+        """The player whose turn it is to roll and play (differs from :attr:`turn` during a cube or resignation decision)."""
+        self.position = Position.start()
+        """The board seen from :attr:`player_on_roll`."""
+        self.dice: Roll | None = None
+        """The dice to play now (phase PLAY), else None."""
+        self.opening_dice: tuple[int, int] | None = None
+        """The last opening throw: (player 0's die, player 1's die)."""
+        self.cube_value = 1
+        self.cube_owner: int | None = None
+        self.cube_turned = False
+        """A double has been taken (or beavered) this game."""
+        self.offered_cube: int | None = None
+        self.resignation: tuple[int, int] | None = None
+        """(player offering, level 1-3) while a resignation is pending."""
+        self.result: GameResult | None = None
+        self.last_play: tuple[int, Play] | None = None
+        """The latest play: (player, play in that player's numbering)."""
+        self._before_resignation: _Snapshot | None = None
+        self._plays: list[Play] | None = None
+        self.log: list[Action] = []
+
+    # -- queries --------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """How many actions have been applied; changes with every action."""
+        return len(self.log)
+
+    @property
+    def is_money(self) -> bool:
+        return self.settings.match_length == 0
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def position_for(self, player: int) -> Position:
+        """The board seen from ``player``'s side."""
+        return self.position if player == self.player_on_roll else self.position.swap()
+
+    def pip_counts(self) -> tuple[int, int]:
+        """Pip counts of players 0 and 1."""
+        ours, theirs = self.position.pip_counts()
+        return (ours, theirs) if self.player_on_roll == 0 else (theirs, ours)
+
+    def legal_plays(self) -> list[Play]:
+        """The legal plays of the dice thrown (phase PLAY), else an empty list."""
+        if self.phase is not Phase.PLAY or self.dice is None:
+            return []
+        if self._plays is None:
+            self._plays = legal_plays(self.position, self.dice)
+        return self._plays
+
+    def can_double(self, player: int) -> bool:
+        """Whether ``player`` may offer a double now."""
+        return (
+            self.phase is Phase.ROLL
+            and self.turn == player
+            and self._cube_available(player)
+            and self.cube_value * 2 <= self.settings.cube_limit
+        )
+
+    def can_beaver(self, player: int) -> bool:
+        return (
+            self.phase is Phase.DOUBLED
+            and self.turn == player
+            and self.settings.beavers
+            and self.is_money
+            and self.offered_cube is not None
+            and self.offered_cube * 2 <= self.settings.cube_limit
+        )
+
+    def _cube_available(self, player: int) -> bool:
+        return (
+            self.settings.cube
+            and not self.crawford
+            and (self.cube_owner is None or self.cube_owner == player)
+        )
+
+    def loss_value(self, player: int) -> WinKind:
+        """What ``player`` would lose if the game ended now with the opponent winning."""
+        board = self.position_for(player)
+        if board.off[0] > 0:
+            return WinKind.SINGLE
+        # Our checkers on the bar or in the opponent's home board (our 19..24).
+        if board.bar[0] > 0 or any(n > 0 for n in board.board[18:]):
+            return WinKind.BACKGAMMON
+        return WinKind.GAMMON
+
+    def points_for(self, kind: WinKind) -> int:
+        """What a win of ``kind`` scores now, with the cube, Jacoby and the backgammon value."""
+        multiplier = {WinKind.SINGLE: 1, WinKind.GAMMON: 2, WinKind.BACKGAMMON: self.settings.backgammon_value}[kind]
+        if self.is_money and self.settings.jacoby and not self.cube_turned:
+            multiplier = 1
+        return multiplier * self.cube_value
+
+    def counted_kind(self, kind: WinKind) -> WinKind:
+        """``kind`` as it counts: single under Jacoby while the cube was never turned."""
+        if self.is_money and self.settings.jacoby and not self.cube_turned:
+            return WinKind.SINGLE
+        return kind
+
+    # -- the opening ----------------------------------------------------------
+
+    def opening_roll(self, dice: tuple[int, int] | None = None) -> tuple[int, int]:
+        """Throw one die each to decide who starts (ties are thrown again).
+
+        With ``dice`` given (player 0's die, player 1's die) only that throw is
+        made, a tie included. The higher die starts and plays both dice just
+        thrown, unless ``opening_reroll`` is set: then the winner throws again.
+        With ``automatic_doubles`` each tie doubles the cube (in the middle),
+        up to that many times.
+        """
+        self._expect(Phase.OPENING, None)
+        while True:
+            throw = dice or (self.dice_source.die(), self.dice_source.die())
+            self._opening(throw)
+            if dice is not None or self.phase is not Phase.OPENING:
+                return throw
+
+    def _opening(self, throw: tuple[int, int]) -> None:
+        die0, die1 = throw
+        Roll(die0, die1)  # validates both dice
+        self.log.append(Action("opening", dice=(die0, die1)))
+        self.opening_dice = (die0, die1)
+        if die0 == die1:
+            ties = sum(1 for a in self.log if a.kind == "opening" and a.dice and a.dice[0] == a.dice[1])
+            if (
+                self.is_money
+                and ties <= self.settings.automatic_doubles
+                and self.cube_value * 2 <= self.settings.cube_limit
+            ):
+                self.cube_value *= 2
+            return
+        winner = 0 if die0 > die1 else 1
+        self.player_on_roll = self.turn = winner
+        if self.settings.opening_reroll:
+            self.phase = Phase.ROLL
+            return
+        high, low = (die0, die1) if winner == 0 else (die1, die0)
+        self._start_play(Roll(high, low))
+
+    # -- the turn -------------------------------------------------------------
+
+    def roll(self, player: int, dice: Roll | tuple[int, int] | None = None) -> Roll:
+        """Throw the dice for ``player`` (phase ROLL). A roll that cannot be
+        played is recorded as a lost turn and the turn passes."""
+        self._expect(Phase.ROLL, player)
+        if dice is None:
+            thrown = Roll(self.dice_source.die(), self.dice_source.die())
+        elif isinstance(dice, Roll):
+            thrown = dice
+        else:
+            thrown = Roll(*dice)
+        self.log.append(Action("roll", player, dice=(thrown.die1, thrown.die2)))
+        self._start_play(thrown)
+        return thrown
+
+    def _start_play(self, dice: Roll) -> None:
+        self.dice = dice
+        self.phase = Phase.PLAY
+        self._plays = None
+        plays = self.legal_plays()
+        if len(plays) == 1 and not plays[0].moves:
+            self.log.append(Action("play", self.player_on_roll, text="", auto=True))
+            self.last_play = (self.player_on_roll, plays[0])
+            self._end_turn()
+
+    def play(self, player: int, play: str | Play) -> Play:
+        """Play the dice: ``play`` is notation (any accepted spelling) or a legal :class:`Play`.
+
+        :raises GameError: out of turn or phase.
+        :raises NotationError: unreadable notation.
+        :raises IllegalPlayError: readable but not legal here.
+        """
+        self._expect(Phase.PLAY, player)
+        assert self.dice is not None
+        plays = self.legal_plays()
+        if isinstance(play, Play):
+            if play not in plays:
+                raise IllegalPlayError(format_play(play), "that is not a legal play of these dice")
+            chosen = play
+        else:
+            chosen = match_play(self.position, self.dice, play, plays)
+        self.log.append(Action("play", player, text=format_play(chosen)))
+        self.last_play = (player, chosen)
+        self.position = chosen.position
+        if self.position.off[0] == CHECKERS:
+            opponent = self.position.swap()
+            if opponent.off[0] > 0:
+                kind = WinKind.SINGLE
+            elif opponent.bar[0] > 0 or any(n > 0 for n in opponent.board[18:]):
+                kind = WinKind.BACKGAMMON
+            else:
+                kind = WinKind.GAMMON
+            self._finish(player, kind, "bearoff")
+        else:
+            self._end_turn()
+        return chosen
+
+    def _end_turn(self) -> None:
+        self.dice = None
+        self._plays = None
+        self.player_on_roll = 1 - self.player_on_roll
+        self.turn = self.player_on_roll
+        self.position = self.position.swap()
+        self.phase = Phase.ROLL
+        # Closed out: no roll at all; the turn passes straight back (unless
+        # both sides are closed out, where someone has to roll).
+        if self.position.is_closed_out() and not self.position.swap().is_closed_out():
+            self.log.append(Action("closed_out", self.player_on_roll, auto=True))
+            self.player_on_roll = 1 - self.player_on_roll
+            self.turn = self.player_on_roll
+            self.position = self.position.swap()
+
+    # -- the cube -------------------------------------------------------------
+
+    def double(self, player: int) -> int:
+        """Offer a double before rolling; returns the cube value offered."""
+        self._expect(Phase.ROLL, player)
+        if not self.settings.cube:
+            raise GameError("this game is played without the doubling cube")
+        if self.crawford:
+            raise GameError("no doubling in the Crawford game")
+        if self.cube_owner is not None and self.cube_owner != player:
+            raise GameError("only the cube's owner may redouble")
+        if self.cube_value * 2 > self.settings.cube_limit:
+            raise GameError(f"the cube is at its limit ({self.settings.cube_limit})")
+        self.offered_cube = self.cube_value * 2
+        self.log.append(Action("double", player, value=self.offered_cube))
+        self.phase = Phase.DOUBLED
+        self.turn = 1 - player
+        return self.offered_cube
+
+    def take(self, player: int) -> None:
+        """Accept the double: the cube doubles and the taker owns it."""
+        self._expect(Phase.DOUBLED, player)
+        assert self.offered_cube is not None
+        self.log.append(Action("take", player))
+        self.cube_value = self.offered_cube
+        self.cube_owner = player
+        self._after_cube()
+
+    def beaver(self, player: int) -> None:
+        """Money only: take and at once redouble, keeping the cube."""
+        self._expect(Phase.DOUBLED, player)
+        if not (self.settings.beavers and self.is_money):
+            raise GameError("beavers are not allowed in this game")
+        assert self.offered_cube is not None
+        if self.offered_cube * 2 > self.settings.cube_limit:
+            raise GameError(f"a beaver would pass the cube limit ({self.settings.cube_limit})")
+        self.log.append(Action("beaver", player, value=self.offered_cube * 2))
+        self.cube_value = self.offered_cube * 2
+        self.cube_owner = player
+        self._after_cube()
+
+    def _after_cube(self) -> None:
+        self.cube_turned = True
+        self.offered_cube = None
+        self.phase = Phase.ROLL
+        self.turn = self.player_on_roll
+
+    def drop(self, player: int) -> GameResult:
+        """Pass (drop) the double: the doubler wins the cube's value before the double."""
+        self._expect(Phase.DOUBLED, player)
+        self.log.append(Action("pass", player))
+        self.offered_cube = None
+        return self._finish(1 - player, WinKind.SINGLE, "pass", points=self.cube_value)
+
+    # -- resigning ------------------------------------------------------------
+
+    def offer_resignation(self, player: int, level: int = 1) -> None:
+        """Offer to resign at single (1), gammon (2) or backgammon (3) value."""
+        if player not in (0, 1):
+            raise GameError(f"there is no player {player}")
+        if self.phase not in (Phase.ROLL, Phase.PLAY):
+            raise GameError(self._phase_message())
+        if level not in _RESIGN_NAMES:
+            raise GameError("resign at single (1), gammon (2) or backgammon (3)")
+        self.log.append(Action("resign", player, value=level))
+        self._before_resignation = _Snapshot(self.phase, self.turn)
+        self.resignation = (player, level)
+        self.phase = Phase.RESIGNATION
+        self.turn = 1 - player
+
+    def accept_resignation(self, player: int) -> GameResult:
+        self._expect(Phase.RESIGNATION, player)
+        assert self.resignation is not None
+        _, level = self.resignation
+        self.log.append(Action("accept", player))
+        self.resignation = None
+        return self._finish(player, WinKind(level), "resign")
+
+    def reject_resignation(self, player: int) -> None:
+        self._expect(Phase.RESIGNATION, player)
+        assert self._before_resignation is not None
+        self.log.append(Action("reject", player))
+        self.resignation = None
+        self.phase = self._before_resignation.phase
+        self.turn = self._before_resignation.turn
+        self._before_resignation = None
+
+    def forfeit(self, player: int, kind: WinKind = WinKind.SINGLE, reason: str = "forfeit") -> GameResult:
+        """``player`` loses now (gives up, runs out of time): the opponent wins ``kind`` x cube."""
+        if player not in (0, 1):
+            raise GameError(f"there is no player {player}")
+        if self.phase is Phase.OVER:
+            raise GameError("the game is over")
+        self.log.append(Action("forfeit", player, text=reason, value=int(kind)))
+        self.offered_cube = None
+        self.resignation = None
+        return self._finish(1 - player, kind, reason)
+
+    def _finish(self, winner: int, kind: WinKind, reason: str, points: int | None = None) -> GameResult:
+        counted = self.counted_kind(kind)
+        self.result = GameResult(
+            winner=winner,
+            kind=counted,
+            cube=self.cube_value,
+            points=points if points is not None else self.points_for(kind),
+            reason=reason,
+        )
+        self.phase = Phase.OVER
+        self.dice = None
+        self._plays = None
+        return self.result
+
+    # -- checks ---------------------------------------------------------------
+
+    def _expect(self, phase: Phase, player: int | None) -> None:
+        if self.phase is not phase:
+            raise GameError(self._phase_message())
+        if player is not None and player != self.turn:
+            raise GameError(f"it is player {self.turn}'s turn to act, not player {player}'s")
+
+    def _phase_message(self) -> str:
+        return {
+            Phase.OPENING: "the game has not started: the opening throw comes first",
+            Phase.ROLL: "the dice have not been thrown yet: roll (or double) first",
+            Phase.PLAY: "the dice are thrown: play them first",
+            Phase.DOUBLED: "a double is waiting for an answer: take or pass",
+            Phase.RESIGNATION: "a resignation is waiting for an answer: accept or reject",
+            Phase.OVER: "the game is over",
+        }[self.phase]
+
+    # -- log and interchange ----------------------------------------------------
+
+    def apply(self, action: Action | dict[str, Any]) -> None:
+        """Apply one logged action (as :meth:`replay` does); auto actions are
+        checked against what the game did itself."""
+        if isinstance(action, dict):
+            action = Action.from_dict(action)
+        if action.auto:
+            made = [a for a in self.log if a.auto]
+            if not made or made[-1] != action:
+                raise GameError(f"the log says {action.kind} happened by itself here, but it did not")
+            return
+        kind, player = action.kind, action.player
+        if kind == "opening":
+            assert action.dice is not None
+            self._expect(Phase.OPENING, None)
+            self._opening(action.dice)
+        elif kind == "roll":
+            self.roll(_player(player), action.dice)
+        elif kind == "play":
+            self.play(_player(player), action.text or "")
+        elif kind == "double":
+            self.double(_player(player))
+        elif kind == "take":
+            self.take(_player(player))
+        elif kind == "beaver":
+            self.beaver(_player(player))
+        elif kind == "pass":
+            self.drop(_player(player))
+        elif kind == "resign":
+            self.offer_resignation(_player(player), action.value or 1)
+        elif kind == "accept":
+            self.accept_resignation(_player(player))
+        elif kind == "reject":
+            self.reject_resignation(_player(player))
+        elif kind == "forfeit":
+            self.forfeit(_player(player), WinKind(action.value or 1), action.text or "forfeit")
+        elif kind == "setup":
+            self._setup(action.text or "")
+        else:
+            raise GameError(f"unknown action {kind!r}")
+
+    @classmethod
+    def replay(
+        cls,
+        actions: list[Action] | list[dict[str, Any]],
+        settings: GameSettings | None = None,
+        *,
+        score: tuple[int, int] = (0, 0),
+        crawford: bool = False,
+        dice: DiceSource | None = None,
+    ) -> Game:
+        """Rebuild a game from its action log."""
+        game = cls(settings, score=score, crawford=crawford, dice=dice)
+        for action in actions:
+            game.apply(action)
+        return game
+
+    def match_state(self) -> MatchState:
+        """The fields of this game's GNU Backgammon Match ID."""
+        game_state = 1
+        if self.phase is Phase.OPENING:
+            game_state = 0
+        elif self.result is not None:
+            game_state = {"pass": 4, "resign": 3}.get(self.result.reason, 2)
+        dice = (self.dice.high, self.dice.low) if self.dice else (0, 0)
+        return MatchState(
+            cube=self.cube_value,
+            cube_owner=self.cube_owner,
+            player_on_roll=self.player_on_roll,
+            crawford=self.crawford,
+            game_state=game_state,
+            turn=self.turn,
+            double_offered=self.phase is Phase.DOUBLED,
+            resignation=self.resignation[1] if self.resignation else 0,
+            dice=dice,
+            match_length=self.settings.match_length,
+            score=self.score,
+            jacoby=self.settings.jacoby if self.is_money else False,
+        )
+
+    def match_id(self) -> str:
+        return encode_match_id(self.match_state())
+
+    def gnubg_id(self) -> str:
+        """``PositionID:MatchID`` as GNU Backgammon shows it."""
+        return f"{self.position.position_id()}:{self.match_id()}"
+
+    @classmethod
+    def from_gnubg_id(
+        cls, gnubg_id: str, settings: GameSettings | None = None, *, dice: DiceSource | None = None
+    ) -> Game:
+        """Set up a game from ``PositionID:MatchID`` (or a Position ID alone: money, player 0 to roll).
+
+        :raises IdError: if either ID is malformed.
+        """
+        game = cls(settings, dice=dice)
+        game._setup(gnubg_id)
+        return game
+
+    def _setup(self, gnubg_id: str) -> None:
+        if self.log:
+            raise GameError("a game can only be set up before it starts")
+        position_id, _, match_id = gnubg_id.strip().partition(":")
+        position = decode_position_id(position_id)
+        state = decode_match_id(match_id) if match_id else MatchState(game_state=1)
+        if state.match_length != self.settings.match_length:
+            self.settings = replace(
+                self.settings,
+                match_length=state.match_length,
+                jacoby=self.settings.jacoby and state.match_length == 0,
+                beavers=self.settings.beavers and state.match_length == 0,
+                automatic_doubles=0 if state.match_length else self.settings.automatic_doubles,
+            )
+        self.log.append(Action("setup", text=f"{position_id}:{encode_match_id(state)}"))
+        self.position = position
+        self.player_on_roll = state.player_on_roll
+        self.turn = state.turn
+        self.score = state.score
+        self.crawford = state.crawford
+        self.cube_value = state.cube
+        self.cube_owner = state.cube_owner
+        self.cube_turned = state.cube > 1
+        if state.double_offered:
+            self.offered_cube = state.cube * 2
+            self.phase = Phase.DOUBLED
+        elif state.dice != (0, 0):
+            self._start_play(Roll(*state.dice))
+        else:
+            self.phase = Phase.ROLL
+            self.turn = self.player_on_roll
+
+
+def _player(player: int | None) -> int:
+    if player not in (0, 1):
+        raise GameError(f"the action names no player (got {player!r})")
+    return player
