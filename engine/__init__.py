@@ -1,0 +1,32 @@
+"""The rules of backgammon, pure and synchronous (RULES.md).
+
+One obvious entry point per job::
+
+    >>> from engine import Position, Roll, legal_plays, parse_play, format_play
+    >>> position = Position.start()
+    >>> play = parse_play(position, Roll(3, 1), "8/5 6/5")
+    >>> format_play(play)
+    '8/5 6/5'
+    >>> play.position.swap().position_id()
+    'sGfwATDgc/ABMA'
+"""
+
+from engine.analysis import all_rolls, blots, pip_count, shot_count
+from engine.dice import DiceSource, Roll, ScriptedDice, SecureDice, SeededDice, roll
+from engine.game import Action, Game, GameError, GameResult, GameSettings, Phase, WinKind
+from engine.gnubgid import IdError, MatchState, decode_match_id, decode_position_id, encode_match_id
+from engine.mat import export_match
+from engine.match import Match
+from engine.moves import Move, Play, legal_plays
+from engine.notation import IllegalPlayError, NotationError, format_play, parse_moves, parse_play
+from engine.position import BAR, CHECKERS, OFF, Position, PositionError
+
+__all__ = [
+    "BAR", "CHECKERS", "OFF",
+    "Action", "DiceSource", "Game", "GameError", "GameResult", "GameSettings", "IdError",
+    "IllegalPlayError", "Match", "MatchState", "Move", "NotationError", "Phase", "Play",
+    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "WinKind",
+    "all_rolls", "blots", "decode_match_id", "decode_position_id", "encode_match_id",
+    "export_match", "format_play", "legal_plays", "parse_moves", "parse_play", "pip_count",
+    "roll", "shot_count",
+]

@@ -1,0 +1,131 @@
+"""Matches to N points (RULES.md section 10); a money game is a match of length 0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.dice import DiceSource
+from engine.game import Action, Game, GameError, GameSettings
+
+
+class Match:
+    """A series of games to ``settings.match_length`` points, with the Crawford rule.
+
+    The first game after either player reaches N-1 points is the Crawford
+    game (no cube); later games are post-Crawford. A match of length 0 is a
+    single money game. The log of a match is the logs of its games, each
+    preceded by a ``game`` marker.
+    """
+
+    def __init__(self, settings: GameSettings | None = None, *, dice: DiceSource | None = None) -> None:
+        self.settings = settings or GameSettings()
+        self.dice_source = dice
+        self.games: list[Game] = []
+
+    @property
+    def length(self) -> int:
+        return self.settings.match_length
+
+    @property
+    def is_money(self) -> bool:
+        return self.length == 0
+
+    @property
+    def game(self) -> Game | None:
+        """The current (latest) game, or None before the first."""
+        return self.games[-1] if self.games else None
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Points won by players 0 and 1 in finished games."""
+        score = [0, 0]
+        for game in self.games:
+            if game.result is not None:
+                score[game.result.winner] += game.result.points
+        return score[0], score[1]
+
+    @property
+    def crawford_played(self) -> bool:
+        return any(game.crawford for game in self.games)
+
+    @property
+    def is_over(self) -> bool:
+        if not self.games or not self.games[-1].is_over:
+            return False
+        if self.is_money:
+            return True
+        return max(self.score) >= self.length
+
+    @property
+    def winner(self) -> int | None:
+        """The player who won the match (or the money game), once it is over."""
+        if not self.is_over:
+            return None
+        if self.is_money:
+            result = self.games[-1].result
+            return result.winner if result else None
+        s0, s1 = self.score
+        return 0 if s0 > s1 else 1
+
+    @property
+    def is_post_crawford(self) -> bool:
+        return not self.is_money and self.crawford_played and not (self.game and self.game.crawford)
+
+    def next_game_is_crawford(self) -> bool:
+        """Whether a game started now would be the Crawford game."""
+        if self.is_money or self.length == 1 or self.crawford_played:
+            return False
+        return self.length - 1 in self.score
+
+    def new_game(self) -> Game:
+        """Start the next game (the opening throw is then the game's first action)."""
+        if self.games and not self.games[-1].is_over:
+            raise GameError("the current game is not over")
+        if self.is_over:
+            raise GameError("the match is over")
+        game = Game(
+            self.settings,
+            dice=self.dice_source,
+            score=self.score,
+            crawford=self.next_game_is_crawford(),
+        )
+        self.games.append(game)
+        return game
+
+    @property
+    def log(self) -> list[Action]:
+        actions: list[Action] = []
+        for number, game in enumerate(self.games, start=1):
+            actions.append(Action("game", value=number))
+            actions.extend(game.log)
+        return actions
+
+    @property
+    def version(self) -> int:
+        """Changes with every action of every game."""
+        return sum(len(game.log) + 1 for game in self.games)
+
+    def apply(self, action: Action | dict[str, Any]) -> None:
+        """Apply one logged action: a ``game`` marker starts the next game."""
+        if isinstance(action, dict):
+            action = Action.from_dict(action)
+        if action.kind == "game":
+            self.new_game()
+            return
+        if self.game is None:
+            raise GameError("the log starts with an action before any game")
+        self.game.apply(action)
+
+    @classmethod
+    def replay(
+        cls,
+        actions: list[Action] | list[dict[str, Any]],
+        settings: GameSettings | None = None,
+        *,
+        dice: DiceSource | None = None,
+    ) -> Match:
+        """Rebuild a match from its log."""
+        match = cls(settings, dice=dice)
+        for action in actions:
+            match.apply(action)
+        return match
