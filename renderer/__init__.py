@@ -1,0 +1,25 @@
+"""Board pictures for the Discord bot: a scene in, PNG (or an animated GIF replay) out.
+
+    from renderer import BoardScene, render_board
+    png = render_board(BoardScene(position, names=("Ann", "Bob"), dice=(6, 4)))
+
+See :mod:`renderer.scene` for what a scene holds, :mod:`renderer.themes` for
+the colour themes and :mod:`renderer.layout` for the geometry.
+"""
+
+from renderer.board import format_moves, render_board, render_image
+from renderer.replay import render_replay
+from renderer.scene import BoardScene
+from renderer.themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme
+
+__all__ = [
+    "CLASSIC",
+    "HIGH_CONTRAST",
+    "THEMES",
+    "BoardScene",
+    "Theme",
+    "format_moves",
+    "render_board",
+    "render_image",
+    "render_replay",
+]
