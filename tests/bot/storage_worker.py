@@ -1,0 +1,77 @@
+"""Child process used by the storage concurrency tests (not a test module).
+
+Usage::
+
+    python storage_worker.py hammer DB GAME_ID ATTEMPTS WORKER
+        Read the game's version and try to append one action with that
+        expected version, ATTEMPTS times.  Prints one JSON line at the end:
+        {"ok": successes, "stale": conflicts}.
+
+    python storage_worker.py stream DB GAME_ID
+        Append batches of 3 actions forever (single writer), printing the new
+        version after every commit (one flushed line each).  Meant to be
+        killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from bot.storage import StaleVersionError, Store
+
+
+async def hammer(db: str, game_id: int, attempts: int, worker: int) -> None:
+    """Race other processes on the same game with compare-and-set appends."""
+    ok = stale = 0
+    async with await Store.open(db) as store:
+        for i in range(attempts):
+            game = await store.get_game(game_id)
+            try:
+                await store.append_action(
+                    game_id,
+                    game.version,
+                    {"kind": "note", "worker": worker, "i": i},
+                    actor=None,
+                )
+                ok += 1
+            except StaleVersionError:
+                stale += 1
+            await asyncio.sleep(0)
+    print(json.dumps({"ok": ok, "stale": stale}), flush=True)
+
+
+async def stream(db: str, game_id: int) -> None:
+    """Append 3-action batches forever, acknowledging each commit on stdout."""
+    async with await Store.open(db) as store:
+        version = (await store.get_game(game_id)).version
+        i = 0
+        while True:
+            batch = [
+                {"kind": "roll", "player": i % 2, "dice": [1 + i % 6, 1 + (i * 5) % 6]},
+                {"kind": "play", "player": i % 2, "play": "13/7 8/7"},
+                {"kind": "note", "i": i, "pad": "x" * 200},
+            ]
+            result = await store.append_actions(
+                game_id, version, batch, updates={"score0": i, "score1": i % 7}
+            )
+            version = result.version
+            sys.stdout.write(f"{version}\n")
+            sys.stdout.flush()
+            i += 1
+
+
+def main(argv: list[str]) -> None:
+    """Dispatch on the mode in ``argv[1]``."""
+    mode = argv[1]
+    if mode == "hammer":
+        asyncio.run(hammer(argv[2], int(argv[3]), int(argv[4]), int(argv[5])))
+    elif mode == "stream":
+        asyncio.run(stream(argv[2], int(argv[3])))
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
