@@ -8,6 +8,7 @@ the colour themes and :mod:`renderer.layout` for the geometry.
 """
 
 from renderer.board import format_moves, render_board, render_image
+from renderer.from_game import scene_from_game, scenes_from_game
 from renderer.replay import render_replay
 from renderer.scene import BoardScene
 from renderer.themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme
@@ -22,4 +23,6 @@ __all__ = [
     "render_board",
     "render_image",
     "render_replay",
+    "scene_from_game",
+    "scenes_from_game",
 ]

@@ -17,7 +17,8 @@ GIF_COLOURS = 64
 def render_replay(scenes: Sequence[BoardScene], *, frame_ms: int = 1200, last_frame_ms: int | None = None) -> bytes:
     """An animated GIF showing ``scenes`` in order, ``frame_ms`` milliseconds each,
     looping forever. The last frame stays ``last_frame_ms`` (default: 3 x ``frame_ms``)
-    so the final position can be read before the loop restarts.
+    so the final position can be read before the loop restarts. (Two identical
+    scenes in a row become one longer frame: GIF writers merge equal frames.)
 
     :raises ValueError: if there are no scenes.
     """
