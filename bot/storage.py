@@ -1198,7 +1198,9 @@ class Store:
         deadline and reminder.
 
         ``outcome`` finishes the match: status becomes 'finished' (unless
-        ``updates`` says 'abandoned'), ``winner`` is set, and — when rated —
+        ``updates`` says 'abandoned'), ``winner`` is set, ``result`` defaults
+        to ``{"winner", "loser", "winner_points", "loser_points"}`` unless
+        given in ``updates``, and — when rated —
         both players' rows in the guild scope and the global scope (0) are
         updated with the FIBS formula, all in the same transaction.  The
         changes are returned in ``AppendResult.rating_changes``.
@@ -1237,6 +1239,17 @@ class Store:
                     raise ValueError("outcome winner/loser must be the game's two players")
                 columns.setdefault("status", "finished")
                 columns["winner"] = outcome.winner
+                columns.setdefault(
+                    "result",
+                    _dump(
+                        {
+                            "winner": outcome.winner,
+                            "loser": outcome.loser,
+                            "winner_points": outcome.winner_points,
+                            "loser_points": outcome.loser_points,
+                        }
+                    ),
+                )
             self._finish_columns(columns, now)
 
             seq = expected_version

@@ -2,9 +2,10 @@
 
 Usage::
 
-    python storage_worker.py hammer DB GAME_ID ATTEMPTS WORKER
-        Read the game's version and try to append one action with that
-        expected version, ATTEMPTS times.  Prints one JSON line at the end:
+    python storage_worker.py hammer DB GAME_ID ATTEMPTS WORKER START_AT
+        Wait until the Unix time START_AT (so the workers overlap), then read
+        the game's version, pause briefly, and try to append one action with
+        that expected version, ATTEMPTS times.  Prints one JSON line at the end:
         {"ok": successes, "stale": conflicts}.
 
     python storage_worker.py stream DB GAME_ID
@@ -17,17 +18,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import sys
+import time
 
 from bot.storage import StaleVersionError, Store
 
 
-async def hammer(db: str, game_id: int, attempts: int, worker: int) -> None:
+async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: float) -> None:
     """Race other processes on the same game with compare-and-set appends."""
     ok = stale = 0
+    rng = random.Random(worker)
     async with await Store.open(db) as store:
+        await asyncio.sleep(max(0.0, start_at - time.time()))
         for i in range(attempts):
             game = await store.get_game(game_id)
+            await asyncio.sleep(rng.random() * 0.002)  # widen the read-to-write window
             try:
                 await store.append_action(
                     game_id,
@@ -38,7 +44,6 @@ async def hammer(db: str, game_id: int, attempts: int, worker: int) -> None:
                 ok += 1
             except StaleVersionError:
                 stale += 1
-            await asyncio.sleep(0)
     print(json.dumps({"ok": ok, "stale": stale}), flush=True)
 
 
@@ -66,7 +71,7 @@ def main(argv: list[str]) -> None:
     """Dispatch on the mode in ``argv[1]``."""
     mode = argv[1]
     if mode == "hammer":
-        asyncio.run(hammer(argv[2], int(argv[3]), int(argv[4]), int(argv[5])))
+        asyncio.run(hammer(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), float(argv[6])))
     elif mode == "stream":
         asyncio.run(stream(argv[2], int(argv[3])))
     else:

@@ -9,11 +9,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bot.storage as storage
 from bot.ratings import Rating, rate_match
@@ -22,6 +25,7 @@ from bot.storage import (
     SCHEMA_VERSION,
     ChallengeClosedError,
     ChannelBusyError,
+    DatabaseBusyError,
     GameOverError,
     MatchOutcome,
     Migration,
@@ -186,6 +190,15 @@ async def test_migrate_from_every_earlier_version_keeps_data(tmp_path: Path, sta
         if start >= 2:
             alice = await s.get_rating(ALICE)
             assert alice is not None and alice.rating == 1600 and alice.wins == 6
+
+
+async def test_open_existing_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sqlite3"
+    path.touch()
+    async with await Store.open(path) as s:
+        assert await s.schema_version() == SCHEMA_VERSION
+        game = await new_game(s)
+        assert (await s.append_action(game.id, 0, roll(0, 2, 1))).version == 1
 
 
 async def test_schema_with_all_migrations_matches_fresh(tmp_path: Path) -> None:
@@ -384,6 +397,48 @@ async def test_bad_input_is_rejected_before_writing(store: Store) -> None:
     assert await store.actions(game.id) == []
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2, 2), st.integers(1, 3)), min_size=1, max_size=12))
+def test_property_cas_keeps_version_equal_to_log_length(ops: list[tuple[int, int]]) -> None:
+    """Any mix of fresh and stale appends: version == log length, seqs contiguous."""
+
+    async def run() -> None:
+        async with await Store.open(":memory:") as s:
+            game = await new_game(s)
+            version = 0
+            for offset, size in ops:
+                expected = max(0, version + offset)
+                batch = [roll(i % 2, 1 + i % 6, 6 - i % 6) for i in range(size)]
+                if expected == version:
+                    assert (await s.append_actions(game.id, expected, batch)).version == version + size
+                    version += size
+                else:
+                    with pytest.raises(StaleVersionError):
+                        await s.append_actions(game.id, expected, batch)
+            log = await s.actions(game.id)
+            assert (await s.get_game(game.id)).version == version == len(log)
+            assert [a.seq for a in log] == list(range(1, version + 1))
+
+    asyncio.run(run())
+
+
+async def test_locked_database_gives_busy_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storage, "BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "bg.sqlite3"
+    async with await Store.open(path) as s:
+        game = await new_game(s)
+        blocker = sqlite3.connect(path, isolation_level=None)
+        try:
+            blocker.execute("BEGIN IMMEDIATE")
+            with pytest.raises(DatabaseBusyError, match="busy"):
+                await s.append_action(game.id, 0, roll(0, 1, 1))
+            assert (await s.get_game(game.id)).version == 0  # reads still work under WAL
+            blocker.execute("ROLLBACK")
+        finally:
+            blocker.close()
+        assert (await s.append_action(game.id, 0, roll(0, 1, 1))).version == 1
+
+
 async def test_actions_are_append_only(file_store: Store) -> None:
     game = await new_game(file_store)
     await file_store.append_action(game.id, 0, roll(0, 1, 2))
@@ -476,6 +531,7 @@ async def test_unrated_and_abandoned_outcomes(store: Store) -> None:
         outcome=MatchOutcome(winner=ALICE, loser=BOB, rated=False),
     )
     assert res.game.status == "abandoned" and res.game.winner == ALICE and res.rating_changes == []
+    assert res.game.result == {"winner": ALICE, "loser": BOB, "winner_points": 1, "loser_points": 0}
     assert await store.get_rating(ALICE) is None
 
 
@@ -749,9 +805,10 @@ async def test_processes_hammering_one_game(tmp_path: Path) -> None:
     async with await Store.open(path) as s:
         game = await new_game(s)
     workers, attempts = 3, 60
+    start_at = time.time() + 1.0  # all workers start together once imported
     procs = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), "hammer", str(path), str(game.id), str(attempts), str(w)],
+            [sys.executable, str(WORKER), "hammer", str(path), str(game.id), str(attempts), str(w), str(start_at)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -766,6 +823,7 @@ async def test_processes_hammering_one_game(tmp_path: Path) -> None:
         reports.append(json.loads(out.strip().splitlines()[-1]))
     assert all(r["ok"] + r["stale"] == attempts for r in reports)
     successes = sum(r["ok"] for r in reports)
+    assert sum(r["stale"] for r in reports) > 0  # the race really happened
     async with await Store.open(path) as s:
         log = await s.actions(game.id)
         assert (await s.get_game(game.id)).version == successes == len(log)
@@ -774,7 +832,8 @@ async def test_processes_hammering_one_game(tmp_path: Path) -> None:
         assert await s.integrity_check() == "ok"
 
 
-async def test_sigkill_mid_stream_loses_no_acknowledged_append(tmp_path: Path) -> None:
+@pytest.mark.parametrize("acks_before_kill", [3, 40])
+async def test_sigkill_mid_stream_loses_no_acknowledged_append(tmp_path: Path, acks_before_kill: int) -> None:
     path = tmp_path / "bg.sqlite3"
     async with await Store.open(path) as s:
         game = await new_game(s)
@@ -788,7 +847,7 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_append(tmp_path: Path) -
     acked: list[int] = []
     try:
         assert proc.stdout is not None
-        while len(acked) < 40:
+        while len(acked) < acks_before_kill:
             line = proc.stdout.readline()
             assert line, proc.stderr.read() if proc.stderr else "child died"
             acked.append(int(line))
