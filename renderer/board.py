@@ -458,6 +458,8 @@ def _draw_band(
     cy = y0 + L.BAND_HEIGHT // 2
     if side == scene.to_act:
         draw.rounded_rectangle((4, y0 + 5, L.WIDTH - 5, y0 + L.BAND_HEIGHT - 6), radius=10, fill=theme.turn_band)
+    # A light rim under the colour chip keeps the dark checker visible on a dark band.
+    _paste(canvas, checker_sprite(theme, 0, 18), (30, cy))
     _paste(canvas, checker_sprite(theme, colour, 16), (30, cy))
     name = T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH)
     name_font = T.font(NAME_SIZE)
