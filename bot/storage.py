@@ -1143,6 +1143,25 @@ class Store:
         )
         return int(row[0]) if row else 0
 
+    async def game_with_actions(self, game_id: int) -> tuple[GameRow, list[ActionRow]]:
+        """Return a game and its whole log from one consistent snapshot.
+
+        Use this to rebuild a match: ``len(actions) == game.version`` always.
+        """
+        async with self._lock:
+            conn = self._db
+            await conn.execute("BEGIN")
+            try:
+                row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
+                rows = await conn.execute_fetchall(
+                    "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
+                )
+            finally:
+                await asyncio.shield(_rollback(conn))
+        if row is None:
+            raise NotFoundError(f"Game #{game_id} does not exist.")
+        return GameRow.from_row(row), [ActionRow.from_row(r) for r in rows]
+
     async def actions(self, game_id: int, *, after_seq: int = 0) -> list[ActionRow]:
         """Return a game's actions with ``seq > after_seq``, in order."""
         rows = await self._fetchall(

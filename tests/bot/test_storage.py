@@ -339,6 +339,10 @@ async def test_append_actions_sequence_actor_and_columns(store: Store, clock: Fa
     assert log[0].action == roll(0, 6, 5)  # given back exactly
     assert [a.seq for a in await store.actions(game.id, after_seq=4)] == [5, 6]
     assert (await store.get_game(game.id)).version == 6
+    snap_game, snap_log = await store.game_with_actions(game.id)
+    assert snap_game.version == len(snap_log) == 6 and snap_log == log
+    with pytest.raises(NotFoundError):
+        await store.game_with_actions(999)
 
 
 async def test_stale_version_writes_nothing(store: Store) -> None:
@@ -857,6 +861,9 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_append(tmp_path: Path, a
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     assert proc.returncode == -signal.SIGKILL
     assert acked == [3 * (i + 1) for i in range(len(acked))]
 
