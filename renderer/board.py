@@ -281,18 +281,16 @@ def _marks(scene: BoardScene, bottom: int) -> _Marks | None:
 
 def format_moves(moves: Iterable[Move]) -> str:
     """A play in the usual notation, in the mover's numbering: ``bar/22 13/7* 6/off(2)``."""
-    words: list[str] = []
+    grouped: list[tuple[str, int]] = []  # (word, times): 8/5 8/5 -> 8/5(2), in the order played
     for move in moves:
         source = "bar" if move.source == BAR else str(move.source)
         destination = "off" if move.destination == OFF else str(move.destination)
-        words.append(f"{source}/{destination}{'*' if move.hit else ''}")
-    grouped: list[str] = []
-    for word in words:  # 8/5 8/5 -> 8/5(2), keeping the order of play
+        word = f"{source}/{destination}{'*' if move.hit else ''}"
         if grouped and grouped[-1][0] == word:
-            grouped[-1] = (word, grouped[-1][1] + 1)  # type: ignore[assignment]
+            grouped[-1] = (word, grouped[-1][1] + 1)
         else:
-            grouped.append((word, 1))  # type: ignore[arg-type]
-    return " ".join(w if n == 1 else f"{w}({n})" for w, n in grouped)  # type: ignore[misc]
+            grouped.append((word, 1))
+    return " ".join(w if n == 1 else f"{w}({n})" for w, n in grouped)
 
 
 # -- drawing -----------------------------------------------------------------------------------
@@ -332,7 +330,8 @@ def _draw_points(
                 _paste(canvas, ring, L.checker_center(point, index))
         if marks.hits[key] and count:
             x, y = L.checker_center(point, shown - 1)
-            _paste(canvas, badge, (x + L.CHECKER_RADIUS - 6, y + (6 if point > 12 else -6) - 0))
+            # On the stack's outer side, so it does not cover the count.
+            _paste(canvas, badge, (x + L.CHECKER_RADIUS - 6, y + (6 if point > 12 else -6)))
 
 
 def _draw_bar(
