@@ -1150,8 +1150,8 @@ class Store:
         """
         async with self._lock:
             conn = self._db
-            await conn.execute("BEGIN")
             try:
+                await conn.execute("BEGIN")
                 row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
                 rows = await conn.execute_fetchall(
                     "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
