@@ -1,0 +1,901 @@
+"""The game service: everything a player can do, with no Discord types.
+
+The Discord layer translates an interaction into one call here. Each call
+loads the match (replaying its action log, or from a cache checked against
+the stored version), asks the engine to apply the action, and appends the new
+actions in one compare-and-set transaction. Two calls racing on one game
+(a double click, both players at once, two bot processes) get exactly one
+winner; the other gets :class:`StaleGameError` ("the game has moved on").
+
+What the service does by itself: the opening throw when a game starts, forced
+plays (exactly one legal play) and lost turns, the next game of a match, the
+rating update when a match ends, reminders at 75% of the time per move and a
+forfeit when the time runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from engine import (
+    Action,
+    DiceSource,
+    Game,
+    GameError,
+    GameSettings,
+    IllegalPlayError,
+    Match,
+    NotationError,
+    Phase,
+    SecureDice,
+    WinKind,
+    export_match,
+    format_play,
+)
+from bot import storage
+from bot.storage import (
+    ChallengeClosedError,
+    ChannelBusyError,
+    GameRow,
+    LeaderboardPage,
+    MatchOutcome,
+    NotFoundError,
+    PlayerStats,
+    RatingChange,
+    StaleVersionError,
+    Store,
+)
+
+log = logging.getLogger(__name__)
+
+CHALLENGE_LIFETIME = timedelta(hours=24)
+REMINDER_FRACTION = 0.75
+"""A reminder goes out when this much of the time per move has passed."""
+AUTOMATIC_DOUBLES_LIMIT = 2
+"""How many opening ties may double the cube when automatic doubles are on."""
+MAX_MATCH_LENGTH = 25
+MAX_STAKE = 1_000_000
+
+# Actions the service logs for itself; the engine never sees them.
+SERVICE_ACTIONS = frozenset({"abandon", "match_forfeit"})
+
+
+# -- errors -------------------------------------------------------------------
+
+
+class ServiceError(Exception):
+    """An action was refused; :attr:`message` tells the player what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotInGameError(ServiceError):
+    """The user is not one of the two players."""
+
+
+class NotYourTurnError(ServiceError):
+    """The user plays in this game but it is the other player's move."""
+
+
+class StaleGameError(ServiceError):
+    """The game changed since the user looked at it (a stale button, a race)."""
+
+    def __init__(self, message: str = "the game has moved on", view: GameView | None = None) -> None:
+        super().__init__(message)
+        self.view = view
+
+
+class NoGameError(ServiceError):
+    """There is no such game (or no active game here)."""
+
+
+class ChallengeError(ServiceError):
+    """A challenge cannot be made, accepted or answered."""
+
+
+class RuleError(ServiceError):
+    """The engine refused the action: illegal play, unreadable notation, wrong phase."""
+
+
+# -- values -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRef:
+    """A Discord user as the service knows them."""
+
+    user_id: int
+    name: str
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeOptions:
+    """What the challenger chose: money game or match, time per move, rules."""
+
+    match_length: int = 0
+    """0 for a money game, else points to win the match."""
+    stake: int = 1
+    """Money game: what one point is worth on the points leaderboard."""
+    move_days: int = 3
+    """Time per move in days (1 to 14)."""
+    jacoby: bool = False
+    beavers: bool = False
+    automatic_doubles: bool = False
+    opening_reroll: bool = False
+    hints: bool = False
+    """Both players agreed to allow hints (used by the analysis commands)."""
+
+    def validate(self) -> None:
+        """:raises ChallengeError: with what is wrong."""
+        if not 0 <= self.match_length <= MAX_MATCH_LENGTH:
+            raise ChallengeError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for a money game)")
+        if not 1 <= self.stake <= MAX_STAKE:
+            raise ChallengeError("the stake is a whole number of at least 1")
+        if not 1 <= self.move_days <= 14:
+            raise ChallengeError("the time per move is 1 to 14 days")
+        if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
+            raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
+
+    def game_settings(self) -> GameSettings:
+        return GameSettings(
+            match_length=self.match_length,
+            jacoby=self.jacoby,
+            beavers=self.beavers,
+            automatic_doubles=AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0,
+            opening_reroll=self.opening_reroll,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChallengeOptions:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def describe(self) -> str:
+        """One line for a challenge message."""
+        kind = f"a {self.match_length}-point match" if self.match_length else f"a money game at {self.stake} per point"
+        rules = [name for name, on in (
+            ("Jacoby", self.jacoby), ("beavers", self.beavers),
+            ("automatic doubles", self.automatic_doubles), ("opening re-throw", self.opening_reroll),
+        ) if on]
+        days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
+        return ", ".join([kind, days, *rules])
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeView:
+    id: int
+    guild_id: int
+    channel_id: int
+    challenger: PlayerRef
+    challenged: PlayerRef
+    options: ChallengeOptions
+    status: str
+    expires_at: datetime | None
+    game_id: int | None = None
+    message_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A stored match and its engine state, as of :attr:`version`."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    players: tuple[PlayerRef, PlayerRef]
+    options: ChallengeOptions
+    version: int
+    status: str
+    match: Match
+    deadline: datetime | None
+    board_message: tuple[int, int] | None
+    result: dict[str, Any] | None = None
+
+    @property
+    def game(self) -> Game:
+        """The current game of the match."""
+        assert self.match.game is not None
+        return self.match.game
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    def seat(self, user_id: int) -> int | None:
+        for index, player in enumerate(self.players):
+            if player.user_id == user_id:
+                return index
+        return None
+
+    def to_act(self) -> PlayerRef | None:
+        """Who must act now (None once the match is over)."""
+        if not self.is_active or self.game.is_over:
+            return None
+        return self.players[self.game.turn]
+
+    def legal_play_texts(self) -> list[str]:
+        """Canonical notation of every legal play now (empty unless a play is due)."""
+        return sorted(format_play(play) for play in self.game.legal_plays())
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened, in one line for people."""
+
+    kind: str
+    player: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of an action: the game as it now stands and what happened."""
+
+    view: GameView
+    events: list[Event]
+    rating_changes: list[RatingChange] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the scheduler should post: a reminder, a timeout, an expired challenge."""
+
+    kind: str
+    view: GameView | None
+    challenge: ChallengeView | None
+    user_id: int | None
+    text: str
+    events: list[Event] = field(default_factory=list)
+    rating_changes: list[RatingChange] = field(default_factory=list)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+# -- the service --------------------------------------------------------------
+
+
+class GameService:
+    """Game operations over a :class:`~bot.storage.Store`.
+
+    :param dice: the dice source for every throw (secure by default).
+    :param clock: returns the current UTC time (tests pass a fake clock).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        dice: DiceSource | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.dice: DiceSource = dice or SecureDice()
+        self.clock = clock or _utcnow
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._cache: dict[int, tuple[int, Match]] = {}
+
+    # -- challenges -------------------------------------------------------------
+
+    async def challenge(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger: PlayerRef,
+        challenged: PlayerRef,
+        options: ChallengeOptions,
+    ) -> ChallengeView:
+        """Challenge ``challenged`` to a money game or a match in this channel."""
+        if challenger.user_id == challenged.user_id:
+            raise ChallengeError("you can't challenge yourself: pick another member")
+        if challenged.is_bot:
+            raise ChallengeError(f"{challenged.name} is a bot and can't play")
+        options.validate()
+        if await self.store.active_game(channel_id) is not None:
+            raise ChallengeError(
+                "there is already a game in this channel: finish it first, or challenge with thread=True"
+            )
+        await self._remember(challenger)
+        await self._remember(challenged)
+        row = await self.store.create_challenge(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            challenger=challenger.user_id,
+            challenged=challenged.user_id,
+            settings=options.to_dict(),
+            match_length=options.match_length,
+            expires_at=self.clock() + CHALLENGE_LIFETIME,
+        )
+        return await self._challenge_view(row)
+
+    async def get_challenge(self, challenge_id: int) -> ChallengeView:
+        try:
+            row = await self.store.get_challenge(challenge_id)
+        except NotFoundError:
+            raise ChallengeError("that challenge does not exist any more") from None
+        return await self._challenge_view(row)
+
+    async def accept(self, challenge_id: int, user_id: int, *, channel_id: int | None = None) -> Outcome:
+        """The challenged player accepts: the game starts with the opening throw."""
+        challenge = await self._pending_challenge(challenge_id)
+        if user_id != challenge.challenged.user_id:
+            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+        if challenge.expires_at is not None and challenge.expires_at <= self.clock():
+            raise ChallengeError("this challenge has expired: challenge again")
+        options = challenge.options
+        now = self.clock()
+        try:
+            row = await self.store.create_game(
+                guild_id=challenge.guild_id,
+                channel_id=channel_id or challenge.channel_id,
+                player0=challenge.challenger.user_id,
+                player1=challenge.challenged.user_id,
+                settings=options.to_dict(),
+                match_length=options.match_length,
+                challenge_id=challenge_id,
+                **self._deadline(options, now),
+            )
+        except ChannelBusyError:
+            raise ChallengeError("there is already a game in this channel: finish it first") from None
+        except ChallengeClosedError:
+            raise ChallengeError("this challenge was already answered") from None
+        match = Match(options.game_settings(), dice=self.dice)
+        async with self._lock(row.id):
+            return await self._commit(row, match, self._start_next_game, actor=None)
+
+    async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:
+        challenge = await self._pending_challenge(challenge_id)
+        if user_id != challenge.challenged.user_id:
+            raise ChallengeError(f"only {challenge.challenged.name} can decline this challenge")
+        return await self._close_challenge(challenge_id, "declined")
+
+    async def cancel(self, challenge_id: int, user_id: int) -> ChallengeView:
+        challenge = await self._pending_challenge(challenge_id)
+        if user_id != challenge.challenger.user_id:
+            raise ChallengeError(f"only {challenge.challenger.name} can withdraw this challenge")
+        return await self._close_challenge(challenge_id, "cancelled")
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self.store.set_challenge_message(challenge_id, message_id)
+
+    async def _pending_challenge(self, challenge_id: int) -> ChallengeView:
+        challenge = await self.get_challenge(challenge_id)
+        if challenge.status != "pending":
+            raise ChallengeError(f"this challenge is already {challenge.status}")
+        return challenge
+
+    async def _close_challenge(self, challenge_id: int, status: str) -> ChallengeView:
+        try:
+            row = await self.store.set_challenge_status(challenge_id, status)  # type: ignore[arg-type]
+        except ChallengeClosedError:
+            raise ChallengeError("this challenge was already answered") from None
+        return await self._challenge_view(row)
+
+    # -- turn actions -------------------------------------------------------------
+
+    async def roll(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.roll(seat))
+
+    async def play(self, game_id: int, user_id: int, text: str, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.play(seat, text))
+
+    async def double(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.double(seat))
+
+    async def take(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.take(seat))
+
+    async def pass_double(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.drop(seat))
+
+    async def beaver(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.beaver(seat))
+
+    async def resign(self, game_id: int, user_id: int, level: int = 1, *, version: int | None = None) -> Outcome:
+        return await self._act(
+            game_id, user_id, version, lambda game, seat: game.offer_resignation(seat, level), any_turn=True
+        )
+
+    async def accept_resignation(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.accept_resignation(seat))
+
+    async def reject_resignation(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        return await self._act(game_id, user_id, version, lambda game, seat: game.reject_resignation(seat))
+
+    async def forfeit(self, game_id: int, user_id: int) -> Outcome:
+        """Give up the whole match: this game is lost at its current value
+        (gammon or backgammon if it stands so), and the opponent wins the match."""
+
+        def give_up(game: Game, seat: int) -> None:
+            game.forfeit(seat, game.loss_value(seat), "forfeit")
+
+        return await self._act(game_id, user_id, None, give_up, any_turn=True, whole_match=True)
+
+    async def abandon(self, game_id: int, moderator_id: int) -> Outcome:
+        """A moderator ends a stuck game: no result, no rating change."""
+        async with self._lock(game_id):
+            row = await self._active_row(game_id)
+            match = await self._match(row)
+            view_before = await self._view(row, match)
+            actions = [{"kind": "abandon", "moderator": moderator_id}]
+            try:
+                result = await self.store.append_actions(
+                    game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"}
+                )
+            except StaleVersionError:
+                self._cache.pop(game_id, None)
+                raise StaleGameError(view=await self.get_game(game_id)) from None
+            self._cache.pop(game_id, None)
+            view = await self._view(result.game, match)
+            names = " and ".join(p.name for p in view_before.players)
+            return Outcome(view, [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")])
+
+    async def _act(
+        self,
+        game_id: int,
+        user_id: int,
+        version: int | None,
+        action: Callable[[Game, int], object],
+        *,
+        any_turn: bool = False,
+        whole_match: bool = False,
+    ) -> Outcome:
+        async with self._lock(game_id):
+            row = await self._active_row(game_id)
+            seat = row.seat_of(user_id)
+            if seat is None:
+                raise NotInGameError("you're not in this game")
+            if version is not None and version != row.version:
+                raise StaleGameError(view=await self._view(row, await self._match(row)))
+            match = await self._match(row)
+            game = match.game
+            assert game is not None
+            if not any_turn and game.turn != seat and game.phase is not Phase.OVER:
+                raise NotYourTurnError(f"it's not your turn: {await self._name(row.players[game.turn])} is to act")
+
+            def apply(m: Match, forced: set[int]) -> None:
+                g = m.game
+                assert g is not None
+                action(g, seat)
+                if not whole_match:
+                    self._follow_up(m, forced)
+
+            return await self._commit(row, match, apply, actor=user_id, whole_match=whole_match)
+
+    # -- the engine step and the transaction -------------------------------------
+
+    def _start_next_game(self, match: Match, forced: set[int]) -> None:
+        game = match.new_game()
+        game.dice_source = self.dice
+        game.opening_roll()
+        self._follow_up(match, forced)
+
+    def _follow_up(self, match: Match, forced: set[int]) -> None:
+        """What happens by itself: forced plays (their log entries' ids go
+        into ``forced``), and the next game of a match."""
+        game = match.game
+        assert game is not None
+        while True:
+            if game.phase is Phase.PLAY and len(game.legal_plays()) == 1:
+                game.play(game.turn, game.legal_plays()[0])
+                forced.add(id(game.log[-1]))
+                continue
+            if game.is_over and not match.is_over:
+                self._start_next_game(match, forced)
+            return
+
+    async def _commit(
+        self,
+        row: GameRow,
+        match: Match,
+        step: Callable[[Match, set[int]], None],
+        *,
+        actor: int | None,
+        whole_match: bool = False,
+    ) -> Outcome:
+        """Run ``step`` on the match and store the new actions atomically."""
+        before = match.version
+        first_new_game = len(match.games)
+        forced: set[int] = set()
+        try:
+            step(match, forced)
+        except (IllegalPlayError, NotationError) as error:
+            self._cache.pop(row.id, None)
+            raise RuleError(str(error)) from None
+        except GameError as error:
+            self._cache.pop(row.id, None)
+            raise RuleError(str(error)) from None
+        except Exception:
+            self._cache.pop(row.id, None)
+            raise
+        new_actions = [a.to_dict() for a in match.log[before:]]
+        if whole_match and not match.is_over:
+            new_actions.append({"kind": "match_forfeit"})
+        updates: dict[str, Any] = {"score0": match.score[0], "score1": match.score[1]}
+        outcome: MatchOutcome | None = None
+        now = self.clock()
+        finished = match.is_over or whole_match
+        if finished:
+            outcome = self._match_outcome(row, match)
+            updates["result"] = self._result_summary(match, row)
+        else:
+            options = ChallengeOptions.from_dict(row.settings)
+            updates.update(self._deadline(options, now))
+        try:
+            result = await self.store.append_actions(
+                row.id, row.version, new_actions, updates=updates, outcome=outcome
+            )
+        except StaleVersionError:
+            self._cache.pop(row.id, None)
+            raise StaleGameError(view=await self.get_game(row.id)) from None
+        if finished:
+            self._cache.pop(row.id, None)
+        else:
+            self._cache[row.id] = (result.version, match)
+        view = await self._view(result.game, match)
+        events = self._describe(view, match, before, first_new_game, forced)
+        return Outcome(view, events, result.rating_changes)
+
+    def _match_outcome(self, row: GameRow, match: Match) -> MatchOutcome:
+        winner_seat = match.winner
+        if winner_seat is None:
+            # A forfeited match: the player who forfeited the last game loses.
+            result = match.game.result if match.game else None
+            winner_seat = result.winner if result else 0
+        loser_seat = 1 - winner_seat
+        options = ChallengeOptions.from_dict(row.settings)
+        stake = options.stake if match.is_money else 1
+        gammons = [0, 0]
+        backgammons = [0, 0]
+        for game in match.games:
+            if game.result is None:
+                continue
+            if game.result.kind is WinKind.GAMMON:
+                gammons[game.result.winner] += 1
+            elif game.result.kind is WinKind.BACKGAMMON:
+                backgammons[game.result.winner] += 1
+        score = match.score
+        return MatchOutcome(
+            winner=row.players[winner_seat],
+            loser=row.players[loser_seat],
+            winner_points=score[winner_seat] * stake,
+            loser_points=score[loser_seat] * stake,
+            winner_gammons=gammons[winner_seat],
+            winner_backgammons=backgammons[winner_seat],
+            loser_gammons=gammons[loser_seat],
+            loser_backgammons=backgammons[loser_seat],
+            rated=True,
+        )
+
+    def _result_summary(self, match: Match, row: GameRow) -> dict[str, Any]:
+        last = match.game.result if match.game else None
+        winner = match.winner if match.winner is not None else (last.winner if last else 0)
+        return {
+            "winner_seat": winner,
+            "score": list(match.score),
+            "last_game": last.to_dict() if last else None,
+            "forfeited": not match.is_over,
+        }
+
+    def _deadline(self, options: ChallengeOptions, now: datetime) -> dict[str, datetime]:
+        span = timedelta(days=options.move_days)
+        return {"turn_deadline": now + span, "reminder_at": now + span * REMINDER_FRACTION}
+
+    # -- describing what happened ---------------------------------------------------
+
+    def _describe(
+        self, view: GameView, match: Match, before: int, first_new_game: int, forced: set[int]
+    ) -> list[Event]:
+        names = [p.name for p in view.players]
+        events: list[Event] = []
+        actions = match.log[before:]
+        new = {id(a) for a in actions}
+        for action in actions:
+            text = _describe_action(action, names)
+            if not text:
+                continue
+            kind = action.kind
+            if kind == "play" and action.auto:
+                kind = "dance"
+            elif id(action) in forced:
+                kind = "forced"
+                text = f"{names[action.player or 0]} has only one play: {action.text}"
+            events.append(Event(kind, action.player, text))
+        for game in match.games[max(first_new_game - 1, 0):]:
+            if game.result is not None and game.log and id(game.log[-1]) in new:
+                r = game.result
+                kind_word = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[int(r.kind)]
+                how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(r.reason, f" ({r.reason})")
+                events.append(Event(
+                    "game_over", r.winner,
+                    f"{names[r.winner]} wins {kind_word}{how}: {r.points} point{'s' if r.points != 1 else ''}",
+                ))
+        if match.is_over or view.status == "finished":
+            winner = match.winner
+            if winner is None and view.result:
+                winner = view.result.get("winner_seat")
+            if winner is not None:
+                if match.is_money:
+                    text = f"{names[winner]} wins the money game"
+                else:
+                    s = match.score
+                    text = f"{names[winner]} wins the {match.length}-point match {max(s)}-{min(s)}"
+                if view.result and view.result.get("forfeited"):
+                    text += " (forfeit)"
+                events.append(Event("match_over", winner, text))
+        elif view.is_active:
+            game = view.game
+            if game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
+                events.append(Event("bar", game.player_on_roll, f"{names[game.player_on_roll]} is on the bar"))
+        return events
+
+    # -- queries -----------------------------------------------------------------
+
+    async def get_game(self, game_id: int) -> GameView:
+        try:
+            row = await self.store.get_game(game_id)
+        except NotFoundError:
+            raise NoGameError(f"there is no game #{game_id}") from None
+        return await self._view(row, await self._match(row))
+
+    async def game_in_channel(self, channel_id: int) -> GameView | None:
+        row = await self.store.active_game(channel_id)
+        if row is None:
+            return None
+        return await self._view(row, await self._match(row))
+
+    async def active_games(self, guild_id: int, user_id: int) -> list[GameView]:
+        rows = await self.store.active_games_for_player(user_id, guild_id)
+        return [await self._view(row, await self._match(row)) for row in rows]
+
+    async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameView]:
+        rows = await self.store.finished_games_for_player(user_id, guild_id, limit=limit)
+        return [await self._view(row, await self._match(row)) for row in rows]
+
+    async def export_mat(self, game_id: int) -> str:
+        view = await self.get_game(game_id)
+        return export_match(
+            view.match,
+            (view.players[0].name, view.players[1].name),
+            event=f"Discord game #{view.id}",
+        )
+
+    async def leaderboard(
+        self, guild_id: int | None, kind: str = "rating", offset: int = 0, limit: int = 10
+    ) -> LeaderboardPage:
+        if kind not in ("rating", "points"):
+            raise ServiceError("the leaderboard is by rating or by points")
+        scope = storage.GLOBAL_SCOPE if guild_id is None else guild_id
+        return await self.store.leaderboard(scope, order=kind, offset=max(offset, 0), limit=limit)  # type: ignore[arg-type]
+
+    async def stats(self, guild_id: int | None, user_id: int) -> PlayerStats | None:
+        scope = storage.GLOBAL_SCOPE if guild_id is None else guild_id
+        return await self.store.player_stats(user_id, scope)
+
+    async def dice_stats(self, guild_id: int | None, user_id: int) -> storage.DiceStats:
+        return await self.store.dice_stats(user_id, guild_id)
+
+    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
+        await self.store.set_board_message(game_id, channel_id, message_id)
+
+    async def remember_player(self, player: PlayerRef) -> None:
+        await self._remember(player)
+
+    # -- deadlines -----------------------------------------------------------------
+
+    async def next_wakeup(self) -> datetime | None:
+        return await self.store.next_wakeup()
+
+    async def process_due(self, now: datetime | None = None) -> list[Notice]:
+        """Send what is due: expired challenges, reminders, timeouts.
+
+        Safe to run in several processes and after a restart: a reminder is
+        claimed atomically before it is reported, and a timeout is a
+        compare-and-set forfeit, so each happens once.
+        """
+        now = now or self.clock()
+        notices: list[Notice] = []
+        for row in await self.store.expire_challenges(now):
+            view = await self._challenge_view(row)
+            notices.append(Notice(
+                "challenge_expired", None, view, view.challenger.user_id,
+                f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
+            ))
+        for row in await self.store.due_reminders(now):
+            if row.turn_deadline is not None and row.turn_deadline <= now:
+                continue  # the timeout below covers it
+            if not await self.store.claim_reminder(row.id, row.version):
+                continue
+            view = await self._view(row, await self._match(row))
+            player = view.to_act()
+            if player is None:
+                continue
+            left = (row.turn_deadline - now) if row.turn_deadline else timedelta(0)
+            notices.append(Notice(
+                "reminder", view, None, player.user_id,
+                f"{player.name}, it's your move in game #{row.id}: {_span(left)} left before it is forfeited",
+            ))
+        for row in await self.store.due_deadlines(now):
+            try:
+                notice = await self._time_out(row)
+            except (StaleGameError, ServiceError):
+                continue
+            if notice is not None:
+                notices.append(notice)
+        return notices
+
+    async def _time_out(self, row: GameRow) -> Notice | None:
+        async with self._lock(row.id):
+            fresh = await self.store.get_game(row.id)
+            if not fresh.is_active or fresh.version != row.version:
+                return None
+            match = await self._match(fresh)
+            game = match.game
+            assert game is not None
+            seat = game.turn
+
+            def time_out(m: Match, forced: set[int]) -> None:
+                g = m.game
+                assert g is not None
+                g.forfeit(seat, WinKind.SINGLE, "timeout")
+
+            outcome = await self._commit(fresh, match, time_out, actor=None, whole_match=True)
+            loser = outcome.view.players[seat]
+            return Notice(
+                "timeout", outcome.view, None, loser.user_id,
+                f"{loser.name} ran out of time in game #{row.id} and forfeits",
+                outcome.events, outcome.rating_changes,
+            )
+
+    # -- loading -------------------------------------------------------------------
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    async def _active_row(self, game_id: int) -> GameRow:
+        try:
+            row = await self.store.get_game(game_id)
+        except NotFoundError:
+            raise NoGameError(f"there is no game #{game_id}") from None
+        if not row.is_active:
+            raise NoGameError(f"game #{game_id} is over")
+        return row
+
+    async def _match(self, row: GameRow) -> Match:
+        cached = self._cache.get(row.id)
+        if cached is not None and cached[0] == row.version:
+            return cached[1]
+        actions = [a.action for a in await self.store.actions(row.id)]
+        match = self.rebuild(row.settings, actions)
+        if row.is_active:
+            self._cache[row.id] = (row.version, match)
+        return match
+
+    def rebuild(self, settings: dict[str, Any], actions: list[dict[str, Any]]) -> Match:
+        """Replay a stored action log into a match (service-only actions skipped)."""
+        options = ChallengeOptions.from_dict(settings)
+        match = Match(options.game_settings(), dice=self.dice)
+        for action in actions:
+            if action.get("kind") in SERVICE_ACTIONS:
+                continue
+            match.apply(action)
+        for game in match.games:
+            game.dice_source = self.dice
+        return match
+
+    async def _view(self, row: GameRow, match: Match) -> GameView:
+        players = (await self._player(row.player0), await self._player(row.player1))
+        board = (
+            (row.board_channel_id, row.board_message_id)
+            if row.board_channel_id is not None and row.board_message_id is not None
+            else None
+        )
+        return GameView(
+            id=row.id,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            players=players,
+            options=ChallengeOptions.from_dict(row.settings),
+            version=row.version,
+            status=row.status,
+            match=match,
+            deadline=row.turn_deadline,
+            board_message=board,
+            result=row.result,
+        )
+
+    async def _player(self, user_id: int) -> PlayerRef:
+        row = await self.store.get_player(user_id)
+        name = row.display_name if row and row.display_name else f"player {user_id}"
+        return PlayerRef(user_id, name, bool(row.is_bot) if row else False)
+
+    async def _name(self, user_id: int) -> str:
+        return (await self._player(user_id)).name
+
+    async def _remember(self, player: PlayerRef) -> None:
+        await self.store.upsert_player(player.user_id, player.name, is_bot=player.is_bot)
+
+    async def _challenge_view(self, row: storage.ChallengeRow) -> ChallengeView:
+        challenged = await self._player(row.challenged) if row.challenged is not None else PlayerRef(0, "anyone")
+        return ChallengeView(
+            id=row.id,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            challenger=await self._player(row.challenger),
+            challenged=challenged,
+            options=ChallengeOptions.from_dict(row.settings),
+            status=row.status,
+            expires_at=row.expires_at,
+            game_id=row.game_id,
+            message_id=row.message_id,
+        )
+
+
+# -- wording ------------------------------------------------------------------------
+
+
+def _span(delta: timedelta) -> str:
+    hours = max(int(delta.total_seconds() // 3600), 0)
+    if hours >= 48:
+        return f"{hours // 24} days"
+    if hours >= 1:
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    minutes = max(int(delta.total_seconds() // 60), 1)
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def _describe_action(action: Action, names: list[str]) -> str:
+    who = names[action.player] if action.player is not None else ""
+    kind = action.kind
+    if kind == "game":
+        return f"game {action.value} begins" if (action.value or 0) > 1 else ""
+    if kind == "opening":
+        assert action.dice is not None
+        d0, d1 = action.dice
+        if d0 == d1:
+            return f"opening throw: both threw {d0}, throwing again"
+        starter = 0 if d0 > d1 else 1
+        return f"opening throw: {names[0]} {d0}, {names[1]} {d1}: {names[starter]} starts"
+    if kind == "roll":
+        assert action.dice is not None
+        high, low = max(action.dice), min(action.dice)
+        return f"{who} rolled {high}-{low}"
+    if kind == "play":
+        if action.auto:
+            return f"{who} can't move and loses the turn"
+        return f"{who} played {action.text}"
+    if kind == "closed_out":
+        return f"{who} is closed out and can't roll"
+    if kind == "double":
+        return f"{who} doubles to {action.value}"
+    if kind == "take":
+        return f"{who} takes"
+    if kind == "pass":
+        return f"{who} passes"
+    if kind == "beaver":
+        return f"{who} beavers: the cube is at {action.value}"
+    if kind == "resign":
+        level = {1: "a single game", 2: "a gammon", 3: "a backgammon"}.get(action.value or 1, "a single game")
+        return f"{who} offers to resign {level}"
+    if kind == "accept":
+        return f"{who} accepts the resignation"
+    if kind == "reject":
+        return f"{who} rejects the resignation; play goes on"
+    if kind == "forfeit":
+        return f"{who} {'ran out of time' if action.text == 'timeout' else 'forfeits'}"
+    return ""
