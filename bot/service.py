@@ -38,6 +38,8 @@ from engine import (
     format_play,
 )
 from bot import storage
+from renderer import CLASSIC, BoardScene, Theme
+from renderer.from_game import scene_from_game
 from bot.storage import (
     ChallengeClosedError,
     ChannelBusyError,
@@ -686,6 +688,20 @@ class GameService:
 
     async def dice_stats(self, guild_id: int | None, user_id: int) -> storage.DiceStats:
         return await self.store.dice_stats(user_id, guild_id)
+
+    def scene(self, view: GameView, viewpoint_user_id: int | None = None, theme: Theme = CLASSIC) -> BoardScene:
+        """The board to show: from the side of ``viewpoint_user_id`` if they
+        play, else from the side of the player to act."""
+        seat = view.seat(viewpoint_user_id) if viewpoint_user_id is not None else None
+        if seat is None:
+            seat = view.game.turn
+        return scene_from_game(
+            view.game,
+            (view.players[0].name, view.players[1].name),
+            viewer=seat,
+            stake=view.options.stake,
+            theme=theme,
+        )
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         await self.store.set_board_message(game_id, channel_id, message_id)
