@@ -101,10 +101,15 @@ class Position:
         """
         if len(self.board) != 24:
             raise PositionError(f"a board has 24 points, not {len(self.board)}")
+        on_board = sum(n for n in self.board if n > 0) + self.bar[0]
+        their_on_board = -sum(n for n in self.board if n < 0) + self.bar[1]
+        for who, count in (("the player on roll", on_board), ("the opponent", their_on_board)):
+            if count > CHECKERS:
+                raise PositionError(f"{who} has {count} checkers, not {CHECKERS}")
         if any(n < 0 for n in self.bar) or any(n < 0 for n in self.off):
             raise PositionError("bar and off counts cannot be negative")
-        ours = sum(n for n in self.board if n > 0) + self.bar[0] + self.off[0]
-        theirs = -sum(n for n in self.board if n < 0) + self.bar[1] + self.off[1]
+        ours = on_board + self.off[0]
+        theirs = their_on_board + self.off[1]
         if ours != CHECKERS:
             raise PositionError(f"the player on roll has {ours} checkers, not {CHECKERS}")
         if theirs != CHECKERS:

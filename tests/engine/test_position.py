@@ -90,11 +90,6 @@ def test_sixteen_checkers_raise(ours, theirs):
         P(ours, theirs)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: from_counts with 16 checkers reports 'bar and off counts cannot be "
-    "negative' (off = 15 - 16) instead of naming the 16 checkers",
-)
 def test_sixteen_checkers_from_counts_names_the_count():
     with pytest.raises(PositionError, match="16 checkers"):
         P({6: 16}, {6: 15})
