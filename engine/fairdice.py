@@ -1,0 +1,111 @@
+"""Provably fair dice: every die comes from a secret seed committed in advance.
+
+The scheme (also in the README and in ``scripts/verify_dice.py``):
+
+1. When a game starts, a 32-byte secret ``seed`` is drawn from the operating
+   system's secure generator, and its commitment ``SHA-256(seed)`` (hex) is
+   published together with a public ``nonce`` (text).
+2. Die number ``k`` (0, 1, 2, ... in the order the dice are thrown, opening
+   throws included, player 0's die first) is
+   ``HMAC-SHA256(key=seed, msg=f"{nonce}:{k}")``: the first byte below 252
+   gives ``byte % 6 + 1``. (252 is the largest multiple of 6 below 256, so
+   every face is equally likely; the bytes from 252 up are rejected.) If all
+   32 bytes are rejected, the message ``f"{nonce}:{k}:{j}"`` for j = 1, 2, ...
+   is used the same way.
+3. When the game ends the seed is revealed; anyone can check that it matches
+   the commitment and recompute every die.
+
+The seed cannot change after the commitment: another seed would not hash to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+SEED_BYTES = 32
+_LIMIT = 252  # the largest multiple of 6 that fits in a byte
+
+
+def new_seed() -> bytes:
+    """A fresh secret seed from the operating system's secure generator."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def commitment(seed: bytes) -> str:
+    """The public commitment to a seed: SHA-256, hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def die_at(seed: bytes, nonce: str, index: int) -> int:
+    """Die number ``index`` of the game with this seed and nonce."""
+    attempt = 0
+    while True:
+        message = f"{nonce}:{index}" if attempt == 0 else f"{nonce}:{index}:{attempt}"
+        digest = hmac.new(seed, message.encode("utf-8"), hashlib.sha256).digest()
+        for byte in digest:
+            if byte < _LIMIT:
+                return byte % 6 + 1
+        attempt += 1
+
+
+class FairDice:
+    """A dice source that derives every die from a committed seed.
+
+    ``counter`` is how many dice have been thrown already (a game rebuilt
+    from its log goes on from where it stopped).
+    """
+
+    def __init__(self, seed: bytes, nonce: str, counter: int = 0) -> None:
+        if len(seed) < 16:
+            raise ValueError("a seed needs at least 16 bytes")
+        self.seed = seed
+        self.nonce = nonce
+        self.counter = counter
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.seed)
+
+    def die(self) -> int:
+        value = die_at(self.seed, self.nonce, self.counter)
+        self.counter += 1
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome of checking a game's dice."""
+
+    ok: bool
+    reason: str
+    dice_checked: int
+    first_mismatch: int | None = None
+
+
+def verify(seed_hex: str, commitment_hex: str, nonce: str, dice: Iterable[int]) -> Verification:
+    """Check a revealed seed against its commitment and recompute every die."""
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        return Verification(False, "the seed is not hex", 0)
+    if not hmac.compare_digest(commitment(seed), commitment_hex.lower()):
+        return Verification(False, "the seed does not match the commitment", 0)
+    count = 0
+    for index, value in enumerate(dice):
+        if die_at(seed, nonce, index) != value:
+            return Verification(False, f"die {index + 1} should be {die_at(seed, nonce, index)}, not {value}", index, index)
+        count += 1
+    return Verification(True, f"all {count} dice match the committed seed", count)
+
+
+def dice_in_log(actions: Iterable[dict]) -> list[int]:
+    """The dice of a game's (or match's) action log in the order thrown."""
+    thrown: list[int] = []
+    for action in actions:
+        if action.get("kind") in ("opening", "roll") and action.get("dice"):
+            thrown.extend(int(d) for d in action["dice"])
+    return thrown
