@@ -1,0 +1,82 @@
+"""``python -m bot``: run the backgammon bot.
+
+Settings come from the environment and ``.env`` (see ``.env.example``). A
+missing or rejected token ends the process with one line on stderr that
+says how to fix it, and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+
+import discord
+
+from bot.config import TOKEN_HELP, ConfigError, Settings
+
+EXIT_CONFIG = 2
+EXIT_LOGIN = 3
+EXIT_NETWORK = 4
+
+_HANDLER_NAME = "bot-console"
+
+
+class RedactFilter(logging.Filter):
+    """Replaces a secret in every log record (belt and braces: nothing should log it)."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secret:
+            message = record.getMessage()
+            if self.secret in message:
+                record.msg = message.replace(self.secret, "[redacted]")
+                record.args = None
+        return True
+
+
+def setup_logging(settings: Settings) -> logging.Handler:
+    """discord.py's console logging at LOG_LEVEL, with the token redacted."""
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(old)
+    handler = logging.StreamHandler()
+    handler.set_name(_HANDLER_NAME)
+    handler.addFilter(RedactFilter(settings.token))
+    discord.utils.setup_logging(handler=handler, level=settings.log_level_number, root=True)
+    return handler
+
+
+async def run(settings: Settings) -> None:
+    from bot.app import create_bot
+
+    async with create_bot(settings) as bot:
+        await bot.start(settings.token)
+
+
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    try:
+        settings = Settings.from_env(environ)
+    except ConfigError as error:
+        print(f"bot: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    setup_logging(settings)
+    try:
+        asyncio.run(run(settings))
+    except discord.LoginFailure:
+        print(f"bot: Discord rejected DISCORD_TOKEN (improper or reset token): {TOKEN_HELP}", file=sys.stderr)
+        return EXIT_LOGIN
+    except (discord.GatewayNotFound, OSError) as error:
+        print(f"bot: could not reach Discord ({type(error).__name__}); check the network and try again", file=sys.stderr)
+        return EXIT_NETWORK
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Slash-command cogs (one ``/bg`` group)."""

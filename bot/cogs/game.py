@@ -1,0 +1,252 @@
+"""``/bg``: every slash command of the bot.
+
+Each command is a thin translation: read the options, call one service
+method (through :class:`bot.ui.table.Table`), show the result. Refusals are
+raised and answered privately by the tree's ``on_error``.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import presenter
+from bot.service import ChallengeOptions, GameView
+from bot.ui.errors import UserError
+from bot.ui.table import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, THREAD_PERMISSIONS, player_ref, require_permissions
+
+if TYPE_CHECKING:
+    from bot.app import BackgammonBot
+
+RESIGN_LEVELS = {"single": 1, "gammon": 2, "backgammon": 3}
+
+
+@app_commands.guild_only()
+class GameCog(commands.GroupCog, group_name="bg", group_description="Play backgammon"):
+    """Backgammon commands."""
+
+    def __init__(self, bot: BackgammonBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @property
+    def table(self):  # type: ignore[no-untyped-def]
+        return self.bot.table
+
+    @property
+    def service(self):  # type: ignore[no-untyped-def]
+        return self.bot.service
+
+    # -- starting a game -------------------------------------------------------------
+
+    @app_commands.command(name="challenge", description="Challenge a member to a money game or a match")
+    @app_commands.describe(
+        opponent="Who you want to play",
+        match_length="Points to win the match (0 = a money game)",
+        stake="Money game: what a point is worth on the points leaderboard",
+        days="Days per move before the game is forfeited (1-14)",
+        jacoby="Money game: gammons count single until the cube is turned",
+        beavers="Money game: a doubled player may redouble at once, keeping the cube",
+        automatic_doubles="Money game: a tie in the opening throw doubles the cube",
+        opening_reroll="The opening throw only decides who starts; the winner throws again",
+        thread="Play in a new public thread",
+    )
+    async def challenge(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.Member,
+        match_length: app_commands.Range[int, 0, 25] = 0,
+        stake: app_commands.Range[int, 1, 1_000_000] = 1,
+        days: app_commands.Range[int, 1, 14] | None = None,
+        jacoby: bool = False,
+        beavers: bool = False,
+        automatic_doubles: bool = False,
+        opening_reroll: bool = False,
+        thread: bool = False,
+    ) -> None:
+        require_permissions(interaction, CHANNEL_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
+        options = ChallengeOptions(
+            match_length=match_length,
+            stake=stake,
+            move_days=days if days is not None else self.bot.settings.default_move_days,
+            jacoby=jacoby,
+            beavers=beavers,
+            automatic_doubles=automatic_doubles,
+            opening_reroll=opening_reroll,
+        )
+        challenge = await self.table.quick(
+            interaction,
+            self.service.challenge(
+                interaction.guild_id,
+                interaction.channel_id,
+                player_ref(interaction.user),
+                player_ref(opponent),
+                options,
+            ),
+        )
+        await self.table.post_challenge(interaction, challenge, thread)
+
+    # -- turn actions ---------------------------------------------------------------------
+
+    @app_commands.command(name="roll", description="Roll the dice")
+    async def roll(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.roll(view.id, interaction.user.id))
+
+    @app_commands.command(name="move", description="Play your roll, e.g. 13/7 8/7 or bar/22 6/off")
+    @app_commands.describe(play="Your play; start typing to see the legal ones")
+    async def move(self, interaction: discord.Interaction, play: app_commands.Range[str, 1, 100]) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.play(view.id, interaction.user.id, play))
+
+    @move.autocomplete("play")
+    async def move_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        view = await self.service.game_in_channel(interaction.channel_id or 0)
+        if view is None:
+            return []
+        actor = view.to_act()
+        if actor is None or actor.user_id != interaction.user.id:
+            return []
+        plays = presenter.rank_plays(view.legal_play_texts(), current)
+        return [app_commands.Choice(name=p[:100], value=p[:100]) for p in plays]
+
+    @app_commands.command(name="double", description="Offer a double")
+    async def double(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.double(view.id, interaction.user.id))
+
+    @app_commands.command(name="take", description="Take the double")
+    async def take(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.take(view.id, interaction.user.id))
+
+    @app_commands.command(name="pass", description="Pass the double (you lose the game at the current cube)")
+    async def pass_(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.pass_double(view.id, interaction.user.id))
+
+    @app_commands.command(name="beaver", description="Money game: take the double and redouble at once")
+    async def beaver(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.beaver(view.id, interaction.user.id))
+
+    @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
+    @app_commands.describe(level="How much you give up: a single game, a gammon or a backgammon")
+    async def resign(
+        self, interaction: discord.Interaction, level: Literal["single", "gammon", "backgammon"] = "single"
+    ) -> None:
+        await self.table.slash_action(
+            interaction, lambda view: self.service.resign(view.id, interaction.user.id, RESIGN_LEVELS[level])
+        )
+
+    @app_commands.command(name="accept-resign", description="Accept your opponent's offer to resign")
+    async def accept_resign(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(
+            interaction, lambda view: self.service.accept_resignation(view.id, interaction.user.id)
+        )
+
+    @app_commands.command(name="reject-resign", description="Reject your opponent's offer to resign and play on")
+    async def reject_resign(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(
+            interaction, lambda view: self.service.reject_resignation(view.id, interaction.user.id)
+        )
+
+    @app_commands.command(name="forfeit", description="Give up the whole match (it counts as a loss)")
+    async def forfeit(self, interaction: discord.Interaction) -> None:
+        await self.table.slash_action(interaction, lambda view: self.service.forfeit(view.id, interaction.user.id))
+
+    @app_commands.command(name="abandon", description="Moderators: end a stuck game in this channel, unrated")
+    async def abandon(self, interaction: discord.Interaction) -> None:
+        perms = interaction.permissions
+        if not (perms.manage_messages or perms.manage_guild):
+            raise UserError(
+                "Only moderators (Manage Messages or Manage Server) can abandon a game. "
+                "Players can use `/bg resign` or `/bg forfeit`."
+            )
+        await self.table.slash_action(interaction, lambda view: self.service.abandon(view.id, interaction.user.id))
+
+    # -- looking at games ----------------------------------------------------------------------
+
+    @app_commands.command(name="board", description="Show the board of this channel's game again, at the bottom")
+    async def board(self, interaction: discord.Interaction) -> None:
+        require_permissions(interaction, BOARD_PERMISSIONS)
+        view = await self.table.quick(interaction, self.table.game_here(interaction))
+        await self.table.post_board(interaction, view)
+
+    @app_commands.command(name="games", description="Your games in this server, with links to their boards")
+    async def games(self, interaction: discord.Interaction) -> None:
+        views = await self.table.quick(
+            interaction, self.service.active_games(interaction.guild_id, interaction.user.id), ephemeral=True
+        )
+        embed = presenter.games_embed(views, interaction.user.id)
+        await self._reply(interaction, embed=embed, ephemeral=True)
+
+    @app_commands.command(name="history", description="Your recent finished games in this server")
+    @app_commands.describe(member="Whose games (default: yours)")
+    async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        who = member or interaction.user
+        views = await self.table.quick(
+            interaction, self.service.history(interaction.guild_id, who.id, limit=10), ephemeral=True
+        )
+        embed = presenter.history_embed(views, who.id, who.display_name)
+        await self._reply(interaction, embed=embed, ephemeral=True)
+
+    @app_commands.command(name="export", description="Download a game as a .mat file (GNU Backgammon, XG)")
+    @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
+    async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
+        game_id = game or await self._default_game_id(interaction)
+        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id), ephemeral=True)
+        if view.guild_id != interaction.guild_id:
+            raise UserError(f"There is no game #{game_id} in this server.")
+        text = await self.service.export_mat(game_id)
+        file = discord.File(io.BytesIO(text.encode("utf-8")), filename=f"backgammon-game-{game_id}.mat")
+        await self._reply(
+            interaction,
+            content=f"Game #{game_id}: {' vs '.join(p.name for p in view.players)}",
+            file=file,
+            ephemeral=True,
+        )
+
+    async def _default_game_id(self, interaction: discord.Interaction) -> int:
+        here = await self.service.game_in_channel(interaction.channel_id or 0)
+        if here is not None:
+            return here.id
+        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        if recent:
+            return recent[0].id
+        raise UserError("No game to export here: give a game number, e.g. `/bg export game:12`.")
+
+    # -- tables -------------------------------------------------------------------------------
+
+    @app_commands.command(name="leaderboard", description="The server's best players")
+    @app_commands.describe(kind="Order by rating (default) or by points won")
+    async def leaderboard(
+        self, interaction: discord.Interaction, kind: Literal["rating", "points"] = "rating"
+    ) -> None:
+        require_permissions(interaction, ("embed_links",))
+        message = await self.table.quick(interaction, self.table.leaderboard_message(interaction.guild, kind, 0))
+        await self._reply(interaction, **message)
+
+    @app_commands.command(name="stats", description="Rating and record of a member")
+    @app_commands.describe(member="Whose stats (default: yours)")
+    async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        require_permissions(interaction, ("embed_links",))
+        who = member or interaction.user
+        stats = await self.table.quick(interaction, self.service.stats(interaction.guild_id, who.id))
+        await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats))
+
+    @app_commands.command(name="rules", description="How to play here: commands and notation")
+    async def rules(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(embed=presenter.rules_embed(), ephemeral=True)
+
+    # -- replying ---------------------------------------------------------------------------------
+
+    @staticmethod
+    async def _reply(interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: object) -> None:
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        if interaction.response.is_done():
+            await interaction.followup.send(ephemeral=ephemeral, **kwargs)  # type: ignore[arg-type]
+        else:
+            await interaction.response.send_message(ephemeral=ephemeral, **kwargs)  # type: ignore[arg-type]
+
+
+async def setup(bot: BackgammonBot) -> None:
+    await bot.add_cog(GameCog(bot))

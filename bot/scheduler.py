@@ -1,0 +1,146 @@
+"""The background task behind reminders, timeouts and expired challenges.
+
+It asks the service what is due (:meth:`GameService.process_due`), posts each
+notice in the game's channel with a mention, then sleeps until the service's
+next wake-up time, but never longer than :data:`MAX_SLEEP` seconds, so a
+deadline set by another process (or after a restart) is seen within a minute.
+``process_due`` is idempotent, so running it again after a crash is safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot import presenter
+from bot.service import Notice
+from bot.ui.components import game_controls
+from renderer import render_board
+
+if TYPE_CHECKING:
+    from bot.app import BackgammonBot
+
+log = logging.getLogger(__name__)
+
+MAX_SLEEP = 60.0
+MIN_SLEEP = 1.0
+
+
+class Scheduler:
+    def __init__(self, bot: BackgammonBot, *, max_sleep: float = MAX_SLEEP, min_sleep: float = MIN_SLEEP) -> None:
+        self.bot = bot
+        self.max_sleep = max_sleep
+        self.min_sleep = min_sleep
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        if not self.running:
+            self._task = asyncio.create_task(self._run(), name="bg-scheduler")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the scheduler failed; trying again shortly")
+            await asyncio.sleep(await self.delay())
+
+    async def delay(self) -> float:
+        """Seconds until the next thing is due, between MIN_SLEEP and MAX_SLEEP."""
+        try:
+            wakeup = await self.bot.service.next_wakeup()
+        except Exception:
+            log.exception("could not read the next wake-up time")
+            return self.max_sleep
+        if wakeup is None:
+            return self.max_sleep
+        seconds = (wakeup - self.bot.service.clock()).total_seconds()
+        return min(max(seconds, self.min_sleep), self.max_sleep)
+
+    async def run_once(self, now: datetime | None = None) -> list[Notice]:
+        """Process and post everything due at ``now`` (default: the service's clock)."""
+        notices = await self.bot.service.process_due(now)
+        for notice in notices:
+            try:
+                await self.post(notice)
+            except Exception:
+                log.exception("could not post a %s notice", notice.kind)
+        return notices
+
+    # -- posting -------------------------------------------------------------------
+
+    async def post(self, notice: Notice) -> discord.Message | None:
+        if notice.kind == "challenge_expired" and notice.challenge is not None:
+            return await self._post_expired_challenge(notice)
+        view = notice.view
+        if view is None:
+            return None
+        channel_id = view.board_message[0] if view.board_message else view.channel_id
+        channel = self.bot.get_partial_messageable(channel_id, guild_id=view.guild_id)
+        who = presenter.mention(notice.user_id) if notice.user_id else ""
+        if notice.kind == "reminder":
+            text = f"⏰ {who} {notice.text}."
+            link = presenter.board_link(view)
+            if link:
+                text += f" [Go to the board]({link})"
+            return await self._send(channel, content=text)
+        # a timeout: the game ended; show the final board and the result
+        others = " ".join(presenter.mention(p.user_id) for p in view.players if p.user_id != notice.user_id)
+        events = list(notice.events)
+        content = f"⌛ {who} {notice.text}. {others}".strip()
+        content += "\n" + presenter.board_content(view, events, ping=False)
+        png = await asyncio.to_thread(render_board, presenter.scene_for(view))
+        embed = presenter.result_embed(view, events or [], notice.rating_changes)
+        kwargs: dict[str, object] = {"content": content[: presenter.MAX_CONTENT], "file": discord.File(io.BytesIO(png), filename="board.png")}
+        if embed is not None:
+            embed.set_image(url="attachment://board.png")
+            kwargs["embed"] = embed
+        controls = game_controls(view)
+        if controls is not None:
+            kwargs["view"] = controls
+        message = await self._send(channel, **kwargs)
+        if view.board_message is not None:
+            await self.bot.table.strip_buttons(*view.board_message)
+        return message
+
+    async def _post_expired_challenge(self, notice: Notice) -> discord.Message | None:
+        challenge = notice.challenge
+        assert challenge is not None
+        channel = self.bot.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
+        if challenge.message_id:
+            try:
+                await channel.get_partial_message(challenge.message_id).edit(
+                    content=presenter.challenge_closed_content(challenge, "expired"), view=None
+                )
+            except discord.HTTPException:
+                log.debug("could not close expired challenge message", exc_info=True)
+        who = presenter.mention(notice.user_id) if notice.user_id else ""
+        return await self._send(channel, content=f"⌛ {who} {notice.text}.".strip())
+
+    async def _send(self, channel: discord.abc.Messageable, **kwargs: object) -> discord.Message | None:
+        try:
+            return await channel.send(**kwargs)  # type: ignore[arg-type]
+        except discord.Forbidden:
+            log.warning("missing permission to post in channel %s", getattr(channel, "id", "?"))
+        except discord.HTTPException:
+            log.warning("could not post in channel %s", getattr(channel, "id", "?"), exc_info=True)
+        return None

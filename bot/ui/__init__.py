@@ -1,0 +1,1 @@
+"""Discord-facing pieces: persistent buttons, the board poster and error answers."""

@@ -1,0 +1,207 @@
+"""Persistent buttons and menus: all state lives in the custom id.
+
+Every component is a :class:`discord.ui.DynamicItem` registered once with
+``bot.add_dynamic_items(*DYNAMIC_ITEMS)``, so a board posted before a restart
+still works after it. Game controls carry the game id and the game's version
+(``bg:roll:12:57``): a click on an old board reaches the service with that
+version and gets "the game has moved on" instead of acting on a position the
+player never saw. The views hold no rules: each callback hands the click to
+:class:`bot.ui.table.Table`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.service import GameView
+from engine import Phase
+
+if TYPE_CHECKING:
+    from bot.app import BackgammonBot
+
+GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+    "roll": ("Roll", discord.ButtonStyle.primary),
+    "double": ("Double", discord.ButtonStyle.secondary),
+    "take": ("Take", discord.ButtonStyle.success),
+    "pass": ("Pass", discord.ButtonStyle.danger),
+    "beaver": ("Beaver", discord.ButtonStyle.secondary),
+    "raccept": ("Accept resignation", discord.ButtonStyle.success),
+    "rreject": ("Reject resignation", discord.ButtonStyle.danger),
+}
+CHALLENGE_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+    "accept": ("Accept", discord.ButtonStyle.success),
+    "decline": ("Decline", discord.ButtonStyle.danger),
+    "cancel": ("Withdraw", discord.ButtonStyle.secondary),
+}
+SELECT_LIMIT = 25
+
+
+def _bot(interaction: discord.Interaction) -> BackgammonBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+class GameButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:(?P<action>roll|double|take|pass|beaver|raccept|rreject):(?P<game>[0-9]+):(?P<version>[0-9]+)",
+):
+    """Roll / Double / Take / Pass / Beaver / Accept or Reject a resignation."""
+
+    def __init__(self, action: str, game_id: int, version: int) -> None:
+        label, style = GAME_BUTTONS[action]
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"bg:{action}:{game_id}:{version}"))
+        self.action = action
+        self.game_id = game_id
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> GameButton:
+        return cls(match["action"], int(match["game"]), int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).table.click_game_button(interaction, self.action, self.game_id, self.version)
+
+
+class PlaySelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"bg:play:(?P<game>[0-9]+):(?P<version>[0-9]+)",
+):
+    """A menu of the legal plays (when there are at most 25)."""
+
+    def __init__(self, game_id: int, version: int, plays: list[str]) -> None:
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            custom_id=f"bg:play:{game_id}:{version}",
+            placeholder="Choose your play",
+            options=[discord.SelectOption(label=p[:100], value=p[:100]) for p in plays[:SELECT_LIMIT]],
+            min_values=1,
+            max_values=1,
+        )
+        super().__init__(select)
+        self.game_id = game_id
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> PlaySelect:
+        options = [o.value for o in getattr(item, "options", [])] or ["-"]
+        return cls(int(match["game"]), int(match["version"]), options)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = self.item.values or (interaction.data or {}).get("values", [])  # type: ignore[union-attr]
+        play = values[0] if values else ""
+        await _bot(interaction).table.click_play(interaction, self.game_id, self.version, play)
+
+
+class ChallengeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:ch:(?P<action>accept|decline|cancel):(?P<id>[0-9]+):(?P<thread>[01])",
+):
+    """Accept / Decline (the challenged member) and Withdraw (the challenger)."""
+
+    def __init__(self, action: str, challenge_id: int, thread: bool) -> None:
+        label, style = CHALLENGE_BUTTONS[action]
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"bg:ch:{action}:{challenge_id}:{int(thread)}")
+        )
+        self.action = action
+        self.challenge_id = challenge_id
+        self.thread = thread
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> ChallengeButton:
+        return cls(match["action"], int(match["id"]), match["thread"] == "1")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).table.click_challenge(interaction, self.action, self.challenge_id, self.thread)
+
+
+class LeaderboardButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:lb:(?P<kind>rating|points):(?P<offset>[0-9]+):(?P<dir>prev|next)",
+):
+    """Prev / Next page of the leaderboard (anyone may page)."""
+
+    def __init__(self, kind: str, offset: int, direction: str, *, disabled: bool = False) -> None:
+        label = "◀ Prev" if direction == "prev" else "Next ▶"
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"bg:lb:{kind}:{offset}:{direction}",
+                disabled=disabled,
+            )
+        )
+        self.kind = kind
+        self.offset = offset
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> LeaderboardButton:
+        return cls(match["kind"], int(match["offset"]), match["dir"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).table.click_leaderboard(interaction, self.kind, self.offset)
+
+
+DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, LeaderboardButton)
+
+
+# -- building views ---------------------------------------------------------------------
+
+
+def game_controls(view: GameView) -> discord.ui.View | None:
+    """The controls for whoever must act now (None when nothing is clickable)."""
+    if not view.is_active or view.match.game is None or view.to_act() is None:
+        return None
+    game = view.game
+    items: list[discord.ui.Item[Any]] = []
+    if game.phase is Phase.ROLL:
+        items.append(GameButton("roll", view.id, view.version))
+        if game.can_double(game.turn):
+            items.append(GameButton("double", view.id, view.version))
+    elif game.phase is Phase.PLAY:
+        plays = view.legal_play_texts()
+        if 1 <= len(plays) <= SELECT_LIMIT:
+            items.append(PlaySelect(view.id, view.version, plays))
+    elif game.phase is Phase.DOUBLED:
+        items.append(GameButton("take", view.id, view.version))
+        items.append(GameButton("pass", view.id, view.version))
+        if game.can_beaver(game.turn):
+            items.append(GameButton("beaver", view.id, view.version))
+    elif game.phase is Phase.RESIGNATION:
+        items.append(GameButton("raccept", view.id, view.version))
+        items.append(GameButton("rreject", view.id, view.version))
+    if not items:
+        return None
+    controls = discord.ui.View(timeout=None)
+    for item in items:
+        controls.add_item(item)
+    return controls
+
+
+def challenge_controls(challenge_id: int, thread: bool) -> discord.ui.View:
+    controls = discord.ui.View(timeout=None)
+    for action in ("accept", "decline", "cancel"):
+        controls.add_item(ChallengeButton(action, challenge_id, thread))
+    return controls
+
+
+def leaderboard_controls(kind: str, offset: int, limit: int, total: int) -> discord.ui.View | None:
+    if total <= limit:
+        return None
+    controls = discord.ui.View(timeout=None)
+    controls.add_item(LeaderboardButton(kind, max(offset - limit, 0), "prev", disabled=offset <= 0))
+    controls.add_item(LeaderboardButton(kind, offset + limit, "next", disabled=offset + limit >= total))
+    return controls
+
+
+def disabled_copy(message: discord.Message) -> discord.ui.View | None:
+    """The message's components, all disabled (a finished view: never stored for dispatch)."""
+    if not message.components:
+        return None
+    view = discord.ui.View.from_message(message, timeout=None)
+    for item in view.children:
+        if hasattr(item, "disabled"):
+            item.disabled = True  # type: ignore[attr-defined]
+    view.stop()
+    return view

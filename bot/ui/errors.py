@@ -1,0 +1,88 @@
+"""One place that turns every failure into a private answer.
+
+Player mistakes (:class:`bot.service.ServiceError`, engine rule errors, our
+own :class:`UserError`) are answered ephemerally with their message. Anything
+else is logged with its traceback and the player gets a private "something
+went wrong". Both the command tree's ``on_error`` and the buttons (whose
+errors discord.py would otherwise only log) come here.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+
+from bot.presenter import sentence, state_summary
+from bot.service import ServiceError, StaleGameError
+from engine import GameError, IllegalPlayError, NotationError
+
+log = logging.getLogger("bot.errors")
+
+SOMETHING_WRONG = "Something went wrong on my side. Please try again in a moment; if it keeps happening, tell a moderator."
+
+
+class UserError(app_commands.AppCommandError):
+    """A refusal worded for the player (no game here, missing permission, ...)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def unwrap(error: BaseException) -> BaseException:
+    while isinstance(error, (app_commands.CommandInvokeError, app_commands.TransformerError)) and error.__cause__:
+        error = error.__cause__
+    original = getattr(error, "original", None)
+    if isinstance(error, app_commands.CommandInvokeError) and original is not None:
+        return original
+    return error
+
+
+def player_message(error: BaseException) -> str | None:
+    """The private answer for a player mistake, or None for a bug."""
+    if isinstance(error, (ServiceError, UserError)):
+        text = sentence(error.message)
+        if isinstance(error, StaleGameError) and error.view is not None:
+            text = f"{text.rstrip('.')}. {state_summary(error.view)}"
+        return text
+    if isinstance(error, (IllegalPlayError, NotationError, GameError)):
+        return sentence(str(error))
+    if isinstance(error, app_commands.BotMissingPermissions):
+        missing = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
+        return f"I'm missing the {missing} permission in this channel. Ask a moderator to grant it."
+    if isinstance(error, app_commands.MissingPermissions):
+        missing = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
+        return f"You need the {missing} permission for that."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "Backgammon is played in a server channel, not in direct messages."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.CheckFailure):
+        return sentence(str(error)) or "You can't use that here."
+    if isinstance(error, app_commands.TransformerError):
+        return f"I couldn't read {error.value!r}: check the option and try again."
+    return None
+
+
+async def answer_privately(interaction: discord.Interaction, text: str) -> None:
+    """Send ``text`` only to the person who acted, whatever state the interaction is in."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not answer interaction %s privately", interaction.id, exc_info=True)
+
+
+async def report(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer a failed command or click (the single error path of the bot)."""
+    error = unwrap(error)
+    text = player_message(error)
+    if text is None:
+        command = interaction.command.qualified_name if interaction.command else getattr(interaction, "data", {}) and interaction.data.get("custom_id")  # type: ignore[union-attr]
+        log.error("unexpected error in %s by user %s", command, interaction.user.id, exc_info=error)
+        text = SOMETHING_WRONG
+    await answer_privately(interaction, text)

@@ -1,0 +1,350 @@
+"""Where actions meet the channel: call the service, then show the board.
+
+The rule for messages: the *board message* of a game is the one message with
+the current controls. When the same player acts again (Roll, then choose a
+play), that message is edited in place. When the turn passes to the other
+player, a new board message is posted with a mention of them (so they get a
+notification) and the old one keeps its picture but loses its buttons.
+
+Every answer is given within Discord's 3 seconds: clicks are deferred at
+once; slash commands defer before rendering, and also before the service call
+if that call is slow (:data:`SLOW_CALL_SECONDS`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import discord
+
+from bot import presenter
+from bot.service import ChallengeError, Event, GameView, Outcome, PlayerRef, StaleGameError
+from bot.ui.components import challenge_controls, disabled_copy, game_controls, leaderboard_controls
+from bot.ui.errors import UserError, answer_privately, player_message, report
+from renderer import render_board
+
+if TYPE_CHECKING:
+    from bot.app import BackgammonBot
+    from bot.service import GameService
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SLOW_CALL_SECONDS = 1.5
+"""A service call still running after this long gets the interaction deferred first."""
+LEADERBOARD_PAGE = 10
+
+BOARD_PERMISSIONS = ("attach_files", "embed_links")
+CHANNEL_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
+THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
+
+
+def permission_name(flag: str) -> str:
+    return flag.replace("_", " ").title()
+
+
+def require_permissions(interaction: discord.Interaction, flags: Sequence[str]) -> None:
+    """:raises UserError: naming the permissions the bot lacks in this channel."""
+    have = interaction.app_permissions
+    missing = [f for f in flags if not getattr(have, f, False)]
+    if missing:
+        names = ", ".join(permission_name(f) for f in missing)
+        raise UserError(
+            f"I'm missing the {names} permission{'s' if len(missing) > 1 else ''} in this channel. "
+            "Ask a moderator to grant it (I need Send Messages, Attach Files, Embed Links and "
+            "Use Application Commands; Create Public Threads for thread games)."
+        )
+
+
+def player_ref(user: discord.abc.User) -> PlayerRef:
+    return PlayerRef(user.id, getattr(user, "display_name", None) or user.name, bool(user.bot))
+
+
+class Table:
+    """The game's presence in Discord; one per bot."""
+
+    def __init__(self, bot: BackgammonBot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self) -> GameService:
+        return self.bot.service
+
+    # -- pictures and payloads --------------------------------------------------------
+
+    async def render_file(self, view: GameView) -> discord.File:
+        scene = presenter.scene_for(view)
+        png = await asyncio.to_thread(render_board, scene)
+        return discord.File(io.BytesIO(png), filename="board.png")
+
+    async def board_payload(
+        self,
+        view: GameView,
+        events: Sequence[Event] = (),
+        rating_changes: Sequence[Any] = (),
+    ) -> dict[str, Any]:
+        """content / file / embeds / view for a board message."""
+        file = await self.render_file(view)
+        embed = presenter.result_embed(view, events, rating_changes)
+        payload: dict[str, Any] = {
+            "content": presenter.board_content(view, events),
+            "file": file,
+            "embeds": [],
+            "view": game_controls(view),
+        }
+        if embed is not None:
+            embed.set_image(url="attachment://board.png")
+            payload["embeds"] = [embed]
+        return payload
+
+    # -- helpers -------------------------------------------------------------------------
+
+    async def quick(self, interaction: discord.Interaction, call: Awaitable[T], *, ephemeral: bool = False) -> T:
+        """Await a service call, deferring first if it is slow (3-second rule)."""
+        task = asyncio.ensure_future(call)
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), SLOW_CALL_SECONDS)
+        except asyncio.TimeoutError:
+            await self.defer(interaction, ephemeral=ephemeral)
+            return await task
+
+    async def defer(self, interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+
+    async def game_here(self, interaction: discord.Interaction) -> GameView:
+        """The active game of this channel, or a private answer saying where the user's games are."""
+        view = await self.service.game_in_channel(interaction.channel_id or 0)
+        if view is not None:
+            return view
+        hint = ""
+        if interaction.guild_id is not None:
+            mine = await self.service.active_games(interaction.guild_id, interaction.user.id)
+            if mine:
+                hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
+        raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
+
+    async def strip_buttons(self, channel_id: int, message_id: int) -> None:
+        """Remove the controls of an older board (best effort)."""
+        try:
+            channel = self.bot.get_partial_messageable(channel_id)
+            await channel.get_partial_message(message_id).edit(view=None)
+        except discord.HTTPException as error:
+            log.debug("could not strip buttons of %s/%s: %s", channel_id, message_id, error)
+
+    async def remember_board(
+        self, view: GameView, message: discord.Message, old: tuple[int, int] | None, *, skip: int | None = None
+    ) -> None:
+        """Make ``message`` the game's board; take the controls off the previous one."""
+        try:
+            await self.service.set_board_message(view.id, message.channel.id, message.id)
+        except Exception:  # a finished game may refuse; the board is only a convenience
+            log.debug("could not store board message of game %s", view.id, exc_info=True)
+        if old is not None and old[1] not in (message.id, skip):
+            await self.strip_buttons(*old)
+
+    # -- slash-command actions -------------------------------------------------------------
+
+    async def slash_action(
+        self, interaction: discord.Interaction, call: Callable[[GameView], Awaitable[Outcome]]
+    ) -> Outcome:
+        """Run an action on this channel's game and post the new board."""
+        require_permissions(interaction, BOARD_PERMISSIONS)
+        view = await self.quick(interaction, self.game_here(interaction))
+        outcome = await self.quick(interaction, call(view))
+        await self.post_outcome(interaction, outcome, old=view.board_message)
+        return outcome
+
+    async def post_outcome(
+        self, interaction: discord.Interaction, outcome: Outcome, *, old: tuple[int, int] | None
+    ) -> discord.Message:
+        await self.defer(interaction)
+        payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+        message = await self.send_followup(interaction, payload)
+        await self.remember_board(outcome.view, message, old)
+        return message
+
+    async def post_board(self, interaction: discord.Interaction, view: GameView) -> discord.Message:
+        """``/bg board``: the current board again, at the bottom of the channel."""
+        await self.defer(interaction)
+        payload = await self.board_payload(view)
+        message = await self.send_followup(interaction, payload)
+        await self.remember_board(view, message, view.board_message)
+        return message
+
+    @staticmethod
+    async def send_followup(interaction: discord.Interaction, payload: dict[str, Any]) -> discord.Message:
+        kwargs = {k: v for k, v in payload.items() if v is not None}
+        return await interaction.followup.send(wait=True, **kwargs)
+
+    # -- clicks ------------------------------------------------------------------------------
+
+    async def click_game_button(self, interaction: discord.Interaction, action: str, game_id: int, version: int) -> None:
+        service = self.service
+        user = interaction.user.id
+        calls: dict[str, Callable[[], Awaitable[Outcome]]] = {
+            "roll": lambda: service.roll(game_id, user, version=version),
+            "double": lambda: service.double(game_id, user, version=version),
+            "take": lambda: service.take(game_id, user, version=version),
+            "pass": lambda: service.pass_double(game_id, user, version=version),
+            "beaver": lambda: service.beaver(game_id, user, version=version),
+            "raccept": lambda: service.accept_resignation(game_id, user, version=version),
+            "rreject": lambda: service.reject_resignation(game_id, user, version=version),
+        }
+        await self.run_click(interaction, calls[action])
+
+    async def click_play(self, interaction: discord.Interaction, game_id: int, version: int, play: str) -> None:
+        await self.run_click(
+            interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version)
+        )
+
+    async def run_click(self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]]) -> None:
+        try:
+            await interaction.response.defer()
+            try:
+                outcome = await call()
+            except StaleGameError as error:
+                await self.answer_stale(interaction, error)
+                return
+            await self.show_after_click(interaction, outcome)
+        except Exception as error:  # buttons have no tree.on_error: same single error path
+            await report(interaction, error)
+
+    async def show_after_click(self, interaction: discord.Interaction, outcome: Outcome) -> None:
+        view = outcome.view
+        actor = view.to_act()
+        clicked = interaction.message
+        payload = await self.board_payload(view, outcome.events, outcome.rating_changes)
+        same_player = actor is not None and actor.user_id == interaction.user.id
+        on_board = clicked is not None and (view.board_message is None or view.board_message[1] == clicked.id)
+        if same_player and on_board and clicked is not None:
+            await interaction.edit_original_response(
+                content=payload["content"],
+                attachments=[payload["file"]],
+                embeds=payload["embeds"],
+                view=payload["view"],
+            )
+            if view.board_message is None:
+                await self.remember_board(view, clicked, None)
+            return
+        if clicked is not None:
+            await interaction.edit_original_response(view=None)
+        message = await self.send_followup(interaction, payload)
+        await self.remember_board(view, message, view.board_message, skip=clicked.id if clicked else None)
+
+    async def answer_stale(self, interaction: discord.Interaction, error: StaleGameError) -> None:
+        """"The game has moved on": disable the old message's controls, say where things stand."""
+        clicked = interaction.message
+        current = error.view.board_message if error.view is not None else None
+        if clicked is not None and (current is None or current[1] != clicked.id):
+            try:
+                await interaction.edit_original_response(view=disabled_copy(clicked))
+            except discord.HTTPException:
+                log.debug("could not disable a stale board", exc_info=True)
+        await answer_privately(interaction, player_message(error) or "The game has moved on.")
+
+    # -- challenges -----------------------------------------------------------------------------
+
+    async def post_challenge(self, interaction: discord.Interaction, challenge: Any, thread: bool) -> None:
+        await interaction.response.send_message(
+            presenter.challenge_content(challenge, thread=thread),
+            view=challenge_controls(challenge.id, thread),
+        )
+        try:
+            message = await interaction.original_response()
+            await self.service.set_challenge_message(challenge.id, message.id)
+        except (discord.HTTPException, AttributeError):
+            log.debug("could not remember challenge message", exc_info=True)
+
+    async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:
+        try:
+            if action == "accept":
+                await self.accept_challenge(interaction, challenge_id, thread)
+                return
+            await interaction.response.defer()
+            if action == "decline":
+                challenge = await self.service.decline(challenge_id, interaction.user.id)
+            else:
+                challenge = await self.service.cancel(challenge_id, interaction.user.id)
+            await interaction.edit_original_response(
+                content=presenter.challenge_closed_content(challenge, challenge.status), view=None
+            )
+        except ChallengeError as error:
+            await self.close_dead_challenge(interaction, challenge_id)
+            await report(interaction, error)
+        except Exception as error:
+            await report(interaction, error)
+
+    async def close_dead_challenge(self, interaction: discord.Interaction, challenge_id: int) -> None:
+        """A click on an answered or expired challenge: take its buttons away."""
+        try:
+            challenge = await self.service.get_challenge(challenge_id)
+        except Exception:
+            return
+        expired = challenge.status == "pending" and challenge.expires_at is not None and challenge.expires_at <= self.service.clock()
+        if challenge.status == "pending" and not expired:
+            return
+        status = "expired" if expired else challenge.status
+        try:
+            if not interaction.response.is_done():
+                await interaction.response.edit_message(content=presenter.challenge_closed_content(challenge, status), view=None)
+            else:
+                await interaction.edit_original_response(content=presenter.challenge_closed_content(challenge, status), view=None)
+        except discord.HTTPException:
+            log.debug("could not close challenge message", exc_info=True)
+
+    async def accept_challenge(self, interaction: discord.Interaction, challenge_id: int, thread: bool) -> None:
+        challenge = await self.service.get_challenge(challenge_id)
+        if challenge.status != "pending":
+            raise ChallengeError(f"this challenge is already {challenge.status}")
+        if interaction.user.id != challenge.challenged.user_id:
+            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+        require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
+        await interaction.response.defer()
+        await self.service.remember_player(player_ref(interaction.user))
+        game_thread: discord.Thread | None = None
+        if thread and interaction.message is not None:
+            name = f"{challenge.challenger.name} vs {challenge.challenged.name}"[:100]
+            game_thread = await interaction.message.create_thread(name=name, auto_archive_duration=10080)
+        try:
+            outcome = await self.service.accept(
+                challenge_id, interaction.user.id, channel_id=game_thread.id if game_thread else None
+            )
+        except BaseException:
+            if game_thread is not None:
+                try:
+                    await game_thread.delete()
+                except discord.HTTPException:
+                    log.debug("could not delete an unused game thread", exc_info=True)
+            raise
+        where = f" Game #{outcome.view.id} is in {game_thread.mention}." if game_thread else f" Game #{outcome.view.id} starts below."
+        await interaction.edit_original_response(
+            content=presenter.challenge_closed_content(challenge, "accepted", where.strip()), view=None
+        )
+        payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+        if game_thread is not None:
+            message = await game_thread.send(**{k: v for k, v in payload.items() if v is not None})
+        else:
+            message = await self.send_followup(interaction, payload)
+        await self.remember_board(outcome.view, message, None)
+
+    # -- leaderboard ----------------------------------------------------------------------------
+
+    async def leaderboard_message(self, guild: discord.Guild | None, kind: str, offset: int) -> dict[str, Any]:
+        page = await self.service.leaderboard(guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE)
+        return {
+            "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None),
+            "view": leaderboard_controls(kind, page.offset, page.limit, page.total),
+        }
+
+    async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
+        try:
+            message = await self.leaderboard_message(interaction.guild, kind, offset)
+            await interaction.response.edit_message(**message)
+        except Exception as error:
+            await report(interaction, error)
