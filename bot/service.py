@@ -16,7 +16,9 @@ forfeit when the time runs out.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -37,6 +39,9 @@ from engine import (
     export_match,
     format_play,
 )
+from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
+from engine.fairdice import commitment as seed_commitment
+from engine.fairdice import verify as verify_dice
 from bot import storage
 from renderer import CLASSIC, BoardScene, Theme
 from renderer.from_game import scene_from_game
@@ -203,6 +208,8 @@ class GameView:
     deadline: datetime | None
     board_message: tuple[int, int] | None
     result: dict[str, Any] | None = None
+    fair_dice: dict[str, str] | None = None
+    """``commitment`` and ``nonce`` of the provably fair dice; ``seed`` too once the game is over."""
 
     @property
     def game(self) -> Game:
@@ -272,7 +279,12 @@ def _utcnow() -> datetime:
 class GameService:
     """Game operations over a :class:`~bot.storage.Store`.
 
-    :param dice: the dice source for every throw (secure by default).
+    Dice are provably fair: each game draws a secret seed, publishes its
+    SHA-256 commitment, derives every die from it (:mod:`engine.fairdice`)
+    and reveals the seed when the game is over.
+
+    :param dice: a dice source to use instead (tests; not provably fair).
+    :param seed_source: where game seeds come from (secure by default).
     :param clock: returns the current UTC time (tests pass a fake clock).
     """
 
@@ -281,10 +293,12 @@ class GameService:
         store: Store,
         *,
         dice: DiceSource | None = None,
+        seed_source: Callable[[], bytes] = new_seed,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.store = store
-        self.dice: DiceSource = dice or SecureDice()
+        self.dice: DiceSource | None = dice
+        self.seed_source = seed_source
         self.clock = clock or _utcnow
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, tuple[int, Match]] = {}
@@ -338,13 +352,19 @@ class GameService:
             raise ChallengeError("this challenge has expired: challenge again")
         options = challenge.options
         now = self.clock()
+        seed = self.seed_source()
+        fair = {
+            "commitment": seed_commitment(seed),
+            "nonce": f"bg-{challenge_id}-{secrets.token_hex(8)}",
+            "seed": seed.hex(),
+        }
         try:
             row = await self.store.create_game(
                 guild_id=challenge.guild_id,
                 channel_id=channel_id or challenge.channel_id,
                 player0=challenge.challenger.user_id,
                 player1=challenge.challenged.user_id,
-                settings=options.to_dict(),
+                settings={**options.to_dict(), "fair_dice": fair},
                 match_length=options.match_length,
                 challenge_id=challenge_id,
                 **self._deadline(options, now),
@@ -353,7 +373,7 @@ class GameService:
             raise ChallengeError("there is already a game in this channel: finish it first") from None
         except ChallengeClosedError:
             raise ChallengeError("this challenge was already answered") from None
-        match = Match(options.game_settings(), dice=self.dice)
+        match = Match(options.game_settings(), dice=self._dice_source(row.settings, 0))
         async with self._lock(row.id):
             return await self._commit(row, match, self._start_next_game, actor=None)
 
@@ -480,7 +500,6 @@ class GameService:
 
     def _start_next_game(self, match: Match, forced: set[int]) -> None:
         game = match.new_game()
-        game.dice_source = self.dice
         game.opening_roll()
         self._follow_up(match, forced)
 
@@ -805,14 +824,50 @@ class GameService:
     def rebuild(self, settings: dict[str, Any], actions: list[dict[str, Any]]) -> Match:
         """Replay a stored action log into a match (service-only actions skipped)."""
         options = ChallengeOptions.from_dict(settings)
-        match = Match(options.game_settings(), dice=self.dice)
+        source = self._dice_source(settings, len(dice_in_log(actions)))
+        match = Match(options.game_settings(), dice=source)
         for action in actions:
             if action.get("kind") in SERVICE_ACTIONS:
                 continue
             match.apply(action)
-        for game in match.games:
-            game.dice_source = self.dice
         return match
+
+    def _dice_source(self, settings: dict[str, Any], thrown: int) -> DiceSource:
+        """The game's dice, going on after ``thrown`` dice already in its log."""
+        if self.dice is not None:
+            return self.dice
+        fair = settings.get("fair_dice")
+        if not fair:
+            return SecureDice()
+        return FairDice(bytes.fromhex(fair["seed"]), fair["nonce"], counter=thrown)
+
+    async def verify(self, game_id: int) -> Verification:
+        """Recompute every die of a finished game from its revealed seed."""
+        row, actions = await self.store.game_with_actions(game_id)
+        fair = row.settings.get("fair_dice")
+        if not fair:
+            raise ServiceError(f"game #{game_id} was played before provably fair dice")
+        if row.is_active:
+            raise ServiceError(
+                f"game #{game_id} is still being played: its seed is revealed when it ends "
+                f"(commitment {fair['commitment'][:16]}...)"
+            )
+        return verify_dice(fair["seed"], fair["commitment"], fair["nonce"], dice_in_log(a.action for a in actions))
+
+    async def export_json(self, game_id: int) -> str:
+        """The game's log with its dice commitment (and seed once over), for
+        ``scripts/verify_dice.py`` and other tools."""
+        row, actions = await self.store.game_with_actions(game_id)
+        view = await self._view(row, await self._match(row))
+        export = {
+            "game": row.id,
+            "players": [p.name for p in view.players],
+            "settings": view.options.to_dict(),
+            "status": row.status,
+            "dice": view.fair_dice,
+            "actions": [a.action for a in actions],
+        }
+        return json.dumps(export, indent=1)
 
     async def _view(self, row: GameRow, match: Match) -> GameView:
         players = (await self._player(row.player0), await self._player(row.player1))
@@ -833,6 +888,7 @@ class GameService:
             deadline=row.turn_deadline,
             board_message=board,
             result=row.result,
+            fair_dice=_public_fair_dice(row),
         )
 
     async def _player(self, user_id: int) -> PlayerRef:
@@ -860,6 +916,16 @@ class GameService:
             game_id=row.game_id,
             message_id=row.message_id,
         )
+
+
+def _public_fair_dice(row: GameRow) -> dict[str, str] | None:
+    fair = row.settings.get("fair_dice")
+    if not fair:
+        return None
+    public = {"commitment": fair["commitment"], "nonce": fair["nonce"]}
+    if not row.is_active:
+        public["seed"] = fair["seed"]  # revealed once the game is over
+    return public
 
 
 # -- wording ------------------------------------------------------------------------

@@ -109,3 +109,60 @@ def dice_in_log(actions: Iterable[dict]) -> list[int]:
         if action.get("kind") in ("opening", "roll") and action.get("dice"):
             thrown.extend(int(d) for d in action["dice"])
     return thrown
+
+
+def chi_square_uniform(counts: list[int]) -> tuple[float, float]:
+    """Pearson's chi-square test of counts against equal chances.
+
+    Returns ``(statistic, p_value)`` with ``len(counts) - 1`` degrees of
+    freedom; a small p-value (say below 0.01) would mean the dice look unfair.
+    """
+    total = sum(counts)
+    if total == 0 or len(counts) < 2:
+        return 0.0, 1.0
+    expected = total / len(counts)
+    statistic = sum((c - expected) ** 2 / expected for c in counts)
+    return statistic, chi_square_survival(statistic, len(counts) - 1)
+
+
+def chi_square_survival(x: float, dof: int) -> float:
+    """P(X >= x) for a chi-square variable with ``dof`` degrees of freedom."""
+    if x <= 0:
+        return 1.0
+    return _upper_regularized_gamma(dof / 2.0, x / 2.0)
+
+
+def _upper_regularized_gamma(a: float, x: float) -> float:
+    # Q(a, x) by the series for small x and a continued fraction otherwise
+    # (Numerical Recipes' gser/gcf), accurate far beyond what a p-value needs.
+    import math
+
+    log_prefix = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1.0:
+        term = total = 1.0 / a
+        n = a
+        for _ in range(1000):
+            n += 1.0
+            term *= x / n
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_prefix))
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return min(1.0, math.exp(log_prefix) * h)
