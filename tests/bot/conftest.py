@@ -86,8 +86,10 @@ async def env(simcord_env):
     teardown; the ones we answer privately on purpose (refusals) are fine,
     anything else still fails the test.
     """
+    simcord_env.expected_errors = 0  # a test that provokes a bug on purpose raises this
     yield simcord_env
-    unexpected = [e for e in simcord_env.errors if player_message(unwrap(e)) is None]
+    errors = simcord_env.errors[simcord_env.expected_errors:]
+    unexpected = [e for e in errors if player_message(unwrap(e)) is None]
     if unexpected:
         raise unexpected[0]
 

@@ -1,0 +1,148 @@
+"""``python -m bot`` and its settings: the token, ``.env``, clear failures, no secrets in logs."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import discord
+import pytest
+
+from bot import __main__ as entry
+from bot.config import ConfigError, Settings, read_env_file
+
+SECRET = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-secret-token-value-0123456789"
+
+
+def test_settings_defaults():
+    settings = Settings.from_env({"DISCORD_TOKEN": "abc"}, env_file=None)
+    assert settings.token == "abc"
+    assert settings.database_path == "data/backgammon.sqlite3"
+    assert settings.dev_guild_id is None
+    assert settings.default_move_days == 3
+    assert settings.log_level == "INFO" and settings.log_level_number == logging.INFO
+    assert "abc" not in repr(settings)
+
+
+def test_settings_from_env_file(tmp_path):
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "# comment\n"
+        "export DISCORD_TOKEN='from-file'\n"
+        "DATABASE_PATH=/tmp/x.sqlite3  # where\n"
+        'DEV_GUILD_ID="42"\n'
+        "DEFAULT_MOVE_DAYS=5\n"
+        "LOG_LEVEL=debug\n"
+        "not a setting\n",
+        encoding="utf-8",
+    )
+    assert read_env_file(env_file)["DATABASE_PATH"] == "/tmp/x.sqlite3"
+    settings = Settings.from_env({}, env_file=env_file)
+    assert (settings.token, settings.database_path, settings.dev_guild_id) == ("from-file", "/tmp/x.sqlite3", 42)
+    assert (settings.default_move_days, settings.log_level) == (5, "DEBUG")
+    # the environment wins over the file; an empty variable does not wipe the file's value
+    overridden = Settings.from_env({"DISCORD_TOKEN": "from-env", "DEV_GUILD_ID": ""}, env_file=env_file)
+    assert overridden.token == "from-env" and overridden.dev_guild_id == 42
+
+
+def test_the_example_file_lists_every_setting():
+    example = read_env_file(os.path.join(os.path.dirname(__file__), "..", "..", ".env.example"))
+    assert set(example) == {"DISCORD_TOKEN", "DATABASE_PATH", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL"}
+    with pytest.raises(ConfigError):
+        Settings.from_env(example, env_file=None)  # the example has no token
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, "DISCORD_TOKEN is not set"),
+        ({"DISCORD_TOKEN": "   "}, "DISCORD_TOKEN is not set"),
+        ({"DISCORD_TOKEN": "t", "DEV_GUILD_ID": "abc"}, "DEV_GUILD_ID"),
+        ({"DISCORD_TOKEN": "t", "DEFAULT_MOVE_DAYS": "15"}, "DEFAULT_MOVE_DAYS must be 1 to 14"),
+        ({"DISCORD_TOKEN": "t", "DEFAULT_MOVE_DAYS": "three"}, "DEFAULT_MOVE_DAYS"),
+        ({"DISCORD_TOKEN": "t", "LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+    ],
+)
+def test_bad_settings_say_what_to_fix(environ, expected):
+    with pytest.raises(ConfigError, match=expected) as info:
+        Settings.from_env(environ, env_file=None)
+    if "TOKEN" in expected:
+        assert ".env.example" in str(info.value)
+
+
+def test_python_m_bot_without_a_token(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "LANG")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "DISCORD_TOKEN" in lines[0] and "copy .env.example to .env" in lines[0]
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_python_m_bot_reads_dotenv_in_cwd(tmp_path):
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=x\nDEFAULT_MOVE_DAYS=99\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "LANG")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    # the token was found in .env; the bad setting next to it stops the start
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines() == ["bot: DEFAULT_MOVE_DAYS must be 1 to 14, not 99"]
+
+
+@pytest.fixture
+def restore_logging():
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def test_rejected_token_one_line_and_never_logged(monkeypatch, capsys, caplog, tmp_path, restore_logging):
+    """Start as for real with a fake token; Discord (faked at the HTTP layer) answers 401."""
+    seen: list[str] = []
+
+    async def refuse(self, route, **kwargs):
+        seen.append(route.path)
+        raise discord.HTTPException(SimpleNamespace(status=401, reason="Unauthorized"), {"message": "401: Unauthorized", "code": 0})
+
+    monkeypatch.setattr(discord.http.HTTPClient, "request", refuse)
+    monkeypatch.chdir(tmp_path)
+    caplog.set_level(logging.DEBUG)
+    code = entry.main(environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG",
+                               "DATABASE_PATH": str(tmp_path / "bg.sqlite3")})
+    captured = capsys.readouterr()
+    assert code != 0 and seen == ["/users/@me"]
+    ours = [line for line in captured.err.splitlines() if line.startswith("bot:")]
+    assert len(ours) == 1 and "rejected DISCORD_TOKEN" in ours[0] and ".env" in ours[0]
+    assert "Traceback" not in captured.err
+    assert SECRET not in captured.err and SECRET not in captured.out
+    assert SECRET not in caplog.text
+    assert caplog.records  # there were logs (at DEBUG), just no token in them
+
+
+def test_the_token_is_redacted_if_anything_logs_it(capsys, restore_logging):
+    settings = Settings(token=SECRET, log_level="INFO")
+    handler = entry.setup_logging(settings)
+    logging.getLogger("somewhere").warning("oops %s", SECRET)
+    handler.flush()
+    err = capsys.readouterr().err
+    assert "oops [redacted]" in err and SECRET not in err
+
+
+async def test_simcord_startup_logs_no_token(simcord_env, caplog):
+    """A whole start-up (setup_hook, sync, READY) at DEBUG level with our settings' token."""
+    caplog.set_level(logging.DEBUG)
+    await simcord_env.restart_bot(simcord_env.bot.__class__(
+        Settings(token=SECRET, database_path=simcord_env.bot.settings.database_path, log_level="DEBUG"),
+        store=simcord_env.bot.store,
+    ))
+    assert caplog.records
+    assert SECRET not in caplog.text

@@ -1,0 +1,117 @@
+"""The command tree against Discord's limits, and the bot's start-up without SimCord."""
+
+from __future__ import annotations
+
+import re
+from unittest import mock
+
+import discord
+import pytest
+
+from bot.app import BackgammonBot, create_bot
+from bot.cogs.game import GameCog
+from bot.config import Settings
+
+NAME = re.compile(r"^[-_\w]{1,32}$")
+EXPECTED = {
+    "challenge", "roll", "move", "double", "take", "pass", "beaver", "resign", "accept-resign",
+    "reject-resign", "board", "games", "leaderboard", "stats", "history", "export", "rules",
+    "abandon", "forfeit",
+}
+
+
+@pytest.fixture
+async def tree_bot():
+    bot = create_bot(Settings(token="t"), scheduler=False)
+    await bot.add_cog(GameCog(bot))
+    yield bot
+    await bot.close()
+
+
+def walk(payload: dict, path: str, problems: list[str]) -> int:
+    """Check one command or option level; returns the characters it counts toward 4000."""
+    name = payload["name"]
+    if not NAME.match(name) or name != name.lower():
+        problems.append(f"{path}: bad name {name!r}")
+    description = payload.get("description", "")
+    if not 1 <= len(description) <= 100:
+        problems.append(f"{path}: description of {len(description)} characters")
+    options = payload.get("options") or []
+    if len(options) > 25:
+        problems.append(f"{path}: {len(options)} options")
+    choices = payload.get("choices") or []
+    if len(choices) > 25:
+        problems.append(f"{path}: {len(choices)} choices")
+    total = len(name) + len(description) + sum(len(c["name"]) + len(str(c["value"])) for c in choices)
+    required_seen_optional = False
+    for option in options:
+        if option.get("required") and required_seen_optional:
+            problems.append(f"{path} {option['name']}: required option after an optional one")
+        if not option.get("required") and option.get("type") not in (1, 2):
+            required_seen_optional = True
+        total += walk(option, f"{path} {option['name']}", problems)
+    return total
+
+
+async def test_command_tree_fits_discords_limits(tree_bot):
+    commands = tree_bot.tree.get_commands()
+    assert [c.name for c in commands] == ["bg"]
+    problems: list[str] = []
+    for command in commands:
+        payload = command.to_dict(tree_bot.tree)
+        total = walk(payload, payload["name"], problems)
+        assert total <= 4000, f"{payload['name']} counts {total} characters"
+        assert payload.get("contexts") == [0]  # guild only
+    assert problems == []
+
+
+async def test_every_subcommand_is_there(tree_bot):
+    (group,) = tree_bot.tree.get_commands()
+    assert {c.name for c in group.commands} == EXPECTED
+    assert len(group.commands) <= 25
+
+
+async def test_challenge_options(tree_bot):
+    (group,) = tree_bot.tree.get_commands()
+    challenge = group.get_command("challenge")
+    payload = challenge.to_dict(tree_bot.tree)
+    options = {o["name"]: o for o in payload["options"]}
+    assert list(options) == ["opponent", "match_length", "stake", "days", "jacoby", "beavers",
+                             "automatic_doubles", "opening_reroll", "thread"]
+    assert options["opponent"]["required"] and options["opponent"]["type"] == 6
+    assert (options["days"]["min_value"], options["days"]["max_value"]) == (1, 14)
+    assert options["match_length"]["min_value"] == 0
+    move = group.get_command("move").to_dict(tree_bot.tree)
+    assert move["options"][0]["autocomplete"] is True
+    resign = group.get_command("resign").to_dict(tree_bot.tree)
+    assert [c["value"] for c in resign["options"][0]["choices"]] == ["single", "gammon", "backgammon"]
+
+
+async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
+    path = tmp_path / "deep" / "bg.sqlite3"
+    bot = create_bot(Settings(token="t", database_path=str(path)))
+    assert isinstance(bot, BackgammonBot)
+    assert not path.exists()  # nothing happens before login
+    assert bot.intents.value == discord.Intents.default().value
+    assert not bot.intents.message_content and not bot.intents.members
+    with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])) as sync:
+        await bot.setup_hook()
+    sync.assert_awaited_once_with()
+    assert path.exists()
+    assert bot.service.store is bot.store
+    assert bot.get_cog("GameCog") is not None
+    assert bot.scheduler is not None and bot.scheduler.running
+    assert bot._connection._view_store._dynamic_items  # persistent buttons registered
+    await bot.close()
+    assert not bot.scheduler.running
+
+
+async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
+    bot = create_bot(Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234),
+                     scheduler=False)
+    with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])) as sync:
+        await bot.setup_hook()
+    (call,) = sync.await_args_list
+    assert call.kwargs["guild"].id == 1234
+    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg"]
+    await bot.close()
