@@ -72,25 +72,36 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
             _search_pair(start, roll.die2, roll.die1, results),
         )
     if best == 0:
-        return [Play((), position)]
+        return [_new_play((), position)]
 
     # Only one die of two can be used: the larger, if any play uses it.
     larger_only = best == 1 and any(die == roll.high for _, die in results.values())
     plays = []
+    their_bar, their_off = position.bar[1], position.off[1]
+    high = roll.high
+    new_move = tuple.__new__
     for key, (moves, first_die) in results.items():
-        if len(moves) != best or (larger_only and first_die != roll.high):
+        if len(moves) != best or (larger_only and first_die != high):
             continue
         hits = 0
         for move in moves:
             if move[2]:
                 hits += 1
         plays.append(
-            Play(
-                tuple(map(Move._make, moves)),
-                _make(key[1:25], (key[25], position.bar[1] + hits), (key[0], position.off[1])),
+            _new_play(
+                tuple([new_move(Move, move) for move in moves]),
+                _make(key[1:25], (key[25], their_bar + hits), (key[0], their_off)),
             )
         )
     return plays
+
+
+def _new_play(moves: tuple[Move, ...], position: Position) -> Play:
+    """Build a Play without the frozen dataclass __init__ (the hot path makes thousands)."""
+    play = object.__new__(Play)
+    object.__setattr__(play, "moves", moves)
+    object.__setattr__(play, "position", position)
+    return play
 
 
 def _single_moves(a: list[int], die: int, highest_source: int) -> list[tuple[int, int]]:
@@ -158,9 +169,22 @@ def _search_pair(a: list[int], first: int, second: int, results: _Results) -> in
             _record(results, b, (move1,), first)
             continue
         best = 2
+        # The inner loop makes most of the plays: apply and record inline.
         for source2, destination2 in seconds:
-            c, move2 = _apply(b, source2, destination2)
-            _record(results, c, (move1, move2), first)
+            c = b.copy()
+            c[source2] -= 1
+            hit = False
+            if destination2 == OFF:
+                c[OFF] += 1
+            elif c[destination2] == -1:
+                c[destination2] = 1
+                hit = True
+            else:
+                c[destination2] += 1
+            key = tuple(c)
+            known = results.get(key)
+            if known is None or len(known[0]) < 2:
+                results[key] = ((move1, (source2, destination2, hit)), first)
     return best
 
 
