@@ -86,7 +86,10 @@ def what_to_do(view: GameView) -> str | None:
         return "to roll or double" if game.can_double(game.turn) else "to roll"
     if phase is Phase.PLAY:
         dice = game.dice
-        return f"to play {dice.high}-{dice.low}" if dice is not None else "to play"
+        todo = f"to play {dice.high}-{dice.low}" if dice is not None else "to play"
+        if len(game.legal_plays()) > SELECT_LIMIT:
+            todo += " (type it with `/bg move`)"
+        return todo
     if phase is Phase.DOUBLED:
         cube = game.offered_cube or game.cube_value * 2
         extra = ", beaver" if game.can_beaver(game.turn) else ""

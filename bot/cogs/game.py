@@ -68,6 +68,8 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         opening_reroll: bool = False,
         thread: bool = False,
     ) -> None:
+        if thread and isinstance(interaction.channel, discord.Thread):
+            raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
         require_permissions(interaction, CHANNEL_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
         options = ChallengeOptions(
             match_length=match_length,
@@ -174,7 +176,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
         views = await self.table.quick(
-            interaction, self.service.active_games(interaction.guild_id, interaction.user.id), ephemeral=True
+            interaction, self.service.active_games(interaction.guild_id, interaction.user.id)
         )
         embed = presenter.games_embed(views, interaction.user.id)
         await self._reply(interaction, embed=embed, ephemeral=True)
@@ -184,7 +186,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         who = member or interaction.user
         views = await self.table.quick(
-            interaction, self.service.history(interaction.guild_id, who.id, limit=10), ephemeral=True
+            interaction, self.service.history(interaction.guild_id, who.id, limit=10)
         )
         embed = presenter.history_embed(views, who.id, who.display_name)
         await self._reply(interaction, embed=embed, ephemeral=True)
@@ -193,7 +195,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
-        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id), ephemeral=True)
+        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id))
         if view.guild_id != interaction.guild_id:
             raise UserError(f"There is no game #{game_id} in this server.")
         text = await self.service.export_mat(game_id)
@@ -239,13 +241,11 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- replying ---------------------------------------------------------------------------------
 
-    @staticmethod
-    async def _reply(interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: object) -> None:
-        kwargs = {k: v for k, v in kwargs.items() if v is not None}
-        if interaction.response.is_done():
-            await interaction.followup.send(ephemeral=ephemeral, **kwargs)  # type: ignore[arg-type]
+    async def _reply(self, interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: object) -> None:
+        if ephemeral:
+            await self.table.send_private(interaction, **kwargs)
         else:
-            await interaction.response.send_message(ephemeral=ephemeral, **kwargs)  # type: ignore[arg-type]
+            await self.table.send_public(interaction, **kwargs)
 
 
 async def setup(bot: BackgammonBot) -> None:

@@ -69,10 +69,21 @@ def player_message(error: BaseException) -> str | None:
 async def answer_privately(interaction: discord.Interaction, text: str) -> None:
     """Send ``text`` only to the person who acted, whatever state the interaction is in."""
     try:
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True)
-        else:
+        if not interaction.response.is_done():
             await interaction.response.send_message(text, ephemeral=True)
+            return
+        if (
+            interaction.response.type is discord.InteractionResponseType.deferred_channel_message
+            and not interaction.extras.get("answered")
+            and not interaction.extras.get("ephemeral_defer")
+        ):
+            # a public "thinking..." (only while rendering a board) would make the first
+            # followup public: remove it first
+            try:
+                await interaction.delete_original_response()
+            except discord.HTTPException:
+                pass
+        await interaction.followup.send(text, ephemeral=True)
     except discord.HTTPException:
         log.warning("could not answer interaction %s privately", interaction.id, exc_info=True)
 

@@ -39,7 +39,7 @@ SLOW_CALL_SECONDS = 1.5
 """A service call still running after this long gets the interaction deferred first."""
 LEADERBOARD_PAGE = 10
 
-BOARD_PERMISSIONS = ("attach_files", "embed_links")
+BOARD_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
 CHANNEL_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
 THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
 
@@ -51,7 +51,9 @@ def permission_name(flag: str) -> str:
 def require_permissions(interaction: discord.Interaction, flags: Sequence[str]) -> None:
     """:raises UserError: naming the permissions the bot lacks in this channel."""
     have = interaction.app_permissions
-    missing = [f for f in flags if not getattr(have, f, False)]
+    if isinstance(interaction.channel, discord.Thread):
+        flags = ["send_messages_in_threads" if f == "send_messages" else f for f in flags]
+    missing = [f for f in dict.fromkeys(flags) if not getattr(have, f, False)]
     if missing:
         names = ", ".join(permission_name(f) for f in missing)
         raise UserError(
@@ -104,18 +106,53 @@ class Table:
 
     # -- helpers -------------------------------------------------------------------------
 
-    async def quick(self, interaction: discord.Interaction, call: Awaitable[T], *, ephemeral: bool = False) -> T:
-        """Await a service call, deferring first if it is slow (3-second rule)."""
+    async def quick(self, interaction: discord.Interaction, call: Awaitable[T]) -> T:
+        """Await a service call; if it is slow, acknowledge first (3-second rule).
+
+        The acknowledgement is a *private* "thinking...": a refusal then stays
+        private, and a public result is posted with :meth:`send_public`.
+        """
         task = asyncio.ensure_future(call)
         try:
             return await asyncio.wait_for(asyncio.shield(task), SLOW_CALL_SECONDS)
         except asyncio.TimeoutError:
-            await self.defer(interaction, ephemeral=ephemeral)
+            await self.defer(interaction, ephemeral=True)
             return await task
 
     async def defer(self, interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
         if not interaction.response.is_done():
+            interaction.extras["ephemeral_defer"] = ephemeral
             await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+
+    @staticmethod
+    async def send_public(interaction: discord.Interaction, **payload: Any) -> discord.Message:
+        """Post a message everyone sees, however the interaction was acknowledged so far."""
+        kwargs = {k: v for k, v in payload.items() if v is not None}
+        if not interaction.response.is_done():
+            await interaction.response.send_message(**kwargs)
+            message = await interaction.original_response()
+        elif interaction.extras.get("ephemeral_defer"):
+            # the private "thinking..." can't become public: post in the channel, drop the placeholder
+            channel = interaction.channel
+            assert isinstance(channel, discord.abc.Messageable)
+            message = await channel.send(**kwargs)
+            try:
+                await interaction.delete_original_response()
+            except discord.HTTPException:
+                log.debug("could not remove the thinking placeholder", exc_info=True)
+        else:
+            message = await interaction.followup.send(wait=True, **kwargs)
+        interaction.extras["answered"] = True
+        return message
+
+    @staticmethod
+    async def send_private(interaction: discord.Interaction, **payload: Any) -> None:
+        kwargs = {k: v for k, v in payload.items() if v is not None}
+        if interaction.response.is_done():
+            await interaction.followup.send(ephemeral=True, **kwargs)
+        else:
+            await interaction.response.send_message(ephemeral=True, **kwargs)
+        interaction.extras["answered"] = True
 
     async def game_here(self, interaction: discord.Interaction) -> GameView:
         """The active game of this channel, or a private answer saying where the user's games are."""
@@ -163,9 +200,9 @@ class Table:
     async def post_outcome(
         self, interaction: discord.Interaction, outcome: Outcome, *, old: tuple[int, int] | None
     ) -> discord.Message:
-        await self.defer(interaction)
+        await self.defer(interaction)  # rendering takes a moment
         payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
-        message = await self.send_followup(interaction, payload)
+        message = await self.send_public(interaction, **payload)
         await self.remember_board(outcome.view, message, old)
         return message
 
@@ -173,14 +210,16 @@ class Table:
         """``/bg board``: the current board again, at the bottom of the channel."""
         await self.defer(interaction)
         payload = await self.board_payload(view)
-        message = await self.send_followup(interaction, payload)
+        message = await self.send_public(interaction, **payload)
         await self.remember_board(view, message, view.board_message)
         return message
 
     @staticmethod
     async def send_followup(interaction: discord.Interaction, payload: dict[str, Any]) -> discord.Message:
         kwargs = {k: v for k, v in payload.items() if v is not None}
-        return await interaction.followup.send(wait=True, **kwargs)
+        message = await interaction.followup.send(wait=True, **kwargs)
+        interaction.extras["answered"] = True
+        return message
 
     # -- clicks ------------------------------------------------------------------------------
 
@@ -251,14 +290,14 @@ class Table:
     # -- challenges -----------------------------------------------------------------------------
 
     async def post_challenge(self, interaction: discord.Interaction, challenge: Any, thread: bool) -> None:
-        await interaction.response.send_message(
-            presenter.challenge_content(challenge, thread=thread),
+        message = await self.send_public(
+            interaction,
+            content=presenter.challenge_content(challenge, thread=thread),
             view=challenge_controls(challenge.id, thread),
         )
         try:
-            message = await interaction.original_response()
             await self.service.set_challenge_message(challenge.id, message.id)
-        except (discord.HTTPException, AttributeError):
+        except Exception:
             log.debug("could not remember challenge message", exc_info=True)
 
     async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:

@@ -207,3 +207,44 @@ async def test_unexpected_errors_are_logged_and_answered_privately(world, caplog
     assert w.private(click).startswith("Something went wrong")
     assert [(m.id, m.content) for m in w.public()] == before
     assert caplog.text.count("database on fire") >= 2
+
+
+async def test_slow_calls_are_deferred_first(world, monkeypatch):
+    """When the service is slow, commands acknowledge at once ("thinking...") and answer after."""
+    import bot.ui.table as table
+
+    monkeypatch.setattr(table, "SLOW_CALL_SECONDS", 0)
+    w = world
+
+    def last_callback_type() -> int:
+        calls = [r for r in w.env.http_requests if r.path.endswith("/callback")]
+        return (calls[-1].json or {}).get("type")
+
+    challenge = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
+    assert last_callback_type() == 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+    posted = w.channel.last_message
+    assert "challenges you" in posted.content and not posted.flags.ephemeral
+    await w.bob.click(posted, label="Accept")
+    board = w.board()
+    moved = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    assert last_callback_type() == 5
+    assert "alice played 8/5 6/5" in w.board().content and w.board().id != board.id
+    # a refusal after a public "thinking..." is still private, and leaves nothing public behind
+    count = len(w.public())
+    refused = await w.alice.slash(w.channel, "bg roll")
+    assert "not your turn" in w.private(refused).lower()
+    assert len(w.public()) == count
+    games = await w.alice.slash(w.channel, "bg games")
+    assert last_callback_type() == 5 and games.ephemeral and games.response.embeds
+    top = await w.alice.slash(w.channel, "bg leaderboard")
+    assert last_callback_type() == 5
+    assert w.channel.last_message.embeds[0].title.startswith("Leaderboard")
+
+
+async def test_thread_games_cannot_start_inside_a_thread(world):
+    w = world
+    result = await w.challenge(thread=True)
+    await w.bob.click(result.response, label="Accept")
+    (thread,) = w.channel.threads
+    nested = await w.carol.slash(thread, "bg challenge", opponent=w.mod, thread=True)
+    assert nested.ephemeral and "already a thread" in nested.response.content
