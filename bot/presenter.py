@@ -25,6 +25,7 @@ COLOUR = discord.Colour(0x2E7D5B)
 WIN_COLOUR = discord.Colour(0xC9A227)
 MAX_CONTENT = 2000
 MAX_EVENT_LINES = 12
+MAX_EVENT_CHARS = 300
 AUTOCOMPLETE_LIMIT = 25
 SELECT_LIMIT = 25
 
@@ -116,24 +117,30 @@ def turn_line(view: GameView, *, ping: bool = True) -> str:
 
 
 def board_content(view: GameView, events: Sequence[Event] = (), *, ping: bool = True) -> str:
-    """What happened (one line per event) and whose turn it is, within Discord's 2000 characters."""
-    lines = [f"**Game #{view.id}** · {describe_kind(view)}"]
-    shown = in_story_order([e for e in events if e.text])
-    if len(shown) > MAX_EVENT_LINES:
-        skipped = len(shown) - MAX_EVENT_LINES + 1
-        shown = shown[: MAX_EVENT_LINES - 1] + [Event("more", None, f"... and {skipped} more")]
-    lines += [f"• {event_line(view, e)}" for e in shown]
-    line = turn_line(view, ping=ping)
-    if line:
-        lines.append(line)
-    elif view.status == "abandoned":
-        lines.append("The game was abandoned. Start a new one with `/bg challenge`.")
-    elif not view.is_active:
-        lines.append("The match is over. Play again with `/bg challenge`.")
-    text = "\n".join(lines)
-    if len(text) > MAX_CONTENT:
-        text = text[: MAX_CONTENT - 1] + "…"
-    return text
+    """What happened (one line per event) and whose turn it is, within Discord's 2000 characters.
+
+    The header and the turn line (with its mention) always stay; when there
+    is too much to tell, the oldest events give way.
+    """
+    header = f"**Game #{view.id}** · {describe_kind(view)}"
+    footer = turn_line(view, ping=ping)
+    if not footer and view.status == "abandoned":
+        footer = "The game was abandoned. Start a new one with `/bg challenge`."
+    elif not footer and not view.is_active:
+        footer = "The match is over. Play again with `/bg challenge`."
+    lines = [f"• {_clip(event_line(view, e), MAX_EVENT_CHARS)}" for e in in_story_order([e for e in events if e.text])]
+    budget = MAX_CONTENT - len(header) - len(footer) - 2
+    dropped = 0
+    while lines and (len(lines) > MAX_EVENT_LINES or sum(len(line) + 1 for line in lines) + 40 > budget):
+        lines.pop(0)
+        dropped += 1
+    if dropped:
+        lines.insert(0, f"• … {dropped} earlier event{'s' if dropped != 1 else ''}")
+    return "\n".join([header, *lines, *([footer] if footer else [])])[:MAX_CONTENT]
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def event_line(view: GameView, event: Event) -> str:
