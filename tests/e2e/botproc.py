@@ -12,7 +12,7 @@ from e2e.fake_discord import FakeDiscord
 
 LAUNCHER = Path(__file__).resolve().parent / "launcher.py"
 REAL_BOT = "bot.__main__:main"
-TOY_BOT = "e2e.toy_bot:main"
+TOY_BOT = f"{Path(__file__).resolve().parent / 'toy_bot.py'}:main"
 
 
 class BotProcess:

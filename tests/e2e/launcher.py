@@ -7,14 +7,14 @@ Points discord.py's REST base (``Route.BASE``, also used for webhooks and
 interaction callbacks) and its default gateway at the stand-in, then calls
 ``module:function`` (default ``bot.__main__:main``, the bot's own entry point)
 and exits with its return value. The bot's code needs no test hook. Run it by
-file path: the launcher swaps its own directory on ``sys.path`` for ``tests/``
-(at the end), so ``e2e.toy_bot:main`` is importable and nothing here shadows
-the bot's imports.
+file path; it takes its own directory off ``sys.path`` so that nothing here
+shadows the bot's imports. A target may also be a file (``path/to/toy_bot.py:main``).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -22,7 +22,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 if sys.path and Path(sys.path[0]).resolve() == HERE:
     sys.path.pop(0)
-sys.path.append(str(HERE.parent))
 
 
 def redirect(api_base: str, gateway_url: str) -> None:
@@ -37,8 +36,18 @@ def redirect(api_base: str, gateway_url: str) -> None:
 def main(argv: list[str]) -> int:
     target = argv[1] if len(argv) > 1 else "bot.__main__:main"
     redirect(os.environ["FAKE_DISCORD_API"], os.environ["FAKE_DISCORD_GATEWAY"])
-    module_name, _, function_name = target.partition(":")
-    entry = getattr(importlib.import_module(module_name), function_name or "main")
+    module_name, _, function_name = target.rpartition(":") if target.count(":") else (target, "", "main")
+    if module_name.endswith(".py"):
+
+
+        spec = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(module_name)
+    entry = getattr(module, function_name or "main")
     sys.argv = [module_name]
     result = entry()
     return result if isinstance(result, int) else 0

@@ -1,0 +1,151 @@
+"""Simulated players: read the bot's board messages and act on them like people do.
+
+A :class:`GameDriver` runs one game in one channel between two users:
+``/bg challenge`` -> Accept -> plays (the select menu, or ``/bg move`` after an
+autocomplete) -> Roll -> ... -> Double -> Pass (or Take), reading whose turn it
+is from the board's ``▶ <@id>`` line and what can be done from its components.
+It waits for each board image and for the previous board to lose its buttons
+(the bot's last step of an action) before the next player acts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction, custom_ids, has_png, select_options
+
+ACTOR = re.compile(r"▶ <@(\d+)>")
+GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play):")
+
+
+def actor_of(message: dict[str, Any]) -> int | None:
+    found = ACTOR.search(message.get("content") or "")
+    return int(found[1]) if found else None
+
+
+def game_controls(message: dict[str, Any]) -> list[str]:
+    return [c for c in custom_ids(message) if GAME_CONTROL.match(c)]
+
+
+def control(message: dict[str, Any], action: str) -> str | None:
+    return next((c for c in game_controls(message) if c.startswith(f"bg:{action}:")), None)
+
+
+@dataclass
+class GameDriver:
+    fake: FakeDiscord
+    channel: dict[str, Any]
+    challenger: dict[str, Any]
+    challenged: dict[str, Any]
+    plays_before_double: int = 2
+    """Plays made before the player on roll doubles (and the other passes)."""
+    take: bool = False
+    use_slash_move: bool = False
+    timeout: float = 15.0
+    board: dict[str, Any] | None = None
+    plays: int = 0
+    actions: list[tuple[str, Interaction]] = field(default_factory=list)
+    game_id: int | None = None
+
+    @property
+    def users(self) -> dict[int, dict[str, Any]]:
+        return {int(self.challenger["id"]): self.challenger, int(self.challenged["id"]): self.challenged}
+
+    def live_boards(self) -> list[dict[str, Any]]:
+        return [m for m in self.fake.channel_history(self.channel) if game_controls(m)]
+
+    async def _after(self, inter: Interaction, *, expect_board: bool = True) -> dict[str, Any] | None:
+        """Wait for the board of ``inter`` and for the previous board to lose its controls."""
+        if not expect_board:
+            await self.fake.first_response(inter, self.timeout)
+            return None
+        board = await self.fake.wait_board(inter, self.timeout)
+        await self.fake.wait_for(
+            lambda: [int(m["id"]) for m in self.live_boards()] in ([], [int(board["id"])]),
+            self.timeout, f"the old board of game {self.game_id} to lose its controls",
+        )
+        self.board = board
+        return board
+
+    async def challenge(self) -> dict[str, Any]:
+        inter = await self.fake.slash(self.challenger, self.channel, "bg challenge", opponent=self.challenged)
+        self.actions.append(("challenge", inter))
+        message = await self.fake.wait_message(
+            inter, lambda m: any(c.startswith("bg:ch:accept:") for c in custom_ids(m)), self.timeout, "the challenge"
+        )
+        return message
+
+    async def accept(self, challenge_message: dict[str, Any]) -> dict[str, Any]:
+        accept = next(c for c in custom_ids(challenge_message) if c.startswith("bg:ch:accept:"))
+        inter = await self.fake.click(self.challenged, int(challenge_message["id"]), accept)
+        self.actions.append(("accept", inter))
+        board = await self._after(inter)
+        assert board is not None
+        found = re.search(r"Game #(\d+)", board["content"])
+        self.game_id = int(found[1]) if found else None
+        return board
+
+    async def start(self) -> dict[str, Any]:
+        return await self.accept(await self.challenge())
+
+    def over(self) -> bool:
+        return self.board is not None and actor_of(self.board) is None
+
+    async def step(self) -> Interaction:
+        """The player to act does one thing. Returns the interaction."""
+        board = self.board
+        assert board is not None and not self.over(), "no game to play"
+        actor = self.users[actor_of(board)]  # type: ignore[index]
+        board_id = int(board["id"])
+        roll, double = control(board, "roll"), control(board, "double")
+        if roll is not None:
+            if double is not None and self.plays >= self.plays_before_double:
+                return await self._click("double", actor, board_id, double)
+            return await self._click("roll", actor, board_id, roll)
+        if control(board, "pass") is not None:
+            if self.take:
+                return await self._click("take", actor, board_id, control(board, "take"))  # type: ignore[arg-type]
+            return await self._click("pass", actor, board_id, control(board, "pass"))  # type: ignore[arg-type]
+        select = control(board, "play")
+        if select is not None:
+            options = select_options(board, select)
+            self.plays += 1
+            if self.use_slash_move:
+                auto = await self.fake.autocomplete(actor, self.channel, "bg move", "play", play="")
+                self.actions.append(("autocomplete", auto))
+                await self.fake.first_response(auto, self.timeout)
+                choices = [c["value"] for c in (auto.response_data or {}).get("choices", [])]
+                assert choices and set(choices) <= set(options) | set(choices), choices
+                inter = await self.fake.slash(actor, self.channel, "bg move", play=choices[0])
+                self.actions.append(("move", inter))
+                await self._after(inter)
+                return inter
+            inter = await self.fake.click(actor, board_id, select, values=[options[0]])
+            self.actions.append(("play", inter))
+            await self._after(inter)
+            return inter
+        # a board the driver does not know how to play (e.g. more than 25 plays): type the first legal one
+        raise AssertionError(f"don't know how to act on board {board['content']!r} with {custom_ids(board)}")
+
+    async def _click(self, name: str, user: dict[str, Any], message_id: int, custom_id: str) -> Interaction:
+        inter = await self.fake.click(user, message_id, custom_id)
+        self.actions.append((name, inter))
+        await self._after(inter)
+        return inter
+
+    async def play_out(self, max_steps: int = 60) -> dict[str, Any]:
+        for _ in range(max_steps):
+            if self.over():
+                assert self.board is not None
+                return self.board
+            await self.step()
+        raise AssertionError(f"game {self.game_id} not over after {max_steps} steps")
+
+
+def is_ephemeral(message: dict[str, Any]) -> bool:
+    return bool(message["flags"] & EPHEMERAL)
+
+
+__all__ = ["GameDriver", "actor_of", "control", "game_controls", "has_png", "is_ephemeral"]
