@@ -143,7 +143,9 @@ class LeaderboardButton(
         await _bot(interaction).table.click_leaderboard(interaction, self.kind, self.offset)
 
 
-DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, LeaderboardButton)
+from bot.ui.builder import BuildButton, start_button  # noqa: E402  (it needs nothing from here)
+
+DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, LeaderboardButton, BuildButton)
 
 
 # -- building views ---------------------------------------------------------------------
@@ -163,6 +165,8 @@ def game_controls(view: GameView) -> discord.ui.View | None:
         plays = view.legal_play_texts()
         if 1 <= len(plays) <= SELECT_LIMIT:
             items.append(PlaySelect(view.id, view.version, plays))
+        if plays:
+            items.append(start_button(view.id, view.version))
     elif game.phase is Phase.DOUBLED:
         items.append(GameButton("take", view.id, view.version))
         items.append(GameButton("pass", view.id, view.version))

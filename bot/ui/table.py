@@ -22,9 +22,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot import presenter
-from bot.service import ChallengeError, Event, GameView, Outcome, PlayerRef, StaleGameError
+from bot.service import (
+    ChallengeError,
+    Event,
+    GameView,
+    NotInGameError,
+    NotYourTurnError,
+    Outcome,
+    PlayerRef,
+    StaleGameError,
+)
+from bot.ui import builder
 from bot.ui.components import challenge_controls, disabled_copy, game_controls, leaderboard_controls
 from bot.ui.errors import UserError, answer_privately, player_message, report
+from engine import Phase, format_play
 from renderer import render_board
 
 if TYPE_CHECKING:
@@ -286,6 +297,61 @@ class Table:
             except discord.HTTPException:
                 log.debug("could not disable a stale board", exc_info=True)
         await answer_privately(interaction, player_message(error) or "The game has moved on.")
+
+    # -- the checker-by-checker builder -------------------------------------------------------
+
+    async def show_builder(
+        self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step], *, opened: bool
+    ) -> None:
+        """Open (from the board) or update (from the private panel) the builder."""
+        try:
+            view = await self.service.get_game(game_id)
+            seat = view.seat(interaction.user.id)
+            if seat is None:
+                raise NotInGameError("you're not in this game")
+            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, view, opened)
+                return
+            actor = view.to_act()
+            if actor is None or actor.user_id != interaction.user.id:
+                raise NotYourTurnError(f"it's not your turn: {actor.name if actor else 'nobody'} is to act")
+            dice = view.game.dice
+            dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
+            content, panel = builder.panel(game_id, version, view.game.legal_plays(), steps, dice_text)
+            if opened:
+                await interaction.response.send_message(content, view=panel, ephemeral=True)
+            else:
+                await interaction.response.edit_message(content=content, view=panel)
+        except Exception as error:
+            await report(interaction, error)
+
+    async def _builder_stale(self, interaction: discord.Interaction, view: GameView, opened: bool) -> None:
+        error = StaleGameError(view=view)
+        if opened:
+            await interaction.response.defer()
+            await self.answer_stale(interaction, error)
+        else:
+            await interaction.response.edit_message(content=player_message(error), view=None)
+
+    async def confirm_built_play(
+        self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step]
+    ) -> None:
+        try:
+            view = await self.service.get_game(game_id)
+            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, view, False)
+                return
+            play = builder.complete_play(view.game.legal_plays(), steps)
+            if play is None:
+                raise StaleGameError("those steps are not a whole legal play: start over", view=view)
+            text = format_play(play)
+            await interaction.response.edit_message(content=f"You play **{text}**.", view=None)
+            outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
+            payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+            message = await self.send_followup(interaction, payload)
+            await self.remember_board(outcome.view, message, outcome.view.board_message)
+        except Exception as error:
+            await report(interaction, error)
 
     # -- challenges -----------------------------------------------------------------------------
 

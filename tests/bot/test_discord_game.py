@@ -130,7 +130,7 @@ async def test_first_board(world):
     assert "Opening throw: alice 3, bob 1: alice starts" in board.content
     assert f"{w.alice.mention} to play 3-1" in board.content
     ids = w.custom_ids(board)
-    assert ids == ["bg:play:1:2"]  # one menu, keyed by game and version
+    assert ids == ["bg:play:1:2", "bg:b:1:2::open"]  # a menu and the builder, keyed by game and version
     game = await w.service.game_in_channel(w.channel.id)
     assert game.board_message == (w.channel.id, board.id)
     assert "8/5 6/5" in game.legal_play_texts()
@@ -162,7 +162,7 @@ async def test_roll_button_edits_the_board_in_place(world):
     board = w.board()
     assert "bob rolled 6-5" in board.content
     assert f"{w.bob.mention} to play 6-5" in board.content
-    assert w.custom_ids(board) == ["bg:play:1:4"]
+    assert w.custom_ids(board) == ["bg:play:1:4", "bg:b:1:4::open"]
 
 
 @pytest.mark.parametrize("intruder", ["bob", "carol"])
@@ -192,7 +192,7 @@ async def test_stale_button_says_the_game_moved_on(world):
     assert not played.ephemeral
     assert w.custom_ids(w.channel.history()[0]) or True
     old = next(m for m in w.channel.history() if m.id == board.id)
-    assert w.custom_ids(old) == ["bg:play:1:2"]
+    assert w.custom_ids(old) == ["bg:play:1:2", "bg:b:1:2::open"]
     stale = await w.alice.select(old, ["13/10 6/5"])
     text = w.private(stale)
     assert "moved on" in text.lower() and "bob to roll" in text.lower()
@@ -422,7 +422,7 @@ async def test_board_command_reposts_at_the_bottom(world):
     assert not result.ephemeral
     new = w.board()
     assert new.id != board.id and new.id == w.channel.last_message.id
-    assert w.custom_ids(new) == ["bg:play:1:2"]
+    assert w.custom_ids(new) == ["bg:play:1:2", "bg:b:1:2::open"]
     old = next(m for m in w.channel.history() if m.id == board.id)
     assert w.custom_ids(old) == []
     game = await w.service.game_in_channel(w.channel.id)
