@@ -17,7 +17,8 @@ from typing import Any
 from e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction, custom_ids, has_png, select_options
 
 ACTOR = re.compile(r"▶ <@(\d+)>")
-GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play):")
+GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play|b|bc):")
+"""Game controls (``b``/``bc``: the move builder's buttons)."""
 
 
 def actor_of(message: dict[str, Any]) -> int | None:
@@ -109,24 +110,26 @@ class GameDriver:
                 return await self._click("take", actor, board_id, control(board, "take"))  # type: ignore[arg-type]
             return await self._click("pass", actor, board_id, control(board, "pass"))  # type: ignore[arg-type]
         select = control(board, "play")
-        if select is not None:
-            options = select_options(board, select)
+        if select is not None or " to play " in board["content"]:
             self.plays += 1
-            if self.use_slash_move:
+            if self.use_slash_move or select is None:
+                # type the play: ask autocomplete for the legal ones, then /bg move the first
                 auto = await self.fake.autocomplete(actor, self.channel, "bg move", "play", play="")
                 self.actions.append(("autocomplete", auto))
                 await self.fake.first_response(auto, self.timeout)
                 choices = [c["value"] for c in (auto.response_data or {}).get("choices", [])]
-                assert choices and set(choices) <= set(options) | set(choices), choices
+                assert choices, f"no legal plays offered for {board['content']!r}"
+                if select is not None:
+                    assert set(choices) <= set(select_options(board, select)), (choices, select_options(board, select))
                 inter = await self.fake.slash(actor, self.channel, "bg move", play=choices[0])
                 self.actions.append(("move", inter))
                 await self._after(inter)
                 return inter
+            options = select_options(board, select)
             inter = await self.fake.click(actor, board_id, select, values=[options[0]])
             self.actions.append(("play", inter))
             await self._after(inter)
             return inter
-        # a board the driver does not know how to play (e.g. more than 25 plays): type the first legal one
         raise AssertionError(f"don't know how to act on board {board['content']!r} with {custom_ids(board)}")
 
     async def _click(self, name: str, user: dict[str, Any], message_id: int, custom_id: str) -> Interaction:
