@@ -230,7 +230,7 @@ def hop_spelling(play, rng: random.Random) -> str:
     return " ".join(parts)
 
 
-@settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), turns=st.integers(0, 60), d1=st.integers(1, 6), d2=st.integers(1, 6))
 def test_format_then_parse_is_identity(seed, turns, d1, d2):
     position = reached_position(seed, turns)
