@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import CHECKERS, Game, GameSettings, Match, Phase, SeededDice, WinKind, format_play
 
-SETTINGS = settings(max_examples=25, derandomize=True, deadline=None,
+SETTINGS = settings(max_examples=15, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
