@@ -1,4 +1,4 @@
-"""Persistent storage for the backgammon bot (SQLite through aiosqlite).
+"""Persistent storage for the backgammon bot: SQLite (aiosqlite) or PostgreSQL (asyncpg).
 
 The unit of storage is a *game* row: one match in one channel (a money game
 is a match of length 0 containing a single game).  Everything that happens in
@@ -14,13 +14,24 @@ Concurrency model
   (:meth:`Store.append_actions`): the caller says which version it based its
   decision on, and if someone else moved first it gets
   :class:`StaleVersionError` and nothing is written.
-* Write transactions use ``BEGIN IMMEDIATE`` so that two connections (or two
-  processes) never deadlock on a lock upgrade; ``busy_timeout`` makes the
-  loser wait instead of failing.
-* One :class:`Store` holds one connection; an :class:`asyncio.Lock` keeps the
-  tasks that share it from interleaving their transactions.
-* The journal is WAL with ``synchronous=NORMAL``: a committed transaction
-  survives the process being killed (only a power cut can lose the last few).
+* One :class:`Store`, one set of queries, two drivers (:mod:`bot.db`):
+
+  - SQLite (the embedded default): one connection per store, write
+    transactions are ``BEGIN IMMEDIATE`` (so two connections or processes
+    never deadlock on a lock upgrade; ``busy_timeout`` makes the loser wait),
+    an :class:`asyncio.Lock` keeps the store's tasks from interleaving, WAL
+    with ``synchronous=NORMAL``.
+  - PostgreSQL (several bot processes on one database): an asyncpg pool,
+    write transactions are ``BEGIN`` + ``SELECT ... FOR UPDATE`` on the rows
+    a decision is based on (the game row for an append), so racing appends in
+    any number of processes still have exactly one winner.  A lost server
+    raises :class:`DatabaseUnavailableError`; the pool reconnects by itself.
+
+  Pick one with :func:`open_store` (``DATABASE_URL``: ``postgresql://...``,
+  ``sqlite:///path`` or a plain path); ``Store.open`` accepts the same.
+* The queries are written once, with ``?`` placeholders and portable SQL;
+  each numbered migration has a SQLite and a PostgreSQL variant
+  (:attr:`Migration.sql`, :attr:`Migration.pg_sql`).
 
 Timestamps are stored as REAL Unix seconds (UTC) and returned as aware
 :class:`datetime.datetime` objects in UTC.  Naive datetimes passed in are
@@ -29,20 +40,41 @@ taken to be UTC.
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
-import aiosqlite
-
+from bot.db.errors import (
+    ChallengeClosedError,
+    ChannelBusyError,
+    DatabaseBusyError,
+    DatabaseUnavailableError,
+    GameOverError,
+    NotFoundError,
+    StaleVersionError,
+    StorageError,
+)
+from bot.db.sqlite import SqliteDriver, split_sql
+from bot.db.url import DatabaseTarget, parse_database_url
 from bot.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
+
+
+def _integrity_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [sqlite3.IntegrityError]
+    try:
+        import asyncpg
+    except ImportError:  # pragma: no cover - asyncpg is a dependency
+        pass
+    else:
+        errors.append(asyncpg.IntegrityConstraintViolationError)
+    return tuple(errors)
 
 __all__ = [
     "DEFAULT_DB_PATH",
@@ -55,6 +87,7 @@ __all__ = [
     "ChallengeRow",
     "ChannelBusyError",
     "DatabaseBusyError",
+    "DatabaseUnavailableError",
     "DiceStats",
     "GameOverError",
     "GameRow",
@@ -72,6 +105,8 @@ __all__ = [
     "StaleVersionError",
     "StorageError",
     "Store",
+    "open_store",
+    "parse_database_url",
 ]
 
 DEFAULT_DB_PATH: Final = Path("data") / "backgammon.sqlite3"
@@ -90,75 +125,10 @@ LeaderboardOrder = Literal["rating", "points", "net", "wins"]
 # --------------------------------------------------------------------------
 
 
-class StorageError(Exception):
-    """Base class of every storage error; ``str(err)`` is fit to show a player."""
-
-    default_message = "Something went wrong while saving the game. Please try again."
-
-    def __init__(self, message: str | None = None) -> None:
-        super().__init__(message or self.default_message)
-
-    @property
-    def message(self) -> str:
-        """The player-facing message."""
-        return str(self.args[0])
-
-
-class StaleVersionError(StorageError):
-    """The game changed since the caller read it (compare-and-set failed)."""
-
-    default_message = "the game has moved on"
-
-    def __init__(
-        self,
-        message: str | None = None,
-        *,
-        game_id: int | None = None,
-        expected: int | None = None,
-        actual: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.game_id = game_id
-        self.expected = expected
-        self.actual = actual
-
-
-class ChannelBusyError(StorageError):
-    """A second active game was about to be created in one channel."""
-
-    default_message = "There is already a game in progress in this channel."
-
-    def __init__(self, message: str | None = None, *, channel_id: int | None = None) -> None:
-        super().__init__(message)
-        self.channel_id = channel_id
-
-
-class NotFoundError(StorageError):
-    """The requested game, challenge or player does not exist."""
-
-    default_message = "That game or challenge no longer exists."
-
-
-class GameOverError(StorageError):
-    """Actions were appended to a game that is no longer active."""
-
-    default_message = "This game is already over."
-
-
-class ChallengeClosedError(StorageError):
-    """A challenge was answered after it stopped being pending."""
-
-    default_message = "This challenge is no longer open."
-
-    def __init__(self, message: str | None = None, *, status: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class DatabaseBusyError(StorageError):
-    """SQLite stayed locked longer than the busy timeout."""
-
-    default_message = "The bot is busy right now; please try again in a moment."
+# The classes live in bot.db.errors (shared with the drivers) and are
+# re-exported here: StorageError, StaleVersionError, ChannelBusyError,
+# NotFoundError, GameOverError, ChallengeClosedError, DatabaseBusyError,
+# DatabaseUnavailableError.
 
 
 # --------------------------------------------------------------------------
@@ -168,14 +138,164 @@ class DatabaseBusyError(StorageError):
 
 @dataclass(frozen=True, slots=True)
 class Migration:
-    """One numbered schema step; applied in its own transaction."""
+    """One numbered schema step; applied in its own transaction.
+
+    ``sql`` is the SQLite script, ``pg_sql`` the PostgreSQL one (same
+    version number, same tables, columns and indexes; BIGINT ids,
+    DOUBLE PRECISION times, identity keys, a plpgsql trigger).
+    """
 
     version: int
     name: str
     sql: str
+    pg_sql: str | None = None
 
 
 _NOW_SQL = "((julianday('now') - 2440587.5) * 86400.0)"
+
+_PG_NOW_SQL = "(EXTRACT(EPOCH FROM clock_timestamp())::double precision)"
+
+# PostgreSQL variants of the migrations: same version numbers, tables,
+# columns, constraints and index names.  Discord ids are BIGINT, times are
+# DOUBLE PRECISION Unix seconds, counters BIGINT, keys identity columns.
+_PG_MIGRATION_1 = f"""
+CREATE TABLE players (
+    user_id      BIGINT  PRIMARY KEY,
+    display_name TEXT    NOT NULL DEFAULT '',
+    is_bot       INTEGER NOT NULL DEFAULT 0 CHECK (is_bot IN (0, 1)),
+    created_at   DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    updated_at   DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL}
+);
+
+CREATE TABLE games (
+    id               BIGINT  GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    guild_id         BIGINT  NOT NULL DEFAULT 0,
+    channel_id       BIGINT  NOT NULL,
+    player0          BIGINT  NOT NULL REFERENCES players (user_id),
+    player1          BIGINT  NOT NULL REFERENCES players (user_id),
+    settings         TEXT    NOT NULL DEFAULT '{{}}',
+    status           TEXT    NOT NULL DEFAULT 'active'
+                     CHECK (status IN ('active', 'finished', 'abandoned')),
+    match_length     INTEGER NOT NULL DEFAULT 0 CHECK (match_length >= 0),
+    score0           BIGINT  NOT NULL DEFAULT 0,
+    score1           BIGINT  NOT NULL DEFAULT 0,
+    version          INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+    turn_deadline    DOUBLE PRECISION,
+    reminder_at      DOUBLE PRECISION,
+    reminder_sent    INTEGER NOT NULL DEFAULT 0 CHECK (reminder_sent IN (0, 1)),
+    result           TEXT,
+    winner           BIGINT,
+    board_channel_id BIGINT,
+    board_message_id BIGINT,
+    created_at       DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    updated_at       DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    finished_at      DOUBLE PRECISION
+);
+
+-- At most one active game per channel (a thread is its own channel).
+CREATE UNIQUE INDEX games_one_active_per_channel
+    ON games (channel_id) WHERE status = 'active';
+
+CREATE TABLE actions (
+    game_id    BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL CHECK (seq >= 1),
+    actor      BIGINT,
+    kind       TEXT    NOT NULL,
+    action     TEXT    NOT NULL,
+    die1       INTEGER CHECK (die1 BETWEEN 1 AND 6),
+    die2       INTEGER CHECK (die2 BETWEEN 1 AND 6),
+    play       TEXT,
+    created_at DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    PRIMARY KEY (game_id, seq)
+);
+
+-- The log is append-only.
+CREATE FUNCTION actions_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'actions are append-only' USING ERRCODE = 'integrity_constraint_violation';
+END;
+$$;
+
+CREATE TRIGGER actions_append_only BEFORE UPDATE ON actions
+    FOR EACH ROW EXECUTE FUNCTION actions_append_only();
+
+CREATE TABLE challenges (
+    id           BIGINT  GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    guild_id     BIGINT  NOT NULL DEFAULT 0,
+    channel_id   BIGINT  NOT NULL,
+    challenger   BIGINT  NOT NULL REFERENCES players (user_id),
+    challenged   BIGINT  REFERENCES players (user_id),
+    settings     TEXT    NOT NULL DEFAULT '{{}}',
+    match_length INTEGER NOT NULL DEFAULT 0 CHECK (match_length >= 0),
+    status       TEXT    NOT NULL DEFAULT 'pending'
+                 CHECK (status IN ('pending', 'accepted', 'declined',
+                                   'cancelled', 'expired')),
+    game_id      BIGINT  REFERENCES games (id),
+    message_id   BIGINT,
+    created_at   DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    updated_at   DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    expires_at   DOUBLE PRECISION
+);
+
+CREATE INDEX challenges_pending_by_channel
+    ON challenges (channel_id) WHERE status = 'pending';
+"""
+
+_PG_MIGRATION_2 = f"""
+CREATE TABLE ratings (
+    scope       BIGINT  NOT NULL,            -- guild id, 0 = global
+    user_id     BIGINT  NOT NULL REFERENCES players (user_id),
+    rating      DOUBLE PRECISION NOT NULL DEFAULT 1500,
+    experience  BIGINT  NOT NULL DEFAULT 0,
+    games       BIGINT  NOT NULL DEFAULT 0,  -- finished rated matches
+    wins        BIGINT  NOT NULL DEFAULT 0,
+    gammons     BIGINT  NOT NULL DEFAULT 0,  -- games won with a gammon
+    backgammons BIGINT  NOT NULL DEFAULT 0,  -- games won with a backgammon
+    points_won  BIGINT  NOT NULL DEFAULT 0,
+    points_lost BIGINT  NOT NULL DEFAULT 0,
+    best_rating DOUBLE PRECISION NOT NULL DEFAULT 1500,
+    updated_at  DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    PRIMARY KEY (scope, user_id)
+);
+
+CREATE INDEX ratings_by_rating ON ratings (scope, rating DESC);
+CREATE INDEX ratings_by_points ON ratings (scope, points_won DESC);
+
+CREATE TABLE rating_history (
+    id               BIGINT  GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    game_id          BIGINT  NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    scope            BIGINT  NOT NULL,
+    user_id          BIGINT  NOT NULL,
+    rating_before    DOUBLE PRECISION NOT NULL,
+    rating_after     DOUBLE PRECISION NOT NULL,
+    experience_after BIGINT  NOT NULL,
+    won              INTEGER NOT NULL CHECK (won IN (0, 1)),
+    created_at       DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+    UNIQUE (game_id, scope, user_id)
+);
+
+CREATE INDEX rating_history_by_user ON rating_history (scope, user_id, id);
+
+CREATE INDEX games_by_player0 ON games (player0, status, guild_id);
+CREATE INDEX games_by_player1 ON games (player1, status, guild_id);
+CREATE INDEX games_due_deadline ON games (turn_deadline)
+    WHERE status = 'active' AND turn_deadline IS NOT NULL;
+CREATE INDEX games_due_reminder ON games (reminder_at)
+    WHERE status = 'active' AND reminder_sent = 0 AND reminder_at IS NOT NULL;
+CREATE INDEX challenges_due_expiry ON challenges (expires_at)
+    WHERE status = 'pending' AND expires_at IS NOT NULL;
+CREATE INDEX actions_rolls_by_actor ON actions (actor) WHERE die1 IS NOT NULL;
+"""
+
+_PG_MIGRATION_3 = f"""
+ALTER TABLE players ADD COLUMN prefs TEXT NOT NULL DEFAULT '{{}}';
+
+CREATE TABLE guild_settings (
+    guild_id   BIGINT PRIMARY KEY,
+    settings   TEXT NOT NULL DEFAULT '{{}}',
+    updated_at DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL}
+);
+"""
 
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     Migration(
@@ -259,6 +379,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         CREATE INDEX challenges_pending_by_channel
             ON challenges (channel_id) WHERE status = 'pending';
         """,
+        _PG_MIGRATION_1,
     ),
     Migration(
         2,
@@ -308,6 +429,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             WHERE status = 'pending' AND expires_at IS NOT NULL;
         CREATE INDEX actions_rolls_by_actor ON actions (actor) WHERE die1 IS NOT NULL;
         """,
+        _PG_MIGRATION_2,
     ),
     Migration(
         3,
@@ -321,25 +443,11 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
             updated_at REAL NOT NULL DEFAULT {_NOW_SQL}
         );
         """,
+        _PG_MIGRATION_3,
     ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)
-
-
-def split_sql(script: str) -> list[str]:
-    """Split a SQL script into complete statements (triggers stay whole)."""
-    statements: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        raise ValueError(f"incomplete SQL statement: {buffer.strip()[:80]!r}")
-    return statements
 
 
 # --------------------------------------------------------------------------
@@ -379,6 +487,10 @@ def _load(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
+Row = Any
+"""A result row: ``sqlite3.Row`` or ``asyncpg.Record`` (both index by name and position)."""
+
+
 # --------------------------------------------------------------------------
 # Row dataclasses
 # --------------------------------------------------------------------------
@@ -396,7 +508,7 @@ class PlayerRow:
     updated_at: datetime
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> PlayerRow:
+    def from_row(cls, row: Row) -> PlayerRow:
         return cls(
             user_id=row["user_id"],
             display_name=row["display_name"],
@@ -434,7 +546,7 @@ class GameRow:
     finished_at: datetime | None
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> GameRow:
+    def from_row(cls, row: Row) -> GameRow:
         return cls(
             id=row["id"],
             guild_id=row["guild_id"],
@@ -502,7 +614,7 @@ class ActionRow:
     created_at: datetime
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> ActionRow:
+    def from_row(cls, row: Row) -> ActionRow:
         d1, d2 = row["die1"], row["die2"]
         return cls(
             game_id=row["game_id"],
@@ -535,7 +647,7 @@ class ChallengeRow:
     expires_at: datetime | None
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> ChallengeRow:
+    def from_row(cls, row: Row) -> ChallengeRow:
         return cls(
             id=row["id"],
             guild_id=row["guild_id"],
@@ -585,7 +697,7 @@ class PlayerRating:
         return Rating(self.rating, self.experience)
 
     @classmethod
-    def from_row(cls, row: sqlite3.Row) -> PlayerRating:
+    def from_row(cls, row: Row) -> PlayerRating:
         return cls(
             scope=row["scope"],
             user_id=row["user_id"],
@@ -688,6 +800,7 @@ class MatchOutcome:
 
 
 _INFER: Final = object()
+_INTEGRITY_ERRORS: Final = _integrity_errors()
 
 
 @dataclass(frozen=True, slots=True)
@@ -772,19 +885,57 @@ def _dice_of(action: Mapping[str, Any]) -> tuple[int | None, int | None]:
 # --------------------------------------------------------------------------
 
 
+class Tx(Protocol):
+    """The statements of one transaction, in the shared (``?``-placeholder) SQL."""
+
+    dialect: str
+    for_update: str
+    """`` FOR UPDATE`` on PostgreSQL, empty on SQLite (BEGIN IMMEDIATE locks everything)."""
+    skip_locked: str
+    """`` FOR UPDATE SKIP LOCKED`` on PostgreSQL, empty on SQLite."""
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int: ...
+    async def executemany(self, sql: str, rows: Any) -> None: ...
+    async def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int: ...
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+
+class Driver(Protocol):
+    """What :class:`Store` needs from a backend (see :mod:`bot.db`)."""
+
+    backend: str
+    dialect: str
+
+    async def close(self) -> None: ...
+    def write(self) -> AbstractAsyncContextManager[Tx]: ...
+    def snapshot(self) -> AbstractAsyncContextManager[Tx]: ...
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+    async def schema_version(self) -> int: ...
+    async def migrate(self, migrations: Sequence[Migration], target: int) -> None: ...
+    async def integrity_check(self) -> str: ...
+
+
 class Store:
-    """Async SQLite store.  Create with ``await Store.open(path)``."""
+    """Async game store on SQLite or PostgreSQL.
+
+    Create with ``await open_store(url_or_path)`` or ``await Store.open(...)``
+    (the same thing).
+    """
 
     def __init__(
         self,
-        conn: aiosqlite.Connection,
+        driver: Driver,
         path: str,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
-        """Wrap an open connection; use :meth:`open` instead of calling this."""
-        self._conn = conn
-        self._lock = asyncio.Lock()
+        """Wrap an open driver; use :meth:`open` instead of calling this."""
+        self._driver: Driver | None = driver
+        self.backend: str = driver.backend
+        """``"sqlite"`` or ``"postgresql"``."""
         self.path = path
+        """The SQLite path, or the PostgreSQL URL."""
         self.clock = clock
 
     # ---------------------------------------------------------------- life
@@ -792,42 +943,44 @@ class Store:
     @classmethod
     async def open(
         cls,
-        path: str | Path = DEFAULT_DB_PATH,
+        path: str | os.PathLike[str] = DEFAULT_DB_PATH,
         *,
         clock: Callable[[], datetime] = _utcnow,
         migrate_to: int | None = None,
+        min_size: int | None = None,
+        max_size: int | None = None,
     ) -> Store:
-        """Open (creating folder and file if needed) and migrate the database.
+        """Open and migrate the database named by a path or ``DATABASE_URL``.
 
-        ``":memory:"`` gives a private in-memory database.  ``migrate_to``
-        stops at an earlier schema version (for tests of old databases).
+        A plain path or ``sqlite:///path`` opens SQLite, creating the folder
+        and file if needed (``":memory:"`` gives a private in-memory
+        database).  ``postgresql://user:password@host:port/dbname`` opens a
+        PostgreSQL connection pool of ``min_size``..``max_size`` connections
+        (default 1..10; ignored for SQLite).  ``migrate_to`` stops at an
+        earlier schema version (for tests of old databases).
+
+        Raises :class:`DatabaseUnavailableError` if the PostgreSQL server
+        cannot be reached.
         """
-        target = SCHEMA_VERSION if migrate_to is None else migrate_to
-        if not 0 <= target <= SCHEMA_VERSION:
-            raise ValueError(f"migrate_to must be in 0..{SCHEMA_VERSION}")
-        path_str = str(path)
-        if path_str != ":memory:" and not path_str.startswith("file:"):
-            Path(path_str).parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(path_str, isolation_level=None)
+        migrations = MIGRATIONS
+        target = len(migrations) if migrate_to is None else migrate_to
+        if not 0 <= target <= len(migrations):
+            raise ValueError(f"migrate_to must be in 0..{len(migrations)}")
+        where = parse_database_url(path)
+        driver = await _connect(where, min_size=min_size, max_size=max_size)
         try:
-            conn.row_factory = sqlite3.Row
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            store = cls(conn, path_str, clock)
-            await store._migrate(target)
+            store = cls(driver, where.location, clock)
+            await driver.migrate(migrations, target)
         except BaseException:
-            await conn.close()
+            await driver.close()
             raise
         return store
 
     async def close(self) -> None:
-        """Close the connection (idempotent)."""
-        async with self._lock:
-            if self._conn is not None:
-                conn, self._conn = self._conn, None  # type: ignore[assignment]
-                await conn.close()
+        """Close the connection or pool (idempotent)."""
+        driver = self._driver
+        if driver is not None:
+            await driver.close()
 
     async def __aenter__(self) -> Store:
         return self
@@ -841,29 +994,8 @@ class Store:
         await self.close()
 
     async def schema_version(self) -> int:
-        """Return ``PRAGMA user_version``."""
-        row = await self._fetchone("PRAGMA user_version")
-        assert row is not None
-        return int(row[0])
-
-    async def _migrate(self, target: int) -> None:
-        """Apply migrations up to ``target``, each in its own transaction."""
-        while True:
-            async with self._write() as conn:
-                cur = await conn.execute("PRAGMA user_version")
-                row = await cur.fetchone()
-                current = int(row[0]) if row else 0
-                if current > SCHEMA_VERSION:
-                    raise StorageError(
-                        f"database schema {current} is newer than this bot "
-                        f"({SCHEMA_VERSION}); upgrade the bot"
-                    )
-                if current >= target:
-                    return
-                migration = MIGRATIONS[current]
-                for statement in split_sql(migration.sql):
-                    await conn.execute(statement)
-                await conn.execute(f"PRAGMA user_version = {migration.version}")
+        """Return the schema version (``PRAGMA user_version`` / ``schema_version`` table)."""
+        return await self._db.schema_version()
 
     # ------------------------------------------------------------ plumbing
 
@@ -873,68 +1005,30 @@ class Store:
         return ts
 
     @property
-    def _db(self) -> aiosqlite.Connection:
-        if self._conn is None:
+    def _db(self) -> Driver:
+        if self._driver is None:
             raise StorageError("the database is closed")
-        return self._conn
+        return self._driver
 
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
-        """Run the body inside ``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error).
+    def _write(self) -> AbstractAsyncContextManager[Tx]:
+        """A write transaction: ``BEGIN IMMEDIATE`` on SQLite, ``BEGIN`` on PostgreSQL.
 
-        Cancellation-safe: aiosqlite runs statements in order on its own
-        thread, so a cancelled task's statements still execute; whatever
-        happens, the connection is left outside any transaction.
+        Commits when the body ends, rolls back if it raises (or is
+        cancelled); the connection is left outside any transaction.
         """
-        async with self._lock:
-            conn = self._db
-            try:
-                await conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise _wrap_operational(exc) from exc
-            except BaseException:  # cancelled: BEGIN may still run
-                await asyncio.shield(_rollback(conn))
-                raise
-            try:
-                yield conn
-            except BaseException:
-                await asyncio.shield(_rollback(conn))
-                raise
-            commit = asyncio.ensure_future(conn.execute("COMMIT"))
-            try:
-                await asyncio.shield(commit)
-            except asyncio.CancelledError:
-                # The COMMIT is queued and will run; wait for it so the
-                # connection is clean before releasing the lock.
-                try:
-                    await commit
-                except sqlite3.Error:
-                    await _rollback(conn)
-                raise
-            except sqlite3.OperationalError as exc:
-                await asyncio.shield(_rollback(conn))
-                raise _wrap_operational(exc) from exc
+        return self._db.write()
 
-    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        async with self._lock:
-            try:
-                rows = await self._db.execute_fetchall(sql, params)
-            except sqlite3.OperationalError as exc:
-                raise _wrap_operational(exc) from exc
-        return list(rows)
+    async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await self._db.fetchall(sql, params)
 
-    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        rows = await self._fetchall(sql, params)
-        return rows[0] if rows else None
+    async def _fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return await self._db.fetchone(sql, params)
 
     @staticmethod
-    async def _one(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-        cur = await conn.execute(sql, params)
-        row = await cur.fetchone()
-        await cur.close()
-        return row
+    async def _one(conn: Tx, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        return await conn.fetchone(sql, params)
 
-    async def _touch_player(self, conn: aiosqlite.Connection, user_id: int, now: float) -> None:
+    async def _touch_player(self, conn: Tx, user_id: int, now: float) -> None:
         await conn.execute(
             """
             INSERT INTO players (user_id, created_at, updated_at) VALUES (?, ?, ?)
@@ -1044,7 +1138,7 @@ class Store:
             await self._touch_player(conn, player0, now)
             await self._touch_player(conn, player1, now)
             try:
-                cur = await conn.execute(
+                game_id = await conn.insert_id(
                     """
                     INSERT INTO games (guild_id, channel_id, player0, player1, settings,
                                        match_length, turn_deadline, reminder_at,
@@ -1064,11 +1158,11 @@ class Store:
                         now,
                     ),
                 )
-            except sqlite3.IntegrityError as exc:
-                if "games.channel_id" in str(exc):
+            except _INTEGRITY_ERRORS as exc:
+                # Another process created a game in this channel meanwhile.
+                if "games.channel_id" in str(exc) or "games_one_active_per_channel" in str(exc):
                     raise ChannelBusyError(channel_id=channel_id) from exc
                 raise StorageError() from exc
-            game_id = cur.lastrowid
             if challenge_id is not None:
                 await conn.execute(
                     """
@@ -1101,7 +1195,7 @@ class Store:
             """
             SELECT * FROM games
             WHERE status = 'active' AND (player0 = ? OR player1 = ?)
-              AND (? IS NULL OR guild_id = ?)
+              AND (CAST(? AS BIGINT) IS NULL OR guild_id = ?)
             ORDER BY created_at, id
             """,
             (user_id, user_id, guild_id, guild_id),
@@ -1122,8 +1216,8 @@ class Store:
             """
             SELECT * FROM games
             WHERE status IN ('finished', 'abandoned') AND (player0 = ? OR player1 = ?)
-              AND (? IS NULL OR guild_id = ?)
-              AND (? IS NULL OR player0 = ? OR player1 = ?)
+              AND (CAST(? AS BIGINT) IS NULL OR guild_id = ?)
+              AND (CAST(? AS BIGINT) IS NULL OR player0 = ? OR player1 = ?)
             ORDER BY finished_at DESC, id DESC
             LIMIT ? OFFSET ?
             """,
@@ -1137,7 +1231,7 @@ class Store:
             """
             SELECT COUNT(*) FROM games
             WHERE status IN ('finished', 'abandoned') AND (player0 = ? OR player1 = ?)
-              AND (? IS NULL OR guild_id = ?)
+              AND (CAST(? AS BIGINT) IS NULL OR guild_id = ?)
             """,
             (user_id, user_id, guild_id, guild_id),
         )
@@ -1148,16 +1242,9 @@ class Store:
 
         Use this to rebuild a match: ``len(actions) == game.version`` always.
         """
-        async with self._lock:
-            conn = self._db
-            try:
-                await conn.execute("BEGIN")
-                row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
-                rows = await conn.execute_fetchall(
-                    "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
-                )
-            finally:
-                await asyncio.shield(_rollback(conn))
+        async with self._db.snapshot() as snap:
+            row = await snap.fetchone("SELECT * FROM games WHERE id = ?", (game_id,))
+            rows = await snap.fetchall("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,))
         if row is None:
             raise NotFoundError(f"Game #{game_id} does not exist.")
         return GameRow.from_row(row), [ActionRow.from_row(r) for r in rows]
@@ -1244,7 +1331,8 @@ class Store:
 
         now = self._now()
         async with self._write() as conn:
-            row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
+            # FOR UPDATE (PostgreSQL): a racing append waits here and then sees our version.
+            row = await self._one(conn, "SELECT * FROM games WHERE id = ?" + conn.for_update, (game_id,))
             if row is None:
                 raise NotFoundError(f"Game #{game_id} does not exist.")
             game = GameRow.from_row(row)
@@ -1272,6 +1360,7 @@ class Store:
             self._finish_columns(columns, now)
 
             seq = expected_version
+            action_params: list[tuple[Any, ...]] = []
             for action, who, kind, payload in encoded:
                 seq += 1
                 if who is _INFER:
@@ -1279,22 +1368,25 @@ class Store:
                     who = game.players[seat] if seat in (0, 1) and not isinstance(seat, bool) else None
                 d1, d2 = _dice_of(action)
                 play = action.get("play")
-                await conn.execute(
-                    """
-                    INSERT INTO actions (game_id, seq, actor, kind, action, die1, die2, play, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    (game_id, seq, who, kind, payload, d1, d2, play if isinstance(play, str) else None, now),
+                action_params.append(
+                    (game_id, seq, who, kind, payload, d1, d2, play if isinstance(play, str) else None, now)
                 )
+            await conn.executemany(
+                """
+                INSERT INTO actions (game_id, seq, actor, kind, action, die1, die2, play, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                action_params,
+            )
 
             columns["version"] = seq
             columns["updated_at"] = now
             assignments = ", ".join(f"{name} = ?" for name in columns)
-            cur = await conn.execute(
+            updated = await conn.execute(
                 f"UPDATE games SET {assignments} WHERE id = ? AND version = ?",
                 (*columns.values(), game_id, expected_version),
             )
-            if cur.rowcount != 1:  # cannot happen under BEGIN IMMEDIATE; belt and braces
+            if updated != 1:  # cannot happen with the row locked; belt and braces
                 raise StaleVersionError(game_id=game_id, expected=expected_version)
 
             changes: list[RatingChange] = []
@@ -1302,7 +1394,7 @@ class Store:
                 changes = await self._apply_outcome(conn, game, outcome, now)
 
             new_row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
-            action_rows = await conn.execute_fetchall(
+            action_rows = await conn.fetchall(
                 "SELECT * FROM actions WHERE game_id = ? AND seq > ? ORDER BY seq",
                 (game_id, expected_version),
             )
@@ -1346,7 +1438,7 @@ class Store:
             columns["reminder_at"] = None
 
     async def _apply_outcome(
-        self, conn: aiosqlite.Connection, game: GameRow, outcome: MatchOutcome, now: float
+        self, conn: Tx, game: GameRow, outcome: MatchOutcome, now: float
     ) -> list[RatingChange]:
         """Update both players' ratings rows in the guild and global scopes."""
         length = game.match_length if outcome.match_length is None else outcome.match_length
@@ -1354,15 +1446,26 @@ class Store:
         scopes = [GLOBAL_SCOPE] if game.guild_id == GLOBAL_SCOPE else [game.guild_id, GLOBAL_SCOPE]
         changes: list[RatingChange] = []
         for scope in scopes:
-            current: dict[int, Rating] = {}
-            for uid in (outcome.winner, outcome.loser):
+            # Lock both rows (creating them at the default rating) in user id
+            # order, so two matches of the same players finishing at once in
+            # two processes queue instead of losing an update or deadlocking.
+            pair = sorted({outcome.winner, outcome.loser})
+            for uid in pair:
                 await self._touch_player(conn, uid, now)
-                row = await self._one(
-                    conn,
-                    "SELECT rating, experience FROM ratings WHERE scope = ? AND user_id = ?",
-                    (scope, uid),
+                await conn.execute(
+                    """
+                    INSERT INTO ratings (scope, user_id, rating, experience, best_rating, updated_at)
+                    VALUES (?, ?, ?, 0, ?, ?)
+                    ON CONFLICT (scope, user_id) DO NOTHING
+                    """,
+                    (scope, uid, DEFAULT_RATING, DEFAULT_RATING, now),
                 )
-                current[uid] = Rating(row["rating"], row["experience"]) if row else Rating()
+            rows = await conn.fetchall(
+                "SELECT user_id, rating, experience FROM ratings WHERE scope = ? AND user_id IN (?, ?)"
+                " ORDER BY user_id" + conn.for_update,
+                (scope, pair[0], pair[-1]),
+            )
+            current: dict[int, Rating] = {r["user_id"]: Rating(r["rating"], r["experience"]) for r in rows}
             new_w, new_l = rate_match(current[outcome.winner], current[outcome.loser], n)
             for uid, new, won, pts_won, pts_lost, gammons, backgammons in (
                 (
@@ -1389,17 +1492,18 @@ class Store:
                     INSERT INTO ratings (scope, user_id, rating, experience, games, wins,
                                          gammons, backgammons, points_won, points_lost,
                                          best_rating, updated_at)
-                    VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, MAX(?, ?), ?)
+                    VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (scope, user_id) DO UPDATE SET
                         rating      = excluded.rating,
                         experience  = excluded.experience,
-                        games       = games + 1,
-                        wins        = wins + excluded.wins,
-                        gammons     = gammons + excluded.gammons,
-                        backgammons = backgammons + excluded.backgammons,
-                        points_won  = points_won + excluded.points_won,
-                        points_lost = points_lost + excluded.points_lost,
-                        best_rating = MAX(best_rating, excluded.rating),
+                        games       = ratings.games + 1,
+                        wins        = ratings.wins + excluded.wins,
+                        gammons     = ratings.gammons + excluded.gammons,
+                        backgammons = ratings.backgammons + excluded.backgammons,
+                        points_won  = ratings.points_won + excluded.points_won,
+                        points_lost = ratings.points_lost + excluded.points_lost,
+                        best_rating = CASE WHEN ratings.best_rating > excluded.rating
+                                           THEN ratings.best_rating ELSE excluded.rating END,
                         updated_at  = excluded.updated_at
                     """,
                     (
@@ -1412,8 +1516,7 @@ class Store:
                         backgammons,
                         pts_won,
                         pts_lost,
-                        DEFAULT_RATING,
-                        new.rating,
+                        max(DEFAULT_RATING, new.rating),
                         now,
                     ),
                 )
@@ -1433,11 +1536,11 @@ class Store:
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember where the latest board post is (does not change the version)."""
         async with self._write() as conn:
-            cur = await conn.execute(
+            updated = await conn.execute(
                 "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
                 (channel_id, message_id, game_id),
             )
-            if cur.rowcount != 1:
+            if updated != 1:
                 raise NotFoundError(f"Game #{game_id} does not exist.")
 
     async def claim_reminder(self, game_id: int, version: int) -> bool:
@@ -1448,14 +1551,14 @@ class Store:
         Does not change the version.
         """
         async with self._write() as conn:
-            cur = await conn.execute(
+            claimed = await conn.execute(
                 """
                 UPDATE games SET reminder_sent = 1
                 WHERE id = ? AND version = ? AND status = 'active' AND reminder_sent = 0
                 """,
                 (game_id, version),
             )
-            return cur.rowcount == 1
+            return claimed == 1
 
     async def due_deadlines(self, now: datetime | None = None, *, limit: int = 100) -> list[GameRow]:
         """Active games whose turn deadline is at or before ``now``, oldest first."""
@@ -1497,7 +1600,7 @@ class Store:
                 UNION ALL
                 SELECT MIN(expires_at) FROM challenges
                     WHERE status = 'pending' AND expires_at IS NOT NULL
-            )
+            ) AS due
             """
         )
         return _from_ts(row[0]) if row else None
@@ -1525,7 +1628,7 @@ class Store:
             await self._touch_player(conn, challenger, now)
             if challenged is not None:
                 await self._touch_player(conn, challenged, now)
-            cur = await conn.execute(
+            challenge_id = await conn.insert_id(
                 """
                 INSERT INTO challenges (guild_id, channel_id, challenger, challenged, settings,
                                         match_length, message_id, created_at, updated_at,
@@ -1545,7 +1648,7 @@ class Store:
                     _to_ts(expires_at),
                 ),
             )
-            row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (cur.lastrowid,))
+            row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
         assert row is not None
         return ChallengeRow.from_row(row)
 
@@ -1564,8 +1667,8 @@ class Store:
             """
             SELECT * FROM challenges
             WHERE status = 'pending'
-              AND (? IS NULL OR channel_id = ?)
-              AND (? IS NULL OR challenger = ? OR challenged = ?)
+              AND (CAST(? AS BIGINT) IS NULL OR channel_id = ?)
+              AND (CAST(? AS BIGINT) IS NULL OR challenger = ? OR challenged = ?)
             ORDER BY created_at, id
             """,
             (channel_id, channel_id, user_id, user_id, user_id),
@@ -1586,24 +1689,33 @@ class Store:
         return [ChallengeRow.from_row(r) for r in rows]
 
     async def expire_challenges(self, now: datetime | None = None) -> list[ChallengeRow]:
-        """Mark every overdue pending challenge 'expired'; return those rows."""
+        """Mark every overdue pending challenge 'expired'; return those rows.
+
+        Each challenge is returned by exactly one caller, even with several
+        bot processes expiring at once (on PostgreSQL rows another process is
+        expiring are skipped, ``FOR UPDATE SKIP LOCKED``).
+        """
         ts = _to_ts(now) if now is not None else self._now()
         stamp = self._now()
         async with self._write() as conn:
-            rows = await conn.execute_fetchall(
+            rows = await conn.fetchall(
                 """
                 SELECT id FROM challenges
                 WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?
-                """,
+                ORDER BY expires_at, id
+                """
+                + conn.skip_locked,
                 (ts,),
             )
             ids = [r["id"] for r in rows]
             result: list[ChallengeRow] = []
             for cid in ids:
-                await conn.execute(
-                    "UPDATE challenges SET status = 'expired', updated_at = ? WHERE id = ?",
+                changed = await conn.execute(
+                    "UPDATE challenges SET status = 'expired', updated_at = ? WHERE id = ? AND status = 'pending'",
                     (stamp, cid),
                 )
+                if changed != 1:
+                    continue
                 row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (cid,))
                 assert row is not None
                 result.append(ChallengeRow.from_row(row))
@@ -1638,14 +1750,14 @@ class Store:
     async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
         """Remember the message that shows the challenge (for editing it later)."""
         async with self._write() as conn:
-            cur = await conn.execute(
+            updated = await conn.execute(
                 "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
             )
-            if cur.rowcount != 1:
+            if updated != 1:
                 raise NotFoundError(f"Challenge #{challenge_id} does not exist.")
 
-    async def _require_pending_challenge(self, conn: aiosqlite.Connection, challenge_id: int) -> None:
-        row = await self._one(conn, "SELECT status FROM challenges WHERE id = ?", (challenge_id,))
+    async def _require_pending_challenge(self, conn: Tx, challenge_id: int) -> None:
+        row = await self._one(conn, "SELECT status FROM challenges WHERE id = ?" + conn.for_update, (challenge_id,))
         if row is None:
             raise NotFoundError(f"Challenge #{challenge_id} does not exist.")
         if row["status"] != "pending":
@@ -1667,23 +1779,22 @@ class Store:
 
     async def player_stats(self, user_id: int, scope: int = GLOBAL_SCOPE) -> PlayerStats | None:
         """Return a player's ratings row with their rank by rating in the scope."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
-                """
-                SELECT r.*, p.display_name,
-                       (SELECT COUNT(*) FROM ratings o
-                         WHERE o.scope = r.scope AND o.games > 0
-                           AND (o.rating > r.rating
-                                OR (o.rating = r.rating AND o.games > r.games)
-                                OR (o.rating = r.rating AND o.games = r.games
-                                    AND o.user_id < r.user_id))) + 1 AS rank_,
-                       (SELECT COUNT(*) FROM ratings o
-                         WHERE o.scope = r.scope AND o.games > 0) AS ranked_
-                FROM ratings r LEFT JOIN players p ON p.user_id = r.user_id
-                WHERE r.scope = ? AND r.user_id = ?
-                """,
-                (scope, user_id),
-            )
+        rows = await self._fetchall(
+            """
+            SELECT r.*, p.display_name,
+                   (SELECT COUNT(*) FROM ratings o
+                     WHERE o.scope = r.scope AND o.games > 0
+                       AND (o.rating > r.rating
+                            OR (o.rating = r.rating AND o.games > r.games)
+                            OR (o.rating = r.rating AND o.games = r.games
+                                AND o.user_id < r.user_id))) + 1 AS rank_,
+                   (SELECT COUNT(*) FROM ratings o
+                     WHERE o.scope = r.scope AND o.games > 0) AS ranked_
+            FROM ratings r LEFT JOIN players p ON p.user_id = r.user_id
+            WHERE r.scope = ? AND r.user_id = ?
+            """,
+            (scope, user_id),
+        )
         rows = list(rows)
         if not rows:
             return None
@@ -1714,9 +1825,9 @@ class Store:
             raise ValueError(f"bad leaderboard order {order!r}")
         if offset < 0 or limit < 1:
             raise ValueError("offset must be >= 0 and limit >= 1")
-        async with self._lock:
+        async with self._db.snapshot() as snap:
             rows = list(
-                await self._db.execute_fetchall(
+                await snap.fetchall(
                     f"""
                     SELECT r.*, p.display_name FROM ratings r
                     LEFT JOIN players p ON p.user_id = r.user_id
@@ -1728,7 +1839,7 @@ class Store:
                 )
             )
             total_rows = list(
-                await self._db.execute_fetchall(
+                await snap.fetchall(
                     "SELECT COUNT(*) FROM ratings WHERE scope = ? AND games >= ?",
                     (scope, max(min_games, 1)),
                 )
@@ -1745,7 +1856,7 @@ class Store:
             SELECT * FROM (
                 SELECT * FROM rating_history WHERE scope = ? AND user_id = ?
                 ORDER BY id DESC LIMIT ?
-            ) ORDER BY id
+            ) AS recent ORDER BY id
             """,
             (scope, user_id, limit),
         )
@@ -1767,9 +1878,11 @@ class Store:
         """Count a player's logged rolls (derived from the action log)."""
         rows = await self._fetchall(
             """
-            SELECT MAX(a.die1, a.die2) AS hi, MIN(a.die1, a.die2) AS lo, COUNT(*) AS n
+            SELECT CASE WHEN a.die1 >= a.die2 THEN a.die1 ELSE a.die2 END AS hi,
+                   CASE WHEN a.die1 >= a.die2 THEN a.die2 ELSE a.die1 END AS lo,
+                   COUNT(*) AS n
             FROM actions a JOIN games g ON g.id = a.game_id
-            WHERE a.actor = ? AND a.die1 IS NOT NULL AND (? IS NULL OR g.guild_id = ?)
+            WHERE a.actor = ? AND a.die1 IS NOT NULL AND (CAST(? AS BIGINT) IS NULL OR g.guild_id = ?)
             GROUP BY hi, lo
             """,
             (user_id, guild_id, guild_id),
@@ -1779,21 +1892,40 @@ class Store:
     # ---------------------------------------------------------- maintenance
 
     async def integrity_check(self) -> str:
-        """Run ``PRAGMA integrity_check`` and return its first line ('ok' if fine)."""
-        row = await self._fetchone("PRAGMA integrity_check")
-        return str(row[0]) if row else "no result"
+        """SQLite: ``PRAGMA integrity_check``'s first line; PostgreSQL: a liveness check.
+
+        'ok' if fine.
+        """
+        return await self._db.integrity_check()
 
 
-async def _rollback(conn: aiosqlite.Connection) -> None:
-    """Roll back if a transaction is open, ignoring 'no transaction' errors."""
-    try:
-        await conn.execute("ROLLBACK")
-    except sqlite3.OperationalError:
-        pass
+async def _connect(where: DatabaseTarget, *, min_size: int | None, max_size: int | None) -> Driver:
+    if where.backend == "postgresql":
+        from bot.db.postgres import DEFAULT_MAX_SIZE, DEFAULT_MIN_SIZE, PostgresDriver
+
+        return await PostgresDriver.connect(
+            where.location,
+            min_size=DEFAULT_MIN_SIZE if min_size is None else min_size,
+            max_size=DEFAULT_MAX_SIZE if max_size is None else max_size,
+        )
+    return await SqliteDriver.connect(where.location, busy_timeout_ms=BUSY_TIMEOUT_MS)
 
 
-def _wrap_operational(exc: sqlite3.OperationalError) -> StorageError:
-    message = str(exc).lower()
-    if "locked" in message or "busy" in message:
-        return DatabaseBusyError()
-    return StorageError()
+async def open_store(
+    url_or_path: str | os.PathLike[str] = DEFAULT_DB_PATH,
+    *,
+    clock: Callable[[], datetime] = _utcnow,
+    migrate_to: int | None = None,
+    min_size: int | None = None,
+    max_size: int | None = None,
+) -> Store:
+    """Open the store named by ``DATABASE_URL`` (or a plain SQLite path) and migrate it.
+
+    ``postgresql://user:password@host:port/dbname`` -> PostgreSQL (asyncpg
+    pool of ``min_size``..``max_size`` connections, default 1..10);
+    ``sqlite:///relative.sqlite3``, ``sqlite:////absolute.sqlite3`` or a
+    plain path -> SQLite.  Same as :meth:`Store.open`.
+    """
+    return await Store.open(
+        url_or_path, clock=clock, migrate_to=migrate_to, min_size=min_size, max_size=max_size
+    )
