@@ -197,6 +197,8 @@ class FakeDiscord:
         self.ws: web.WebSocketResponse | None = None
         self.rate_limits: list[RateLimitRule] = []
         self.changed = Notifier()
+        self.channel_changed: dict[int, Notifier] = {}
+        """Per-channel notifiers, so that hundreds of concurrent games do not wake each other."""
         self.diagnostics: Callable[[], str] = lambda: ""
         self._runner: web.AppRunner | None = None
         self._ws_tasks: set[asyncio.Task[Any]] = set()
@@ -262,9 +264,18 @@ class FakeDiscord:
     # -- waiting -----------------------------------------------------------------------------
 
     async def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "a condition",
-                       poll: float | None = None) -> Any:
-        """Wait until ``predicate()`` is true; it is re-checked on every change (and every ``poll`` s if given)."""
-        return await self.changed.until(predicate, timeout, what, self.describe, poll)
+                       poll: float | None = None, channel: dict[str, Any] | int | None = None) -> Any:
+        """Wait until ``predicate()`` is true; it is re-checked on every change (of ``channel`` only, if
+        given) and every ``poll`` seconds if given. On timeout the error shows the stand-in's and the bot's state."""
+        notifier = self.changed if channel is None else self._notifier(channel)
+        return await notifier.until(predicate, timeout, what, self.describe, poll)
+
+    def _notifier(self, channel: dict[str, Any] | int) -> Notifier:
+        channel_id = int(channel["id"]) if isinstance(channel, dict) else int(channel)
+        notifier = self.channel_changed.get(channel_id)
+        if notifier is None:
+            notifier = self.channel_changed[channel_id] = Notifier()
+        return notifier
 
     async def wait_ready(self, timeout: float = 20.0) -> None:
         await self.wait_for(lambda: self.session is not None and self.ws is not None, timeout, "the bot to IDENTIFY")
@@ -280,9 +291,12 @@ class FakeDiscord:
             lines.append(extra)
         return "\n".join(lines)
 
-    def _touch(self, inter: Interaction | None = None) -> None:
+    def _touch(self, inter: Interaction | None = None, channel_id: int | None = None) -> None:
         if inter is not None:
             inter.last_activity = time.monotonic()
+            channel_id = inter.channel_id
+        if channel_id is not None:
+            self._notifier(channel_id).touch()
         self.changed.touch()
 
     def _spawn(self, coro: Any) -> None:
@@ -552,7 +566,8 @@ class FakeDiscord:
         return self.files[int(attachment["id"])]
 
     async def first_response(self, inter: Interaction, timeout: float = 10.0) -> Interaction:
-        await self.wait_for(lambda: inter.response_type is not None, timeout, f"a first response to interaction {inter.id}")
+        await self.wait_for(lambda: inter.response_type is not None, timeout, f"a first response to interaction {inter.id}",
+                            channel=inter.channel_id)
         return inter
 
     async def settle(self, inter: Interaction, idle: float = 0.3, timeout: float = 10.0) -> Interaction:
@@ -583,7 +598,7 @@ class FakeDiscord:
                     return message
             return None
 
-        return await self.wait_for(find, timeout, f"{what} for interaction {inter.id}")
+        return await self.wait_for(find, timeout, f"{what} for interaction {inter.id}", channel=inter.channel_id)
 
     async def wait_board(self, inter: Interaction, timeout: float = 10.0) -> dict[str, Any]:
         """The message carrying a PNG posted or edited in for ``inter``."""
@@ -876,6 +891,12 @@ class FakeDiscord:
             inter.board_at = time.monotonic()
 
     async def channel_messages_route(self, request: web.Request, method: str, channel_id: int, message_id: int | None) -> web.Response:
+        try:
+            return await self._channel_messages(request, method, channel_id, message_id)
+        finally:
+            self._touch(channel_id=channel_id)
+
+    async def _channel_messages(self, request: web.Request, method: str, channel_id: int, message_id: int | None) -> web.Response:
         if channel_id not in self.channels:
             raise DiscordError(404, 10003, "Unknown Channel")
         if message_id is None:

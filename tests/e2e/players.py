@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction, custom_ids, has_png, select_options
+from e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction, custom_ids, has_png, select_options
 
 ACTOR = re.compile(r"▶ <@(\d+)>")
 GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play|b|bc):")
@@ -57,15 +57,33 @@ class GameDriver:
     def live_boards(self) -> list[dict[str, Any]]:
         return [m for m in self.fake.channel_history(self.channel) if game_controls(m)]
 
-    async def _after(self, inter: Interaction, *, expect_board: bool = True) -> dict[str, Any] | None:
-        """Wait for the board of ``inter`` and for the previous board to lose its controls."""
-        if not expect_board:
-            await self.fake.first_response(inter, self.timeout)
+    async def _expect(self, inter: Interaction, predicate: Any, what: str) -> dict[str, Any]:
+        """The message of ``inter`` matching ``predicate``; fails at once on a private (error) answer instead."""
+        fake = self.fake
+
+        def found() -> Any:
+            ids = list(inter.messages) + ([inter.original_id] if inter.original_id not in inter.messages else [])
+            for mid in ids:
+                message = fake.messages.get(mid)
+                if message is None:
+                    continue
+                if predicate(message):
+                    return ("ok", message)
+                if message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content"):
+                    return ("private", message)
             return None
-        board = await self.fake.wait_board(inter, self.timeout)
+
+        kind, message = await fake.wait_for(found, self.timeout, f"{what} for interaction {inter.id}", channel=inter.channel_id)
+        if kind == "private":
+            raise AssertionError(f"expected {what}, got a private answer: {message['content']!r}\n{fake.describe()}")
+        return message
+
+    async def _after(self, inter: Interaction) -> dict[str, Any]:
+        """Wait for the board of ``inter`` and for the previous board to lose its controls."""
+        board = await self._expect(inter, lambda m: inter.board_at is not None and has_png(self.fake, m), "a board image")
         await self.fake.wait_for(
             lambda: [int(m["id"]) for m in self.live_boards()] in ([], [int(board["id"])]),
-            self.timeout, f"the old board of game {self.game_id} to lose its controls",
+            self.timeout, f"the old board of game {self.game_id} to lose its controls", channel=self.channel,
         )
         self.board = board
         return board
@@ -73,17 +91,13 @@ class GameDriver:
     async def challenge(self) -> dict[str, Any]:
         inter = await self.fake.slash(self.challenger, self.channel, "bg challenge", opponent=self.challenged)
         self.actions.append(("challenge", inter))
-        message = await self.fake.wait_message(
-            inter, lambda m: any(c.startswith("bg:ch:accept:") for c in custom_ids(m)), self.timeout, "the challenge"
-        )
-        return message
+        return await self._expect(inter, lambda m: any(c.startswith("bg:ch:accept:") for c in custom_ids(m)), "the challenge")
 
     async def accept(self, challenge_message: dict[str, Any]) -> dict[str, Any]:
         accept = next(c for c in custom_ids(challenge_message) if c.startswith("bg:ch:accept:"))
         inter = await self.fake.click(self.challenged, int(challenge_message["id"]), accept)
         self.actions.append(("accept", inter))
         board = await self._after(inter)
-        assert board is not None
         found = re.search(r"Game #(\d+)", board["content"])
         self.game_id = int(found[1]) if found else None
         return board

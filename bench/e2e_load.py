@@ -1,0 +1,74 @@
+"""End-to-end load: N games at once against the local stand-in for Discord.
+
+Starts the stand-in (tests/e2e/fake_discord.py) and the real bot process
+(``bot.__main__:main`` through tests/e2e/launcher.py, on a temporary
+database), then plays N games at once, each in its own channel between two
+simulated players: challenge -> Accept -> play -> Roll -> play -> Double ->
+Pass. Prints interactions per second, p50/p99 time to the first response
+(INTERACTION_CREATE sent -> callback received) and to the board image
+(INTERACTION_CREATE sent -> the PNG posted or edited in), and missed 3-second
+deadlines. Targets at 200 games: p99 first response <= 300 ms, p99 board
+image <= 1.5 s, no missed deadline. Exit code 1 if a target is missed.
+
+    python bench/e2e_load.py [--games 200] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
+from e2e.fake_discord import FakeDiscord  # noqa: E402
+from e2e.load import run_games  # noqa: E402
+
+TARGET_FIRST_P99_MS = 300.0
+TARGET_BOARD_P99_MS = 1500.0
+
+
+async def main(games: int, as_json: bool, timeout: float) -> int:
+    fake = await FakeDiscord().start()
+    with tempfile.TemporaryDirectory(prefix="e2e-load-") as tmp:
+        bot = BotProcess(fake, Path(tmp), target=REAL_BOT, log_level="WARNING")
+        try:
+            await bot.start()
+            result = await run_games(fake, games, timeout=timeout)
+        finally:
+            await bot.kill()
+            await fake.stop()
+        figures = result.figures()
+        figures["violations"] = len(fake.violations)
+        ok = (
+            figures["first_response_ms"]["p99"] <= TARGET_FIRST_P99_MS
+            and figures["board_ms"]["p99"] <= TARGET_BOARD_P99_MS
+            and result.missed == 0
+            and result.finished == games
+            and not fake.violations
+        )
+        if as_json:
+            print(json.dumps(figures, indent=2))
+        else:
+            print(result.summary())
+            print(f"Discord rule violations: {len(fake.violations)}")
+            print(f"targets: p99 first response <= {TARGET_FIRST_P99_MS:.0f} ms, "
+                  f"p99 board image <= {TARGET_BOARD_P99_MS:.0f} ms, 0 missed deadlines: {'MET' if ok else 'MISSED'}")
+        for error in result.errors[:3]:
+            print(error[:1500], file=sys.stderr)
+        if result.errors or fake.violations:
+            print(fake.describe(), file=sys.stderr)
+        return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds a player waits for one answer")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    sys.exit(asyncio.run(main(args.games, args.json, args.timeout)))

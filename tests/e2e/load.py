@@ -1,0 +1,114 @@
+"""Many games at once: simulated players in many channels, and the figures.
+
+Used by ``tests/e2e/test_e2e_load.py`` (a few dozen games) and by
+``bench/e2e_load.py`` (200 games).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction
+from e2e.players import GameDriver
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+@dataclass
+class LoadResult:
+    games: int
+    finished: int
+    seconds: float
+    interactions: list[Interaction]
+    missed: int
+    unexpected_private: list[str]
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def first_response_ms(self) -> list[float]:
+        return [i.first_response_latency * 1000 for i in self.interactions if i.first_response_latency is not None]
+
+    @property
+    def board_ms(self) -> list[float]:
+        return [i.board_latency * 1000 for i in self.interactions if i.board_latency is not None]
+
+    def figures(self) -> dict[str, Any]:
+        first, board = self.first_response_ms, self.board_ms
+        return {
+            "games": self.games,
+            "finished": self.finished,
+            "interactions": len(self.interactions),
+            "seconds": round(self.seconds, 2),
+            "interactions_per_s": round(len(self.interactions) / self.seconds, 1) if self.seconds else 0.0,
+            "first_response_ms": {"p50": round(percentile(first, 50), 1), "p99": round(percentile(first, 99), 1),
+                                  "max": round(max(first, default=float("nan")), 1), "n": len(first)},
+            "board_ms": {"p50": round(percentile(board, 50), 1), "p99": round(percentile(board, 99), 1),
+                         "max": round(max(board, default=float("nan")), 1), "n": len(board)},
+            "missed_deadlines": self.missed,
+            "unexpected_private_answers": len(self.unexpected_private),
+            "errors": len(self.errors),
+        }
+
+    def summary(self) -> str:
+        f = self.figures()
+        return (
+            f"{f['games']} games ({f['finished']} finished), {f['interactions']} interactions in {f['seconds']} s "
+            f"= {f['interactions_per_s']} interactions/s\n"
+            f"first response: p50 {f['first_response_ms']['p50']} ms, p99 {f['first_response_ms']['p99']} ms, "
+            f"max {f['first_response_ms']['max']} ms (n={f['first_response_ms']['n']})\n"
+            f"board image:    p50 {f['board_ms']['p50']} ms, p99 {f['board_ms']['p99']} ms, "
+            f"max {f['board_ms']['max']} ms (n={f['board_ms']['n']})\n"
+            f"missed deadlines: {f['missed_deadlines']}, unexpected private answers: {f['unexpected_private_answers']}, "
+            f"errors: {f['errors']}"
+        )
+
+
+async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int = 2, timeout: float = 30.0,
+                    stagger: float = 0.0) -> LoadResult:
+    """``games`` games at once, each in its own channel between two new users; every game ends by double/pass."""
+    drivers = []
+    for n in range(games):
+        channel = fake.add_channel(f"load-{n}")
+        a, b = fake.add_user(f"load{n}a"), fake.add_user(f"load{n}b")
+        drivers.append(GameDriver(fake, channel, a, b, plays_before_double=plays_before_double, timeout=timeout))
+    await asyncio.sleep(0.2)  # CHANNEL_CREATEs reach the bot
+    errors: list[str] = []
+
+    async def one(index: int, driver: GameDriver) -> bool:
+        if stagger:
+            await asyncio.sleep(stagger * index)
+        try:
+            await driver.start()
+            await driver.play_out()
+            return True
+        except Exception as error:  # noqa: BLE001 - collected and reported
+            errors.append(f"game in {driver.channel['name']}: {type(error).__name__}: {str(error)[:2000]}")
+            return False
+
+    started = time.monotonic()
+    done = await asyncio.gather(*(one(i, d) for i, d in enumerate(drivers)))
+    seconds = time.monotonic() - started
+    interactions = [inter for d in drivers for _, inter in d.actions]
+    private = []
+    for inter in interactions:
+        for message_id in inter.messages:
+            message = fake.messages.get(message_id)
+            if message is not None and message["flags"] & EPHEMERAL:
+                private.append(message["content"])
+    return LoadResult(games, sum(done), seconds, interactions, len(fake.missed_deadlines()), private, errors)
+
+
+def spread(values: list[float]) -> str:
+    if len(values) < 2:
+        return ""
+    return f"mean {statistics.mean(values):.1f} ms, stdev {statistics.stdev(values):.1f} ms"

@@ -1,0 +1,21 @@
+"""Many simulated games at once (the full 200 is ``bench/e2e_load.py``)."""
+
+from __future__ import annotations
+
+from e2e.botproc import REAL_BOT
+from e2e.load import run_games
+
+GAMES = 20
+
+
+async def test_concurrent_games(fake, launch):
+    bot = await launch(REAL_BOT, log_level="WARNING")
+    result = await run_games(fake, GAMES)
+    print("\n" + result.summary())
+    assert not result.errors, "\n".join(result.errors[:3]) + "\n" + bot.tail()
+    assert result.finished == GAMES
+    assert result.missed == 0
+    assert not result.unexpected_private, result.unexpected_private[:5]
+    figures = result.figures()
+    assert figures["interactions"] >= GAMES * 6
+    assert figures["first_response_ms"]["p99"] < 1000  # generous: the suite shares 2 cores; the bench has the targets
