@@ -1,0 +1,150 @@
+"""Shared helpers for the game-service tests (not a test module)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from bot.service import (
+    SERVICE_ACTIONS,
+    ChallengeOptions,
+    GameService,
+    GameView,
+    Outcome,
+    PlayerRef,
+)
+from bot.storage import Store
+from engine import DiceSource, Match, Phase, SeededDice
+
+ALICE = PlayerRef(1001, "Alice")
+BOB = PlayerRef(1002, "Bob")
+CAROL = PlayerRef(1003, "Carol")
+DAVE = PlayerRef(1004, "Dave")
+ROBOT = PlayerRef(1999, "Robo", is_bot=True)
+
+GUILD = 555
+OTHER_GUILD = 777
+
+
+class FakeClock:
+    """A mutable 'now' for Store.open(clock=...) and GameService(clock=...)."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2024, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> datetime:
+        self.now = self.now + timedelta(**kwargs)
+        return self.now
+
+
+@dataclass
+class Env:
+    store: Store
+    service: GameService
+    clock: FakeClock
+    path: Path
+
+
+async def open_env(path: Path, clock: FakeClock | None = None, dice: DiceSource | None = None) -> Env:
+    clock = clock or FakeClock()
+    store = await Store.open(path, clock=clock)
+    service = GameService(store, dice=dice or SeededDice(7), clock=clock)
+    return Env(store, service, clock, Path(path))
+
+
+async def start_game(
+    service: GameService,
+    *,
+    guild: int = GUILD,
+    channel: int = 100,
+    a: PlayerRef = ALICE,
+    b: PlayerRef = BOB,
+    options: ChallengeOptions | None = None,
+) -> GameView:
+    challenge = await service.challenge(guild, channel, a, b, options or ChallengeOptions())
+    outcome = await service.accept(challenge.id, b.user_id)
+    return outcome.view
+
+
+def state_of(match: Match) -> dict[str, Any]:
+    """Everything that must survive a rebuild from the log."""
+    game = match.game
+    assert game is not None
+    return {
+        "log": [a.to_dict() for a in match.log],
+        "version": match.version,
+        "score": match.score,
+        "games": len(match.games),
+        "position": game.position,
+        "player_on_roll": game.player_on_roll,
+        "turn": game.turn,
+        "phase": game.phase,
+        "dice": game.dice,
+        "cube": (game.cube_value, game.cube_owner, game.offered_cube, game.cube_turned),
+        "resignation": game.resignation,
+        "result": game.result,
+        "crawford": game.crawford,
+    }
+
+
+async def stored_state(service: GameService, store: Store, game_id: int) -> tuple[Any, list[dict[str, Any]], Match]:
+    """(row, stored log, match rebuilt from the stored log) from one snapshot."""
+    row, actions = await store.game_with_actions(game_id)
+    log = [a.action for a in actions]
+    assert row.version == len(log), (row.version, len(log))
+    assert [a.seq for a in actions] == list(range(1, len(log) + 1))
+    return row, log, service.rebuild(row.settings, log)
+
+
+async def assert_replays(service: GameService, store: Store, game_id: int, live: Match | None = None) -> Match:
+    """The stored log rebuilds the live state (the service's own view unless given)."""
+    row, log, rebuilt = await stored_state(service, store, game_id)
+    engine_log = [a for a in log if a.get("kind") not in SERVICE_ACTIONS]
+    assert engine_log == [a.to_dict() for a in rebuilt.log]
+    if live is None:
+        view = await service.get_game(game_id)
+        assert view.version == row.version
+        live = view.match
+    assert state_of(rebuilt) == state_of(live)
+    assert (row.score0, row.score1) == rebuilt.score
+    return rebuilt
+
+
+async def random_step(service: GameService, view: GameView, rng: random.Random) -> Outcome:
+    """One plausible legal action by whoever is to act (doubles/takes now and then)."""
+    player = view.to_act()
+    assert player is not None
+    game = view.game
+    gid, uid, ver = view.id, player.user_id, view.version
+    if game.phase is Phase.ROLL:
+        if game.can_double(game.turn) and game.cube_value < 4 and rng.random() < 0.08:
+            return await service.double(gid, uid, version=ver)
+        return await service.roll(gid, uid, version=ver)
+    if game.phase is Phase.PLAY:
+        return await service.play(gid, uid, rng.choice(view.legal_play_texts()), version=ver)
+    if game.phase is Phase.DOUBLED:
+        if game.can_beaver(game.turn) and rng.random() < 0.2:
+            return await service.beaver(gid, uid, version=ver)
+        if rng.random() < 0.15:
+            return await service.pass_double(gid, uid, version=ver)
+        return await service.take(gid, uid, version=ver)
+    if game.phase is Phase.RESIGNATION:
+        if rng.random() < 0.5:
+            return await service.accept_resignation(gid, uid, version=ver)
+        return await service.reject_resignation(gid, uid, version=ver)
+    raise AssertionError(f"no action in phase {game.phase}")
+
+
+async def play_out(service: GameService, view: GameView, rng: random.Random, max_actions: int = 2000) -> GameView:
+    """Play random legal actions until the match is over."""
+    for _ in range(max_actions):
+        if not view.is_active:
+            return view
+        view = (await random_step(service, view, rng)).view
+    raise AssertionError("the game did not finish")
