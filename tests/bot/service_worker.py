@@ -1,0 +1,82 @@
+"""Child process for the service concurrency and crash tests (not a test module).
+
+Usage::
+
+    python service_worker.py race DB GAME_ID USER_ID VERSION START_AT
+        Open the file, load the game, wait until Unix time START_AT, then roll
+        for USER_ID with the given expected VERSION.  Prints one JSON line:
+        {"result": "ok" | "stale" | "not_your_turn" | "rule" | "error", ...}.
+
+    python service_worker.py stream DB CHANNEL SEED
+        Play games through the service forever (a new game in the next channel
+        when one finishes), printing "GAME_ID VERSION" after every acknowledged
+        action (one flushed line each).  Meant to be killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bot.service import (  # noqa: E402
+    ChallengeOptions,
+    GameService,
+    NotYourTurnError,
+    RuleError,
+    StaleGameError,
+)
+from bot.storage import Store  # noqa: E402
+from engine import SeededDice  # noqa: E402
+from service_helpers import ALICE, BOB, GUILD, random_step, start_game  # noqa: E402
+
+
+async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:
+    async with await Store.open(db) as store:
+        service = GameService(store)
+        await service.get_game(game_id)  # warm the cache, as a running bot would be
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        try:
+            out = await service.roll(game_id, user_id, version=version)
+            result = {"result": "ok", "version": out.view.version}
+        except StaleGameError as e:
+            result = {"result": "stale", "message": e.message}
+        except NotYourTurnError as e:
+            result = {"result": "not_your_turn", "message": e.message}
+        except RuleError as e:
+            result = {"result": "rule", "message": e.message}
+        except Exception as e:  # noqa: BLE001 - reported to the parent test
+            result = {"result": "error", "message": repr(e)}
+    print(json.dumps(result), flush=True)
+
+
+async def stream(db: str, channel: int, seed: int) -> None:
+    rng = random.Random(seed)
+    async with await Store.open(db) as store:
+        service = GameService(store, dice=SeededDice(seed))
+        while True:
+            view = await start_game(service, channel=channel, a=ALICE, b=BOB, options=ChallengeOptions())
+            print(f"{view.id} {view.version}", flush=True)
+            while view.is_active:
+                view = (await random_step(service, view, rng)).view
+                print(f"{view.id} {view.version}", flush=True)
+            channel += 1
+
+
+def main(argv: list[str]) -> None:
+    mode = argv[1]
+    if mode == "race":
+        asyncio.run(race(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), float(argv[6])))
+    elif mode == "stream":
+        asyncio.run(stream(argv[2], int(argv[3]), int(argv[4])))
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,209 @@
+"""Races on one game: one GameService, two services on one file, two processes; SIGKILL mid-stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.service import GameService, NotYourTurnError, Outcome, StaleGameError
+from bot.storage import Store
+from engine import Phase, SeededDice
+
+sys.path.insert(0, str(Path(__file__).parent))
+from service_helpers import (  # noqa: E402
+    ALICE,
+    BOB,
+    Env,
+    assert_replays,
+    open_env,
+    start_game,
+    stored_state,
+)
+
+WORKER = Path(__file__).with_name("service_worker.py")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def env(tmp_path) -> AsyncIterator[Env]:
+    e = await open_env(tmp_path / "race.sqlite3", dice=SeededDice(11))
+    yield e
+    await e.store.close()
+
+
+async def to_roll_phase(service: GameService, view):
+    """Advance the game (playing the first legal play) until someone must roll."""
+    while view.game.phase is not Phase.ROLL:
+        assert view.game.phase is Phase.PLAY
+        view = (await service.play(view.id, view.to_act().user_id, view.legal_play_texts()[0])).view
+    return view
+
+
+async def rolls(service: GameService, store: Store, game_id: int) -> int:
+    _, log, _ = await stored_state(service, store, game_id)
+    return sum(1 for a in log if a["kind"] == "roll")
+
+
+def split(results: list) -> tuple[list[Outcome], list[BaseException]]:
+    ok = [r for r in results if isinstance(r, Outcome)]
+    errors = [r for r in results if isinstance(r, BaseException)]
+    return ok, errors
+
+
+async def test_double_click_rolls_once(env: Env) -> None:
+    s = env.service
+    view = await start_game(s)
+    for _ in range(15):
+        view = await to_roll_phase(s, view)
+        uid = view.to_act().user_id
+        before = await rolls(s, env.store, view.id)
+        results = await asyncio.gather(
+            s.roll(view.id, uid, version=view.version), s.roll(view.id, uid, version=view.version),
+            return_exceptions=True,
+        )
+        ok, errors = split(results)
+        assert len(ok) == 1 and len(errors) == 1, results
+        assert isinstance(errors[0], StaleGameError) and errors[0].message == "the game has moved on"
+        assert errors[0].view is not None and errors[0].view.version == ok[0].view.version
+        assert await rolls(s, env.store, view.id) == before + 1
+        await assert_replays(s, env.store, view.id)
+        view = ok[0].view
+        if not view.is_active:
+            break
+
+
+async def test_both_players_at_once(env: Env) -> None:
+    s = env.service
+    view = await to_roll_phase(s, await start_game(s))
+    actor = view.to_act()
+    other = BOB if actor == ALICE else ALICE
+    before = await rolls(s, env.store, view.id)
+    results = await asyncio.gather(
+        s.roll(view.id, other.user_id, version=view.version),
+        s.roll(view.id, actor.user_id, version=view.version),
+        return_exceptions=True,
+    )
+    ok, errors = split(results)
+    assert len(ok) == 1 and isinstance(errors[0], (NotYourTurnError, StaleGameError)), results
+    assert await rolls(s, env.store, view.id) == before + 1
+    view = await to_roll_phase(s, ok[0].view)
+    # a roll and a resignation (allowed out of turn) race: exactly one applies
+    actor = view.to_act()
+    other = BOB if actor == ALICE else ALICE
+    v = view.version
+    results = await asyncio.gather(
+        s.resign(view.id, other.user_id, version=v), s.roll(view.id, actor.user_id, version=v),
+        return_exceptions=True,
+    )
+    ok, errors = split(results)
+    assert len(ok) == 1 and isinstance(errors[0], StaleGameError), results
+    row, log, _ = await stored_state(s, env.store, view.id)
+    assert row.version == ok[0].view.version
+    await assert_replays(s, env.store, view.id)
+
+
+async def test_two_services_on_one_file(env: Env) -> None:
+    other_store = await Store.open(env.path, clock=env.clock)
+    try:
+        s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
+        view = await start_game(s1)
+        await s2.get_game(view.id)  # both caches warm
+        for i in range(12):
+            view = await to_roll_phase(s1, await s1.get_game(view.id))
+            uid = view.to_act().user_id
+            before = await rolls(s1, env.store, view.id)
+            first, second = (s1, s2) if i % 2 else (s2, s1)
+            results = await asyncio.gather(
+                first.roll(view.id, uid, version=view.version),
+                second.roll(view.id, uid, version=view.version),
+                return_exceptions=True,
+            )
+            ok, errors = split(results)
+            assert len(ok) == 1 and len(errors) == 1, results
+            assert isinstance(errors[0], StaleGameError), results
+            assert await rolls(s1, env.store, view.id) == before + 1
+            # both services agree with the database afterwards
+            await assert_replays(s1, env.store, view.id)
+            await assert_replays(s2, other_store, view.id)
+            view = ok[0].view
+            if not view.is_active:
+                break
+    finally:
+        await other_store.close()
+
+
+def _run_worker(*args: str, **kw) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, str(WORKER), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, **kw)
+
+
+async def test_two_processes_race_one_roll(env: Env) -> None:
+    s = env.service
+    view = await start_game(s)
+    for _ in range(3):
+        view = await to_roll_phase(s, await s.get_game(view.id))
+        uid = view.to_act().user_id
+        before = await rolls(s, env.store, view.id)
+        start_at = time.time() + 1.5
+        procs = [
+            _run_worker("race", str(env.path), str(view.id), str(uid), str(view.version), str(start_at))
+            for _ in range(2)
+        ]
+        outs = []
+        for p in procs:
+            out, err = p.communicate(timeout=60)
+            assert p.returncode == 0, err
+            outs.append(json.loads(out.strip().splitlines()[-1]))
+        assert sorted(o["result"] for o in outs) == ["ok", "stale"], outs
+        assert await rolls(s, env.store, view.id) == before + 1
+        await assert_replays(s, env.store, view.id)
+        row, _, _ = await stored_state(s, env.store, view.id)
+        assert row.version == [o for o in outs if o["result"] == "ok"][0]["version"]
+
+
+async def test_sigkill_mid_stream_loses_no_acknowledged_action(tmp_path) -> None:
+    db = tmp_path / "crash.sqlite3"
+    for attempt, wait_for in enumerate((40, 150, 400)):
+        proc = _run_worker("stream", str(db), str(10_000 * (attempt + 1)), str(attempt))
+        acked: dict[int, list[int]] = {}
+        assert proc.stdout is not None
+        deadline = time.time() + 60
+        count = 0
+        while count < wait_for and time.time() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            gid, version = map(int, line.split())
+            acked.setdefault(gid, []).append(version)
+            count += 1
+        os.kill(proc.pid, signal.SIGKILL)
+        rest, err = proc.communicate(timeout=30)
+        for line in rest.splitlines():  # flushed before the kill: acknowledged too
+            gid, version = map(int, line.split())
+            acked.setdefault(gid, []).append(version)
+        assert count == wait_for, err
+        store = await Store.open(db)
+        try:
+            service = GameService(store, dice=SeededDice(0))
+            assert await store.integrity_check() == "ok"
+            for gid, versions in acked.items():
+                row, log, rebuilt = await stored_state(service, store, gid)
+                assert row.version == len(log)
+                assert max(versions) <= row.version
+                seqs = {a.seq for a in await store.actions(gid)}
+                assert set(versions) <= seqs
+                await assert_replays(service, store, gid)
+                if row.is_active:
+                    assert row.version - max(versions) <= 10  # at most the one unacknowledged commit
+        finally:
+            await store.close()
