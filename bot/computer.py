@@ -1,0 +1,124 @@
+"""The computer as a player: it acts through the game service like anyone else.
+
+:class:`ComputerPlayer` reads the game, asks :mod:`bot.ai` what to do, and
+calls the same :class:`~bot.service.GameService` methods a person's buttons
+call (with the version it looked at, so a race is refused, never doubled).
+No Discord types here: the Discord layer posts the outcomes.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from bot.ai import Analyst, Level, default_analyst
+from bot.service import GameService, GameView, Outcome, StaleGameError
+from engine import Phase, WinKind, format_play
+
+log = logging.getLogger(__name__)
+
+MAX_ACTIONS_PER_TURN = 200
+"""A safety stop: no turn (with its forced plays and next games) takes this many actions."""
+
+HOPELESS = 1e-4
+"""The computer resigns a single game when its chances of winning (and of
+losing a gammon) are below this."""
+
+
+class ComputerPlayer:
+    """A computer opponent in the games where ``user_id`` sits.
+
+    :param service: the game service.
+    :param user_id: the computer's player id in the store.
+    :param level: beginner, intermediate or expert.
+    :param analyst: the engines (shared by default).
+    :param rng: the beginner's noise (seed it for reproducible games).
+    :param resigns: whether it offers to resign hopeless positions.
+    """
+
+    def __init__(
+        self,
+        service: GameService,
+        user_id: int,
+        level: Level | str = Level.EXPERT,
+        *,
+        analyst: Analyst | None = None,
+        rng: random.Random | None = None,
+        resigns: bool = True,
+    ) -> None:
+        self.service = service
+        self.user_id = user_id
+        self.level = Level.parse(level)
+        self.analyst = analyst or default_analyst()
+        self.rng = rng or random.Random()
+        self.resigns = resigns
+        self._resigned: set[tuple[int, int]] = set()
+
+    def is_to_act(self, view: GameView) -> bool:
+        player = view.to_act()
+        return player is not None and player.user_id == self.user_id
+
+    async def take_turn(self, game_id: int) -> list[Outcome]:
+        """Act while it is the computer's turn in ``game_id``; return what happened.
+
+        Stops quietly when the game has moved on under it (a human acted
+        first): the caller may call again.
+        """
+        outcomes: list[Outcome] = []
+        view = await self.service.get_game(game_id)
+        for _ in range(MAX_ACTIONS_PER_TURN):
+            if not self.is_to_act(view):
+                return outcomes
+            try:
+                outcome = await self._act(view)
+            except StaleGameError as error:
+                log.info("game %s moved on under the computer", game_id)
+                view = error.view or await self.service.get_game(game_id)
+                continue
+            outcomes.append(outcome)
+            view = outcome.view
+        raise RuntimeError(f"the computer took more than {MAX_ACTIONS_PER_TURN} actions in game {game_id}")
+
+    async def _act(self, view: GameView) -> Outcome:
+        game = view.game
+        seat = view.seat(self.user_id)
+        assert seat is not None
+        service, gid, uid, version = self.service, view.id, self.user_id, view.version
+        if game.phase is Phase.ROLL:
+            if self.resigns and await self._hopeless(view, seat):
+                self._resigned.add((gid, len(view.match.games)))
+                return await service.resign(gid, uid, 1, version=version)
+            if game.can_double(seat):
+                advice = await self.analyst.acube_action(game, level=self.level)
+                if advice.double:
+                    return await service.double(gid, uid, version=version)
+            return await service.roll(gid, uid, version=version)
+        if game.phase is Phase.PLAY:
+            assert game.dice is not None
+            play = await self.analyst.achoose_play(game.position, game.dice, level=self.level, rng=self.rng)
+            return await service.play(gid, uid, format_play(play), version=version)
+        if game.phase is Phase.DOUBLED:
+            advice = await self.analyst.acube_action(game, level=self.level)
+            if advice.take and advice.beaver and game.can_beaver(seat):
+                return await service.beaver(gid, uid, version=version)
+            if advice.take:
+                return await service.take(gid, uid, version=version)
+            return await service.pass_double(gid, uid, version=version)
+        if game.phase is Phase.RESIGNATION:
+            if self.analyst.resignation_verdict(game, seat):
+                return await service.accept_resignation(gid, uid, version=version)
+            return await service.reject_resignation(gid, uid, version=version)
+        raise RuntimeError(f"the computer cannot act in phase {game.phase.value}")
+
+    async def _hopeless(self, view: GameView, seat: int) -> bool:
+        """No chance to win and no gammon to save: resign a single game (once a game)."""
+        game = view.game
+        if (view.id, len(view.match.games)) in self._resigned:
+            return False
+        if game.position.off[1] == 0:
+            return False  # the opponent has not started bearing off: keep playing
+        probs = await self.analyst.aevaluate(game.position)
+        return probs.win < HOPELESS and probs.lose_gammon < HOPELESS and game.loss_value(seat) is WinKind.SINGLE
+
+
+__all__ = ["ComputerPlayer", "HOPELESS", "MAX_ACTIONS_PER_TURN"]
