@@ -215,6 +215,7 @@ class Game:
         """The latest play: (player, play in that player's numbering)."""
         self._before_resignation: _Snapshot | None = None
         self._plays: list[Play] | None = None
+        self._cursor = 0  # replay: where the next logged action belongs in self.log
         self.log: list[Action] = []
 
     # -- queries --------------------------------------------------------------
@@ -549,10 +550,16 @@ class Game:
         if isinstance(action, dict):
             action = Action.from_dict(action)
         if action.auto:
-            made = [a for a in self.log if a.auto]
-            if not made or made[-1] != action:
+            # It must be the very entry the game made after the previous action.
+            if self._cursor >= len(self.log) or self.log[self._cursor] != action:
                 raise GameError(f"the log says {action.kind} happened by itself here, but it did not")
+            self._cursor += 1
             return
+        start = len(self.log)
+        self._apply_action(action)
+        self._cursor = start + 1
+
+    def _apply_action(self, action: Action) -> None:
         kind, player = action.kind, action.player
         if kind == "opening":
             assert action.dice is not None
@@ -672,6 +679,12 @@ class Game:
         else:
             self.phase = Phase.ROLL
             self.turn = self.player_on_roll
+        if state.resignation and not state.double_offered:
+            # The resigning player is the one not to act (fTurn answers).
+            self._before_resignation = _Snapshot(self.phase, self.player_on_roll)
+            self.resignation = (1 - state.turn, state.resignation)
+            self.phase = Phase.RESIGNATION
+            self.turn = state.turn
 
 
 def _player(player: int | None) -> int:

@@ -43,7 +43,6 @@ def _game_cells(game: Game) -> list[tuple[int, str]]:
     """(player, text) for each column entry of one game, in order."""
     replayed = Game(game.settings, score=game.score, crawford=game.crawford)
     cells: list[tuple[int, str]] = []
-    cube = 1
     dice = ""
     for action in game.log:
         kind = action.kind
@@ -60,13 +59,11 @@ def _game_cells(game: Game) -> list[tuple[int, str]]:
         if kind == "closed_out" and action.player is not None:
             cells.append((action.player, ""))
         elif kind == "double" and action.player is not None:
-            cube *= 2
-            cells.append((action.player, f" Doubles => {cube}"))
+            cells.append((action.player, f" Doubles => {action.value}"))
         elif kind == "take" and action.player is not None:
             cells.append((action.player, " Takes"))
         elif kind == "beaver" and action.player is not None:
-            cube *= 4
-            cells.append((action.player, f" Beavers => {cube}"))
+            cells.append((action.player, f" Beavers => {action.value}"))
         elif kind == "pass" and action.player is not None:
             cells.append((action.player, " Drops"))
     return cells

@@ -145,6 +145,7 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
     current: list[tuple[int, bool]] | None = None
     expect_point = False
     lone: list[tuple[int, bool, int]] = []  # single numbers, for FIBS pairs
+    chain_start = 0
     i = 0
     while i < len(text):
         match = _TOKEN.match(text, i)
@@ -157,7 +158,7 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
                 i = match.end()
                 continue
             if current is not None:
-                _close(text, current, chains, lone, i)
+                _close(text, current, chains, lone, chain_start)
                 current = None
         elif kind == "point":
             value = _point_value(match.group("point"))
@@ -165,6 +166,7 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
                 raise NotationError(text, i, f"there is no point {value}")
             if current is None:
                 current = [(value, False)]
+                chain_start = i
             elif expect_point:
                 current.append((value, False))
             else:
@@ -192,7 +194,7 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
     if expect_point:
         raise NotationError(text, len(text) - 1, "the move ends with a separator")
     if current is not None:
-        _close(text, current, chains, lone, len(text))
+        _close(text, current, chains, lone, chain_start)
     if lone:
         if len(lone) % 2:
             raise NotationError(text, lone[-1][2], "a lone point: moves go from one point to another")

@@ -29,8 +29,8 @@ P = Position.from_counts
 
 
 def state(game: Game) -> dict:
-    """Everything a game holds (deep copy), except the dice source and the plays cache."""
-    data = {k: v for k, v in vars(game).items() if k not in ("dice_source", "_plays")}
+    """Everything a game holds (deep copy), except the dice source, the plays cache and the replay cursor."""
+    data = {k: v for k, v in vars(game).items() if k not in ("dice_source", "_plays", "_cursor")}
     return copy.deepcopy(data)
 
 
@@ -693,7 +693,6 @@ def test_from_gnubg_id_match_score_and_crawford():
     assert game.gnubg_id() == text
 
 
-@pytest.mark.xfail(strict=True, reason="from_gnubg_id ignores a pending resignation in the Match ID")
 def test_gnubg_id_round_trip_with_pending_resignation():
     game = opened()
     game.offer_resignation(1, 2)
@@ -702,8 +701,6 @@ def test_gnubg_id_round_trip_with_pending_resignation():
     assert copy_.gnubg_id() == game.gnubg_id()
 
 
-@pytest.mark.xfail(strict=True, reason="Game.apply accepts an auto action when an equal auto action happened "
-                   "earlier in the game (checks only the latest auto action, not that it was just made)")
 def test_replay_refuses_a_repeated_auto_action():
     board = P({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 8: 5})
     game = Game.from_gnubg_id(gid(board, player_on_roll=1))

@@ -168,15 +168,12 @@ def test_beaver_cell():
     assert text.count(" Doubles => ") == 2 and " Drops" in text
 
 
-@pytest.mark.xfail(strict=True, reason="mat export: a beaver multiplies its local cube by 4 after the double "
-                   "already doubled it: 'Beavers => 8' for a cube of 4, and later doubles are off by 2x")
 def test_beaver_and_redouble_values_in_mat():
     text = beaver_export()
     assert " Beavers => 4" in text
     assert " Doubles => 8" in text
 
 
-@pytest.mark.xfail(strict=True, reason="mat export: 'Doubles => N' counts from 1, ignoring automatic doubles")
 def test_doubles_after_automatic_double():
     match = Match(GameSettings(automatic_doubles=1))
     g = match.new_game()

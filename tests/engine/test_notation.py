@@ -148,7 +148,6 @@ def test_impossible_moves_are_notation_errors(text):
         parse_moves(text)
 
 
-@pytest.mark.xfail(strict=True, reason="NotationError for a lone point points past the token (at the end of the text)")
 def test_lone_point_error_points_at_the_lone_point():
     with pytest.raises(NotationError) as info:
         parse_moves("24/18 13")

@@ -16,7 +16,7 @@ SETTINGS = settings(max_examples=15, derandomize=True, deadline=None,
 
 
 def state(game: Game) -> dict:
-    return copy.deepcopy({k: v for k, v in vars(game).items() if k not in ("dice_source", "_plays")})
+    return copy.deepcopy({k: v for k, v in vars(game).items() if k not in ("dice_source", "_plays", "_cursor")})
 
 
 def check_invariants(game: Game) -> None:
