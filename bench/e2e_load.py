@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -30,9 +32,11 @@ from e2e.load import run_games  # noqa: E402
 
 TARGET_FIRST_P99_MS = 300.0
 TARGET_BOARD_P99_MS = 1500.0
+LOG_COPY = Path(tempfile.gettempdir()) / "e2e_load_bot.log"
 
 
 async def main(games: int, as_json: bool, timeout: float) -> int:
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     fake = await FakeDiscord().start()
     with tempfile.TemporaryDirectory(prefix="e2e-load-") as tmp:
         bot = BotProcess(fake, Path(tmp), target=REAL_BOT, log_level="WARNING")
@@ -42,6 +46,8 @@ async def main(games: int, as_json: bool, timeout: float) -> int:
         finally:
             await bot.kill()
             await fake.stop()
+            shutil.copy(bot.log_path, LOG_COPY)
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; bot log: {LOG_COPY}")
         figures = result.figures()
         figures["violations"] = len(fake.violations)
         ok = (

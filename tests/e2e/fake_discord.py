@@ -566,8 +566,11 @@ class FakeDiscord:
         return self.files[int(attachment["id"])]
 
     async def first_response(self, inter: Interaction, timeout: float = 10.0) -> Interaction:
-        await self.wait_for(lambda: inter.response_type is not None, timeout, f"a first response to interaction {inter.id}",
-                            channel=inter.channel_id)
+        await self.wait_for(lambda: inter.response_type is not None or inter.late, timeout,
+                            f"a first response to interaction {inter.id}", channel=inter.channel_id)
+        if inter.response_type is None:
+            raise AssertionError(f"interaction {inter.id} ({inter.payload.get('data', {}).get('name') or ''} type "
+                                 f"{inter.type}) missed the 3-second deadline\n{self.describe()}")
         return inter
 
     async def settle(self, inter: Interaction, idle: float = 0.3, timeout: float = 10.0) -> Interaction:

@@ -73,7 +73,13 @@ class GameDriver:
                     return ("private", message)
             return None
 
-        kind, message = await fake.wait_for(found, self.timeout, f"{what} for interaction {inter.id}", channel=inter.channel_id)
+        try:
+            kind, message = await fake.wait_for(found, self.timeout, f"{what} for interaction {inter.id}",
+                                                channel=inter.channel_id)
+        except TimeoutError as error:
+            seen = [(fake.messages[m]["content"][:200], fake.messages[m]["flags"]) for m in inter.messages if m in fake.messages]
+            raise TimeoutError(f"{error}\nresponse type {inter.response_type} after "
+                               f"{inter.first_response_latency}; its messages: {seen}") from None
         if kind == "private":
             raise AssertionError(f"expected {what}, got a private answer: {message['content']!r}\n{fake.describe()}")
         return message

@@ -18,4 +18,5 @@ async def test_concurrent_games(fake, launch):
     assert not result.unexpected_private, result.unexpected_private[:5]
     figures = result.figures()
     assert figures["interactions"] >= GAMES * 6
-    assert figures["first_response_ms"]["p99"] < 1000  # generous: the suite shares 2 cores; the bench has the targets
+    # latency targets live in bench/e2e_load.py: on 2 shared cores they depend on what else runs; the 3-s rule does not
+    assert figures["first_response_ms"]["max"] < 3000
