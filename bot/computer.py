@@ -79,36 +79,47 @@ class ComputerPlayer:
             view = outcome.view
         raise RuntimeError(f"the computer took more than {MAX_ACTIONS_PER_TURN} actions in game {game_id}")
 
-    async def _act(self, view: GameView) -> Outcome:
+    async def decide(self, view: GameView) -> str:
+        """What the computer does now: ``resign``, ``double``, ``roll``, ``play:<notation>``,
+        ``beaver``, ``take``, ``pass``, ``accept`` or ``reject``."""
         game = view.game
         seat = view.seat(self.user_id)
         assert seat is not None
-        service, gid, uid, version = self.service, view.id, self.user_id, view.version
         if game.phase is Phase.ROLL:
             if self.resigns and await self._hopeless(view, seat):
-                self._resigned.add((gid, len(view.match.games)))
-                return await service.resign(gid, uid, 1, version=version)
+                self._resigned.add((view.id, len(view.match.games)))
+                return "resign"
             if game.can_double(seat):
                 advice = await self.analyst.acube_action(game, level=self.level)
                 if advice.double:
-                    return await service.double(gid, uid, version=version)
-            return await service.roll(gid, uid, version=version)
+                    return "double"
+            return "roll"
         if game.phase is Phase.PLAY:
             assert game.dice is not None
             play = await self.analyst.achoose_play(game.position, game.dice, level=self.level, rng=self.rng)
-            return await service.play(gid, uid, format_play(play), version=version)
+            return "play:" + format_play(play)
         if game.phase is Phase.DOUBLED:
             advice = await self.analyst.acube_action(game, level=self.level)
             if advice.take and advice.beaver and game.can_beaver(seat):
-                return await service.beaver(gid, uid, version=version)
-            if advice.take:
-                return await service.take(gid, uid, version=version)
-            return await service.pass_double(gid, uid, version=version)
+                return "beaver"
+            return "take" if advice.take else "pass"
         if game.phase is Phase.RESIGNATION:
-            if self.analyst.resignation_verdict(game, seat):
-                return await service.accept_resignation(gid, uid, version=version)
-            return await service.reject_resignation(gid, uid, version=version)
+            return "accept" if self.analyst.resignation_verdict(game, seat) else "reject"
         raise RuntimeError(f"the computer cannot act in phase {game.phase.value}")
+
+    async def _act(self, view: GameView) -> Outcome:
+        decision = await self.decide(view)
+        service, gid, uid, version = self.service, view.id, self.user_id, view.version
+        if decision.startswith("play:"):
+            return await service.play(gid, uid, decision[5:], version=version)
+        if decision == "resign":
+            return await service.resign(gid, uid, 1, version=version)
+        method = {
+            "double": service.double, "roll": service.roll, "beaver": service.beaver,
+            "take": service.take, "pass": service.pass_double,
+            "accept": service.accept_resignation, "reject": service.reject_resignation,
+        }[decision]
+        return await method(gid, uid, version=version)
 
     async def _hopeless(self, view: GameView, seat: int) -> bool:
         """No chance to win and no gammon to save: resign a single game (once a game)."""
