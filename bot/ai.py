@@ -397,8 +397,9 @@ def gnubg_board(position: Position) -> list[list[int]]:
 
 
 def sage_board(position: Position) -> list[int]:
-    """bgsage's 26-element board from the mover's side: 0 = their bar (negative), 25 = our bar."""
-    return [-position.bar[1], *position.board, position.bar[0]]
+    """bgsage's 26-element board from the mover's side: points 1-24 signed (+ ours),
+    25 = our bar, 0 = their bar (a positive count, as bgsage writes it after a hit)."""
+    return [position.bar[1], *position.board, position.bar[0]]
 
 
 def _is_over(position: Position) -> bool:

@@ -1,0 +1,138 @@
+"""Seconds per computer decision at each level, and gnubg-nn against bgsage.
+
+    python bench/ai.py [--positions 60] [--games 20]
+
+Prints, for each level, the median and p95 time of a checker-play decision
+and of a cube decision over a fixed, seeded set of positions; then a
+fixed-seed cubeless match between gnubg-nn (0-ply) and bgsage (1ply, its
+static level: comparable), and how often the two agree on cube decisions
+(at a 7-away/7-away match score, where gnubg-nn's cube works).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+
+# Run as a script, this folder comes first on sys.path; other benches here
+# (bench/engine.py) would shadow the packages of the same name.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
+sys.path.insert(0, os.path.dirname(_here))
+
+from bot import ai
+from bot.ai import Analyst, CubeState, Level, gnubg_board, sage_board
+from engine import Game, GameSettings, Position, Roll, SeededDice, legal_plays
+
+
+def sample(count: int, seed: int) -> list[tuple[Position, Roll]]:
+    rng = random.Random(seed)
+    analyst = Analyst(rng=rng)
+    cases: list[tuple[Position, Roll]] = []
+    while len(cases) < count:
+        position = Position.start()
+        for _ in range(300):
+            roll = Roll(rng.randint(1, 6), rng.randint(1, 6))
+            if len(legal_plays(position, roll)) > 1 and rng.random() < 0.3:
+                cases.append((position, roll))
+            play = analyst.choose_play(position, roll, level=Level.BEGINNER)
+            if play.position.off[0] == 15 or len(cases) >= count:
+                break
+            position = play.position.swap()
+    return cases
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def time_levels(cases: list[tuple[Position, Roll]]) -> None:
+    analyst = Analyst(rng=random.Random(1))
+    print(f"seconds per decision over {len(cases)} positions (median / p95):")
+    for level in Level:
+        checker, cube = [], []
+        for position, roll in cases:
+            t = time.perf_counter()
+            analyst.choose_play(position, roll, level=level)
+            checker.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            analyst.cube_action(CubeState(position), level=level)
+            cube.append(time.perf_counter() - t)
+        print(f"  {level.value:12s} checker {statistics.median(checker):.4f} / {pct(checker, 0.95):.4f}"
+              f"   cube {statistics.median(cube):.4f} / {pct(cube, 0.95):.4f}")
+    for name in ("3ply",):
+        times = []
+        for position, _ in cases[:20]:
+            t = time.perf_counter()
+            ai._cube(CubeState(position), name)
+            times.append(time.perf_counter() - t)
+        print(f"  (bgsage {name} cube, 20 positions: {statistics.median(times):.4f} / {pct(times, 0.95):.4f})")
+
+
+def engine_match(games: int, seed: int) -> None:
+    import bgsage
+
+    sage = bgsage.create_analyzer("1ply", parallel_threads=1)
+    analyst = Analyst()
+    dice = SeededDice(seed)
+    wins = 0
+    started = time.perf_counter()
+    for number in range(games):
+        game = Game(GameSettings(cube=False), dice=dice)
+        game.opening_roll()
+        gnubg_seat = number % 2
+        while not game.is_over:
+            seat = game.turn
+            if game.phase.value == "roll":
+                game.roll(seat)
+                continue
+            plays = game.legal_plays()
+            if seat == gnubg_seat:
+                play = analyst.choose_play(game.position, game.dice, level=0)
+            else:
+                result = sage.checker_play(sage_board(game.position), game.dice.die1, game.dice.die2)
+                by_board = {tuple(sage_board(p.position)): p for p in plays}
+                # bgsage returns the unchanged board when nothing can be played: map by position only.
+                play = by_board.get(tuple(result.moves[0].board), plays[0]) if result.moves else plays[0]
+            game.play(seat, play)
+        wins += game.result.winner == gnubg_seat
+    print(f"gnubg-nn 0-ply vs bgsage 1ply, {games} cubeless games, seats alternating: "
+          f"gnubg-nn won {wins}, bgsage won {games - wins} ({time.perf_counter() - started:.1f} s)")
+
+
+def cube_agreement(cases: list[tuple[Position, Roll]]) -> None:
+    import gnubg_nn as g
+
+    g.set.score(7, 7)
+    agree_double = agree_take = 0
+    for position, _ in cases:
+        key = g.key_of_board(gnubg_board(position))
+        double, take, *_ = g.evaluate_cube_decision(key, n=0, i=1)
+        sage = ai._cube(CubeState(position, away=(7, 7)), "1ply")
+        agree_double += bool(double) == sage["double"]
+        agree_take += bool(take) == sage["take"]
+    g.set.score(0, 0)
+    n = len(cases)
+    print(f"cube agreement at 7-away/7-away over {n} positions (gnubg-nn 0-ply vs bgsage 1ply): "
+          f"double {agree_double}/{n} ({100 * agree_double / n:.0f}%), take {agree_take}/{n} "
+          f"({100 * agree_take / n:.0f}%)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--positions", type=int, default=60)
+    parser.add_argument("--games", type=int, default=20)
+    args = parser.parse_args()
+    cases = sample(args.positions, 20240907)
+    time_levels(cases)
+    engine_match(args.games, 77)
+    cube_agreement(cases)
+
+
+if __name__ == "__main__":
+    main()
