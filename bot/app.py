@@ -19,7 +19,7 @@ from discord.ext import commands
 from bot.config import Settings
 from bot.scheduler import Scheduler
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import Store, open_store
 from bot.ui.components import DYNAMIC_ITEMS
 from bot.ui.errors import report
 from bot.ui.table import Table
@@ -75,7 +75,7 @@ class BackgammonBot(commands.Bot):
     async def setup_hook(self) -> None:
         if self._service is None:
             if self.store is None:
-                self.store = await Store.open(self.settings.database_path)
+                self.store = await open_store(self.settings.database_path)
                 self._owns_store = True
                 log.info("database: %s", self.settings.database_path)
             self._service = GameService(self.store, dice=self._dice, clock=self._clock)

@@ -1,9 +1,10 @@
-"""Service results in words and pictures: message text, embeds and board scenes.
+"""Service results in words: message text and embeds.
 
 Nothing here talks to Discord; every function takes service values
 (:class:`~bot.service.GameView`, :class:`~bot.service.Event`, storage rows)
-and returns strings, :class:`discord.Embed` objects or a
-:class:`renderer.BoardScene`. The cogs and buttons decide where they go.
+and returns strings or :class:`discord.Embed` objects (the board picture's
+scene comes from :meth:`bot.service.GameService.scene`). The cogs and buttons
+decide where they go.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import discord
 from bot import storage
 from bot.service import ChallengeView, Event, GameView
 from engine import Phase
-from renderer import BoardScene
-from renderer.from_game import scene_from_game
 
 COLOUR = discord.Colour(0x2E7D5B)
 """The bot's accent colour (felt green)."""
@@ -177,21 +176,6 @@ def state_summary(view: GameView) -> str:
     if link:
         text += f" [Current board]({link})"
     return text
-
-
-# -- the board picture -----------------------------------------------------------------
-
-
-def scene_for(view: GameView, viewpoint_user_id: int | None = None) -> BoardScene:
-    """The board from the side of the player to act (or of ``viewpoint_user_id``)."""
-    viewer: int | None = None
-    if viewpoint_user_id is not None:
-        viewer = view.seat(viewpoint_user_id)
-    if viewer is None and view.match.game is not None:
-        viewer = view.game.turn
-    names = (view.players[0].name, view.players[1].name)
-    stake = view.options.stake if not view.options.match_length else None
-    return scene_from_game(view.game, names, viewer=viewer, stake=stake)
 
 
 # -- results -----------------------------------------------------------------------------

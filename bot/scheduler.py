@@ -108,7 +108,7 @@ class Scheduler:
         events = list(notice.events)
         content = f"⌛ {who} {notice.text}. {others}".strip()
         content += "\n" + presenter.board_content(view, events, ping=False)
-        png = await asyncio.to_thread(render_board, presenter.scene_for(view))
+        png = await asyncio.to_thread(render_board, self.bot.service.scene(view))
         embed = presenter.result_embed(view, events or [], notice.rating_changes)
         kwargs: dict[str, object] = {"content": content[: presenter.MAX_CONTENT], "file": discord.File(io.BytesIO(png), filename="board.png")}
         if embed is not None:

@@ -91,7 +91,7 @@ class Table:
     # -- pictures and payloads --------------------------------------------------------
 
     async def render_file(self, view: GameView) -> discord.File:
-        scene = presenter.scene_for(view)
+        scene = self.service.scene(view)
         png = await asyncio.to_thread(render_board, scene)
         return discord.File(io.BytesIO(png), filename="board.png")
 

