@@ -16,6 +16,7 @@ forfeit when the time runs out.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import secrets
@@ -142,11 +143,14 @@ class ChallengeOptions:
 
     def validate(self) -> None:
         """:raises ChallengeError: with what is wrong."""
-        if not 0 <= self.match_length <= MAX_MATCH_LENGTH:
+        def whole(value: object) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool)
+
+        if not whole(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
             raise ChallengeError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for a money game)")
-        if not 1 <= self.stake <= MAX_STAKE:
+        if not whole(self.stake) or not 1 <= self.stake <= MAX_STAKE:
             raise ChallengeError("the stake is a whole number of at least 1")
-        if not 1 <= self.move_days <= 14:
+        if not whole(self.move_days) or not 1 <= self.move_days <= 14:
             raise ChallengeError("the time per move is 1 to 14 days")
         if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
             raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
@@ -302,6 +306,7 @@ class GameService:
         self.clock = clock or _utcnow
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, tuple[int, Match]] = {}
+        self._players: dict[int, PlayerRef] = {}  # names change rarely; refreshed by _remember
 
     # -- challenges -------------------------------------------------------------
 
@@ -526,21 +531,19 @@ class GameService:
         actor: int | None,
         whole_match: bool = False,
     ) -> Outcome:
-        """Run ``step`` on the match and store the new actions atomically."""
+        """Run ``step`` on a copy of the match and store the new actions atomically.
+
+        The match in the cache (and in views already handed out) is never
+        changed: a refused action, a lost race or a storage error leaves no trace.
+        """
+        match = copy.deepcopy(match)
         before = match.version
         first_new_game = len(match.games)
         forced: set[int] = set()
         try:
             step(match, forced)
-        except (IllegalPlayError, NotationError) as error:
-            self._cache.pop(row.id, None)
+        except (IllegalPlayError, NotationError, GameError) as error:
             raise RuleError(str(error)) from None
-        except GameError as error:
-            self._cache.pop(row.id, None)
-            raise RuleError(str(error)) from None
-        except Exception:
-            self._cache.pop(row.id, None)
-            raise
         new_actions = [a.to_dict() for a in match.log[before:]]
         if whole_match and not match.is_over:
             new_actions.append({"kind": "match_forfeit"})
@@ -698,6 +701,8 @@ class GameService:
     ) -> LeaderboardPage:
         if kind not in ("rating", "points"):
             raise ServiceError("the leaderboard is by rating or by points")
+        if not 1 <= limit <= 100:
+            raise ServiceError("a leaderboard page shows 1 to 100 players")
         scope = storage.GLOBAL_SCOPE if guild_id is None else guild_id
         return await self.store.leaderboard(scope, order=kind, offset=max(offset, 0), limit=limit)  # type: ignore[arg-type]
 
@@ -766,6 +771,10 @@ class GameService:
             try:
                 notice = await self._time_out(row)
             except (StaleGameError, ServiceError):
+                continue
+            except storage.StorageError:
+                # Try again on the next pass; what was claimed above still goes out.
+                log.warning("timeout of game %s failed; will retry", row.id, exc_info=True)
                 continue
             if notice is not None:
                 notices.append(notice)
@@ -892,15 +901,21 @@ class GameService:
         )
 
     async def _player(self, user_id: int) -> PlayerRef:
+        known = self._players.get(user_id)
+        if known is not None:
+            return known
         row = await self.store.get_player(user_id)
         name = row.display_name if row and row.display_name else f"player {user_id}"
-        return PlayerRef(user_id, name, bool(row.is_bot) if row else False)
+        player = PlayerRef(user_id, name, bool(row.is_bot) if row else False)
+        self._players[user_id] = player
+        return player
 
     async def _name(self, user_id: int) -> str:
         return (await self._player(user_id)).name
 
     async def _remember(self, player: PlayerRef) -> None:
         await self.store.upsert_player(player.user_id, player.name, is_bot=player.is_bot)
+        self._players[player.user_id] = player
 
     async def _challenge_view(self, row: storage.ChallengeRow) -> ChallengeView:
         challenged = await self._player(row.challenged) if row.challenged is not None else PlayerRef(0, "anyone")

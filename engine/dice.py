@@ -16,6 +16,9 @@ class Roll:
     die1: int
     die2: int
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Roll:
+        return self  # immutable: copies of a game share it
+
     def __post_init__(self) -> None:
         for die in (self.die1, self.die2):
             if not isinstance(die, int) or not 1 <= die <= 6:

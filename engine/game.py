@@ -86,6 +86,9 @@ class GameSettings:
         if self.automatic_doubles < 0:
             raise ValueError("automatic doubles cannot be negative")
 
+    def __deepcopy__(self, memo: dict[int, object]) -> GameSettings:
+        return self  # immutable: copies of a game share it
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -115,6 +118,9 @@ class Action:
     text: str | None = None
     value: int | None = None
     auto: bool = False
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Action:
+        return self  # immutable: copies of a game share it
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}

@@ -35,6 +35,9 @@ class Play:
     moves: tuple[Move, ...]
     position: Position
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Play:
+        return self  # immutable: copies of a game share it
+
     @property
     def dice_used(self) -> int:
         return len(self.moves)

@@ -40,6 +40,9 @@ class Position:
     off: tuple[int, int] = (0, 0)
     """Checkers borne off: (ours, the opponent's)."""
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Position:
+        return self  # immutable: copies of a game share it
+
     def __post_init__(self) -> None:
         self.validate()
 

@@ -475,8 +475,6 @@ async def test_random_games_rebuild_from_the_action_log(tmp_path, seed: int) -> 
 # -- bugs found (xfail until the service is fixed) ------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: GameView.match is the service's cached, mutable Match; "
-                   "later actions change an old view (bot/service.py _commit caches and returns the same object)")
 async def test_old_view_does_not_change_after_later_actions(env: Env) -> None:
     s = env.service
     view = await start_game(s)
@@ -490,8 +488,6 @@ async def test_old_view_does_not_change_after_later_actions(env: Env) -> None:
     assert (view.game.phase, view.match.version) == (phase, log_len)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: bot/service.py _commit pops the cache only on StaleVersionError; "
-                   "any other storage error leaves the mutated Match cached at the old version")
 async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) -> None:
     s = env.service
     view = await start_game(s)
@@ -515,21 +511,16 @@ async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) 
     assert out.view.version > view.version
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: ChallengeOptions.validate (bot/service.py) accepts a fractional stake "
-                   "although its message says 'a whole number'")
 async def test_fractional_stake_is_refused(env: Env) -> None:
     with pytest.raises(ChallengeError):
         await env.service.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions(stake=2.5))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: ChallengeOptions.validate (bot/service.py) accepts a fractional match length")
 async def test_fractional_match_length_is_refused(env: Env) -> None:
     with pytest.raises(ChallengeError):
         await env.service.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions(match_length=2.5))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: GameService.leaderboard passes limit<1 to the store, which raises "
-                   "ValueError instead of a ServiceError")
 async def test_leaderboard_bad_limit_is_a_service_error(env: Env) -> None:
     with pytest.raises(ServiceError):
         await env.service.leaderboard(GUILD, "rating", limit=0)

@@ -178,8 +178,6 @@ async def test_challenge_expires_after_24_hours_once(env: Env) -> None:
         await other.close()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: GameService.process_due (bot/service.py) lets a StorageError from one "
-                   "timeout escape; reminders already claimed in the same run are never returned, so never sent")
 async def test_a_failing_timeout_does_not_swallow_claimed_reminders(env: Env, monkeypatch) -> None:
     from bot.storage import DatabaseBusyError
 
