@@ -21,7 +21,7 @@ import json
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -140,6 +140,15 @@ class ChallengeOptions:
     opening_reroll: bool = False
     hints: bool = False
     """Both players agreed to allow hints (used by the analysis commands)."""
+    computer_level: str | None = None
+    """Set for a game against the computer: its level (beginner, intermediate, expert)."""
+    practice: bool = False
+    """A practice game (from a set-up position): one game, unrated."""
+
+    @property
+    def rated(self) -> bool:
+        """Only games between two people that start from the opening are rated."""
+        return not (self.computer_level or self.practice)
 
     def validate(self) -> None:
         """:raises ChallengeError: with what is wrong."""
@@ -355,20 +364,102 @@ class GameService:
             raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
         if challenge.expires_at is not None and challenge.expires_at <= self.clock():
             raise ChallengeError("this challenge has expired: challenge again")
-        options = challenge.options
+        try:
+            return await self._start_game(
+                challenge.guild_id,
+                channel_id or challenge.channel_id,
+                (challenge.challenger.user_id, challenge.challenged.user_id),
+                challenge.options,
+                challenge_id=challenge_id,
+            )
+        except ChallengeClosedError:
+            raise ChallengeError("this challenge was already answered") from None
+
+    async def play_computer(
+        self,
+        guild_id: int,
+        channel_id: int,
+        human: PlayerRef,
+        computer: PlayerRef,
+        options: ChallengeOptions,
+        *,
+        gnubg_id: str | None = None,
+    ) -> Outcome:
+        """Start a game against the computer at once (no challenge to accept).
+
+        Games against the computer are unrated: they stay out of the human
+        ratings and leaderboards. With ``gnubg_id`` the game starts from that
+        position (a practice game).
+        """
+        if not computer.is_bot:
+            raise ChallengeError(f"{computer.name} is not the computer")
+        if not options.computer_level:
+            raise ChallengeError("say which level the computer plays at")
+        return await self._new_unchallenged_game(guild_id, channel_id, human, computer, options, gnubg_id)
+
+    async def setup_practice(
+        self,
+        guild_id: int,
+        channel_id: int,
+        player: PlayerRef,
+        opponent: PlayerRef,
+        gnubg_id: str,
+        *,
+        options: ChallengeOptions | None = None,
+    ) -> Outcome:
+        """An unrated practice game from a GNU Backgammon ID (``PositionID:MatchID``):
+        one game, ``player`` seated as player 0 of the Match ID."""
+        options = replace(options or ChallengeOptions(), practice=True, match_length=0,
+                          jacoby=False, beavers=False, automatic_doubles=False)
+        if player.user_id == opponent.user_id:
+            raise ChallengeError("a practice game needs an opponent: a member or the computer")
+        return await self._new_unchallenged_game(guild_id, channel_id, player, opponent, options, gnubg_id)
+
+    async def _new_unchallenged_game(
+        self,
+        guild_id: int,
+        channel_id: int,
+        player0: PlayerRef,
+        player1: PlayerRef,
+        options: ChallengeOptions,
+        gnubg_id: str | None,
+    ) -> Outcome:
+        options.validate()
+        if gnubg_id is not None:
+            try:
+                Game.from_gnubg_id(gnubg_id)  # check it before anything is written
+            except ValueError as error:
+                raise ChallengeError(f"that is not a GNU Backgammon ID I can read: {error}") from None
+        await self._remember(player0)
+        await self._remember(player1)
+        return await self._start_game(
+            guild_id, channel_id, (player0.user_id, player1.user_id), options, gnubg_id=gnubg_id
+        )
+
+    async def _start_game(
+        self,
+        guild_id: int,
+        channel_id: int,
+        players: tuple[int, int],
+        options: ChallengeOptions,
+        *,
+        challenge_id: int | None = None,
+        gnubg_id: str | None = None,
+    ) -> Outcome:
+        """Create the stored game with its fair-dice seed and make its first moves."""
         now = self.clock()
         seed = self.seed_source()
         fair = {
             "commitment": seed_commitment(seed),
-            "nonce": f"bg-{challenge_id}-{secrets.token_hex(8)}",
+            "nonce": f"bg-{challenge_id or 'direct'}-{secrets.token_hex(8)}",
             "seed": seed.hex(),
         }
         try:
             row = await self.store.create_game(
-                guild_id=challenge.guild_id,
-                channel_id=channel_id or challenge.channel_id,
-                player0=challenge.challenger.user_id,
-                player1=challenge.challenged.user_id,
+                guild_id=guild_id,
+                channel_id=channel_id,
+                player0=players[0],
+                player1=players[1],
                 settings={**options.to_dict(), "fair_dice": fair},
                 match_length=options.match_length,
                 challenge_id=challenge_id,
@@ -376,11 +467,18 @@ class GameService:
             )
         except ChannelBusyError:
             raise ChallengeError("there is already a game in this channel: finish it first") from None
-        except ChallengeClosedError:
-            raise ChallengeError("this challenge was already answered") from None
         match = Match(options.game_settings(), dice=self._dice_source(row.settings, 0))
+
+        def start(m: Match, forced: set[int]) -> None:
+            if gnubg_id is None:
+                self._start_next_game(m, forced)
+                return
+            game = m.new_game()
+            game.apply(Action("setup", text=gnubg_id))
+            self._follow_up(m, forced)
+
         async with self._lock(row.id):
-            return await self._commit(row, match, self._start_next_game, actor=None)
+            return await self._commit(row, match, start, actor=None)
 
     async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:
         challenge = await self._pending_challenge(challenge_id)
@@ -600,7 +698,7 @@ class GameService:
             winner_backgammons=backgammons[winner_seat],
             loser_gammons=gammons[loser_seat],
             loser_backgammons=backgammons[loser_seat],
-            rated=True,
+            rated=options.rated,
         )
 
     def _result_summary(self, match: Match, row: GameRow) -> dict[str, Any]:
@@ -961,6 +1059,8 @@ def _describe_action(action: Action, names: list[str]) -> str:
     kind = action.kind
     if kind == "game":
         return f"game {action.value} begins" if (action.value or 0) > 1 else ""
+    if kind == "setup":
+        return f"the game starts from the position {action.text}"
     if kind == "opening":
         assert action.dice is not None
         d0, d1 = action.dice
