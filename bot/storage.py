@@ -1907,6 +1907,7 @@ async def _connect(where: DatabaseTarget, *, min_size: int | None, max_size: int
             where.location,
             min_size=DEFAULT_MIN_SIZE if min_size is None else min_size,
             max_size=DEFAULT_MAX_SIZE if max_size is None else max_size,
+            lock_timeout_ms=BUSY_TIMEOUT_MS,
         )
     return await SqliteDriver.connect(where.location, busy_timeout_ms=BUSY_TIMEOUT_MS)
 

@@ -160,8 +160,14 @@ class PostgresDriver:
         max_size: int = DEFAULT_MAX_SIZE,
         connect_timeout: float = CONNECT_TIMEOUT,
         acquire_timeout: float = ACQUIRE_TIMEOUT,
+        lock_timeout_ms: int = 5000,
     ) -> PostgresDriver:
-        """Create the pool (``min_size`` connections are opened now)."""
+        """Create the pool (``min_size`` connections are opened now).
+
+        ``lock_timeout_ms`` bounds how long a statement waits for a row lock
+        (PostgreSQL's ``lock_timeout``, like SQLite's busy timeout); past it
+        the store raises :class:`~bot.db.errors.DatabaseBusyError`.
+        """
         if not 0 <= min_size <= max_size or max_size < 1:
             raise ValueError("need 0 <= min_size <= max_size and max_size >= 1")
         try:
@@ -170,7 +176,11 @@ class PostgresDriver:
                 min_size=min_size,
                 max_size=max_size,
                 timeout=connect_timeout,
-                server_settings={"application_name": "discord-backgammon", "timezone": "UTC"},
+                server_settings={
+                    "application_name": "discord-backgammon",
+                    "timezone": "UTC",
+                    "lock_timeout": str(int(lock_timeout_ms)),
+                },
             )
         except BaseException as exc:
             if is_connection_error(exc) or isinstance(exc, asyncio.TimeoutError):

@@ -1,5 +1,8 @@
 """Child process used by the storage concurrency tests (not a test module).
 
+DB is anything :func:`bot.storage.open_store` accepts: a SQLite path or a
+``postgresql://`` URL, so every mode runs against both backends.
+
 Usage::
 
     python storage_worker.py hammer DB GAME_ID ATTEMPTS WORKER START_AT
@@ -12,6 +15,12 @@ Usage::
         Append batches of 3 actions forever (single writer), printing the new
         version after every commit (one flushed line each).  Meant to be
         killed with SIGKILL.
+
+    python storage_worker.py sweep DB NOW WORKER START_AT
+        Wait until START_AT, then do what the scheduler does at Unix time NOW:
+        claim due reminders, time out overdue games (compare-and-set), expire
+        challenges.  Prints {"reminded": [...], "timed_out": [...],
+        "expired": [...]} with the ids this process handled.
 """
 
 from __future__ import annotations
@@ -21,15 +30,16 @@ import json
 import random
 import sys
 import time
+from datetime import datetime, timezone
 
-from bot.storage import StaleVersionError, Store
+from bot.storage import GameOverError, StaleVersionError, open_store
 
 
 async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: float) -> None:
     """Race other processes on the same game with compare-and-set appends."""
     ok = stale = 0
     rng = random.Random(worker)
-    async with await Store.open(db) as store:
+    async with await open_store(db) as store:
         await asyncio.sleep(max(0.0, start_at - time.time()))
         for i in range(attempts):
             game = await store.get_game(game_id)
@@ -49,7 +59,7 @@ async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: fl
 
 async def stream(db: str, game_id: int) -> None:
     """Append 3-action batches forever, acknowledging each commit on stdout."""
-    async with await Store.open(db) as store:
+    async with await open_store(db) as store:
         version = (await store.get_game(game_id)).version
         i = 0
         while True:
@@ -67,6 +77,32 @@ async def stream(db: str, game_id: int) -> None:
             i += 1
 
 
+async def sweep(db: str, now_ts: float, worker: int, start_at: float) -> None:
+    """One scheduler pass racing the other processes' passes."""
+    now = datetime.fromtimestamp(now_ts, timezone.utc)
+    rng = random.Random(worker)
+    reminded: list[int] = []
+    timed_out: list[int] = []
+    async with await open_store(db) as store:
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        for game in await store.due_reminders(now):
+            await asyncio.sleep(rng.random() * 0.002)
+            if await store.claim_reminder(game.id, game.version):
+                reminded.append(game.id)
+        for game in await store.due_deadlines(now):
+            await asyncio.sleep(rng.random() * 0.002)
+            try:
+                await store.append_action(
+                    game.id, game.version, {"kind": "timeout", "worker": worker}, actor=None,
+                    updates={"status": "abandoned"},
+                )
+            except (StaleVersionError, GameOverError):
+                continue
+            timed_out.append(game.id)
+        expired = [c.id for c in await store.expire_challenges(now)]
+    print(json.dumps({"reminded": reminded, "timed_out": timed_out, "expired": expired}), flush=True)
+
+
 def main(argv: list[str]) -> None:
     """Dispatch on the mode in ``argv[1]``."""
     mode = argv[1]
@@ -74,6 +110,8 @@ def main(argv: list[str]) -> None:
         asyncio.run(hammer(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), float(argv[6])))
     elif mode == "stream":
         asyncio.run(stream(argv[2], int(argv[3])))
+    elif mode == "sweep":
+        asyncio.run(sweep(argv[2], float(argv[3]), int(argv[4]), float(argv[5])))
     else:
         raise SystemExit(f"unknown mode {mode!r}")
 

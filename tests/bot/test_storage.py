@@ -1,4 +1,10 @@
-"""Tests for bot.storage: schema, migrations, compare-and-set, reads, concurrency."""
+"""Tests for bot.storage: schema, migrations, compare-and-set, reads, concurrency.
+
+Most tests run twice, on SQLite and on PostgreSQL (the ``backend`` fixture of
+tests/conftest.py starts a private PostgreSQL server for the session and
+gives every test a fresh database); the PRAGMA/file tests are SQLite-only,
+the restart/outage/pool tests PostgreSQL-only.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot.storage as storage
@@ -26,6 +32,7 @@ from bot.storage import (
     ChallengeClosedError,
     ChannelBusyError,
     DatabaseBusyError,
+    DatabaseUnavailableError,
     GameOverError,
     MatchOutcome,
     Migration,
@@ -34,6 +41,7 @@ from bot.storage import (
     StaleVersionError,
     StorageError,
     Store,
+    open_store,
     split_sql,
 )
 
@@ -63,12 +71,65 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def store(clock: FakeClock) -> AsyncIterator[Store]:
-    s = await Store.open(":memory:", clock=clock)
+async def store(backend: str, clock: FakeClock, request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """A fresh store: in-memory SQLite, or a new PostgreSQL database."""
+    url = ":memory:" if backend == "sqlite" else request.getfixturevalue("db_url")
+    s = await open_store(url, clock=clock)
     try:
         yield s
     finally:
         await s.close()
+
+
+class RawDb:
+    """Direct access to a test database, bypassing the store (autocommit)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.pg = url.startswith("postgresql://")
+
+    async def execute(self, sql: str, *params: object) -> None:
+        await self.fetch(sql, *params)
+
+    async def fetch(self, sql: str, *params: object) -> list[tuple[object, ...]]:
+        if self.pg:
+            import asyncpg
+
+            from bot.db.postgres import to_pg
+
+            conn = await asyncpg.connect(self.url)
+            try:
+                if params:
+                    return [tuple(r) for r in await conn.fetch(to_pg(sql), *params)]
+                await conn.execute(sql)  # may be a script
+                return []
+            finally:
+                await conn.close()
+        con = sqlite3.connect(self.url, isolation_level=None)
+        try:
+            return [tuple(r) for r in con.execute(sql, params).fetchall()]
+        finally:
+            con.close()
+
+    async def fetchval(self, sql: str, *params: object) -> object:
+        if self.pg and not params:
+            import asyncpg
+
+            conn = await asyncpg.connect(self.url)
+            try:
+                return await conn.fetchval(sql)
+            finally:
+                await conn.close()
+        rows = await self.fetch(sql, *params)
+        return rows[0][0] if rows else None
+
+    @property
+    def integrity_error(self) -> type[BaseException]:
+        if self.pg:
+            import asyncpg
+
+            return asyncpg.IntegrityConstraintViolationError
+        return sqlite3.IntegrityError
 
 
 @pytest.fixture
@@ -120,56 +181,75 @@ def test_migrations_are_numbered_in_order() -> None:
     assert SCHEMA_VERSION >= 2
 
 
-def _seed_old_database(path: Path, version: int) -> None:
-    """Insert rows valid at schema ``version`` using plain sqlite3."""
-    con = sqlite3.connect(path)
-    try:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == version
-        if version >= 1:
-            con.execute("INSERT INTO players (user_id, display_name) VALUES (?, ?)", (ALICE, "Alice"))
-            con.execute("INSERT INTO players (user_id, display_name) VALUES (?, ?)", (BOB, "Bob"))
-            con.execute(
-                """
-                INSERT INTO games (id, guild_id, channel_id, player0, player1, settings, version,
-                                   match_length)
-                VALUES (1, ?, ?, ?, ?, '{"cube": true}', 2, 5)
-                """,
-                (GUILD, CHANNEL, ALICE, BOB),
-            )
-            con.executemany(
+def test_every_migration_has_a_postgres_variant() -> None:
+    assert all(m.pg_sql for m in MIGRATIONS)
+    assert "AUTOINCREMENT" not in "".join(m.pg_sql or "" for m in MIGRATIONS)
+
+
+async def _raw_schema_version(db: RawDb) -> int:
+    if db.pg:
+        return int(await db.fetchval("SELECT version FROM schema_version"))  # type: ignore[arg-type]
+    return int(await db.fetchval("PRAGMA user_version"))  # type: ignore[arg-type]
+
+
+async def _seed_old_database(url: str, version: int) -> None:
+    """Insert rows valid at schema ``version``, bypassing the store."""
+    db = RawDb(url)
+    assert await _raw_schema_version(db) == version
+    if version >= 1:
+        await db.execute("INSERT INTO players (user_id, display_name) VALUES (?, ?)", ALICE, "Alice")
+        await db.execute("INSERT INTO players (user_id, display_name) VALUES (?, ?)", BOB, "Bob")
+        await db.execute(
+            """
+            INSERT INTO games (id, guild_id, channel_id, player0, player1, settings, version,
+                               match_length)
+            VALUES (1, ?, ?, ?, ?, '{"cube": true}', 2, 5)
+            """,
+            GUILD,
+            CHANNEL,
+            ALICE,
+            BOB,
+        )
+        for seq, kind, action in (
+            (1, "roll", roll(0, 3, 1)),
+            (2, "play", {"kind": "play", "player": 0, "play": "8/5 6/5"}),
+        ):
+            await db.execute(
                 "INSERT INTO actions (game_id, seq, actor, kind, action) VALUES (1, ?, ?, ?, ?)",
-                [
-                    (1, ALICE, "roll", json.dumps(roll(0, 3, 1))),
-                    (2, ALICE, "play", json.dumps({"kind": "play", "player": 0, "play": "8/5 6/5"})),
-                ],
+                seq,
+                ALICE,
+                kind,
+                json.dumps(action),
             )
-            con.execute(
-                """
-                INSERT INTO challenges (id, guild_id, channel_id, challenger, challenged)
-                VALUES (7, ?, 999, ?, ?)
-                """,
-                (GUILD, ALICE, BOB),
+        await db.execute(
+            """
+            INSERT INTO challenges (id, guild_id, channel_id, challenger, challenged)
+            VALUES (7, ?, 999, ?, ?)
+            """,
+            GUILD,
+            ALICE,
+            BOB,
+        )
+        if db.pg:  # explicit ids do not move identity sequences
+            await db.execute(
+                "SELECT setval(pg_get_serial_sequence('games', 'id'), 1), "
+                "setval(pg_get_serial_sequence('challenges', 'id'), 7)"
             )
-        if version >= 2:
-            con.execute(
-                "INSERT INTO ratings (scope, user_id, rating, experience, games, wins) "
-                "VALUES (0, ?, 1600, 40, 8, 6)",
-                (ALICE,),
-            )
-        con.commit()
-    finally:
-        con.close()
+    if version >= 2:
+        await db.execute(
+            "INSERT INTO ratings (scope, user_id, rating, experience, games, wins) VALUES (0, ?, 1600, 40, 8, 6)",
+            ALICE,
+        )
 
 
 @pytest.mark.parametrize("start", range(SCHEMA_VERSION))
-async def test_migrate_from_every_earlier_version_keeps_data(tmp_path: Path, start: int) -> None:
-    path = tmp_path / "old.sqlite3"
-    old = await Store.open(path, migrate_to=start)
+async def test_migrate_from_every_earlier_version_keeps_data(db_url: str, start: int) -> None:
+    old = await open_store(db_url, migrate_to=start)
     assert await old.schema_version() == start
     await old.close()
-    _seed_old_database(path, start)
+    await _seed_old_database(db_url, start)
 
-    async with await Store.open(path) as s:
+    async with await open_store(db_url) as s:
         assert await s.schema_version() == SCHEMA_VERSION
         assert await s.integrity_check() == "ok"
         # The newest schema is fully usable.
@@ -201,47 +281,122 @@ async def test_open_existing_empty_file(tmp_path: Path) -> None:
         assert (await s.append_action(game.id, 0, roll(0, 2, 1))).version == 1
 
 
-async def test_schema_with_all_migrations_matches_fresh(tmp_path: Path) -> None:
-    """Stepwise migration (one open per version) yields the same schema as a fresh one."""
-    stepped = tmp_path / "stepped.sqlite3"
-    for k in range(SCHEMA_VERSION + 1):
-        await (await Store.open(stepped, migrate_to=k)).close()
-    await (await Store.open(tmp_path / "fresh.sqlite3")).close()
+_PG_SCHEMA_SQL = """
+SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
+       || ' ' || COALESCE(column_default, '') || ' ' || COALESCE(is_identity, '')
+    FROM information_schema.columns WHERE table_schema = 'public'
+UNION ALL
+SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'public'
+UNION ALL
+SELECT 'constraint ' || conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+    FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+UNION ALL
+SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+"""
 
-    def schema(p: Path) -> list[tuple[str, str]]:
-        con = sqlite3.connect(p)
+
+async def _schema(url: str) -> list[tuple[object, ...]]:
+    db = RawDb(url)
+    if db.pg:
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
         try:
-            return sorted(con.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+            return sorted(tuple(r) for r in await conn.fetch(_PG_SCHEMA_SQL))
+        finally:
+            await conn.close()
+    return sorted(await db.fetch("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+
+
+async def test_schema_with_all_migrations_matches_fresh(db_url: str, new_db_url) -> None:
+    """Stepwise migration (one open per version) yields the same schema as a fresh one."""
+    stepped = db_url
+    for k in range(SCHEMA_VERSION + 1):
+        await (await open_store(stepped, migrate_to=k)).close()
+    fresh = new_db_url()
+    await (await open_store(fresh)).close()
+    assert await _schema(stepped) == await _schema(fresh)
+
+
+async def test_postgres_schema_has_the_sqlite_tables_columns_and_indexes(tmp_path: Path, pg_server) -> None:
+    """The two dialects' migrations describe the same tables, columns and index names."""
+    lite = tmp_path / "bg.sqlite3"
+    await (await open_store(lite)).close()
+    name, url = pg_server.create_database()
+    try:
+        await (await open_store(url)).close()
+        con = sqlite3.connect(lite)
+        try:
+            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            lite_cols = {(t, r[1]) for t in tables if not t.startswith("sqlite_") for r in con.execute(f"PRAGMA table_info({t})")}
+            lite_idx = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
         finally:
             con.close()
+        pg = RawDb(url)
+        pg_cols = set(
+            await pg.fetch(
+                "SELECT table_name::text, column_name::text FROM information_schema.columns "
+                "WHERE table_schema = 'public' AND table_name <> ?",
+                "schema_version",
+            )
+        )
+        pg_idx = {
+            r[0]
+            for r in await pg.fetch("SELECT indexname::text FROM pg_indexes WHERE schemaname = ?", "public")
+            if not r[0].endswith(("_pkey", "_key"))
+        }
+        assert pg_cols == lite_cols
+        assert pg_idx == lite_idx
+    finally:
+        pg_server.drop_database(name)
 
-    assert schema(stepped) == schema(tmp_path / "fresh.sqlite3")
 
-
-async def test_failed_migration_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "bg.sqlite3"
-    await (await Store.open(path)).close()
-    bad = Migration(SCHEMA_VERSION + 1, "bad", "CREATE TABLE half_done (x);\nINSERT INTO no_such_table VALUES (1);")
+async def test_failed_migration_rolls_back(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    await (await open_store(db_url)).close()
+    bad = Migration(
+        SCHEMA_VERSION + 1,
+        "bad",
+        "CREATE TABLE half_done (x);\nINSERT INTO no_such_table VALUES (1);",
+        "CREATE TABLE half_done (x integer);\nINSERT INTO no_such_table VALUES (1);",
+    )
     monkeypatch.setattr(storage, "MIGRATIONS", MIGRATIONS + (bad,))
     monkeypatch.setattr(storage, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
-    with pytest.raises(sqlite3.OperationalError):
-        await Store.open(path)
-    con = sqlite3.connect(path)
-    try:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert con.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half_done'").fetchone()[0] == 0
-    finally:
-        con.close()
+    db = RawDb(db_url)
+    if db.pg:
+        import asyncpg
+
+        with pytest.raises(asyncpg.UndefinedTableError):
+            await open_store(db_url)
+        assert await _raw_schema_version(db) == SCHEMA_VERSION
+        assert await db.fetchval("SELECT to_regclass('half_done') IS NULL") is True
+    else:
+        with pytest.raises(sqlite3.OperationalError):
+            await open_store(db_url)
+        assert await _raw_schema_version(db) == SCHEMA_VERSION
+        assert await db.fetchval("SELECT COUNT(*) FROM sqlite_master WHERE name = 'half_done'") == 0
 
 
-async def test_newer_database_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "bg.sqlite3"
-    await (await Store.open(path)).close()
-    con = sqlite3.connect(path)
-    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
-    con.close()
+async def test_newer_database_is_refused(db_url: str) -> None:
+    await (await open_store(db_url)).close()
+    db = RawDb(db_url)
+    if db.pg:
+        await db.execute(f"UPDATE schema_version SET version = {SCHEMA_VERSION + 5}")
+    else:
+        await db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
     with pytest.raises(StorageError, match="newer"):
-        await Store.open(path)
+        await open_store(db_url)
+
+
+async def test_processes_migrate_one_database_at_once(db_url: str) -> None:
+    """Several stores opening a fresh database together migrate it exactly once."""
+    stores = await asyncio.gather(*(open_store(db_url) for _ in range(4)))
+    try:
+        assert [await s.schema_version() for s in stores] == [SCHEMA_VERSION] * 4
+        game = await new_game(stores[0])
+        assert (await stores[3].get_game(game.id)).version == 0
+    finally:
+        for s in stores:
+            await s.close()
 
 
 # --------------------------------------------------------------------------
@@ -278,22 +433,37 @@ async def test_second_active_game_in_channel_is_refused(store: Store) -> None:
     assert (await store.active_game(CHANNEL)) == again
 
 
-async def test_partial_unique_index_guards_the_table(file_store: Store) -> None:
-    await new_game(file_store)
-    con = sqlite3.connect(file_store.path)
-    try:
-        with pytest.raises(sqlite3.IntegrityError):
-            con.execute(
-                "INSERT INTO games (channel_id, player0, player1, status) VALUES (?, ?, ?, 'active')",
-                (CHANNEL, CAROL, DAVE),
-            )
-        con.execute(
-            "INSERT INTO games (channel_id, player0, player1, status) VALUES (?, ?, ?, 'finished')",
-            (CHANNEL, ALICE, BOB),
+async def test_partial_unique_index_guards_the_table(store_factory) -> None:
+    s = await store_factory()
+    await new_game(s)
+    await s.upsert_player(CAROL, "Carol")
+    await s.upsert_player(DAVE, "Dave")
+    db = RawDb(s.path)
+    with pytest.raises(db.integrity_error):
+        await db.execute(
+            "INSERT INTO games (channel_id, player0, player1, status) VALUES (?, ?, ?, 'active')",
+            CHANNEL,
+            CAROL,
+            DAVE,
         )
-        con.commit()
-    finally:
-        con.close()
+    await db.execute(
+        "INSERT INTO games (channel_id, player0, player1, status) VALUES (?, ?, ?, 'finished')",
+        CHANNEL,
+        ALICE,
+        BOB,
+    )
+
+
+async def test_racing_create_game_in_one_channel_has_one_winner(store_factory) -> None:
+    """Two connections creating a game in the same channel at once: one game, one ChannelBusyError."""
+    a, b = await store_factory(), await store_factory()
+    for channel in range(10, 20):
+        results = await asyncio.gather(
+            new_game(a, channel=channel),
+            new_game(b, channel=channel, p0=CAROL, p1=DAVE),
+            return_exceptions=True,
+        )
+        assert sorted(type(r).__name__ for r in results) == ["ChannelBusyError", "GameRow"], results
 
 
 async def test_get_missing_game(store: Store) -> None:
@@ -401,14 +571,18 @@ async def test_bad_input_is_rejected_before_writing(store: Store) -> None:
     assert await store.actions(game.id) == []
 
 
-@settings(max_examples=40, deadline=None)
+_channels = iter(range(10_000, 10**9))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(-2, 2), st.integers(1, 3)), min_size=1, max_size=12))
-def test_property_cas_keeps_version_equal_to_log_length(ops: list[tuple[int, int]]) -> None:
+def test_property_cas_keeps_version_equal_to_log_length(backend: str, request, ops: list[tuple[int, int]]) -> None:
     """Any mix of fresh and stale appends: version == log length, seqs contiguous."""
+    url = ":memory:" if backend == "sqlite" else request.getfixturevalue("db_url")
 
     async def run() -> None:
-        async with await Store.open(":memory:") as s:
-            game = await new_game(s)
+        async with await open_store(url, max_size=1) as s:
+            game = await new_game(s, channel=next(_channels))
             version = 0
             for offset, size in ops:
                 expected = max(0, version + offset)
@@ -426,7 +600,7 @@ def test_property_cas_keeps_version_equal_to_log_length(ops: list[tuple[int, int
     asyncio.run(run())
 
 
-async def test_locked_database_gives_busy_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_locked_database_gives_busy_error_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(storage, "BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "bg.sqlite3"
     async with await Store.open(path) as s:
@@ -443,15 +617,37 @@ async def test_locked_database_gives_busy_error(tmp_path: Path, monkeypatch: pyt
         assert (await s.append_action(game.id, 0, roll(0, 1, 1))).version == 1
 
 
-async def test_actions_are_append_only(file_store: Store) -> None:
-    game = await new_game(file_store)
-    await file_store.append_action(game.id, 0, roll(0, 1, 2))
-    con = sqlite3.connect(file_store.path)
+async def test_locked_game_row_gives_busy_error_postgres(pg_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row lock held longer than the busy timeout (lock_timeout) -> DatabaseBusyError."""
+    import asyncpg
+
+    monkeypatch.setattr(storage, "BUSY_TIMEOUT_MS", 200)
+    name, url = pg_server.create_database()
     try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            con.execute("UPDATE actions SET kind = 'x'")
+        async with await open_store(url) as s:
+            game = await new_game(s)
+            blocker = await asyncpg.connect(url)
+            try:
+                await blocker.execute("BEGIN")
+                await blocker.execute("SELECT * FROM games WHERE id = $1 FOR UPDATE", game.id)
+                with pytest.raises(DatabaseBusyError, match="busy"):
+                    await s.append_action(game.id, 0, roll(0, 1, 1))
+                assert (await s.get_game(game.id)).version == 0  # reads are not blocked
+                await blocker.execute("ROLLBACK")
+            finally:
+                await blocker.close()
+            assert (await s.append_action(game.id, 0, roll(0, 1, 1))).version == 1
     finally:
-        con.close()
+        pg_server.drop_database(name)
+
+
+async def test_actions_are_append_only(store_factory) -> None:
+    s = await store_factory()
+    game = await new_game(s)
+    await s.append_action(game.id, 0, roll(0, 1, 2))
+    db = RawDb(s.path)
+    with pytest.raises(db.integrity_error, match="append-only"):
+        await db.execute("UPDATE actions SET kind = ? WHERE seq = ?", "x", 1)
 
 
 async def test_finished_game_refuses_actions(store: Store, clock: FakeClock) -> None:
@@ -764,20 +960,71 @@ async def test_two_tasks_race_on_one_store(store: Store) -> None:
     assert [a.seq for a in await store.actions(game.id)] == [1, 2, 3, 4, 5]
 
 
-async def test_two_connections_race_on_one_file(tmp_path: Path) -> None:
-    path = tmp_path / "bg.sqlite3"
-    async with await Store.open(path) as a, await Store.open(path) as b:
-        game = await new_game(a)
-        for version in range(10):
-            results = await asyncio.gather(
-                a.append_actions(game.id, version, [roll(0, 1, 2)]),
-                b.append_actions(game.id, version, [roll(1, 3, 4)]),
-                return_exceptions=True,
-            )
-            kinds = sorted(type(r).__name__ for r in results)
-            assert kinds == ["AppendResult", "StaleVersionError"], results
-        assert (await b.get_game(game.id)).version == 10
-        assert [x.seq for x in await a.actions(game.id)] == list(range(1, 11))
+async def test_two_connections_race_on_one_database(store_factory) -> None:
+    a, b = await store_factory(), await store_factory()
+    game = await new_game(a)
+    for version in range(10):
+        results = await asyncio.gather(
+            a.append_actions(game.id, version, [roll(0, 1, 2)]),
+            b.append_actions(game.id, version, [roll(1, 3, 4)]),
+            return_exceptions=True,
+        )
+        kinds = sorted(type(r).__name__ for r in results)
+        assert kinds == ["AppendResult", "StaleVersionError"], results
+    assert (await b.get_game(game.id)).version == 10
+    assert [x.seq for x in await a.actions(game.id)] == list(range(1, 11))
+
+
+async def test_many_tasks_race_on_one_pool(store_factory) -> None:
+    """Eight tasks, one store (a pool of 4 on PostgreSQL): one winner per version."""
+    s = await store_factory(max_size=4)
+    game = await new_game(s)
+    for version in range(6):
+        results = await asyncio.gather(
+            *(s.append_action(game.id, version, {"kind": "note", "t": t}, actor=None) for t in range(8)),
+            return_exceptions=True,
+        )
+        assert sum(not isinstance(r, BaseException) for r in results) == 1, results
+        assert sum(isinstance(r, StaleVersionError) for r in results) == 7, results
+    assert (await s.get_game(game.id)).version == 6
+
+
+async def test_matches_finishing_at_once_lose_no_rating_update(store_factory) -> None:
+    """Two connections finish matches of the same two players at once: both count."""
+    a, b = await store_factory(), await store_factory()
+    games = [await new_game(a, channel=c) for c in (1, 2, 3, 4)]
+    results = await asyncio.gather(
+        *(
+            store.append_action(g.id, 0, {"kind": "resign", "player": 1}, outcome=MatchOutcome(ALICE, BOB))
+            for store, g in zip((a, b, a, b), games)
+        )
+    )
+    assert all(r.game.status == "finished" for r in results)
+    for scope in (GUILD, 0):
+        alice = await a.get_rating(ALICE, scope)
+        bob = await b.get_rating(BOB, scope)
+        assert alice is not None and bob is not None
+        assert (alice.games, alice.wins, bob.games, bob.wins) == (4, 4, 4, 0)
+        assert len(await a.rating_history(ALICE, scope)) == 4
+        assert alice.rating > 1500 > bob.rating
+        # Each match was rated from the previous one's result (no lost update).
+        history = await a.rating_history(ALICE, scope)
+        assert all(h1.rating_after == h2.rating_before for h1, h2 in zip(history, history[1:]))
+
+
+async def test_challenge_answered_twice_at_once(store_factory) -> None:
+    """Two connections accept one challenge at once: one game, one ChallengeClosedError."""
+    a, b = await store_factory(), await store_factory()
+    for round_ in range(5):
+        ch = await a.create_challenge(guild_id=GUILD, channel_id=round_, challenger=ALICE, challenged=None)
+        results = await asyncio.gather(
+            new_game(a, channel=100 + round_, p0=BOB, p1=ALICE, challenge_id=ch.id),
+            new_game(b, channel=200 + round_, p0=CAROL, p1=ALICE, challenge_id=ch.id),
+            return_exceptions=True,
+        )
+        assert sorted(type(r).__name__ for r in results) == ["ChallengeClosedError", "GameRow"], results
+        won = next(r for r in results if not isinstance(r, BaseException))
+        assert (await b.get_challenge(ch.id)).game_id == won.id
 
 
 @pytest.mark.parametrize("delay", [0, 0.0005, 0.001, 0.002, 0.003, 0.004, 0.006, 0.05])
@@ -804,21 +1051,23 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-async def test_processes_hammering_one_game(tmp_path: Path) -> None:
-    path = tmp_path / "bg.sqlite3"
-    async with await Store.open(path) as s:
+def _spawn(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_child_env(),
+    )
+
+
+async def test_processes_hammering_one_game(db_url: str) -> None:
+    async with await open_store(db_url) as s:
         game = await new_game(s)
     workers, attempts = 3, 60
-    start_at = time.time() + 1.0  # all workers start together once imported
+    start_at = time.time() + 1.5  # all workers start together once imported
     procs = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), "hammer", str(path), str(game.id), str(attempts), str(w), str(start_at)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=_child_env(),
-        )
-        for w in range(workers)
+        _spawn("hammer", db_url, str(game.id), str(attempts), str(w), str(start_at)) for w in range(workers)
     ]
     reports = []
     for p in procs:
@@ -828,7 +1077,7 @@ async def test_processes_hammering_one_game(tmp_path: Path) -> None:
     assert all(r["ok"] + r["stale"] == attempts for r in reports)
     successes = sum(r["ok"] for r in reports)
     assert sum(r["stale"] for r in reports) > 0  # the race really happened
-    async with await Store.open(path) as s:
+    async with await open_store(db_url) as s:
         log = await s.actions(game.id)
         assert (await s.get_game(game.id)).version == successes == len(log)
         assert [a.seq for a in log] == list(range(1, successes + 1))
@@ -836,18 +1085,52 @@ async def test_processes_hammering_one_game(tmp_path: Path) -> None:
         assert await s.integrity_check() == "ok"
 
 
+async def test_processes_fire_each_reminder_timeout_and_expiry_once(db_url: str) -> None:
+    """Three scheduler processes sweep together: every reminder, timeout and expiry happens once."""
+    n = 12
+    async with await open_store(db_url, clock=FakeClock()) as s:
+        reminders = [
+            (await new_game(s, channel=c, reminder_at=T0, turn_deadline=T0 + timedelta(days=9))).id
+            for c in range(1, n + 1)
+        ]
+        timeouts = [
+            (await new_game(s, channel=c, turn_deadline=T0)).id for c in range(100, 100 + n)
+        ]
+        challenges = [
+            (
+                await s.create_challenge(
+                    guild_id=GUILD, channel_id=c, challenger=ALICE, challenged=BOB, expires_at=T0
+                )
+            ).id
+            for c in range(200, 200 + n)
+        ]
+    start_at = time.time() + 1.5
+    procs = [_spawn("sweep", db_url, str(_to_unix(T0 + timedelta(hours=1))), str(w), str(start_at)) for w in range(3)]
+    reports = []
+    for p in procs:
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    for key, expected in (("reminded", reminders), ("timed_out", timeouts), ("expired", challenges)):
+        fired = [i for r in reports for i in r[key]]
+        assert sorted(fired) == sorted(expected), (key, reports)  # each exactly once
+    async with await open_store(db_url) as s:
+        for gid in timeouts:
+            g = await s.get_game(gid)
+            assert g.status == "abandoned" and g.version == 1
+        for gid in reminders:
+            assert (await s.get_game(gid)).reminder_sent is True
+
+
+def _to_unix(value: datetime) -> float:
+    return value.timestamp()
+
+
 @pytest.mark.parametrize("acks_before_kill", [3, 40])
-async def test_sigkill_mid_stream_loses_no_acknowledged_append(tmp_path: Path, acks_before_kill: int) -> None:
-    path = tmp_path / "bg.sqlite3"
-    async with await Store.open(path) as s:
+async def test_sigkill_mid_stream_loses_no_acknowledged_append(db_url: str, acks_before_kill: int) -> None:
+    async with await open_store(db_url) as s:
         game = await new_game(s)
-    proc = subprocess.Popen(
-        [sys.executable, str(WORKER), "stream", str(path), str(game.id)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_child_env(),
-    )
+    proc = _spawn("stream", db_url, str(game.id))
     acked: list[int] = []
     try:
         assert proc.stdout is not None
@@ -867,12 +1150,13 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_append(tmp_path: Path, a
     assert proc.returncode == -signal.SIGKILL
     assert acked == [3 * (i + 1) for i in range(len(acked))]
 
-    con = sqlite3.connect(path)
-    try:
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        con.close()
-    async with await Store.open(path) as s:
+    if not db_url.startswith("postgresql://"):
+        con = sqlite3.connect(db_url)
+        try:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        finally:
+            con.close()
+    async with await open_store(db_url) as s:
         g = await s.get_game(game.id)
         log = await s.actions(game.id)
         assert g.version == len(log) and g.version % 3 == 0  # no half-applied batch
