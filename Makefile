@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench clean
+.PHONY: run test postgres bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,13 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed-run
 	$(BIN)/python -m bot
 
-test: $(VENV)/.installed-test
+# The storage tests also run on a private PostgreSQL server they start
+# themselves; `postgres` installs the server binaries where missing.
+test: $(VENV)/.installed-test postgres
 	$(BIN)/python -m pytest -q
+
+postgres:
+	sh scripts/ensure_postgres.sh
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/engine.py

@@ -54,6 +54,7 @@ _CONNECTION_ERRORS: Final = (
     pgx.TooManyConnectionsError,
     OSError,  # refused, reset, broken pipe, DNS
     ConnectionError,
+    pgx.InternalClientError,  # protocol state broken by a connection dying mid-operation
 )
 
 
@@ -219,18 +220,24 @@ class PostgresDriver:
             raise
 
     async def _release(self, conn: asyncpg.Connection, *, discard: bool = False) -> None:
+        """Give a connection back (``discard``: close it first); never raises."""
         pool = self._pool
-        if discard and not conn.is_closed():
+        try:
+            closed = conn.is_closed()
+        except pgx.InterfaceError:
+            return  # the pool took it back already (the connection died)
+        if (discard or pool is None) and not closed:
             conn.terminate()
         if pool is None:  # closed meanwhile
-            if not conn.is_closed():
-                conn.terminate()
             return
         try:
             await asyncio.shield(pool.release(conn))
-        except Exception:  # a broken connection: the pool replaces it
-            if not conn.is_closed():
-                conn.terminate()
+        except Exception:  # a broken connection (reset failed): the pool replaces it
+            try:
+                if not conn.is_closed():
+                    conn.terminate()
+            except pgx.InterfaceError:
+                pass  # released already
 
     async def _begin(self, begin_sql: str) -> asyncpg.Connection:
         """A pooled connection inside ``begin_sql``; dead connections are replaced."""

@@ -12,11 +12,12 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -99,10 +100,10 @@ class RawDb:
 
             conn = await asyncpg.connect(self.url)
             try:
-                if params:
-                    return [tuple(r) for r in await conn.fetch(to_pg(sql), *params)]
-                await conn.execute(sql)  # may be a script
-                return []
+                if not params and ";" in sql.strip().rstrip(";"):
+                    await conn.execute(sql)  # a script
+                    return []
+                return [tuple(r) for r in await conn.fetch(to_pg(sql), *params)]
             finally:
                 await conn.close()
         con = sqlite3.connect(self.url, isolation_level=None)
@@ -1163,3 +1164,249 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_append(db_url: str, acks
         assert [a.seq for a in log] == list(range(1, g.version + 1))
         assert g.version >= acked[-1]  # every acknowledged append survived
         assert g.score0 == g.version // 3 - 1  # row update is part of the same commit
+
+
+# --------------------------------------------------------------------------
+# DATABASE_URL, pools, outages (PostgreSQL)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "backend", "location"),
+    [
+        ("data/backgammon.sqlite3", "sqlite", "data/backgammon.sqlite3"),
+        (":memory:", "sqlite", ":memory:"),
+        ("sqlite:///data/bg.sqlite3", "sqlite", "data/bg.sqlite3"),
+        ("sqlite:////var/lib/bg.sqlite3", "sqlite", "/var/lib/bg.sqlite3"),
+        ("sqlite:///:memory:", "sqlite", ":memory:"),
+        ("postgresql://bg@db:5432/bg", "postgresql", "postgresql://bg@db:5432/bg"),
+        ("postgres://bg:pw@db/bg?sslmode=require", "postgresql", "postgres://bg:pw@db/bg?sslmode=require"),
+    ],
+)
+def test_parse_database_url(given: str, backend: str, location: str) -> None:
+    target = storage.parse_database_url(given)
+    assert (target.backend, target.location) == (backend, location)
+
+
+def test_parse_database_url_rejects_other_schemes_and_redacts() -> None:
+    with pytest.raises(ValueError, match="unsupported"):
+        storage.parse_database_url("mysql://root:secret@db/bg")
+    assert storage.parse_database_url("postgresql://bg:secret@db/bg").redacted == "postgresql://bg:***@db/bg"
+
+
+async def test_open_store_path_and_sqlite_url_are_the_same_database(tmp_path: Path) -> None:
+    path = tmp_path / "bg.sqlite3"
+    async with await open_store(path) as a:
+        game = await new_game(a)
+    async with await open_store(f"sqlite:///{path}") as b:
+        assert b.backend == "sqlite" and (await b.get_game(game.id)).id == game.id
+
+
+@pytest.fixture
+def pg_url(pg_server) -> Iterator[str]:
+    name, url = pg_server.create_database()
+    try:
+        yield url
+    finally:
+        pg_server.drop_database(name)
+
+
+async def test_open_postgres_pool_and_schema_version_table(pg_url: str) -> None:
+    async with await open_store(pg_url, min_size=2, max_size=3) as s:
+        assert s.backend == "postgresql" and s.path == pg_url
+        pool = s._db.pool  # type: ignore[attr-defined]
+        assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
+        assert await s.schema_version() == SCHEMA_VERSION
+        assert await RawDb(pg_url).fetch("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+        games = [await new_game(s, channel=c) for c in range(12)]
+        await asyncio.gather(*(s.append_action(g.id, 0, roll(0, 1, 2)) for g in games))
+        assert pool.get_size() <= 3
+        name = pg_url.rsplit("/", 1)[1]
+        conns = await RawDb(pg_url).fetchval(
+            f"SELECT COUNT(*) FROM pg_stat_activity WHERE datname = '{name}' AND application_name = 'discord-backgammon'"
+        )
+        assert 2 <= conns <= 3  # type: ignore[operator]
+    with pytest.raises(ValueError):
+        await open_store(pg_url, min_size=4, max_size=2)
+
+
+async def test_unreachable_server_is_a_typed_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens there
+    with pytest.raises(DatabaseUnavailableError, match="unavailable, try again in a moment") as info:
+        await open_store(f"postgresql://postgres@127.0.0.1:{port}/bg")
+    assert isinstance(info.value, StorageError)
+
+
+async def test_outage_raises_unavailable_and_the_store_recovers(pg_server, pg_url: str) -> None:
+    async with await open_store(pg_url, min_size=2, max_size=4) as s:
+        game = await new_game(s)
+        await s.append_action(game.id, 0, roll(0, 1, 2))
+        pg_server.stop("fast")
+        try:
+            with pytest.raises(DatabaseUnavailableError, match="unavailable"):
+                await s.get_game(game.id)
+            with pytest.raises(DatabaseUnavailableError):
+                await s.append_action(game.id, 1, roll(1, 3, 4))
+            with pytest.raises(DatabaseUnavailableError):
+                await s.game_with_actions(game.id)
+            with pytest.raises(DatabaseUnavailableError):
+                await s.leaderboard(GUILD)
+            with pytest.raises(DatabaseUnavailableError):
+                await open_store(pg_url)
+        finally:
+            pg_server.start()
+        # The same store works again: dead pooled connections were replaced.
+        assert (await s.append_action(game.id, 1, roll(1, 3, 4))).version == 2
+        game_row, log = await s.game_with_actions(game.id)
+        assert game_row.version == len(log) == 2
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+async def test_restart_mid_run_loses_no_acknowledged_action(pg_server, pg_url: str, mode: str) -> None:
+    """``pg_ctl restart`` (clean, or crash-like ``immediate``) while appends stream in."""
+    async with await open_store(pg_url, max_size=3) as s:
+        game = await new_game(s)
+        acked: dict[int, int] = {}  # version -> i of the acknowledged action
+        outages: list[BaseException] = []
+        stop = asyncio.Event()
+
+        async def writer() -> None:
+            version, i = 0, 0
+            while not stop.is_set():
+                try:
+                    res = await s.append_action(game.id, version, {"kind": "note", "i": i}, actor=None)
+                except DatabaseUnavailableError as exc:
+                    outages.append(exc)
+                    await asyncio.sleep(0.02)
+                    continue  # may have landed (lost during COMMIT): the next try says Stale
+                except StaleVersionError:
+                    try:
+                        version = (await s.get_game(game.id)).version
+                    except DatabaseUnavailableError as exc:
+                        outages.append(exc)
+                    i += 1
+                    continue
+                version = res.version
+                acked[version] = i
+                i += 1
+
+        task = asyncio.create_task(writer())
+        try:
+            while len(acked) < 20:
+                await asyncio.sleep(0.01)
+            await asyncio.to_thread(pg_server.restart, mode)
+            after = len(acked)
+            deadline = time.monotonic() + 30
+            while len(acked) < after + 20:
+                assert time.monotonic() < deadline, f"no progress after the restart ({len(outages)} outages)"
+                assert not task.done(), task.exception()
+                await asyncio.sleep(0.02)
+        finally:
+            stop.set()
+            await task  # the writer saw only typed errors (anything else re-raises here)
+        assert outages, "the restart was not noticed"
+        assert all(str(e) == "The database is unavailable, try again in a moment." for e in outages)
+
+    async with await open_store(pg_url) as s:
+        g, log = await s.game_with_actions(game.id)
+        assert g.version == len(log) and [a.seq for a in log] == list(range(1, g.version + 1))
+        by_seq = {a.seq: a.action["i"] for a in log}
+        assert all(by_seq.get(v) == i for v, i in acked.items())  # every acknowledged action is there
+
+
+# --------------------------------------------------------------------------
+# Copying a SQLite database into PostgreSQL
+# --------------------------------------------------------------------------
+
+
+async def _populate(s: Store, clock: FakeClock) -> None:
+    """A bit of everything: players with prefs, guild settings, finished and live games, challenges."""
+    await s.upsert_player(ALICE, "Alice")
+    await s.upsert_player(BOB, "Bób 🎲", is_bot=True)
+    await s.set_player_prefs(ALICE, {"dm_reminders": False})
+    await s.set_guild_settings(GUILD, {"move_days": 2})
+    big = 1_234_567_890_123_456_789  # Discord snowflakes need BIGINT
+    for c in range(3):
+        await _play_match(s, c + 1, ALICE, BOB, 5, 5)
+        clock.advance(minutes=7)
+    live = await s.create_game(
+        guild_id=big, channel_id=big + 1, player0=big + 2, player1=CAROL,
+        settings={"cube": True}, match_length=7, turn_deadline=T0 + timedelta(days=2),
+        reminder_at=T0 + timedelta(days=1, seconds=0.123456),
+    )
+    await s.append_actions(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}])
+    await s.set_board_message(live.id, big + 3, big + 4)
+    ch = await s.create_challenge(guild_id=GUILD, channel_id=9, challenger=DAVE, challenged=None, expires_at=T0)
+    await s.set_challenge_message(ch.id, 42)
+    await s.create_challenge(guild_id=GUILD, channel_id=10, challenger=ALICE, challenged=DAVE)
+
+
+async def test_copy_sqlite_to_postgres_and_verify(tmp_path: Path, pg_url: str) -> None:
+    from bot.db.copy import copy_sqlite_to_postgres, verify_copy
+
+    clock = FakeClock()
+    lite = str(tmp_path / "bg.sqlite3")
+    async with await open_store(lite, clock=clock) as s:
+        await _populate(s, clock)
+    report = await copy_sqlite_to_postgres(lite, pg_url)
+    assert report.ok, report.summary()
+    assert report.rows["games"] == 4 and report.rows["actions"] == 5 and report.rows["rating_history"] == 12
+    assert report.games_checked == 4 and report.actions_checked == 5
+
+    async with await open_store(lite) as a, await open_store(pg_url) as b:
+        assert await a.leaderboard(GUILD) == await b.leaderboard(GUILD)
+        assert await a.player_stats(BOB, GUILD) == await b.player_stats(BOB, GUILD)
+        assert await a.get_player(BOB) == await b.get_player(BOB)
+        assert await a.pending_challenges() == await b.pending_challenges()
+        assert await a.dice_stats(ALICE) == await b.dice_stats(ALICE)
+        assert await a.next_wakeup() == await b.next_wakeup()
+        # The identity sequences moved past the copied ids.
+        new = await b.create_game(guild_id=GUILD, channel_id=777, player0=ALICE, player1=BOB)
+        assert new.id == 5
+        ch = await b.create_challenge(guild_id=GUILD, channel_id=778, challenger=ALICE, challenged=BOB)
+        assert ch.id == 3
+        await b.append_action(new.id, 0, {"kind": "resign", "player": 1}, outcome=MatchOutcome(ALICE, BOB))
+
+    # Now the copies differ: verification says so.
+    changed = await verify_copy(lite, pg_url)
+    assert not changed.ok and any("games" in m for m in changed.mismatches)
+
+
+async def test_copy_refuses_a_non_empty_target_and_wrong_urls(tmp_path: Path, pg_url: str) -> None:
+    from bot.db.copy import CopyError, copy_sqlite_to_postgres
+
+    lite = str(tmp_path / "bg.sqlite3")
+    async with await open_store(lite) as s:
+        await new_game(s)
+    async with await open_store(pg_url) as p:
+        await p.upsert_player(ALICE, "Alice")
+    with pytest.raises(CopyError, match="not empty"):
+        await copy_sqlite_to_postgres(lite, pg_url)
+    with pytest.raises(CopyError, match="postgresql://"):
+        await copy_sqlite_to_postgres(lite, lite)
+    with pytest.raises(CopyError, match="SQLite"):
+        await copy_sqlite_to_postgres(pg_url, pg_url)
+
+
+def test_copy_command_line(tmp_path: Path, pg_url: str) -> None:
+    lite = str(tmp_path / "bg.sqlite3")
+
+    async def seed() -> None:
+        clock = FakeClock()
+        async with await open_store(lite, clock=clock) as s:
+            await _populate(s, clock)
+
+    asyncio.run(seed())
+    script = Path(__file__).resolve().parents[2] / "scripts" / "copy_sqlite_to_postgres.py"
+    done = subprocess.run(
+        [sys.executable, str(script), f"sqlite:///{lite}", pg_url], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "every row matches" in done.stdout and "actions" in done.stdout
+    again = subprocess.run(
+        [sys.executable, "-m", "bot.db.copy", "--verify-only", lite, pg_url],
+        capture_output=True, text=True, timeout=120, env=_child_env(),
+    )
+    assert again.returncode == 0 and "every row matches" in again.stdout, again.stderr
