@@ -23,7 +23,8 @@ If the PostgreSQL server binaries are missing the ``postgres`` variants skip
 (with the reason), unless ``BG_REQUIRE_POSTGRES=1`` (set by ``make test``,
 which installs them) turns that into a failure.  ``PG_BIN`` names the folder
 of ``initdb``/``pg_ctl`` if they are not on ``PATH`` or in
-``/usr/lib/postgresql/*/bin``.
+``/usr/lib/postgresql/*/bin`` (an empty ``PG_BIN=`` skips the PostgreSQL
+tests).
 """
 
 from __future__ import annotations
@@ -51,17 +52,21 @@ BACKENDS = ("sqlite", "postgres")
 def find_pg_bin() -> Path | None:
     """The folder holding ``initdb`` and ``pg_ctl``, or None."""
     candidates: list[str] = []
-    if os.environ.get("PG_BIN"):
-        candidates.append(os.environ["PG_BIN"])
+    if "PG_BIN" in os.environ:  # explicit: only there (PG_BIN= skips the PostgreSQL tests)
+        candidates = [os.environ["PG_BIN"]] if os.environ["PG_BIN"] else []
+        return next((Path(c) for c in candidates if _has_server(Path(c))), None)
     on_path = shutil.which("pg_ctl")
     if on_path:
         candidates.append(str(Path(on_path).resolve().parent))
     candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_version_key, reverse=True)
     for folder in candidates:
-        p = Path(folder)
-        if (p / "initdb").exists() and (p / "pg_ctl").exists() and (p / "postgres").exists():
-            return p
+        if _has_server(Path(folder)):
+            return Path(folder)
     return None
+
+
+def _has_server(p: Path) -> bool:
+    return (p / "initdb").exists() and (p / "pg_ctl").exists() and (p / "postgres").exists()
 
 
 def _version_key(path: str) -> float:
