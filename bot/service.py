@@ -140,6 +140,8 @@ class ChallengeOptions:
     opening_reroll: bool = False
     hints: bool = False
     """Both players agreed to allow hints (used by the analysis commands)."""
+    thread: bool = False
+    """The game is played in a new thread, made when the challenge is accepted."""
     computer_level: str | None = None
     """Set for a game against the computer: its level (beginner, intermediate, expert)."""
     practice: bool = False
@@ -333,7 +335,7 @@ class GameService:
         if challenged.is_bot:
             raise ChallengeError(f"{challenged.name} is a bot and can't play")
         options.validate()
-        if await self.store.active_game(channel_id) is not None:
+        if not options.thread and await self.store.active_game(channel_id) is not None:
             raise ChallengeError(
                 "there is already a game in this channel: finish it first, or challenge with thread=True"
             )
@@ -636,7 +638,6 @@ class GameService:
         """
         match = copy.deepcopy(match)
         before = match.version
-        first_new_game = len(match.games)
         forced: set[int] = set()
         try:
             step(match, forced)
@@ -667,7 +668,7 @@ class GameService:
         else:
             self._cache[row.id] = (result.version, match)
         view = await self._view(result.game, match)
-        events = self._describe(view, match, before, first_new_game, forced)
+        events = self._describe(view, match, before, forced)
         return Outcome(view, events, result.rating_changes)
 
     def _match_outcome(self, row: GameRow, match: Match) -> MatchOutcome:
@@ -717,29 +718,34 @@ class GameService:
 
     # -- describing what happened ---------------------------------------------------
 
-    def _describe(
-        self, view: GameView, match: Match, before: int, first_new_game: int, forced: set[int]
-    ) -> list[Event]:
+    def _describe(self, view: GameView, match: Match, before: int, forced: set[int]) -> list[Event]:
         names = [p.name for p in view.players]
         events: list[Event] = []
-        actions = match.log[before:]
-        new = {id(a) for a in actions}
-        for action in actions:
-            text = _describe_action(action, names)
-            if not text:
+        # Walk the games so each game's result comes right after its last move.
+        offset = 0  # index in match.log of this game's "game" marker
+        for number, game in enumerate(match.games, start=1):
+            marker, offset = offset, offset + 1 + len(game.log)
+            if offset <= before:
                 continue
-            kind = action.kind
-            if kind == "play" and action.auto:
-                kind = "dance"
-            elif id(action) in forced:
-                kind = "forced"
-                text = f"{names[action.player or 0]} has only one play: {action.text}"
-            events.append(Event(kind, action.player, text))
-        for game in match.games[max(first_new_game - 1, 0):]:
-            if game.result is not None and game.log and id(game.log[-1]) in new:
+            if marker >= before and number > 1:
+                events.append(Event("new_game", None, f"game {number} begins"))
+            for action in game.log[max(0, before - marker - 1):]:
+                text = _describe_action(action, names)
+                if not text:
+                    continue
+                kind = action.kind
+                if kind == "play" and action.auto:
+                    kind = "dance"
+                elif id(action) in forced:
+                    kind = "forced"
+                    text = f"{names[action.player or 0]} has only one play: {action.text}"
+                events.append(Event(kind, action.player, text))
+            if game.result is not None:
                 r = game.result
                 kind_word = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[int(r.kind)]
-                how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(r.reason, f" ({r.reason})")
+                how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(
+                    r.reason, f" ({r.reason})"
+                )
                 events.append(Event(
                     "game_over", r.winner,
                     f"{names[r.winner]} wins {kind_word}{how}: {r.points} point{'s' if r.points != 1 else ''}",
@@ -1057,8 +1063,6 @@ def _span(delta: timedelta) -> str:
 def _describe_action(action: Action, names: list[str]) -> str:
     who = names[action.player] if action.player is not None else ""
     kind = action.kind
-    if kind == "game":
-        return f"game {action.value} begins" if (action.value or 0) > 1 else ""
     if kind == "setup":
         return f"the game starts from the position {action.text}"
     if kind == "opening":

@@ -79,6 +79,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             beavers=beavers,
             automatic_doubles=automatic_doubles,
             opening_reroll=opening_reroll,
+            thread=thread,
         )
         challenge = await self.table.quick(
             interaction,
