@@ -127,7 +127,7 @@ def board_content(view: GameView, events: Sequence[Event] = (), *, ping: bool = 
         footer = "The game was abandoned. Start a new one with `/bg challenge`."
     elif not footer and not view.is_active:
         footer = "The match is over. Play again with `/bg challenge`."
-    lines = [f"• {_clip(event_line(view, e), MAX_EVENT_CHARS)}" for e in in_story_order([e for e in events if e.text])]
+    lines = [f"• {_clip(event_line(view, e), MAX_EVENT_CHARS)}" for e in events if e.text]
     budget = MAX_CONTENT - len(header) - len(footer) - 2
     dropped = 0
     while lines and (len(lines) > MAX_EVENT_LINES or sum(len(line) + 1 for line in lines) + 40 > budget):
@@ -147,20 +147,6 @@ def event_line(view: GameView, event: Event) -> str:
     if any(p.name and event.text.startswith(p.name) for p in view.players):
         return event.text
     return sentence(event.text)
-
-
-def in_story_order(events: Sequence[Event]) -> list[Event]:
-    """Events as they happened: a game's result before the next game begins."""
-    events = list(events)
-    starts = [i for i, e in enumerate(events) if e.kind in ("game", "new_game")]
-    if not starts:
-        return events
-    first = starts[0]
-    over = [e for e in events[first:] if e.kind == "game_over"]
-    if not over:
-        return events
-    rest = [e for e in events[first:] if e.kind != "game_over"]
-    return events[:first] + over + rest
 
 
 def state_summary(view: GameView) -> str:

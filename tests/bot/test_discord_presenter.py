@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.presenter import board_content, in_story_order, rank_plays, turn_line
+from bot.presenter import board_content, rank_plays, turn_line
 from bot.service import Event
 
 PLAYS = ["13/10 6/5", "13/9", "24/20", "24/21 6/5", "6/2", "6/5 6/3", "8/4", "8/5 6/5"]
@@ -25,18 +25,6 @@ def test_rank_plays_limits_to_25():
     plays = [f"{i}/x" for i in range(60)]
     assert len(rank_plays(plays, "")) == 25
     assert rank_plays(plays, "5")[0] == "5/x"
-
-
-def test_game_result_comes_before_the_next_game():
-    events = [
-        Event("pass", 0, "alice passes"),
-        Event("game", None, "game 2 begins"),
-        Event("opening", None, "opening throw: alice 6, bob 5: alice starts"),
-        Event("game_over", 1, "bob wins a single game (double passed): 1 point"),
-    ]
-    kinds = [e.kind for e in in_story_order(events)]
-    assert kinds == ["pass", "game_over", "game", "opening"]
-    assert in_story_order(events[:1]) == events[:1]
 
 
 async def test_board_content_stays_within_discord_limits(world):

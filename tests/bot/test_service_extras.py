@@ -1,0 +1,159 @@
+"""Service features beyond two people playing: event order, the computer,
+practice positions, thread games and provably fair dice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.service import ChallengeError, ChallengeOptions, GameService, PlayerRef, ServiceError
+from bot.storage import Store
+from engine import Phase
+from engine.fairdice import commitment
+
+sys.path.insert(0, str(Path(__file__).parent))
+from service_helpers import ALICE, BOB, GUILD, ROBOT, Env, open_env, start_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def env(tmp_path) -> AsyncIterator[Env]:
+    e = await open_env(tmp_path / "bg.sqlite3")
+    yield e
+    await e.store.close()
+
+
+@pytest.fixture
+async def fair_env(tmp_path) -> AsyncIterator[Env]:
+    """A service with the production (provably fair) dice."""
+    store = await Store.open(tmp_path / "fair.sqlite3")
+    service = GameService(store)
+    yield Env(store, service, None, tmp_path / "fair.sqlite3")  # type: ignore[arg-type]
+    await store.close()
+
+
+async def test_a_game_result_comes_before_the_next_game(env: Env) -> None:
+    view = await start_game(env.service, options=ChallengeOptions(match_length=3))
+    # Get to a roll phase, double and pass: game 1 ends and game 2 starts in one step.
+    while view.game.phase is not Phase.ROLL:
+        actor = view.to_act()
+        assert actor is not None
+        view = (await env.service.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
+    doubler = view.to_act()
+    assert doubler is not None
+    view = (await env.service.double(view.id, doubler.user_id)).view
+    taker = view.to_act()
+    assert taker is not None
+    out = await env.service.pass_double(view.id, taker.user_id)
+    kinds = [e.kind for e in out.events]
+    assert kinds[:3] == ["pass", "game_over", "new_game"], kinds
+    assert "opening" in kinds[3:]
+    assert out.view.match.score == ((1, 0) if doubler == ALICE else (0, 1))
+
+
+async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
+    with pytest.raises(ChallengeError):
+        await env.service.challenge(GUILD, 300, ALICE, ROBOT, ChallengeOptions())
+    with pytest.raises(ChallengeError):
+        await env.service.play_computer(GUILD, 300, ALICE, BOB, ChallengeOptions(computer_level="beginner"))
+    out = await env.service.play_computer(GUILD, 300, ALICE, ROBOT, ChallengeOptions(computer_level="beginner"))
+    view = out.view
+    assert view.players == (ALICE, ROBOT) and view.options.computer_level == "beginner"
+    assert not view.options.rated
+    # The human gives up: the game ends, and no rating row appears for anyone.
+    out = await env.service.forfeit(view.id, ALICE.user_id)
+    assert out.view.status == "finished" and out.rating_changes == []
+    assert await env.service.stats(GUILD, ALICE.user_id) is None
+    assert (await env.service.leaderboard(GUILD)).total == 0
+
+
+async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
+    # Player 1 (bob) to roll, money, cube 2 owned by bob.
+    gnubg_id = "4HPwATDgc/ABMA:UQkAAAAAAAAA"
+    out = await env.service.setup_practice(GUILD, 400, ALICE, BOB, gnubg_id)
+    view = out.view
+    game = view.game
+    assert game.phase is Phase.ROLL and view.to_act() == BOB
+    assert game.cube_value == 2 and game.cube_owner == 1
+    assert out.events[0].kind == "setup"
+    out = await env.service.resign(view.id, BOB.user_id, 1)
+    out = await env.service.accept_resignation(view.id, ALICE.user_id)
+    assert out.view.status == "finished" and out.rating_changes == []
+    assert out.view.match.score == (2, 0)  # a single game at cube 2
+
+
+async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
+    with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
+        await env.service.setup_practice(GUILD, 401, ALICE, BOB, "not-an-id")
+    assert await env.service.game_in_channel(401) is None
+
+
+async def test_a_thread_game_may_start_beside_a_busy_channel(env: Env) -> None:
+    await start_game(env.service, channel=500)
+    with pytest.raises(ChallengeError):
+        await env.service.challenge(GUILD, 500, ALICE, BOB, ChallengeOptions())
+    challenge = await env.service.challenge(GUILD, 500, ALICE, BOB, ChallengeOptions(thread=True))
+    out = await env.service.accept(challenge.id, BOB.user_id, channel_id=501)
+    assert out.view.channel_id == 501 and out.view.is_active
+
+
+async def test_fair_dice_are_committed_then_revealed_and_verify(fair_env: Env, tmp_path: Path) -> None:
+    service = fair_env.service
+    view = await start_game(service, channel=600)
+    assert view.fair_dice is not None and "seed" not in view.fair_dice
+    with pytest.raises(ServiceError, match="still being played"):
+        await service.verify(view.id)
+    # Play a few turns, then end the game.
+    for _ in range(6):
+        actor = view.to_act()
+        assert actor is not None
+        if view.game.phase is Phase.ROLL:
+            view = (await service.roll(view.id, actor.user_id)).view
+        elif view.game.phase is Phase.PLAY:
+            view = (await service.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
+    actor = view.to_act()
+    assert actor is not None
+    view = (await service.forfeit(view.id, actor.user_id)).view
+    revealed = view.fair_dice
+    assert revealed is not None and commitment(bytes.fromhex(revealed["seed"])) == revealed["commitment"]
+    result = await service.verify(view.id)
+    assert result.ok and result.dice_checked >= 4
+
+    export = json.loads(await service.export_json(view.id))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(export))
+    script = ROOT / "scripts" / "verify_dice.py"
+    ok = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    # Change one die in the log: the standalone check fails.
+    for action in export["actions"]:
+        if action["kind"] == "roll":
+            action["dice"][0] = action["dice"][0] % 6 + 1
+            break
+    path.write_text(json.dumps(export))
+    bad = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "FAIL" in bad.stdout
+
+
+async def test_dice_carry_on_from_the_seed_after_a_restart(fair_env: Env) -> None:
+    service = fair_env.service
+    view = await start_game(service, channel=700)
+    # A new service on the same store (a restart) must throw the same next dice
+    # as the old one would have: both derive them from the seed and the count.
+    while view.game.phase is not Phase.ROLL:
+        actor = view.to_act()
+        assert actor is not None
+        view = (await service.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
+    actor = view.to_act()
+    assert actor is not None
+    restarted = GameService(fair_env.store)
+    after_restart = (await restarted.roll(view.id, actor.user_id)).view
+    await restarted.forfeit(view.id, actor.user_id)
+    assert (await restarted.verify(view.id)).ok
+    assert after_restart.version > view.version
