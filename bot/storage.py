@@ -78,6 +78,7 @@ def _integrity_errors() -> tuple[type[BaseException], ...]:
 
 __all__ = [
     "DEFAULT_DB_PATH",
+    "Shards",
     "GLOBAL_SCOPE",
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -869,6 +870,22 @@ _JSON_COLUMNS: Final = frozenset({"result", "settings"})
 _GAME_STATUSES: Final = frozenset({"active", "finished", "abandoned"})
 
 
+Shards = tuple[int, tuple[int, ...]]
+"""(shard count, shard ids): the Discord shards one bot process serves."""
+
+
+def _shard_clause(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+    """SQL keeping rows of guilds on ``shards``: Discord puts a guild on shard
+    ``(guild_id >> 22) % shard_count`` (direct messages, guild 0, on shard 0)."""
+    if shards is None:
+        return "", ()
+    count, ids = shards
+    if count < 1 or not ids:
+        raise ValueError("a shard filter needs a shard count and at least one shard id")
+    marks = ", ".join("?" for _ in ids)
+    return f" AND ((guild_id / 4194304) % ?) IN ({marks})", (count, *ids)
+
+
 def _dice_of(action: Mapping[str, Any]) -> tuple[int | None, int | None]:
     dice = action.get("dice")
     if (
@@ -1560,30 +1577,40 @@ class Store:
             )
             return claimed == 1
 
-    async def due_deadlines(self, now: datetime | None = None, *, limit: int = 100) -> list[GameRow]:
-        """Active games whose turn deadline is at or before ``now``, oldest first."""
+    async def due_deadlines(
+        self, now: datetime | None = None, *, limit: int = 100, shards: Shards | None = None
+    ) -> list[GameRow]:
+        """Active games whose turn deadline is at or before ``now``, oldest first
+        (only guilds on ``shards`` when given)."""
         ts = _to_ts(now) if now is not None else self._now()
+        where, params = _shard_clause(shards)
         rows = await self._fetchall(
             """
             SELECT * FROM games
             WHERE status = 'active' AND turn_deadline IS NOT NULL AND turn_deadline <= ?
+            """ + where + """
             ORDER BY turn_deadline LIMIT ?
             """,
-            (ts, limit),
+            (ts, *params, limit),
         )
         return [GameRow.from_row(r) for r in rows]
 
-    async def due_reminders(self, now: datetime | None = None, *, limit: int = 100) -> list[GameRow]:
-        """Active games whose reminder time passed and whose reminder isn't sent."""
+    async def due_reminders(
+        self, now: datetime | None = None, *, limit: int = 100, shards: Shards | None = None
+    ) -> list[GameRow]:
+        """Active games whose reminder time passed and whose reminder isn't sent
+        (only guilds on ``shards`` when given)."""
         ts = _to_ts(now) if now is not None else self._now()
+        where, params = _shard_clause(shards)
         rows = await self._fetchall(
             """
             SELECT * FROM games
             WHERE status = 'active' AND reminder_sent = 0
               AND reminder_at IS NOT NULL AND reminder_at <= ?
+            """ + where + """
             ORDER BY reminder_at LIMIT ?
             """,
-            (ts, limit),
+            (ts, *params, limit),
         )
         return [GameRow.from_row(r) for r in rows]
 
@@ -1688,7 +1715,9 @@ class Store:
         )
         return [ChallengeRow.from_row(r) for r in rows]
 
-    async def expire_challenges(self, now: datetime | None = None) -> list[ChallengeRow]:
+    async def expire_challenges(
+        self, now: datetime | None = None, *, shards: Shards | None = None
+    ) -> list[ChallengeRow]:
         """Mark every overdue pending challenge 'expired'; return those rows.
 
         Each challenge is returned by exactly one caller, even with several
@@ -1697,15 +1726,17 @@ class Store:
         """
         ts = _to_ts(now) if now is not None else self._now()
         stamp = self._now()
+        where, params = _shard_clause(shards)
         async with self._write() as conn:
             rows = await conn.fetchall(
                 """
                 SELECT id FROM challenges
                 WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?
+                """ + where + """
                 ORDER BY expires_at, id
                 """
                 + conn.skip_locked,
-                (ts,),
+                (ts, *params),
             )
             ids = [r["id"] for r in rows]
             result: list[ChallengeRow] = []

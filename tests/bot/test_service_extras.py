@@ -157,3 +157,18 @@ async def test_dice_carry_on_from_the_seed_after_a_restart(fair_env: Env) -> Non
     await restarted.forfeit(view.id, actor.user_id)
     assert (await restarted.verify(view.id)).ok
     assert after_restart.version > view.version
+
+
+async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
+    # Guilds on shard 0 and shard 1 of 2: (guild_id >> 22) % 2.
+    guild_on = {0: 0 << 22, 1: 1 << 22}
+    views = {}
+    for shard, guild in guild_on.items():
+        views[shard] = await start_game(env.service, guild=guild, channel=800 + shard)
+    env.clock.advance(days=30)
+    first = await env.service.process_due(shards=(2, (1,)))
+    assert {n.view.guild_id for n in first if n.view} == {guild_on[1]}
+    assert all(n.kind == "timeout" for n in first)
+    rest = await env.service.process_due(shards=(2, (0,)))
+    assert {n.view.guild_id for n in rest if n.view} == {guild_on[0]}
+    assert await env.service.process_due() == []

@@ -1,0 +1,38 @@
+"""Due work filtered by Discord shard, on both backends."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from bot.storage import open_store
+
+NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+async def test_due_queries_keep_only_guilds_on_the_given_shards(db_url: str) -> None:
+    store = await open_store(db_url, clock=lambda: NOW)
+    try:
+        games = {}
+        for shard in range(3):
+            guild = (shard << 22) + 12345  # lands on shard `shard` of 3
+            games[shard] = await store.create_game(
+                guild_id=guild, channel_id=100 + shard, player0=1, player1=2,
+                turn_deadline=NOW - timedelta(hours=1), reminder_at=NOW - timedelta(hours=2),
+            )
+            await store.create_challenge(
+                guild_id=guild, channel_id=200 + shard, challenger=1, challenged=2,
+                expires_at=NOW - timedelta(minutes=1),
+            )
+        late = await store.due_deadlines(NOW, shards=(3, (0, 2)))
+        assert sorted(r.id for r in late) == sorted([games[0].id, games[2].id])
+        remind = await store.due_reminders(NOW, shards=(3, (1,)))
+        assert [r.id for r in remind] == [games[1].id]
+        expired = await store.expire_challenges(NOW, shards=(3, (1,)))
+        assert [c.channel_id for c in expired] == [201]
+        assert sorted(c.channel_id for c in await store.expire_challenges(NOW)) == [200, 202]
+        with pytest.raises(ValueError):
+            await store.due_deadlines(NOW, shards=(3, ()))
+    finally:
+        await store.close()
