@@ -318,6 +318,7 @@ class GameService:
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, tuple[int, Match]] = {}
         self._players: dict[int, PlayerRef] = {}  # names change rarely; refreshed by _remember
+        self._latest: dict[int, GameView] = {}  # channel id -> newest view of its active game
 
     # -- challenges -------------------------------------------------------------
 
@@ -992,7 +993,7 @@ class GameService:
             if row.board_channel_id is not None and row.board_message_id is not None
             else None
         )
-        return GameView(
+        view = GameView(
             id=row.id,
             guild_id=row.guild_id,
             channel_id=row.channel_id,
@@ -1006,6 +1007,18 @@ class GameService:
             result=row.result,
             fair_dice=_public_fair_dice(row),
         )
+        known = self._latest.get(row.channel_id)
+        if row.is_active and (known is None or known.id != row.id or known.version <= row.version):
+            self._latest[row.channel_id] = view
+        elif not row.is_active and known is not None and known.id == row.id:
+            del self._latest[row.channel_id]
+        return view
+
+    def peek_game_in_channel(self, channel_id: int) -> GameView | None:
+        """The latest view of this channel's game this process has seen, without
+        touching the database (for answers that can't wait, like autocomplete).
+        It may be a moment behind another process; actions still check the version."""
+        return self._latest.get(channel_id)
 
     async def _player(self, user_id: int) -> PlayerRef:
         known = self._players.get(user_id)

@@ -172,3 +172,15 @@ async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
     rest = await env.service.process_due(shards=(2, (0,)))
     assert {n.view.guild_id for n in rest if n.view} == {guild_on[0]}
     assert await env.service.process_due() == []
+
+
+async def test_peek_gives_the_newest_view_without_the_database(env: Env) -> None:
+    assert env.service.peek_game_in_channel(900) is None
+    view = await start_game(env.service, channel=900)
+    peeked = env.service.peek_game_in_channel(900)
+    assert peeked is not None and peeked.id == view.id and peeked.version == view.version
+    actor = view.to_act()
+    assert actor is not None
+    out = await env.service.forfeit(view.id, actor.user_id)
+    assert out.view.status == "finished"
+    assert env.service.peek_game_in_channel(900) is None
