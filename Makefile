@@ -10,8 +10,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The computer opponent's engines are wheels for common platforms; where they
+# don't install, the bot runs without the computer opponent and analysis.
 $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[ai]' || $(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -33,6 +35,8 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/service.py
+	$(BIN)/python bench/ai.py
+	$(BIN)/python bench/e2e_load.py
 
 clean:
 	rm -rf $(VENV)
