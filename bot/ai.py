@@ -481,6 +481,25 @@ def _warm_up() -> bool:
     return True
 
 
+def _lower_priority() -> None:
+    """Worker initializer: analysis yields the CPU to the bot's own work."""
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+
+
+_worker_analyst: Analyst | None = None
+
+
+def _analyse_in_worker(game: Game, ply: int) -> GameAnalysis:
+    """Whole-game analysis in a worker process (one Analyst per worker)."""
+    global _worker_analyst
+    if _worker_analyst is None:
+        _worker_analyst = Analyst()
+    return _worker_analyst.analyse_game(game, ply=ply)
+
+
 # -- the analyst ----------------------------------------------------------------------
 
 
@@ -496,6 +515,7 @@ class Analyst:
         self.rng = rng or random.Random()
         self._pool_workers = max(1, min(pool_workers, 2))
         self._pool: ProcessPoolExecutor | None = None
+        self._analysis_pool: ProcessPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     @staticmethod
@@ -838,7 +858,17 @@ class Analyst:
         return Hint(game.phase.value)
 
     async def aanalyse_game(self, game: Game, *, ply: int = 0) -> GameAnalysis:
-        return await asyncio.to_thread(self.analyse_game, game, ply=ply)
+        """Analyse a whole game in a separate low-priority process: a game has
+        hundreds of decisions, and in a thread they would hold the GIL the
+        bot's event loop needs."""
+        loop = asyncio.get_running_loop()
+        with self._pool_lock:
+            if self._analysis_pool is None:
+                self._analysis_pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
+                )
+            pool = self._analysis_pool
+        return await loop.run_in_executor(pool, _analyse_in_worker, game, ply)
 
     async def warm_up(self) -> None:
         """Load the engines (and start the expert's worker) before the first game needs them."""
@@ -849,9 +879,11 @@ class Analyst:
     def close(self) -> None:
         """Shut the process pool down (waits for work in progress)."""
         with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pools = [self._pool, self._analysis_pool]
+            self._pool = self._analysis_pool = None
+        for pool in pools:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
