@@ -29,6 +29,7 @@ AUTOCOMPLETE_LIMIT = 25
 SELECT_LIMIT = 25
 
 RESIGN_WORDS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+VERIFY_SCRIPT = "python3 scripts/verify_dice.py game-<number>.json"
 
 
 def sentence(text: str) -> str:
@@ -108,6 +109,8 @@ def turn_line(view: GameView, *, ping: bool = True) -> str:
     todo = what_to_do(view)
     if actor is None or todo is None:
         return ""
+    if actor.is_bot:  # the computer: no mention, no deadline
+        return f"▶ 🤖 **{actor.name}** {todo} (thinking…)"
     who = mention(actor.user_id) if ping else f"**{actor.name}**"
     line = f"▶ {who} {todo}"
     if view.deadline is not None:
@@ -122,6 +125,9 @@ def board_content(view: GameView, events: Sequence[Event] = (), *, ping: bool = 
     is too much to tell, the oldest events give way.
     """
     header = f"**Game #{view.id}** · {describe_kind(view)}"
+    commitment = commitment_line(view, events)
+    if commitment:
+        header += "\n" + commitment
     footer = turn_line(view, ping=ping)
     if not footer and view.status == "abandoned":
         footer = "The game was abandoned. Start a new one with `/bg challenge`."
@@ -136,6 +142,22 @@ def board_content(view: GameView, events: Sequence[Event] = (), *, ping: bool = 
     if dropped:
         lines.insert(0, f"• … {dropped} earlier event{'s' if dropped != 1 else ''}")
     return "\n".join([header, *lines, *([footer] if footer else [])])[:MAX_CONTENT]
+
+
+def starts_match(view: GameView, events: Sequence[Event]) -> bool:
+    """Whether these events start the first game of the stored game (its first message)."""
+    return len(view.match.games) == 1 and any(e.kind in ("opening", "setup") for e in events)
+
+
+def commitment_line(view: GameView, events: Sequence[Event]) -> str:
+    """The provably fair dice commitment, for the first message of a game."""
+    fair = view.fair_dice
+    if not fair or not starts_match(view, events):
+        return ""
+    return (
+        f"🎲 Fair dice: commitment `{fair['commitment']}`, nonce `{fair['nonce']}`. "
+        "The seed is revealed when the game ends: check every roll with `/bgtools verify`."
+    )
 
 
 def _clip(text: str, limit: int) -> str:
@@ -198,6 +220,18 @@ def result_embed(view: GameView, events: Sequence[Event], rating_changes: Sequen
             + (f" (x{stake} stake)" if stake != 1 else ""),
             inline=False,
         )
+    fair = view.fair_dice
+    if fair and fair.get("seed") and not view.is_active:
+        embed.add_field(
+            name="Fair dice",
+            value=(
+                f"Seed `{fair['seed']}` (commitment `{fair['commitment']}`, nonce `{fair['nonce']}`). "
+                f"Check every roll: `/bgtools verify game:{view.id}`"
+            )[:1024],
+            inline=False,
+        )
+    if not view.options.rated:
+        embed.set_footer(text="Unrated: " + ("a game against the computer" if view.options.computer_level else "a practice game"))
     shown = [c for c in rating_changes if c.scope == view.guild_id] or list(rating_changes)
     if shown:
         names = {p.user_id: p.name for p in view.players}
@@ -217,9 +251,13 @@ def result_embed(view: GameView, events: Sequence[Event], rating_changes: Sequen
 def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
     where = " The game gets its own thread." if thread else ""
     expires = f" Answer {timestamp(challenge.expires_at)}." if challenge.expires_at else ""
+    hints = (
+        " Hints are on: accepting agrees that both players may ask `/bg hint` on their turn."
+        if challenge.options.hints else ""
+    )
     return (
         f"{mention(challenge.challenged.user_id)}, {mention(challenge.challenger.user_id)} challenges you to "
-        f"{challenge.options.describe()}.{where}{expires}"
+        f"{challenge.options.describe()}.{hints}{where}{expires}"
     )
 
 
@@ -238,7 +276,23 @@ def challenge_closed_content(challenge: ChallengeView, status: str, extra: str =
 # -- lists and tables -----------------------------------------------------------------------
 
 
-def leaderboard_embed(page: storage.LeaderboardPage, kind: str, guild_name: str | None = None) -> discord.Embed:
+def computer_line(record: tuple[int, int] | None) -> str:
+    """The computer's record against the server (its games are unrated, so it has its own line)."""
+    if not record or not any(record):
+        return ""
+    wins, losses = record
+    return (
+        f"🤖 Computer: {wins} win{'s' if wins != 1 else ''}, {losses} loss{'es' if losses != 1 else ''} "
+        "against this server (unrated)"
+    )
+
+
+def leaderboard_embed(
+    page: storage.LeaderboardPage,
+    kind: str,
+    guild_name: str | None = None,
+    computer: tuple[int, int] | None = None,
+) -> discord.Embed:
     where = f" · {guild_name}" if guild_name else ""
     embed = discord.Embed(title=f"Leaderboard by {kind}{where}", colour=COLOUR)
     if not page.entries:
@@ -253,6 +307,9 @@ def leaderboard_embed(page: storage.LeaderboardPage, kind: str, guild_name: str 
             else:
                 rows.append(f"`{entry.rank:>3}` **{name}** · {s.rating:.1f} · {s.wins}-{s.losses}")
         embed.description = "\n".join(rows)
+    line = computer_line(computer)
+    if line:
+        embed.description += "\n\n" + line
     pages = max((page.total + page.limit - 1) // page.limit, 1) if page.limit else 1
     embed.set_footer(text=f"Page {page.offset // max(page.limit, 1) + 1} of {pages} · {page.total} ranked")
     return embed
@@ -336,12 +393,164 @@ def rules_embed() -> discord.Embed:
         inline=False,
     )
     embed.add_field(
+        name="The computer",
+        value=(
+            "`/bg computer` (or challenge me) plays a game against the computer (unrated) · "
+            "`/bg hint` privately suggests plays or the cube action (always against the computer; "
+            "between people only if the challenge had `hints`) · `/bg analysis` grades a finished game"
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Fair dice",
+        value=(
+            "Every game's dice come from a secret seed whose SHA-256 commitment is posted when it starts; "
+            "the seed is revealed when it ends. `/bgtools verify` recomputes every roll; "
+            f"`/bg export` gives the game's JSON for `{VERIFY_SCRIPT}` (Python standard library only). "
+            "`/bgtools dice` shows a player's roll statistics."
+        ),
+        inline=False,
+    )
+    embed.add_field(
         name="More",
-        value="`/bg board` shows the board again · `/bg games` · `/bg history` · `/bg export` · `/bg stats` · `/bg leaderboard`",
+        value=(
+            "`/bg board` shows the board again · `/bg games` · `/bg history` · `/bg export` · `/bg stats` · "
+            "`/bg leaderboard` · `/bgtools position` (GNU Backgammon ID) · `/bgtools setup` (practice from an ID) · "
+            "`/bgtools replay` (animated GIF)"
+        ),
         inline=False,
     )
     embed.set_footer(text="Money games: Jacoby, beavers and automatic doubles are options of /bg challenge.")
     return embed
+
+
+# -- the computer, hints and analysis ----------------------------------------------------------
+
+MAX_EMBED_DESCRIPTION = 4096
+
+
+def hint_text(view: GameView, lines: Sequence[str]) -> str:
+    """The private answer to ``/bg hint``."""
+    game = view.game
+    if not lines:
+        return "There's nothing to advise right now."
+    if game.phase is Phase.PLAY and game.dice is not None:
+        title = f"Best plays for {game.dice.high}-{game.dice.low} (equity, cubeless):"
+    elif game.phase is Phase.DOUBLED:
+        title = "Take or pass:"
+    else:
+        title = "Cube action:"
+    return _clip(title + "\n```\n" + "\n".join(lines) + "\n```", MAX_CONTENT)
+
+
+def analysis_embed(view: GameView, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
+    """Each player's error rate, blunders and luck, game by game (``(number, summary)`` pairs)."""
+    names = " vs ".join(p.name for p in view.players)
+    embed = discord.Embed(title=f"📊 Analysis · game #{view.id} · {names}", colour=COLOUR)
+    several = len(view.match.games) > 1
+    parts = []
+    for number, summary in summaries:
+        head = f"**Game {number}**\n" if several else ""
+        parts.append(f"{head}```\n{summary or 'no decisions'}\n```")
+    text = "\n".join(parts) or "Nothing to analyse."
+    if len(text) > MAX_EMBED_DESCRIPTION - 100:
+        text = text[: MAX_EMBED_DESCRIPTION - 110].rsplit("\n", 1)[0] + "\n…```"
+    embed.description = text
+    embed.set_footer(
+        text="Error rate: millipoints lost per decision (GNU Backgammon's scale); "
+        "luck: equity gained by the dice. Blunders lose more than 0.08."
+    )
+    return embed
+
+
+# -- trust: fair dice, statistics, positions --------------------------------------------------
+
+ROLL_KINDS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
+"""The 21 kinds of roll: 15 non-doubles (2 ways in 36 each) and 6 doubles (1 way)."""
+
+
+def roll_kinds_p_value(counts: dict[tuple[int, int], int]) -> tuple[float, float]:
+    """Chi-square of the 21 roll kinds against fair dice (a double is 1/36, a non-double 2/36)."""
+    from engine.fairdice import chi_square_survival
+
+    total = sum(counts.get(kind, 0) for kind in ROLL_KINDS)
+    if total == 0:
+        return 0.0, 1.0
+    statistic = 0.0
+    for high, low in ROLL_KINDS:
+        expected = total * (1 if high == low else 2) / 36
+        statistic += (counts.get((high, low), 0) - expected) ** 2 / expected
+    return statistic, chi_square_survival(statistic, len(ROLL_KINDS) - 1)
+
+
+def face_counts(counts: dict[tuple[int, int], int]) -> list[int]:
+    """How often each face 1-6 came up, counting both dice of every roll (a double's face twice)."""
+    faces = [0] * 6
+    for (high, low), n in counts.items():
+        faces[high - 1] += n
+        faces[low - 1] += n
+    return faces
+
+
+def dice_embed(name: str, stats: storage.DiceStats) -> discord.Embed:
+    from engine.fairdice import chi_square_uniform
+
+    embed = discord.Embed(title=f"🎲 Dice · {name}", colour=COLOUR)
+    counts = {(max(k), min(k)): n for k, n in stats.counts.items()}
+    rolls = stats.rolls
+    if rolls == 0:
+        embed.description = "No rolls yet in this server."
+        return embed
+    doubles = stats.doubles
+    embed.description = (
+        f"**{rolls}** rolls · **{doubles}** doubles ({100 * doubles / rolls:.1f}%, expected 16.7%) · "
+        f"**{stats.pips}** pips ({stats.pips / rolls:.2f} a roll, expected 8.17)"
+    )
+    grid = ["     " + "".join(f"{low:>5}" for low in range(1, 7))]
+    for high in range(1, 7):
+        cells = "".join(f"{counts.get((high, low), 0):>5}" if low <= high else "    ·" for low in range(1, 7))
+        grid.append(f"{high:>4} {cells}")
+    _, p_rolls = roll_kinds_p_value(counts)
+    embed.add_field(
+        name="Roll kinds (high die by low die)",
+        value="```\n" + "\n".join(grid) + "\n```" + f"Chi-square against fair dice (20 d.f.): p = {p_rolls:.3f}",
+        inline=False,
+    )
+    faces = face_counts(counts)
+    _, p_faces = chi_square_uniform(faces)
+    thrown = sum(faces)
+    embed.add_field(
+        name="Faces (each die thrown)",
+        value=" · ".join(f"{face}: {n} ({100 * n / thrown:.1f}%)" for face, n in enumerate(faces, start=1))
+        + f"\nChi-square against fair dice (5 d.f.): p = {p_faces:.3f}",
+        inline=False,
+    )
+    embed.set_footer(text="A p-value below 0.01 would be suspicious; by chance alone 1 player in 100 gets one.")
+    return embed
+
+
+def verify_text(view: GameView, verification: object) -> str:
+    """The answer to ``/bgtools verify``: the result and how to check it yourself."""
+    ok = bool(getattr(verification, "ok", False))
+    reason = sentence(str(getattr(verification, "reason", "")))
+    fair = view.fair_dice or {}
+    mark = "✅" if ok else "❌"
+    lines = [f"{mark} **Game #{view.id}**: {reason.rstrip('.')}."]
+    if fair:
+        lines.append(f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`, seed `{fair.get('seed', '?')}`.")
+    lines.append(
+        f"Check it yourself: `/bg export game:{view.id}` gives the game's JSON; run `{VERIFY_SCRIPT}` "
+        "(Python standard library only)."
+    )
+    return "\n".join(lines)
+
+
+def position_text(view: GameView) -> str:
+    gnubg_id = view.game.gnubg_id()
+    return (
+        f"**Game #{view.id}** · GNU Backgammon ID of the current position:\n`{gnubg_id}`\n"
+        "Paste it into GNU Backgammon or XG, or practise from it with `/bgtools setup`."
+    )
 
 
 # -- autocomplete ------------------------------------------------------------------------------

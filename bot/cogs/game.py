@@ -8,21 +8,24 @@ raised and answered privately by the tree's ``on_error``.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import presenter
+from bot import ai, presenter
 from bot.service import ChallengeOptions, GameView
-from bot.ui.errors import UserError
+from bot.ui import replays
+from bot.ui.errors import UserError, unavailable_error
 from bot.ui.table import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, THREAD_PERMISSIONS, player_ref, require_permissions
 
 if TYPE_CHECKING:
     from bot.app import BackgammonBot
 
 RESIGN_LEVELS = {"single": 1, "gammon": 2, "backgammon": 3}
+LevelName = Literal["beginner", "intermediate", "expert"]
 
 
 @app_commands.guild_only()
@@ -54,6 +57,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         automatic_doubles="Money game: a tie in the opening throw doubles the cube",
         opening_reroll="The opening throw only decides who starts; the winner throws again",
         thread="Play in a new public thread",
+        hints="Allow /bg hint for both players (accepting the challenge agrees to it)",
     )
     async def challenge(
         self,
@@ -67,6 +71,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         automatic_doubles: bool = False,
         opening_reroll: bool = False,
         thread: bool = False,
+        hints: bool = False,
     ) -> None:
         if thread and isinstance(interaction.channel, discord.Thread):
             raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
@@ -80,7 +85,12 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             automatic_doubles=automatic_doubles,
             opening_reroll=opening_reroll,
             thread=thread,
+            hints=hints,
         )
+        if self.bot.user is not None and opponent.id == self.bot.user.id:
+            # challenging me: the computer plays at once (no challenge to accept)
+            await self._start_computer_game(interaction, self.table.computer.default_level, options)
+            return
         challenge = await self.table.quick(
             interaction,
             self.service.challenge(
@@ -92,6 +102,42 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             ),
         )
         await self.table.post_challenge(interaction, challenge, thread)
+
+    @app_commands.command(name="computer", description="Play the computer (unrated); it moves by itself")
+    @app_commands.describe(
+        level="How strong it plays (default: expert)",
+        match_length="Points to win the match (0 = a money game)",
+    )
+    async def computer(
+        self,
+        interaction: discord.Interaction,
+        level: LevelName | None = None,
+        match_length: app_commands.Range[int, 0, 25] = 0,
+    ) -> None:
+        options = ChallengeOptions(match_length=match_length, move_days=self.bot.settings.default_move_days)
+        await self._start_computer_game(interaction, level or self.table.computer.default_level, options)
+
+    async def _start_computer_game(
+        self, interaction: discord.Interaction, level: str, options: ChallengeOptions
+    ) -> None:
+        if not ai.available():
+            raise unavailable_error()
+        if options.thread:
+            raise UserError("Games against the computer are played right here: leave out `thread`.")
+        require_permissions(interaction, CHANNEL_PERMISSIONS)
+        level_name = ai.Level.parse(level).value
+        options = replace(options, computer_level=level_name, thread=False, hints=True)
+        outcome = await self.table.quick(
+            interaction,
+            self.service.play_computer(
+                interaction.guild_id,
+                interaction.channel_id,
+                player_ref(interaction.user),
+                self.table.computer.ref(),
+                options,
+            ),
+        )
+        await self.table.post_new_game(interaction, outcome)
 
     # -- turn actions ---------------------------------------------------------------------
 
@@ -166,6 +212,54 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             )
         await self.table.slash_action(interaction, lambda view: self.service.abandon(view.id, interaction.user.id))
 
+    # -- advice and analysis ------------------------------------------------------------------
+
+    @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
+    async def hint(self, interaction: discord.Interaction) -> None:
+        view = await self.table.quick(interaction, self.table.game_here(interaction))
+        if not ai.available():
+            raise unavailable_error()
+        user = interaction.user.id
+        if view.seat(user) is None:
+            raise UserError("You're not in this game: hints are for the player to act.")
+        actor = view.to_act()
+        if actor is None or actor.user_id != user:
+            raise UserError(f"It's not your turn: hints are for the player to act ({actor.name if actor else 'nobody'} now).")
+        if not (self.table.computer.plays_in(view) or view.options.hints):
+            raise UserError(
+                "Hints are off in this game: between people they need both players' agreement, "
+                "given with `/bg challenge hints:True` (accepting agrees)."
+            )
+        advice = await self.table.quick(
+            interaction, ai.default_analyst().ahint(view.game, level=self.table.computer.hint_level)
+        )
+        await self.table.send_private(interaction, content=presenter.hint_text(view, advice.lines()))
+
+    @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
+    @app_commands.describe(game="Game number (default: your latest finished game)")
+    async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
+        if not ai.available():
+            raise unavailable_error()
+        require_permissions(interaction, ("send_messages", "embed_links"))
+        game_id = game or await self._latest_finished(interaction)
+        view = await self._game_of_this_server(interaction, game_id)
+        if view.is_active:
+            raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
+        summaries = await self.table.quick(interaction, self.table.analyses.summaries(view))
+        await self._reply(interaction, embed=presenter.analysis_embed(view, summaries))
+
+    async def _latest_finished(self, interaction: discord.Interaction) -> int:
+        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        if recent:
+            return recent[0].id
+        raise UserError("You have no finished game here: give a game number, e.g. `/bg analysis game:12`.")
+
+    async def _game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameView:
+        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id))
+        if view.guild_id != interaction.guild_id:
+            raise UserError(f"There is no game #{game_id} in this server.")
+        return view
+
     # -- looking at games ----------------------------------------------------------------------
 
     @app_commands.command(name="board", description="Show the board of this channel's game again, at the bottom")
@@ -192,21 +286,34 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         embed = presenter.history_embed(views, who.id, who.display_name)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
-    @app_commands.command(name="export", description="Download a game as a .mat file (GNU Backgammon, XG)")
+    @app_commands.command(name="export", description="Download a game: .mat (GNU Backgammon, XG), JSON and a GIF replay")
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
-        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id))
-        if view.guild_id != interaction.guild_id:
-            raise UserError(f"There is no game #{game_id} in this server.")
+        view = await self._game_of_this_server(interaction, game_id)
+        await self.table.defer(interaction, ephemeral=True)  # the replay takes a moment to draw
         text = await self.service.export_mat(game_id)
-        file = discord.File(io.BytesIO(text.encode("utf-8")), filename=f"backgammon-game-{game_id}.mat")
-        await self._reply(
-            interaction,
-            content=f"Game #{game_id}: {' vs '.join(p.name for p in view.players)}",
-            file=file,
-            ephemeral=True,
+        data = await self.service.export_json(game_id)
+        files = [
+            discord.File(io.BytesIO(text.encode("utf-8")), filename=f"backgammon-game-{game_id}.mat"),
+            discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
+        ]
+        limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
+        lines = [f"Game #{game_id}: {' vs '.join(p.name for p in view.players)}"]
+        try:
+            replay = await replays.render(view, limit=limit)
+        except UserError as error:
+            lines.append(f"No replay: {error.message}")
+        else:
+            files.append(discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif"))
+            if replay.note:
+                lines.append(replay.note)
+        seed = "" if not view.is_active else " (the seed is revealed when the game ends)"
+        lines.append(
+            f"`.mat` for GNU Backgammon or XG; the JSON holds the action log and the fair-dice commitment{seed}: "
+            f"check it with `{presenter.VERIFY_SCRIPT}`."
         )
+        await self._reply(interaction, content="\n".join(lines), files=files, ephemeral=True)
 
     async def _default_game_id(self, interaction: discord.Interaction) -> int:
         here = await self.service.game_in_channel(interaction.channel_id or 0)

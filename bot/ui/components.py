@@ -155,6 +155,8 @@ def game_controls(view: GameView) -> discord.ui.View | None:
     """The controls for whoever must act now (None when nothing is clickable)."""
     if not view.is_active or view.match.game is None or view.to_act() is None:
         return None
+    if view.to_act().is_bot:  # type: ignore[union-attr]
+        return None  # the computer acts by itself: nothing to click meanwhile
     game = view.game
     items: list[discord.ui.Item[Any]] = []
     if game.phase is Phase.ROLL:

@@ -14,6 +14,7 @@ import logging
 import discord
 from discord import app_commands
 
+from bot import ai
 from bot.presenter import sentence, state_summary
 from bot.service import ServiceError, StaleGameError
 from engine import GameError, IllegalPlayError, NotationError
@@ -29,6 +30,14 @@ class UserError(app_commands.AppCommandError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+UNAVAILABLE_DETAIL = "the computer, hints and analysis need the gnubg-nn and bgsage engines, which are not installed here."
+
+
+def unavailable_error() -> UserError:
+    """The friendly refusal when the engines are not installed."""
+    return UserError(f"{sentence(ai.UNAVAILABLE_MESSAGE)}: {UNAVAILABLE_DETAIL}")
 
 
 def unwrap(error: BaseException) -> BaseException:
@@ -47,6 +56,8 @@ def player_message(error: BaseException) -> str | None:
         if isinstance(error, StaleGameError) and error.view is not None:
             text = f"{text.rstrip('.')}. {state_summary(error.view)}"
         return text
+    if isinstance(error, ai.AnalysisUnavailable):
+        return unavailable_error().message
     if isinstance(error, (IllegalPlayError, NotationError, GameError)):
         return sentence(str(error))
     if isinstance(error, app_commands.BotMissingPermissions):

@@ -33,6 +33,8 @@ from bot.service import (
     StaleGameError,
 )
 from bot.ui import builder
+from bot.ui.analysis import Analyses
+from bot.ui.computer import ComputerSeat
 from bot.ui.components import challenge_controls, disabled_copy, game_controls, leaderboard_controls
 from bot.ui.errors import UserError, answer_privately, player_message, report
 from engine import Phase, format_play
@@ -83,6 +85,30 @@ class Table:
 
     def __init__(self, bot: BackgammonBot) -> None:
         self.bot = bot
+        self.computer = ComputerSeat(self)
+        self.analyses = Analyses(self)
+
+    async def close(self) -> None:
+        """Stop the computer's turns and the analyses in progress; shut the analyst's workers down."""
+        await self.computer.close()
+        await self.analyses.close()
+        from bot import ai
+
+        if ai._default is not None:  # only if it was ever used
+            await ai._default.aclose()
+
+    async def idle(self) -> None:
+        """Until the computer's turns and the analyses in progress are posted."""
+        while self.computer.busy or self.analyses._tasks:
+            await self.computer.wait()
+            await self.analyses.wait()
+
+    def after_post(
+        self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed] = ()
+    ) -> None:
+        """After an outcome is on the board: the computer's turn, the analysis of an ended game."""
+        self.computer.kick(outcome.view, outcome.events)
+        self.analyses.after_game(outcome, message, embeds)
 
     @property
     def service(self) -> GameService:
@@ -215,6 +241,7 @@ class Table:
         payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
         message = await self.send_public(interaction, **payload)
         await self.remember_board(outcome.view, message, old)
+        self.after_post(outcome, message, payload["embeds"])
         return message
 
     async def post_board(self, interaction: discord.Interaction, view: GameView) -> discord.Message:
@@ -223,6 +250,40 @@ class Table:
         payload = await self.board_payload(view)
         message = await self.send_public(interaction, **payload)
         await self.remember_board(view, message, view.board_message)
+        self.computer.kick(view)  # a stuck computer's turn gets another try
+        return message
+
+    async def edit_board(self, board: tuple[int, int], payload: dict[str, Any]) -> discord.Message | None:
+        """Edit a board message in place (None if it is gone)."""
+        try:
+            channel = self.bot.get_partial_messageable(board[0])
+            return await channel.get_partial_message(board[1]).edit(
+                content=payload.get("content"),
+                attachments=[payload["file"]] if payload.get("file") else [],
+                embeds=payload.get("embeds") or [],
+                view=payload.get("view"),
+            )
+        except discord.HTTPException as error:
+            log.debug("could not edit board %s/%s: %s", board[0], board[1], error)
+            return None
+
+    async def send_board(self, channel_id: int, guild_id: int | None, payload: dict[str, Any]) -> discord.Message | None:
+        """Post in a channel outside any interaction (the computer's moves)."""
+        kwargs = {k: v for k, v in payload.items() if v is not None}
+        try:
+            channel = self.bot.get_partial_messageable(channel_id, guild_id=guild_id)
+            return await channel.send(**kwargs)
+        except discord.HTTPException:
+            log.warning("could not post in channel %s", channel_id, exc_info=True)
+            return None
+
+    async def post_new_game(self, interaction: discord.Interaction, outcome: Outcome) -> discord.Message:
+        """The first board of a game started by a command (against the computer, a practice game)."""
+        await self.defer(interaction)
+        payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+        message = await self.send_public(interaction, **payload)
+        await self.remember_board(outcome.view, message, None)
+        self.after_post(outcome, message, payload["embeds"])
         return message
 
     @staticmethod
@@ -281,11 +342,13 @@ class Table:
             )
             if view.board_message is None:
                 await self.remember_board(view, clicked, None)
+            self.after_post(outcome, clicked, payload["embeds"])
             return
         if clicked is not None:
             await interaction.edit_original_response(view=None)
         message = await self.send_followup(interaction, payload)
         await self.remember_board(view, message, view.board_message, skip=clicked.id if clicked else None)
+        self.after_post(outcome, message, payload["embeds"])
 
     async def answer_stale(self, interaction: discord.Interaction, error: StaleGameError) -> None:
         """"The game has moved on": disable the old message's controls, say where things stand."""
@@ -350,6 +413,7 @@ class Table:
             payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
             message = await self.send_followup(interaction, payload)
             await self.remember_board(outcome.view, message, outcome.view.board_message)
+            self.after_post(outcome, message, payload["embeds"])
         except Exception as error:
             await report(interaction, error)
 
@@ -437,15 +501,43 @@ class Table:
         else:
             message = await self.send_followup(interaction, payload)
         await self.remember_board(outcome.view, message, None)
+        self.after_post(outcome, message, payload["embeds"])
 
     # -- leaderboard ----------------------------------------------------------------------------
 
     async def leaderboard_message(self, guild: discord.Guild | None, kind: str, offset: int) -> dict[str, Any]:
         page = await self.service.leaderboard(guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE)
+        record = await self.computer_record(guild.id if guild else None)
         return {
-            "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None),
+            "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None, record),
             "view": leaderboard_controls(kind, page.offset, page.limit, page.total),
         }
+
+    async def computer_record(self, guild_id: int | None) -> tuple[int, int] | None:
+        """The computer's wins and losses against this server's members (its games are unrated).
+
+        Counted from the computer's finished games; a service method with one
+        SQL count would do better (asked for in the report).
+        """
+        user_id = self.computer.user_id
+        if user_id is None or guild_id is None:
+            return None
+        wins = losses = offset = 0
+        while True:
+            rows = await self.service.store.finished_games_for_player(user_id, guild_id, offset=offset, limit=100)
+            for row in rows:
+                if row.status != "finished" or not row.result:
+                    continue
+                winner = row.result.get("winner_seat")
+                if winner is None:
+                    continue
+                if row.players[int(winner)] == user_id:
+                    wins += 1
+                else:
+                    losses += 1
+            if len(rows) < 100:
+                return (wins, losses) if wins or losses else None
+            offset += 100
 
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
         try:

@@ -10,20 +10,23 @@ import pytest
 
 from bot.app import BackgammonBot, create_bot
 from bot.cogs.game import GameCog
+from bot.cogs.trust import TrustCog
 from bot.config import Settings
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 EXPECTED = {
     "challenge", "roll", "move", "double", "take", "pass", "beaver", "resign", "accept-resign",
     "reject-resign", "board", "games", "leaderboard", "stats", "history", "export", "rules",
-    "abandon", "forfeit",
+    "abandon", "forfeit", "computer", "hint", "analysis",
 }
+TOOLS = {"verify", "dice", "position", "setup", "replay"}
 
 
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
     await bot.add_cog(GameCog(bot))
+    await bot.add_cog(TrustCog(bot))
     yield bot
     await bot.close()
 
@@ -55,7 +58,7 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands()
-    assert [c.name for c in commands] == ["bg"]
+    assert [c.name for c in commands] == ["bg", "bgtools"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -66,18 +69,19 @@ async def test_command_tree_fits_discords_limits(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    (group,) = tree_bot.tree.get_commands()
+    group, tools = tree_bot.tree.get_commands()
     assert {c.name for c in group.commands} == EXPECTED
-    assert len(group.commands) <= 25
+    assert {c.name for c in tools.commands} == TOOLS
+    assert len(group.commands) <= 25 and len(tools.commands) <= 25
 
 
 async def test_challenge_options(tree_bot):
-    (group,) = tree_bot.tree.get_commands()
+    group, _ = tree_bot.tree.get_commands()
     challenge = group.get_command("challenge")
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
     assert list(options) == ["opponent", "match_length", "stake", "days", "jacoby", "beavers",
-                             "automatic_doubles", "opening_reroll", "thread"]
+                             "automatic_doubles", "opening_reroll", "thread", "hints"]
     assert options["opponent"]["required"] and options["opponent"]["type"] == 6
     assert (options["days"]["min_value"], options["days"]["max_value"]) == (1, 14)
     assert options["match_length"]["min_value"] == 0
@@ -113,5 +117,5 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         await bot.setup_hook()
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
-    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg"]
+    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools"]
     await bot.close()

@@ -1,0 +1,156 @@
+"""``/bgtools``: trust and interop — fair dice, dice statistics, GNU Backgammon IDs, replays.
+
+A second group because ``/bg`` is near Discord's 25 subcommands a group.
+Like ``/bg``, each command reads its options, calls the service through the
+table, and shows the result; refusals are raised and answered privately.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import ai, presenter
+from bot.service import ChallengeOptions, GameView
+from bot.ui import replays
+from bot.ui.errors import UserError, unavailable_error
+from bot.ui.table import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, player_ref, require_permissions
+
+if TYPE_CHECKING:
+    from bot.app import BackgammonBot
+
+
+@app_commands.guild_only()
+class TrustCog(commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
+    """Fair dice, statistics, positions and replays."""
+
+    def __init__(self, bot: BackgammonBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @property
+    def table(self):  # type: ignore[no-untyped-def]
+        return self.bot.table
+
+    @property
+    def service(self):  # type: ignore[no-untyped-def]
+        return self.bot.service
+
+    # -- fair dice ------------------------------------------------------------------------------
+
+    @app_commands.command(name="verify", description="Recompute every roll of a finished game from its revealed seed")
+    @app_commands.describe(game="Game number (default: your latest finished game)")
+    async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
+        game_id = game or await self._default_game(interaction)
+        view = await self._game_of_this_server(interaction, game_id)
+        result = await self.table.quick(interaction, self.service.verify(game_id))
+        await self.table.send_public(interaction, content=presenter.verify_text(view, result))
+
+    @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
+    @app_commands.describe(member="Whose rolls (default: yours)")
+    async def dice(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        require_permissions(interaction, ("send_messages", "embed_links"))
+        who = member or interaction.user
+        stats = await self.table.quick(interaction, self.service.dice_stats(interaction.guild_id, who.id))
+        await self.table.send_public(interaction, embed=presenter.dice_embed(who.display_name, stats))
+
+    # -- positions --------------------------------------------------------------------------------
+
+    @app_commands.command(name="position", description="The GNU Backgammon ID of this channel's game")
+    async def position(self, interaction: discord.Interaction) -> None:
+        view = await self.table.quick(interaction, self.table.game_here(interaction))
+        await self.table.send_public(interaction, content=presenter.position_text(view))
+
+    @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID (unrated; default: against the computer)")
+    @app_commands.describe(
+        gnubg_id="PositionID:MatchID, as GNU Backgammon or /bgtools position shows it",
+        opponent="Who plays the other side (default: the computer)",
+    )
+    async def setup(
+        self,
+        interaction: discord.Interaction,
+        gnubg_id: app_commands.Range[str, 1, 80],
+        opponent: discord.Member | None = None,
+    ) -> None:
+        require_permissions(interaction, CHANNEL_PERMISSIONS)
+        computer = opponent is None or (self.bot.user is not None and opponent.id == self.bot.user.id)
+        options = ChallengeOptions(move_days=self.bot.settings.default_move_days)
+        if computer:
+            if not ai.available():
+                raise unavailable_error()
+            other = self.table.computer.ref()
+            options = ChallengeOptions(
+                move_days=self.bot.settings.default_move_days,
+                computer_level=ai.Level.parse(self.table.computer.default_level).value,
+                hints=True,
+            )
+        else:
+            assert opponent is not None
+            if opponent.bot:
+                raise UserError(f"{opponent.display_name} is a bot and can't play: leave out `opponent` to play me.")
+            other = player_ref(opponent)
+        outcome = await self.table.quick(
+            interaction,
+            self.service.setup_practice(
+                interaction.guild_id,
+                interaction.channel_id,
+                player_ref(interaction.user),
+                other,
+                gnubg_id.strip(),
+                options=options,
+            ),
+        )
+        await self.table.post_new_game(interaction, outcome)
+
+    # -- replays ----------------------------------------------------------------------------------
+
+    @app_commands.command(name="replay", description="An animated GIF of a finished game")
+    @app_commands.describe(
+        game="Game number (default: your latest finished game)",
+        number="Which game of a match (default: all of it if it fits)",
+    )
+    async def replay(
+        self,
+        interaction: discord.Interaction,
+        game: app_commands.Range[int, 1] | None = None,
+        number: app_commands.Range[int, 1, 100] | None = None,
+    ) -> None:
+        require_permissions(interaction, BOARD_PERMISSIONS)
+        game_id = game or await self._default_game(interaction)
+        view = await self._game_of_this_server(interaction, game_id)
+        if view.is_active:
+            raise UserError(f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now).")
+        replays.build_scenes(view, number)  # a wrong number is refused before anything is drawn
+        await self.table.defer(interaction)  # drawing takes a few seconds
+        replay = await replays.render(view, number, limit=replays.upload_limit(interaction.guild))
+        names = " vs ".join(p.name for p in view.players)
+        which = "" if len(view.match.games) == 1 else (
+            f" (game {replay.games[0]})" if len(replay.games) == 1 else f" (games {replay.games[0]}-{replay.games[-1]})"
+        )
+        content = f"🎬 Replay of game #{game_id}{which}: {names}, {replay.frames} frames."
+        if replay.note:
+            content += "\n" + replay.note
+        file = discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif")
+        await self.table.send_public(interaction, content=content, file=file)
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    async def _default_game(self, interaction: discord.Interaction) -> int:
+        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        if recent:
+            return recent[0].id
+        raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")
+
+    async def _game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameView:
+        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id))
+        if view.guild_id != interaction.guild_id:
+            raise UserError(f"There is no game #{game_id} in this server.")
+        return view
+
+
+async def setup(bot: BackgammonBot) -> None:
+    await bot.add_cog(TrustCog(bot))

@@ -1,0 +1,183 @@
+"""The computer's seat at the table: it plays its turns, the table posts them.
+
+After every posted outcome the table calls :meth:`ComputerSeat.kick`; when the
+computer (the bot's own user) is to act, a background task runs
+:meth:`bot.computer.ComputerPlayer.take_turn` and posts each of its actions the
+way a person's are posted: while the computer keeps acting its board message is
+edited in place, and when the turn comes back to a person a new board is posted
+with a mention of them. A short pause between the posts lets people follow.
+
+An error in the computer's turn is logged and said in the channel: a game is
+never left waiting on the computer silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot import ai
+from bot.service import Event, GameView, Outcome, PlayerRef
+
+if TYPE_CHECKING:
+    from bot.computer import ComputerPlayer
+    from bot.ui.table import Table
+
+log = logging.getLogger(__name__)
+
+COMPUTER_PAUSE_SECONDS = 1.5
+"""Pause before each of the computer's posts (0 in tests)."""
+MAX_RUNS = 200
+"""A safety stop for one background run (turns, with re-checks)."""
+
+
+class ComputerSeat:
+    """Plays the computer's turns in every game where the bot's user sits."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.pause = COMPUTER_PAUSE_SECONDS
+        self.default_level: ai.Level = ai.DEFAULT_LEVEL
+        """The level of ``/bg challenge @bot`` and of games that don't say."""
+        self.hint_level: ai.Level | str | int = ai.DEFAULT_LEVEL
+        """The level ``/bg hint`` thinks at."""
+        self._players: dict[ai.Level, ComputerPlayer] = {}
+        self._running: dict[int, asyncio.Task[None]] = {}
+        self._again: set[int] = set()
+
+    # -- who the computer is -----------------------------------------------------------
+
+    @property
+    def user_id(self) -> int | None:
+        user = self.table.bot.user
+        return user.id if user is not None else None
+
+    def ref(self) -> PlayerRef:
+        user = self.table.bot.user
+        assert user is not None, "the bot is not logged in"
+        return PlayerRef(user.id, getattr(user, "display_name", None) or user.name, True)
+
+    def plays_in(self, view: GameView) -> bool:
+        return self.user_id is not None and view.seat(self.user_id) is not None
+
+    def is_to_act(self, view: GameView) -> bool:
+        actor = view.to_act()
+        return actor is not None and self.user_id is not None and actor.user_id == self.user_id
+
+    def player(self, level: ai.Level | str) -> ComputerPlayer:
+        from bot.computer import ComputerPlayer
+
+        parsed = ai.Level.parse(level)
+        player = self._players.get(parsed)
+        if player is None:
+            assert self.user_id is not None
+            player = self._players[parsed] = ComputerPlayer(self.table.service, self.user_id, parsed)
+        return player
+
+    def level_of(self, view: GameView) -> ai.Level:
+        try:
+            return ai.Level.parse(view.options.computer_level or self.default_level)
+        except ValueError:
+            return ai.Level.parse(self.default_level)
+
+    # -- running turns -----------------------------------------------------------------
+
+    def kick(self, view: GameView, events: Sequence[Event] = ()) -> None:
+        """If the computer is to act in this game, play its turn in the background."""
+        if not self.is_to_act(view):
+            return
+        if view.id in self._running:
+            self._again.add(view.id)  # the running task looks again before it stops
+            return
+        task = asyncio.create_task(self._run(view.id, list(events)), name=f"bg-computer-{view.id}")
+        self._running[view.id] = task
+
+    @property
+    def busy(self) -> bool:
+        return any(not t.done() for t in self._running.values())
+
+    async def wait(self) -> None:
+        """Until every running turn is posted (tests, shutdown)."""
+        while self._running:
+            await asyncio.gather(*list(self._running.values()), return_exceptions=True)
+
+    async def close(self) -> None:
+        tasks = list(self._running.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._running.clear()
+
+    async def _run(self, game_id: int, events: list[Event]) -> None:
+        try:
+            for _ in range(MAX_RUNS):
+                self._again.discard(game_id)
+                view = await self.table.service.get_game(game_id)
+                outcomes: list[Outcome] = []
+                if self.is_to_act(view):
+                    outcomes = await self.player(self.level_of(view)).take_turn(game_id)
+                if outcomes:
+                    await self.post(view, outcomes, events)
+                    events = []
+                    continue
+                if game_id in self._again:
+                    continue
+                return
+            raise RuntimeError(f"the computer kept acting in game {game_id}")
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.exception("the computer's turn failed in game %s", game_id)
+            await self.report_failure(game_id, error)
+        finally:
+            self._running.pop(game_id, None)
+            self._again.discard(game_id)
+
+    async def post(self, before: GameView, outcomes: Sequence[Outcome], events: Sequence[Event] = ()) -> None:
+        """Post the computer's outcomes: edits while it keeps acting, a new board when a person must act."""
+        table = self.table
+        board = before.board_message
+        shown: list[Event] = list(events)
+        for outcome in outcomes:
+            if self.pause > 0:
+                await asyncio.sleep(self.pause)
+            shown.extend(outcome.events)
+            view = outcome.view
+            payload = await table.board_payload(view, shown, outcome.rating_changes)
+            message: discord.Message | None = None
+            if self.is_to_act(view) and board is not None:
+                message = await table.edit_board(board, payload)
+                if message is None:
+                    payload = await table.board_payload(view, shown, outcome.rating_changes)
+            if message is None:
+                channel_id = board[0] if board is not None else view.channel_id
+                message = await table.send_board(channel_id, view.guild_id, payload)
+                if message is None:
+                    raise RuntimeError(f"could not post the computer's move in game {view.id}")
+                await table.remember_board(view, message, board)
+                board = (message.channel.id, message.id)
+            table.analyses.after_game(outcome, message, payload["embeds"])
+
+    async def report_failure(self, game_id: int, error: BaseException) -> None:
+        """Say in the game's channel that the computer could not act (never a silent stall)."""
+        try:
+            view = await self.table.service.get_game(game_id)
+        except Exception:
+            log.exception("could not load game %s to report the computer's failure", game_id)
+            return
+        if isinstance(error, ai.AnalysisUnavailable):
+            why = f"{ai.UNAVAILABLE_MESSAGE}, so the computer can't play"
+        else:
+            why = "something went wrong on my side"
+        humans = " ".join(f"<@{p.user_id}>" for p in view.players if not p.is_bot)
+        text = (
+            f"⚠️ {humans} The computer could not make its move in game #{game_id}: {why}. "
+            "`/bg board` asks it to try again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
+        ).replace("⚠️  ", "⚠️ ")
+        channel_id = view.board_message[0] if view.board_message else view.channel_id
+        await self.table.send_board(channel_id, view.guild_id, {"content": text})
+
