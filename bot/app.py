@@ -80,8 +80,10 @@ class BackgammonBot(commands.Bot):
                 log.info("database: %s", self.settings.database_path)
             self._service = GameService(self.store, dice=self._dice, clock=self._clock)
         from bot.cogs.game import GameCog
+        from bot.cogs.trust import TrustCog
 
         await self.add_cog(GameCog(self))
+        await self.add_cog(TrustCog(self))
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if self.scheduler is not None:
             self.scheduler.start()
@@ -104,6 +106,7 @@ class BackgammonBot(commands.Bot):
     async def close(self) -> None:
         if self.scheduler is not None:
             await self.scheduler.stop()
+        await self.table.close()  # the computer's turns, analyses, the analyst's worker processes
         await super().close()
         if self._owns_store and self.store is not None:
             await self.store.close()
