@@ -22,6 +22,7 @@ import discord
 
 from bot import ai, presenter
 from bot.service import GameView, Outcome
+from engine import Game
 
 if TYPE_CHECKING:
     from bot.ui.table import Table
@@ -69,14 +70,17 @@ class Analyses:
             stored = self.results.setdefault(view.id, {})
             for number in wanted:
                 if number not in stored:
-                    game = view.match.games[number - 1]
-                    analysis = await ai.default_analyst().aanalyse_game(game, ply=self.ply)
+                    analysis = await self.analyse(view.match.games[number - 1])
                     stored[number] = analysis.summary(names)
             while len(self.results) > MAX_KEPT:
                 oldest = next(iter(self.results))
                 self.results.pop(oldest, None)
                 self._locks.pop(oldest, None)
         return [(number, stored[number]) for number in wanted]
+
+    async def analyse(self, game: Game) -> ai.GameAnalysis:
+        """One game's analysis (in the analyst's low-priority worker process)."""
+        return await ai.default_analyst().aanalyse_game(game, ply=self.ply)
 
     # -- after a game ----------------------------------------------------------------------
 
