@@ -1,0 +1,198 @@
+"""Trust and interop through Discord (SimCord): fair dice, dice statistics,
+GNU Backgammon IDs, practice set-ups, replays and exports."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from bot.ai import Level
+from engine import Game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def quick(world):
+    seat = world.bot.table.computer
+    seat.pause = 0
+    seat.default_level = Level.BEGINNER
+    seat.hint_level = Level.BEGINNER
+    world.bot.table.analyses.available = lambda: False  # analysis has its own tests
+    return world
+
+
+async def finish_by_forfeit(w, channel=None) -> int:
+    game = await w.service.game_in_channel((channel or w.channel).id)
+    result = await w.bob.slash(channel or w.channel, "bg forfeit")
+    assert not result.ephemeral, w.private(result)
+    return game.id
+
+
+# -- provably fair dice ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dice", [None])  # the service's own provably fair dice
+async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
+    w = quick
+    first = await w.start_game()
+    game = await w.service.game_in_channel(w.channel.id)
+    commitment = game.fair_dice["commitment"]
+    assert f"commitment `{commitment}`" in first.content and game.fair_dice["nonce"] in first.content
+    assert "seed" not in game.fair_dice
+    early = await w.alice.slash(w.channel, "bgtools verify", game=game.id)
+    assert early.ephemeral and "still being played" in early.response.content
+
+    game_id = await finish_by_forfeit(w)
+    final = w.board()
+    field = next(f for f in final.embeds[0].fields if f.name == "Fair dice")
+    seed = re.search(r"Seed `([0-9a-f]+)`", field.value).group(1)
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
+
+    verified = await w.carol.slash(w.channel, "bgtools verify", game=game_id)
+    assert not verified.ephemeral
+    text = verified.response.content
+    assert text.startswith("✅") and "dice match the committed seed" in text
+    assert "scripts/verify_dice.py" in text
+
+    # the exported JSON passes the standalone script
+    exported = await w.alice.slash(w.channel, "bg export", game=game_id)
+    by_name = {a.filename: a for a in exported.response.attachments}
+    assert set(by_name) == {f"backgammon-game-{game_id}.mat", f"game-{game_id}.json", f"game-{game_id}-replay.gif"}
+    path = tmp_path / f"game-{game_id}.json"
+    path.write_bytes(await by_name[path.name].read())
+    assert json.loads(path.read_text())["dice"]["seed"] == seed
+    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "verify_dice.py"), str(path)],
+                           capture_output=True, text=True, timeout=30)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+async def test_verify_refuses_games_elsewhere_and_unknown(quick):
+    w = quick
+    missing = await w.alice.slash(w.channel, "bgtools verify", game=42)
+    assert missing.ephemeral and "no game #42" in missing.response.content
+    nothing = await w.alice.slash(w.channel, "bgtools verify")
+    assert nothing.ephemeral and "no finished game" in nothing.response.content
+
+
+async def test_rules_mention_the_script(quick):
+    w = quick
+    rules = await w.carol.slash(w.channel, "bg rules")
+    assert any("scripts/verify_dice.py" in f.value for f in rules.response.embeds[0].fields)
+
+
+# -- dice statistics ---------------------------------------------------------------------------
+
+
+async def test_dice_statistics(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    await w.bob.slash(w.channel, "bg roll")  # 6-5
+    await w.bob.slash(w.channel, "bg move", play="24/13")
+    await w.alice.slash(w.channel, "bg roll")  # 4-2
+    result = await w.carol.slash(w.channel, "bgtools dice", member=w.bob)
+    assert not result.ephemeral
+    embed = result.response.embeds[0]
+    assert embed.title == "🎲 Dice · bob"
+    assert "**1** rolls" in embed.description and "**11** pips" in embed.description
+    assert "expected 16.7%" in embed.description
+    fields = {f.name: f.value for f in embed.fields}
+    rolls = fields["Roll kinds (high die by low die)"]
+    row6 = next(line for line in rolls.splitlines() if line.strip().startswith("6 "))
+    assert row6.split()[1:] == ["0", "0", "0", "0", "1", "0"]  # one 6-5
+    assert "p = " in rolls
+    faces = fields["Faces (each die thrown)"]
+    assert "5: 1 (50.0%)" in faces and "6: 1 (50.0%)" in faces and "p = " in faces
+    nobody = await w.carol.slash(w.channel, "bgtools dice")
+    assert "No rolls yet" in nobody.response.embeds[0].description
+
+
+# -- positions ---------------------------------------------------------------------------------
+
+
+async def test_position_id(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    result = await w.carol.slash(w.channel, "bgtools position")
+    assert not result.ephemeral
+    gnubg_id = re.search(r"`([A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+)`", result.response.content).group(1)
+    game = await w.service.game_in_channel(w.channel.id)
+    assert gnubg_id == game.game.gnubg_id()
+    copy = Game.from_gnubg_id(gnubg_id)
+    assert copy.gnubg_id() == gnubg_id
+    elsewhere = await w.carol.slash(w.guild.create_text_channel("empty"), "bgtools position")
+    assert elsewhere.ephemeral and "no game in this channel" in elsewhere.response.content.lower()
+
+
+async def test_setup_against_the_computer_and_a_member(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    source = await w.service.game_in_channel(w.channel.id)
+    gnubg_id = source.game.gnubg_id()
+
+    practice = w.guild.create_text_channel("practice")
+    started = await w.carol.slash(practice, "bgtools setup", gnubg_id=gnubg_id)
+    assert not started.ephemeral, w.private(started)
+    game = await w.service.game_in_channel(practice.id)
+    assert game.options.practice and not game.options.rated
+    assert game.players[0].user_id == w.carol.id and game.players[1].user_id == w.bot.user.id
+    assert "starts from the position" in "\n".join(m.content for m in w.public(practice))
+    assert game.to_act().user_id == w.carol.id  # if the computer was to act, it played
+
+    bad = await w.carol.slash(w.guild.create_text_channel("bad"), "bgtools setup", gnubg_id="not-an-id")
+    assert bad.ephemeral and "GNU Backgammon ID" in bad.response.content
+
+    duo = w.guild.create_text_channel("duo")
+    with_bob = await w.carol.slash(duo, "bgtools setup", gnubg_id=gnubg_id, opponent=w.bob)
+    assert not with_bob.ephemeral, w.private(with_bob)
+    game = await w.service.game_in_channel(duo.id)
+    assert [p.user_id for p in game.players] == [w.carol.id, w.bob.id] and game.options.practice
+
+
+# -- replays and exports -----------------------------------------------------------------------
+
+
+async def test_replay_gif(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    await w.bob.slash(w.channel, "bg roll")
+    early = await w.carol.slash(w.channel, "bgtools replay", game=1)
+    assert early.ephemeral and "still being played" in early.response.content
+    game_id = await finish_by_forfeit(w)
+    result = await w.carol.slash(w.channel, "bgtools replay", game=game_id)
+    assert not result.ephemeral, w.private(result)
+    message = w.public()[-1]
+    (attachment,) = message.attachments
+    assert attachment.filename == f"game-{game_id}-replay.gif"
+    image = Image.open(io.BytesIO(await attachment.read()))
+    assert image.format == "GIF" and image.n_frames > 1
+    assert "Replay of game #1" in message.content
+    wrong = await w.carol.slash(w.channel, "bgtools replay", game=game_id, number=5)
+    assert wrong.ephemeral and "pick 1 to 1" in wrong.response.content
+
+
+async def test_export_attaches_mat_json_and_gif(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    exported = await w.carol.slash(w.channel, "bg export")
+    assert exported.ephemeral
+    names = [a.filename for a in exported.response.attachments]
+    assert names == ["backgammon-game-1.mat", "game-1.json", "game-1-replay.gif"]
+    data = json.loads(await exported.response.attachments[1].read())
+    assert data["game"] == 1 and data["actions"] and "seed" not in (data["dice"] or {})
+    gif = Image.open(io.BytesIO(await exported.response.attachments[2].read()))
+    assert gif.n_frames > 1
+    assert "seed is revealed when the game ends" in exported.response.content
