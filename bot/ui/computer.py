@@ -96,6 +96,22 @@ class ComputerSeat:
         task = asyncio.create_task(self._run(view.id, list(events)), name=f"bg-computer-{view.id}")
         self._running[view.id] = task
 
+    async def resume(self) -> int:
+        """After a (re)start: play the computer's turns that were left waiting. Returns how many."""
+        if self.user_id is None:
+            return 0
+        kicked = 0
+        try:
+            rows = await self.table.service.store.active_games_for_player(self.user_id)
+            for row in rows:
+                view = await self.table.service.get_game(row.id)
+                if self.is_to_act(view) and view.id not in self._running:
+                    self.kick(view)
+                    kicked += 1
+        except Exception:
+            log.exception("could not resume the computer's games")
+        return kicked
+
     @property
     def busy(self) -> bool:
         return any(not t.done() for t in self._running.values())

@@ -223,3 +223,23 @@ async def test_without_the_engines_the_bot_says_so(fast, monkeypatch):
     # people still play
     played = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     assert not played.ephemeral
+
+
+async def test_a_restart_resumes_the_computers_turn(fast, monkeypatch):
+    w = fast
+    from bot.computer import ComputerPlayer
+
+    async def nothing(self, game_id):  # type: ignore[no-untyped-def]
+        return []  # the bot "stopped" before the computer moved
+
+    monkeypatch.setattr(ComputerPlayer, "take_turn", nothing)
+    await w.alice.slash(w.channel, "bg computer", level="beginner")
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    game = await w.service.game_in_channel(w.channel.id)
+    assert game.to_act().user_id == w.bot.user.id
+    monkeypatch.undo()
+    assert await w.bot.table.computer.resume() == 1
+    await w.bot.table.idle()
+    game = await w.service.game_in_channel(w.channel.id)
+    assert game.to_act().user_id == w.alice.id
+    assert f"{w.alice.mention} to roll" in w.board().content
