@@ -102,6 +102,7 @@ class BackgammonBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s (%s) in %d servers", self.user, self.user.id, len(self.guilds))
+        await self.table.computer.resume()  # the computer's turns left waiting by a restart
 
     async def close(self) -> None:
         if self.scheduler is not None:
