@@ -104,6 +104,8 @@ class ComputerSeat:
         try:
             rows = await self.table.service.store.active_games_for_player(self.user_id)
             for row in rows:
+                if self.table.bot.get_guild(row.guild_id) is None:
+                    continue  # another shard's (process's) server
                 view = await self.table.service.get_game(row.id)
                 if self.is_to_act(view) and view.id not in self._running:
                     self.kick(view)
