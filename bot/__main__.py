@@ -24,29 +24,41 @@ _HANDLER_NAME = "bot-console"
 
 
 class RedactFilter(logging.Filter):
-    """Replaces a secret in every log record (belt and braces: nothing should log it)."""
+    """Replaces secrets in every log record (belt and braces: nothing should log them).
 
-    def __init__(self, secret: str) -> None:
+    The secrets are the bot token and the password of ``DATABASE_URL`` (the
+    bot itself only ever logs the redacted URL).
+    """
+
+    def __init__(self, *secrets: str) -> None:
         super().__init__()
-        self.secret = secret
+        # longest first, so a secret that contains another is replaced whole
+        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+
+    @property
+    def secret(self) -> str:
+        return self.secrets[0] if self.secrets else ""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.secret:
+        if self.secrets:
             message = record.getMessage()
-            if self.secret in message:
-                record.msg = message.replace(self.secret, "[redacted]")
+            hidden = message
+            for secret in self.secrets:
+                hidden = hidden.replace(secret, "[redacted]")
+            if hidden != message:
+                record.msg = hidden
                 record.args = None
         return True
 
 
 def setup_logging(settings: Settings) -> logging.Handler:
-    """discord.py's console logging at LOG_LEVEL, with the token redacted."""
+    """discord.py's console logging at LOG_LEVEL, with the token and the database password redacted."""
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
         root.removeHandler(old)
     handler = logging.StreamHandler()
     handler.set_name(_HANDLER_NAME)
-    handler.addFilter(RedactFilter(settings.token))
+    handler.addFilter(RedactFilter(settings.token, *settings.database_secrets))
     discord.utils.setup_logging(handler=handler, level=settings.log_level_number, root=True)
     return handler
 

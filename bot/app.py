@@ -56,6 +56,7 @@ class BackgammonBot(commands.Bot):
             help_command=None,
             tree_cls=BackgammonTree,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False),
+            **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),
         )
         self.settings = settings
         self.store: Store | None = store if store is not None else (service.store if service is not None else None)
@@ -75,9 +76,10 @@ class BackgammonBot(commands.Bot):
     async def setup_hook(self) -> None:
         if self._service is None:
             if self.store is None:
-                self.store = await open_store(self.settings.database_path)
+                # DATABASE_URL (may hold a password: only the redacted form is logged) or DATABASE_PATH
+                self.store = await open_store(self.settings.database_url, **self.settings.pool_options)
                 self._owns_store = True
-                log.info("database: %s", self.settings.database_path)
+                log.info("database: %s (%s)", self.settings.database_redacted, self.store.backend)
             self._service = GameService(self.store, dice=self._dice, clock=self._clock)
         from bot.cogs.game import GameCog
         from bot.cogs.trust import TrustCog
@@ -122,7 +124,16 @@ def create_bot(
     clock: Callable[[], datetime] | None = None,
     scheduler: bool = True,
 ) -> BackgammonBot:
-    """A new, not yet started bot. Nothing is opened or connected until login."""
+    """A new, not yet started bot. Nothing is opened or connected until login.
+
+    With ``SHARD_COUNT`` set it is a :class:`ShardedBackgammonBot` (an
+    :class:`commands.AutoShardedBot` running ``SHARD_IDS``), else a plain one.
+    """
     if settings is None:
         settings = Settings.from_env()
-    return BackgammonBot(settings, store=store, service=service, dice=dice, clock=clock, scheduler=scheduler)
+    cls = ShardedBackgammonBot if settings.sharded else BackgammonBot
+    return cls(settings, store=store, service=service, dice=dice, clock=clock, scheduler=scheduler)
+
+
+class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):
+    """The bot as an :class:`commands.AutoShardedBot`: ``shard_count``/``shard_ids`` from the settings."""

@@ -17,6 +17,8 @@ from pathlib import Path
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_MOVE_DAYS = 3
+MAX_POOL_SIZE = 1000
+MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 TOKEN_HELP = (
@@ -70,6 +72,16 @@ class Settings:
     token: str = field(repr=False)
     """The bot token. Never logged: it is left out of ``repr``."""
     database_path: str = DEFAULT_DATABASE_PATH
+    """``DATABASE_PATH``: the SQLite file (used when ``DATABASE_URL`` is not set)."""
+    database_url_setting: str | None = field(default=None, repr=False)
+    """``DATABASE_URL`` as given (may hold a password: use :attr:`database_url` / :attr:`database_redacted`)."""
+    database_pool_min: int | None = None
+    database_pool_max: int | None = None
+    """``DATABASE_POOL_MIN``/``MAX``: PostgreSQL pool size (None: the driver's default, 1..10)."""
+    shard_count: int | None = None
+    """``SHARD_COUNT``: run as an :class:`discord.AutoShardedClient` with this many shards in all."""
+    shard_ids: tuple[int, ...] | None = None
+    """``SHARD_IDS``: the shards this process runs (None: all of them)."""
     dev_guild_id: int | None = None
     """Sync the slash commands to this guild only (instant, for development)."""
     default_move_days: int = DEFAULT_MOVE_DAYS
@@ -117,9 +129,32 @@ class Settings:
         if level not in LOG_LEVELS:
             raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
 
+        database_url = get("DATABASE_URL") or None
+        if database_url is not None:
+            from bot.db.url import parse_database_url
+
+            try:
+                parse_database_url(database_url)
+            except ValueError as error:  # its message shows the URL without the password
+                raise ConfigError(
+                    f"DATABASE_URL: {error}; write postgresql://user:password@host:port/dbname or sqlite:///path"
+                ) from None
+        pool_min = _whole("DATABASE_POOL_MIN", get("DATABASE_POOL_MIN"), 0, MAX_POOL_SIZE)
+        pool_max = _whole("DATABASE_POOL_MAX", get("DATABASE_POOL_MAX"), 1, MAX_POOL_SIZE)
+        if pool_min is not None and pool_max is not None and pool_min > pool_max:
+            raise ConfigError(f"DATABASE_POOL_MIN ({pool_min}) must not be above DATABASE_POOL_MAX ({pool_max})")
+
+        shard_count = _whole("SHARD_COUNT", get("SHARD_COUNT"), 1, MAX_SHARD_COUNT)
+        shard_ids = _shard_ids(get("SHARD_IDS"), shard_count)
+
         return cls(
             token=token,
             database_path=get("DATABASE_PATH") or DEFAULT_DATABASE_PATH,
+            database_url_setting=database_url,
+            database_pool_min=pool_min,
+            database_pool_max=pool_max,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
             dev_guild_id=dev_guild_id,
             default_move_days=days,
             log_level=level,
@@ -128,3 +163,116 @@ class Settings:
     @property
     def log_level_number(self) -> int:
         return logging.getLevelName(self.log_level)  # type: ignore[no-any-return]
+
+    @property
+    def database_url(self) -> str:
+        """Where the games are: ``DATABASE_URL`` if set, else ``DATABASE_PATH`` (a SQLite file).
+
+        May contain a password: log :attr:`database_redacted` instead.
+        """
+        return self.database_url_setting or self.database_path
+
+    @property
+    def database_redacted(self) -> str:
+        """:attr:`database_url` with any password replaced by ``***`` (fit for logs)."""
+        from bot.db.url import redact
+
+        return redact(self.database_url)
+
+    @property
+    def database_secrets(self) -> tuple[str, ...]:
+        """The password inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
+        from urllib.parse import unquote, urlsplit
+
+        url = self.database_url_setting or ""
+        if "://" not in url:
+            return ()
+        try:
+            password = urlsplit(url).password
+        except ValueError:
+            return ()
+        if not password:
+            return ()
+        return tuple(dict.fromkeys((password, unquote(password))))
+
+    @property
+    def pool_options(self) -> dict[str, int]:
+        """``min_size``/``max_size`` for :func:`bot.storage.open_store` (only those that are set)."""
+        options: dict[str, int] = {}
+        if self.database_pool_min is not None:
+            options["min_size"] = self.database_pool_min
+        if self.database_pool_max is not None:
+            options["max_size"] = self.database_pool_max
+        if "max_size" in options and "min_size" not in options:
+            options["min_size"] = min(1, options["max_size"])
+        if "min_size" in options and "max_size" not in options:
+            options["max_size"] = max(10, options["min_size"])
+        return options
+
+    @property
+    def sharded(self) -> bool:
+        """True when ``SHARD_COUNT`` is set: the bot is an :class:`discord.ext.commands.AutoShardedBot`."""
+        return self.shard_count is not None
+
+    @property
+    def shard_options(self) -> dict[str, object]:
+        """Keyword arguments for the client: ``shard_count`` and ``shard_ids`` ({} when unsharded)."""
+        if self.shard_count is None:
+            return {}
+        options: dict[str, object] = {"shard_count": self.shard_count}
+        if self.shard_ids is not None:
+            options["shard_ids"] = list(self.shard_ids)
+        return options
+
+    def serves_guild(self, guild_id: int | None) -> bool:
+        """Whether this process's shards receive ``guild_id``'s events (discord.py's rule).
+
+        ``(guild_id >> 22) % shard_count in shard_ids``; direct messages
+        (no guild) belong to shard 0. Always true when unsharded or when this
+        process runs every shard.
+        """
+        if self.shard_count is None or self.shard_ids is None:
+            return True
+        return shard_of(guild_id or 0, self.shard_count) in self.shard_ids
+
+
+def shard_of(guild_id: int, shard_count: int) -> int:
+    """The shard that receives ``guild_id``'s events: ``(guild_id >> 22) % shard_count``."""
+    return (guild_id >> 22) % shard_count
+
+
+def _whole(name: str, text: str, low: int, high: int) -> int | None:
+    """A whole number setting between ``low`` and ``high``, or None when empty."""
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {text!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be {low} to {high}, not {value}")
+    return value
+
+
+def _shard_ids(text: str, shard_count: int | None) -> tuple[int, ...] | None:
+    """``SHARD_IDS``: comma-separated shard numbers (``0,1``), each below SHARD_COUNT."""
+    if not text:
+        return None
+    if shard_count is None:
+        raise ConfigError("SHARD_IDS needs SHARD_COUNT (the number of shards across all processes)")
+    ids: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit():
+            raise ConfigError(f"SHARD_IDS must be comma-separated shard numbers such as 0,1, not {text!r}")
+        value = int(part)
+        if value >= shard_count:
+            raise ConfigError(f"SHARD_IDS: shard {value} does not exist with SHARD_COUNT={shard_count} (0 to {shard_count - 1})")
+        if value in ids:
+            raise ConfigError(f"SHARD_IDS lists shard {value} twice")
+        ids.append(value)
+    if not ids:
+        raise ConfigError(f"SHARD_IDS must list at least one shard, not {text!r}")
+    return tuple(sorted(ids))

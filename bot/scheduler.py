@@ -5,20 +5,38 @@ notice in the game's channel with a mention, then sleeps until the service's
 next wake-up time, but never longer than :data:`MAX_SLEEP` seconds, so a
 deadline set by another process (or after a restart) is seen within a minute.
 ``process_due`` is idempotent, so running it again after a crash is safe.
+
+Several processes (``SHARD_COUNT``/``SHARD_IDS``, one database)
+---------------------------------------------------------------
+Every process runs a scheduler.  Each reminder is claimed and each timeout is
+a compare-and-set forfeit in the database, so whichever process gets a due
+game first fires it and the others skip it: every notice goes out exactly
+once.  Posting is a REST call, which works for any channel from any process,
+so a notice for a guild on another process's shard is still delivered.
+
+To keep each process to its own guilds, the scheduler hands its shard
+``(shard_count, shard_ids)`` to ``process_due(now, shard=...)`` and
+``next_wakeup(shard=...)`` when the service accepts that keyword (it must
+filter *before* claiming: see :meth:`Scheduler.shard`); a service without
+it is called as before and every process sweeps every guild.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import inspect
 import io
 import logging
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot import presenter
+from bot.config import shard_of
 from bot.service import Notice
 from bot.ui.components import game_controls
 from renderer import render_board
@@ -32,12 +50,70 @@ MAX_SLEEP = 60.0
 MIN_SLEEP = 1.0
 
 
+Shard = tuple[int, tuple[int, ...]]
+"""``(shard_count, shard_ids)``: the shards one process runs."""
+
+
+@functools.lru_cache(maxsize=64)
+def _accepts_shard(function: Callable[..., Any]) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return "shard" in parameters
+
+
+def accepts_shard(method: Callable[..., Any]) -> bool:
+    """Whether a service method takes the ``shard=`` keyword (bound methods: look at the function)."""
+    return _accepts_shard(getattr(method, "__func__", method))
+
+
 class Scheduler:
-    def __init__(self, bot: BackgammonBot, *, max_sleep: float = MAX_SLEEP, min_sleep: float = MIN_SLEEP) -> None:
+    def __init__(
+        self,
+        bot: BackgammonBot,
+        *,
+        max_sleep: float = MAX_SLEEP,
+        min_sleep: float = MIN_SLEEP,
+        shard: tuple[int, Sequence[int]] | None = None,
+    ) -> None:
         self.bot = bot
         self.max_sleep = max_sleep
         self.min_sleep = min_sleep
+        self._shard: Shard | None = (shard[0], tuple(sorted(shard[1]))) if shard is not None else None
         self._task: asyncio.Task[None] | None = None
+
+    # -- shards --------------------------------------------------------------------
+
+    @property
+    def shard(self) -> Shard | None:
+        """This process's ``(shard_count, shard_ids)``, or None when it serves every guild.
+
+        From the constructor, else from the bot's ``SHARD_COUNT``/``SHARD_IDS``
+        settings; None when unsharded or when ``SHARD_IDS`` is unset (this
+        process runs every shard).  A service that accepts it sweeps only the
+        games and challenges of guilds with ``(guild_id >> 22) % shard_count
+        in shard_ids`` (direct messages, guild 0, on shard 0).
+        """
+        if self._shard is not None:
+            return self._shard
+        settings = getattr(self.bot, "settings", None)
+        count = getattr(settings, "shard_count", None)
+        ids = getattr(settings, "shard_ids", None)
+        if count is None or ids is None:
+            return None
+        return count, tuple(ids)
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether this process's shards receive ``guild_id``'s events."""
+        shard = self.shard
+        return shard is None or shard_of(guild_id or 0, shard[0]) in shard[1]
+
+    def _shard_kwargs(self, method: Callable[..., Any]) -> dict[str, Any]:
+        shard = self.shard
+        if shard is None or not accepts_shard(method):
+            return {}
+        return {"shard": shard}
 
     @property
     def running(self) -> bool:
@@ -67,7 +143,8 @@ class Scheduler:
     async def delay(self) -> float:
         """Seconds until the next thing is due, between MIN_SLEEP and MAX_SLEEP."""
         try:
-            wakeup = await self.bot.service.next_wakeup()
+            service = self.bot.service
+            wakeup = await service.next_wakeup(**self._shard_kwargs(service.next_wakeup))
         except Exception:
             log.exception("could not read the next wake-up time")
             return self.max_sleep
@@ -77,8 +154,14 @@ class Scheduler:
         return min(max(seconds, self.min_sleep), self.max_sleep)
 
     async def run_once(self, now: datetime | None = None) -> list[Notice]:
-        """Process and post everything due at ``now`` (default: the service's clock)."""
-        notices = await self.bot.service.process_due(now)
+        """Process and post everything due at ``now`` (default: the service's clock).
+
+        Only this process's shard when the service can filter by it (see
+        :attr:`shard`); otherwise every due game, whichever shard its guild
+        is on (still exactly once across processes: the service claims each).
+        """
+        service = self.bot.service
+        notices = await service.process_due(now, **self._shard_kwargs(service.process_due))
         for notice in notices:
             try:
                 await self.post(notice)

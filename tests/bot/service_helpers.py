@@ -1,11 +1,16 @@
-"""Shared helpers for the game-service tests (not a test module)."""
+"""Shared helpers for the game-service tests (not a test module).
+
+The service tests run on both backends: their ``env`` fixtures open the
+``db_url`` fixture (a SQLite file path or a PostgreSQL URL, see
+``tests/conftest.py``).
+"""
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 from bot.service import (
@@ -16,7 +21,7 @@ from bot.service import (
     Outcome,
     PlayerRef,
 )
-from bot.storage import Store
+from bot.storage import Store, open_store
 from engine import DiceSource, Match, Phase, SeededDice
 
 ALICE = PlayerRef(1001, "Alice")
@@ -48,14 +53,23 @@ class Env:
     store: Store
     service: GameService
     clock: FakeClock
-    path: Path
+    path: str
+    """The database: a SQLite path or a ``postgresql://`` URL (a str: ``Path()`` would mangle a URL)."""
+
+    @property
+    def backend(self) -> str:
+        return self.store.backend
 
 
-async def open_env(path: Path, clock: FakeClock | None = None, dice: DiceSource | None = None) -> Env:
+async def open_env(
+    path: str | os.PathLike[str], clock: FakeClock | None = None, dice: DiceSource | None = None
+) -> Env:
+    """A store and a service on ``path`` (SQLite path or ``DATABASE_URL``)."""
     clock = clock or FakeClock()
-    store = await Store.open(path, clock=clock)
+    url = os.fspath(path)
+    store = await open_store(url, clock=clock)
     service = GameService(store, dice=dice or SeededDice(7), clock=clock)
-    return Env(store, service, clock, Path(path))
+    return Env(store, service, clock, url)
 
 
 async def start_game(

@@ -2,8 +2,10 @@
 
 Usage::
 
+DB is a SQLite path or a ``postgresql://`` URL (anything ``open_store`` takes).
+
     python service_worker.py race DB GAME_ID USER_ID VERSION START_AT
-        Open the file, load the game, wait until Unix time START_AT, then roll
+        Open the database, load the game, wait until Unix time START_AT, then roll
         for USER_ID with the given expected VERSION.  Prints one JSON line:
         {"result": "ok" | "stale" | "not_your_turn" | "rule" | "error", ...}.
 
@@ -31,13 +33,13 @@ from bot.service import (  # noqa: E402
     RuleError,
     StaleGameError,
 )
-from bot.storage import Store  # noqa: E402
+from bot.storage import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 from service_helpers import ALICE, BOB, GUILD, random_step, start_game  # noqa: E402
 
 
 async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:
-    async with await Store.open(db) as store:
+    async with await open_store(db) as store:
         service = GameService(store)
         await service.get_game(game_id)  # warm the cache, as a running bot would be
         await asyncio.sleep(max(0.0, start_at - time.time()))
@@ -57,7 +59,7 @@ async def race(db: str, game_id: int, user_id: int, version: int, start_at: floa
 
 async def stream(db: str, channel: int, seed: int) -> None:
     rng = random.Random(seed)
-    async with await Store.open(db) as store:
+    async with await open_store(db) as store:
         service = GameService(store, dice=SeededDice(seed))
         while True:
             view = await start_game(service, channel=channel, a=ALICE, b=BOB, options=ChallengeOptions())

@@ -1,4 +1,4 @@
-"""GameService operations, rules, ratings and log replay on a real SQLite file."""
+"""GameService operations, rules, ratings and log replay on a real database (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -44,14 +44,14 @@ from service_helpers import (
 
 
 @pytest.fixture
-async def env(tmp_path) -> AsyncIterator[Env]:
-    e = await open_env(tmp_path / "bg.sqlite3")
+async def env(db_url: str) -> AsyncIterator[Env]:
+    e = await open_env(db_url)
     yield e
     await e.store.close()
 
 
-async def scripted_env(tmp_path, dice: list[int], clock: FakeClock | None = None) -> Env:
-    return await open_env(tmp_path / "scripted.sqlite3", clock=clock, dice=ScriptedDice(dice))
+async def scripted_env(db_url: str, dice: list[int], clock: FakeClock | None = None) -> Env:
+    return await open_env(db_url, clock=clock, dice=ScriptedDice(dice))
 
 
 async def unchanged(env: Env, game_id: int, version: int) -> None:
@@ -221,9 +221,9 @@ async def test_wrong_player_wrong_phase_and_stale_version_write_nothing(env: Env
 # -- turn actions ----------------------------------------------------------------
 
 
-async def test_play_reads_fibs_and_gnu_spellings(tmp_path) -> None:
+async def test_play_reads_fibs_and_gnu_spellings(db_url: str) -> None:
     # opening 3-1 for Alice; Bob rolls 6-4; Alice rolls 6-5
-    env = await scripted_env(tmp_path, [3, 1, 6, 4, 6, 5])
+    env = await scripted_env(db_url, [3, 1, 6, 4, 6, 5])
     try:
         s = env.service
         view = await start_game(s)
@@ -245,8 +245,8 @@ async def test_play_reads_fibs_and_gnu_spellings(tmp_path) -> None:
         await env.store.close()
 
 
-async def test_double_take_and_beaver_in_money_game_with_beavers(tmp_path) -> None:
-    env = await scripted_env(tmp_path, [3, 1])  # Alice wins the opening, re-throw: she is on roll
+async def test_double_take_and_beaver_in_money_game_with_beavers(db_url: str) -> None:
+    env = await scripted_env(db_url, [3, 1])  # Alice wins the opening, re-throw: she is on roll
     try:
         s = env.service
         view = await start_game(s, options=ChallengeOptions(beavers=True, opening_reroll=True))
@@ -261,8 +261,8 @@ async def test_double_take_and_beaver_in_money_game_with_beavers(tmp_path) -> No
 
 
 @pytest.mark.parametrize("opts", [ChallengeOptions(opening_reroll=True), ChallengeOptions(match_length=5, opening_reroll=True)])
-async def test_beaver_refused_without_beavers_or_in_a_match(tmp_path, opts: ChallengeOptions) -> None:
-    env = await scripted_env(tmp_path, [3, 1])
+async def test_beaver_refused_without_beavers_or_in_a_match(db_url: str, opts: ChallengeOptions) -> None:
+    env = await scripted_env(db_url, [3, 1])
     try:
         s = env.service
         view = await start_game(s, options=opts)
@@ -279,8 +279,8 @@ async def test_beaver_refused_without_beavers_or_in_a_match(tmp_path, opts: Chal
         await env.store.close()
 
 
-async def test_pass_ends_money_game_and_stake_counts(tmp_path) -> None:
-    env = await scripted_env(tmp_path, [3, 1])
+async def test_pass_ends_money_game_and_stake_counts(db_url: str) -> None:
+    env = await scripted_env(db_url, [3, 1])
     try:
         s = env.service
         view = await start_game(s, options=ChallengeOptions(stake=7, opening_reroll=True))
@@ -395,8 +395,8 @@ async def test_money_game_rates_as_one_point_match_in_guild_and_global(env: Env)
         assert (b.games, b.wins, b.points_won, b.points_lost) == (1, 0, 0, 1)
 
 
-async def test_stake_times_cube_times_gammon_feeds_points(tmp_path) -> None:
-    env = await scripted_env(tmp_path, [3, 1])
+async def test_stake_times_cube_times_gammon_feeds_points(db_url: str) -> None:
+    env = await scripted_env(db_url, [3, 1])
     try:
         s = env.service
         view = await start_game(s, options=ChallengeOptions(stake=5, opening_reroll=True))
@@ -440,8 +440,8 @@ async def test_servers_are_isolated_and_global_lists_both(env: Env) -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-async def test_random_games_rebuild_from_the_action_log(tmp_path, seed: int) -> None:
-    env = await open_env(tmp_path / f"r{seed}.sqlite3", dice=SeededDice(seed))
+async def test_random_games_rebuild_from_the_action_log(db_url: str, seed: int) -> None:
+    env = await open_env(db_url, dice=SeededDice(seed))
     try:
         s = env.service
         rng = random.Random(seed)

@@ -1,4 +1,7 @@
-"""Races on one game: one GameService, two services on one file, two processes; SIGKILL mid-stream."""
+"""Races on one game: one GameService, two services on one database, two processes; SIGKILL mid-stream.
+
+Every test runs on SQLite and on PostgreSQL (the ``db_url`` fixture).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService, NotYourTurnError, Outcome, StaleGameError
-from bot.storage import Store
+from bot.storage import Store, open_store
 from engine import Phase, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -34,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-async def env(tmp_path) -> AsyncIterator[Env]:
-    e = await open_env(tmp_path / "race.sqlite3", dice=SeededDice(11))
+async def env(db_url: str) -> AsyncIterator[Env]:
+    e = await open_env(db_url, dice=SeededDice(11))
     yield e
     await e.store.close()
 
@@ -111,8 +114,8 @@ async def test_both_players_at_once(env: Env) -> None:
     await assert_replays(s, env.store, view.id)
 
 
-async def test_two_services_on_one_file(env: Env) -> None:
-    other_store = await Store.open(env.path, clock=env.clock)
+async def test_two_services_on_one_database(env: Env) -> None:
+    other_store = await open_store(env.path, clock=env.clock)
     try:
         s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
         view = await start_game(s1)
@@ -171,8 +174,8 @@ async def test_two_processes_race_one_roll(env: Env) -> None:
         assert row.version == [o for o in outs if o["result"] == "ok"][0]["version"]
 
 
-async def test_sigkill_mid_stream_loses_no_acknowledged_action(tmp_path) -> None:
-    db = tmp_path / "crash.sqlite3"
+async def test_sigkill_mid_stream_loses_no_acknowledged_action(db_url: str) -> None:
+    db = db_url
     for attempt, wait_for in enumerate((40, 150, 400)):
         proc = _run_worker("stream", str(db), str(10_000 * (attempt + 1)), str(attempt))
         acked: dict[int, list[int]] = {}
@@ -192,7 +195,7 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_action(tmp_path) -> None
             gid, version = map(int, line.split())
             acked.setdefault(gid, []).append(version)
         assert count == wait_for, err
-        store = await Store.open(db)
+        store = await open_store(db)
         try:
             service = GameService(store, dice=SeededDice(0))
             assert await store.integrity_check() == "ok"

@@ -1,4 +1,4 @@
-"""Play over days: reminders at 75% of the time per move, timeouts, challenge expiry (fake clock)."""
+"""Play over days: reminders at 75% of the time per move, timeouts, challenge expiry (fake clock; SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import ChallengeOptions, GameService
-from bot.storage import Store
+from bot.storage import open_store
 from engine import Phase, ScriptedDice, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -29,8 +29,8 @@ from service_helpers import (  # noqa: E402
 
 
 @pytest.fixture
-async def env(tmp_path) -> AsyncIterator[Env]:
-    e = await open_env(tmp_path / "days.sqlite3", dice=SeededDice(5))
+async def env(db_url: str) -> AsyncIterator[Env]:
+    e = await open_env(db_url, dice=SeededDice(5))
     yield e
     await e.store.close()
 
@@ -65,7 +65,7 @@ async def test_reminder_once_at_75_percent_even_after_restart(env: Env) -> None:
 
 
 async def test_reminder_once_across_two_services(env: Env) -> None:
-    other = await Store.open(env.path, clock=env.clock)
+    other = await open_store(env.path, clock=env.clock)
     try:
         s2 = GameService(other, dice=SeededDice(1), clock=env.clock)
         view = await start_game(env.service)
@@ -109,10 +109,10 @@ async def test_time_per_move_of_one_day(env: Env) -> None:
     assert kinds(await s.process_due()) == ["reminder"]
 
 
-async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(tmp_path) -> None:
+async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_url: str) -> None:
     clock = FakeClock()
-    env = await open_env(tmp_path / "t.sqlite3", clock=clock, dice=ScriptedDice([3, 1]))
-    other = await Store.open(env.path, clock=clock)
+    env = await open_env(db_url, clock=clock, dice=ScriptedDice([3, 1]))
+    other = await open_store(env.path, clock=clock)
     try:
         s1, s2 = env.service, GameService(other, dice=SeededDice(2), clock=clock)
         view = await start_game(s1, options=ChallengeOptions(stake=3, opening_reroll=True))
@@ -159,7 +159,7 @@ async def test_timeout_in_a_match_forfeits_the_match(env: Env) -> None:
 
 
 async def test_challenge_expires_after_24_hours_once(env: Env) -> None:
-    other = await Store.open(env.path, clock=env.clock)
+    other = await open_store(env.path, clock=env.clock)
     try:
         s2 = GameService(other, clock=env.clock)
         ch = await env.service.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions())

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import ChallengeError, ChallengeOptions, GameService, PlayerRef, ServiceError
-from bot.storage import Store
+from bot.storage import open_store
 from engine import Phase
 from engine.fairdice import commitment
 
@@ -23,18 +23,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-async def env(tmp_path) -> AsyncIterator[Env]:
-    e = await open_env(tmp_path / "bg.sqlite3")
+async def env(db_url: str) -> AsyncIterator[Env]:
+    e = await open_env(db_url)
     yield e
     await e.store.close()
 
 
 @pytest.fixture
-async def fair_env(tmp_path) -> AsyncIterator[Env]:
+async def fair_env(new_db_url) -> AsyncIterator[Env]:
     """A service with the production (provably fair) dice."""
-    store = await Store.open(tmp_path / "fair.sqlite3")
+    url = new_db_url()
+    store = await open_store(url)
     service = GameService(store)
-    yield Env(store, service, None, tmp_path / "fair.sqlite3")  # type: ignore[arg-type]
+    yield Env(store, service, None, url)  # type: ignore[arg-type]
     await store.close()
 
 
@@ -184,3 +185,31 @@ async def test_peek_gives_the_newest_view_without_the_database(env: Env) -> None
     out = await env.service.forfeit(view.id, actor.user_id)
     assert out.view.status == "finished"
     assert env.service.peek_game_in_channel(900) is None
+
+
+async def test_the_computer_has_no_deadline_and_a_record(env: Env) -> None:
+    out = await env.service.play_computer(GUILD, 950, ALICE, ROBOT, ChallengeOptions(computer_level="beginner"))
+    view = out.view
+    # Hand the turn around until the computer is to act: no deadline then.
+    while view.to_act() != ROBOT:
+        actor = view.to_act()
+        assert actor == ALICE
+        if view.game.phase is Phase.ROLL:
+            view = (await env.service.roll(view.id, ALICE.user_id)).view
+        else:
+            view = (await env.service.play(view.id, ALICE.user_id, view.legal_play_texts()[0])).view
+    assert view.deadline is None
+    env.clock.advance(days=60)
+    assert [n for n in await env.service.process_due() if n.view and n.view.id == view.id] == []
+    await env.service.forfeit(view.id, ALICE.user_id)
+    assert await env.service.computer_record(GUILD, ROBOT.user_id) == (1, 0)
+    assert await env.service.computer_record(GUILD + 1, ROBOT.user_id) == (0, 0)
+
+
+async def test_analyses_are_kept(env: Env) -> None:
+    view = await start_game(env.service, channel=960)
+    assert await env.service.analyses(view.id) == {}
+    await env.service.save_analysis(view.id, 1, 0, "alice: 12.3 mp")
+    await env.service.save_analysis(view.id, 1, 1, "alice: 10.1 mp")
+    await env.service.save_analysis(view.id, 2, 0, "bob: 3.0 mp")
+    assert await env.service.analyses(view.id) == {1: "alice: 10.1 mp", 2: "bob: 3.0 mp"}

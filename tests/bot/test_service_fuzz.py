@@ -2,14 +2,16 @@
 
 After every step the stored game equals the replay of its log (and the
 service's own view of it); a refused action raises a typed ServiceError with a
-message and changes nothing (same version, same log).
+message and changes nothing (same version, same log).  Runs on SQLite and
+PostgreSQL: one database per backend, each example a fresh store (connection
+or pool) and game in a channel of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import sys
-import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -47,59 +49,68 @@ step = st.tuples(
 )
 
 
-async def run(seed: int, option: ChallengeOptions, steps: list) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = await open_env(Path(tmp) / "fuzz.sqlite3", dice=SeededDice(seed))
-        try:
-            s = env.service
-            view = await start_game(s, options=option)
+CHANNELS = itertools.count(1)
+
+
+async def run(db_url: str, seed: int, option: ChallengeOptions, steps: list) -> None:
+    env = await open_env(db_url, dice=SeededDice(seed))
+    try:
+        s = env.service
+        view = await start_game(s, channel=next(CHANNELS), options=option)
+        await assert_replays(s, env.store, view.id)
+        for op, who, ver, n, text in steps:
+            view = await s.get_game(view.id)
+            if not view.is_active:
+                break
+            actor = view.to_act()
+            other = BOB if actor == ALICE else ALICE
+            uid = {"actor": actor, "other": other, "third": CAROL}[who].user_id
+            version = {"current": view.version, "none": None, "stale": view.version - 1 - n % 3}[ver]
+            kw = {"version": version}
+            legal = view.legal_play_texts()
+            call = {
+                "roll": lambda: s.roll(view.id, uid, **kw),
+                "play_legal": lambda: s.play(view.id, uid, legal[n % len(legal)] if legal else text, **kw),
+                "play_text": lambda: s.play(view.id, uid, text, **kw),
+                "double": lambda: s.double(view.id, uid, **kw),
+                "take": lambda: s.take(view.id, uid, **kw),
+                "pass": lambda: s.pass_double(view.id, uid, **kw),
+                "beaver": lambda: s.beaver(view.id, uid, **kw),
+                "resign": lambda: s.resign(view.id, uid, n % 5, **kw),
+                "accept_res": lambda: s.accept_resignation(view.id, uid, **kw),
+                "reject_res": lambda: s.reject_resignation(view.id, uid, **kw),
+                "forfeit": lambda: s.forfeit(view.id, uid),
+            }[op]
+            row_before, log_before, _ = await stored_state(s, env.store, view.id)
+            try:
+                out = await call()
+            except ServiceError as error:
+                assert error.message, (op, error)
+                row_after, log_after, _ = await stored_state(s, env.store, view.id)
+                assert row_after.version == row_before.version and log_after == log_before, op
+                assert row_after.updated_at == row_before.updated_at
+            else:
+                assert out.view.version > row_before.version
+                row_after, log_after, _ = await stored_state(s, env.store, view.id)
+                assert log_after[: len(log_before)] == log_before
+                assert row_after.version == out.view.version
             await assert_replays(s, env.store, view.id)
-            for op, who, ver, n, text in steps:
-                view = await s.get_game(view.id)
-                if not view.is_active:
-                    break
-                actor = view.to_act()
-                other = BOB if actor == ALICE else ALICE
-                uid = {"actor": actor, "other": other, "third": CAROL}[who].user_id
-                version = {"current": view.version, "none": None, "stale": view.version - 1 - n % 3}[ver]
-                kw = {"version": version}
-                legal = view.legal_play_texts()
-                call = {
-                    "roll": lambda: s.roll(view.id, uid, **kw),
-                    "play_legal": lambda: s.play(view.id, uid, legal[n % len(legal)] if legal else text, **kw),
-                    "play_text": lambda: s.play(view.id, uid, text, **kw),
-                    "double": lambda: s.double(view.id, uid, **kw),
-                    "take": lambda: s.take(view.id, uid, **kw),
-                    "pass": lambda: s.pass_double(view.id, uid, **kw),
-                    "beaver": lambda: s.beaver(view.id, uid, **kw),
-                    "resign": lambda: s.resign(view.id, uid, n % 5, **kw),
-                    "accept_res": lambda: s.accept_resignation(view.id, uid, **kw),
-                    "reject_res": lambda: s.reject_resignation(view.id, uid, **kw),
-                    "forfeit": lambda: s.forfeit(view.id, uid),
-                }[op]
-                row_before, log_before, _ = await stored_state(s, env.store, view.id)
-                try:
-                    out = await call()
-                except ServiceError as error:
-                    assert error.message, (op, error)
-                    row_after, log_after, _ = await stored_state(s, env.store, view.id)
-                    assert row_after.version == row_before.version and log_after == log_before, op
-                    assert row_after.updated_at == row_before.updated_at
-                else:
-                    assert out.view.version > row_before.version
-                    row_after, log_after, _ = await stored_state(s, env.store, view.id)
-                    assert log_after[: len(log_before)] == log_before
-                    assert row_after.version == out.view.version
-                await assert_replays(s, env.store, view.id)
-        finally:
-            await env.store.close()
+    finally:
+        await env.store.close()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=False)
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    derandomize=False,
+)
 @given(
     seed=st.integers(0, 10_000),
     option=st.sampled_from(OPTIONS),
     steps=st.lists(step, min_size=1, max_size=30),
 )
-def test_random_action_sequences_keep_store_and_log_in_step(seed: int, option: ChallengeOptions, steps: list) -> None:
-    asyncio.run(run(seed, option, steps))
+def test_random_action_sequences_keep_store_and_log_in_step(
+    db_url: str, seed: int, option: ChallengeOptions, steps: list
+) -> None:
+    asyncio.run(run(db_url, seed, option, steps))
