@@ -655,8 +655,14 @@ class GameService:
             outcome = self._match_outcome(row, match)
             updates["result"] = self._result_summary(match, row)
         else:
-            options = ChallengeOptions.from_dict(row.settings)
-            updates.update(self._deadline(options, now))
+            game = match.game
+            assert game is not None
+            if (await self._player(row.players[game.turn])).is_bot:
+                # The computer is never reminded nor timed out; if its turn
+                # fails, people can retry it or forfeit.
+                updates.update(turn_deadline=None, reminder_at=None)
+            else:
+                updates.update(self._deadline(ChallengeOptions.from_dict(row.settings), now))
         try:
             result = await self.store.append_actions(
                 row.id, row.version, new_actions, updates=updates, outcome=outcome
@@ -834,6 +840,18 @@ class GameService:
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         await self.store.set_board_message(game_id, channel_id, message_id)
+
+    async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
+        """Keep the analysis of one game of a match (numbered from 1)."""
+        await self.store.save_analysis(game_id, game_number, ply, summary)
+
+    async def analyses(self, game_id: int) -> dict[int, str]:
+        """The kept analyses of a match's games: game number -> summary."""
+        return await self.store.analyses(game_id)
+
+    async def computer_record(self, guild_id: int | None, computer_id: int) -> tuple[int, int]:
+        """The computer's (wins, losses) against people in a server (None: everywhere)."""
+        return await self.store.computer_record(computer_id, guild_id)
 
     async def remember_player(self, player: PlayerRef) -> None:
         await self._remember(player)

@@ -446,6 +446,30 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
         """,
         _PG_MIGRATION_3,
     ),
+    Migration(
+        4,
+        "game analyses",
+        f"""
+        CREATE TABLE game_analyses (
+            game_id     INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+            game_number INTEGER NOT NULL,
+            ply         INTEGER NOT NULL,
+            summary     TEXT NOT NULL,
+            created_at  REAL NOT NULL DEFAULT {_NOW_SQL},
+            PRIMARY KEY (game_id, game_number)
+        );
+        """,
+        f"""
+        CREATE TABLE game_analyses (
+            game_id     BIGINT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+            game_number INTEGER NOT NULL,
+            ply         INTEGER NOT NULL,
+            summary     TEXT NOT NULL,
+            created_at  DOUBLE PRECISION NOT NULL DEFAULT {_PG_NOW_SQL},
+            PRIMARY KEY (game_id, game_number)
+        );
+        """,
+    ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -1549,6 +1573,47 @@ class Store:
                     RatingChange(scope, uid, current[uid].rating, new.rating, new.experience, bool(won))
                 )
         return changes
+
+    async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
+        """Keep the analysis of game ``game_number`` (from 1) of a stored match; a newer one replaces it."""
+        async with self._write() as conn:
+            await conn.execute(
+                """
+                INSERT INTO game_analyses (game_id, game_number, ply, summary, created_at)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (game_id, game_number) DO UPDATE SET
+                    ply = excluded.ply, summary = excluded.summary, created_at = excluded.created_at
+                """,
+                (game_id, game_number, ply, summary, self._now()),
+            )
+
+    async def analyses(self, game_id: int) -> dict[int, str]:
+        """Stored analyses of a match's games: game number -> summary."""
+        rows = await self._fetchall(
+            "SELECT game_number, summary FROM game_analyses WHERE game_id = ? ORDER BY game_number",
+            (game_id,),
+        )
+        return {int(r["game_number"]): str(r["summary"]) for r in rows}
+
+    async def computer_record(self, computer_id: int, guild_id: int | None = None) -> tuple[int, int]:
+        """(wins, losses) of a player over finished games, e.g. the computer's against people."""
+        where = "" if guild_id is None else " AND guild_id = ?"
+        params: tuple[Any, ...] = (computer_id, computer_id, computer_id)
+        if guild_id is not None:
+            params += (guild_id,)
+        row = await self._fetchone(
+            """
+            SELECT
+                COALESCE(SUM(CASE WHEN winner = ? THEN 1 ELSE 0 END), 0) AS wins,
+                COUNT(*) AS games
+            FROM games
+            WHERE status = 'finished' AND winner IS NOT NULL AND (player0 = ? OR player1 = ?)
+            """ + where,
+            params,
+        )
+        wins = int(row["wins"]) if row else 0
+        games = int(row["games"]) if row else 0
+        return wins, games - wins
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember where the latest board post is (does not change the version)."""

@@ -31,8 +31,6 @@ log = logging.getLogger(__name__)
 
 MAX_EMBEDS_CHARS = 5800
 """Discord allows 6000 characters over all embeds of a message."""
-MAX_KEPT = 2000
-"""Analysed games kept in memory (the oldest go first)."""
 
 
 def _embed_chars(embed: discord.Embed) -> int:
@@ -45,7 +43,6 @@ class Analyses:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.ply = 0
-        self.results: dict[int, dict[int, str]] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -62,20 +59,21 @@ class Analyses:
         ]
 
     async def summaries(self, view: GameView, numbers: Sequence[int] | None = None) -> list[tuple[int, str]]:
-        """``(number, summary)`` of the given (default: all finished) games, analysing what is missing."""
+        """``(number, summary)`` of the given (default: all finished) games,
+        analysing what is missing; analyses are kept in the database."""
         wanted = list(numbers) if numbers is not None else self.finished_games(view)
         names = (view.players[0].name, view.players[1].name)
+        service = self.table.service
         lock = self._locks.setdefault(view.id, asyncio.Lock())
         async with lock:
-            stored = self.results.setdefault(view.id, {})
+            stored = await service.analyses(view.id)
             for number in wanted:
                 if number not in stored:
                     analysis = await self.analyse(view.match.games[number - 1])
                     stored[number] = analysis.summary(names)
-            while len(self.results) > MAX_KEPT:
-                oldest = next(iter(self.results))
-                self.results.pop(oldest, None)
-                self._locks.pop(oldest, None)
+                    await service.save_analysis(view.id, number, self.ply, stored[number])
+        if not lock.locked():
+            self._locks.pop(view.id, None)
         return [(number, stored[number]) for number in wanted]
 
     async def analyse(self, game: Game) -> ai.GameAnalysis:

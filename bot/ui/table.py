@@ -514,30 +514,12 @@ class Table:
         }
 
     async def computer_record(self, guild_id: int | None) -> tuple[int, int] | None:
-        """The computer's wins and losses against this server's members (its games are unrated).
-
-        Counted from the computer's finished games; a service method with one
-        SQL count would do better (asked for in the report).
-        """
+        """The computer's wins and losses against this server's members (its games are unrated)."""
         user_id = self.computer.user_id
         if user_id is None or guild_id is None:
             return None
-        wins = losses = offset = 0
-        while True:
-            rows = await self.service.store.finished_games_for_player(user_id, guild_id, offset=offset, limit=100)
-            for row in rows:
-                if row.status != "finished" or not row.result:
-                    continue
-                winner = row.result.get("winner_seat")
-                if winner is None:
-                    continue
-                if row.players[int(winner)] == user_id:
-                    wins += 1
-                else:
-                    losses += 1
-            if len(rows) < 100:
-                return (wins, losses) if wins or losses else None
-            offset += 100
+        wins, losses = await self.service.computer_record(guild_id, user_id)
+        return (wins, losses) if wins or losses else None
 
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
         try:
