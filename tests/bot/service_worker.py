@@ -9,6 +9,12 @@ DB is a SQLite path or a ``postgresql://`` URL (anything ``open_store`` takes).
         for USER_ID with the given expected VERSION.  Prints one JSON line:
         {"result": "ok" | "stale" | "not_your_turn" | "rule" | "error", ...}.
 
+    python service_worker.py sweep DB NOW START_AT
+        One scheduler pass as a bot process runs it: a store and a service
+        whose clock stands at Unix time NOW; at START_AT call
+        ``process_due`` until nothing is left.  Prints one JSON line:
+        {"notices": [[kind, game or challenge id], ...], "errors": [...]}.
+
     python service_worker.py stream DB CHANNEL SEED
         Play games through the service forever (a new game in the next channel
         when one finishes), printing "GAME_ID VERSION" after every acknowledged
@@ -22,6 +28,7 @@ import json
 import random
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -57,6 +64,27 @@ async def race(db: str, game_id: int, user_id: int, version: int, start_at: floa
     print(json.dumps(result), flush=True)
 
 
+async def sweep(db: str, now_unix: float, start_at: float) -> None:
+    now = datetime.fromtimestamp(now_unix, tz=timezone.utc)
+    notices: list[list[object]] = []
+    errors: list[str] = []
+    async with await open_store(db, clock=lambda: now) as store:
+        service = GameService(store, dice=SeededDice(int(start_at * 1000) % 997), clock=lambda: now)
+        await store.next_wakeup()  # connected and warm before the start line
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        for _ in range(50):
+            try:
+                found = await service.process_due(now)
+            except Exception as e:  # noqa: BLE001 - a busy database: the scheduler tries again
+                errors.append(repr(e))
+                continue
+            if not found:
+                break
+            for n in found:
+                notices.append([n.kind, n.challenge.id if n.challenge is not None else n.view.id])
+    print(json.dumps({"notices": notices, "errors": errors}), flush=True)
+
+
 async def stream(db: str, channel: int, seed: int) -> None:
     rng = random.Random(seed)
     async with await open_store(db) as store:
@@ -74,6 +102,8 @@ def main(argv: list[str]) -> None:
     mode = argv[1]
     if mode == "race":
         asyncio.run(race(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), float(argv[6])))
+    elif mode == "sweep":
+        asyncio.run(sweep(argv[2], float(argv[3]), float(argv[4])))
     elif mode == "stream":
         asyncio.run(stream(argv[2], int(argv[3]), int(argv[4])))
     else:

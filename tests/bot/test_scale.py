@@ -1,0 +1,372 @@
+"""Running at scale: settings, sharded bots, several processes on one database, outages.
+
+* ``DATABASE_URL`` (over ``DATABASE_PATH``), ``DATABASE_POOL_MIN``/``MAX``,
+  ``SHARD_COUNT``/``SHARD_IDS``: parsing, clear errors, ``.env.example``.
+* The bot is an ``AutoShardedBot`` exactly when ``SHARD_COUNT`` is set; it
+  opens ``DATABASE_URL`` with the pool sizes and logs only the redacted URL.
+* The scheduler knows its shard and hands it to a service that can filter.
+* Two processes sweep one database together: every reminder, timeout and
+  expired challenge is reported exactly once (SQLite and PostgreSQL).
+* A PostgreSQL outage: service calls fail with a typed "try again" error and
+  work again once the server is back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
+
+import pytest
+from discord.ext import commands
+
+from bot import __main__ as entry
+from bot.app import BackgammonBot, ShardedBackgammonBot, create_bot
+from bot.config import ConfigError, Settings, read_env_file, shard_of
+from bot.scheduler import Scheduler, accepts_shard
+from bot.service import ChallengeOptions, PlayerRef, ServiceError
+from bot.storage import DatabaseUnavailableError, StorageError, open_store
+from engine import Phase, SeededDice
+
+sys.path.insert(0, str(Path(__file__).parent))
+from service_helpers import ALICE, BOB, GUILD, FakeClock, open_env, start_game  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).with_name("service_worker.py")
+PASSWORD = "s3cr3t-Pa55word"
+
+SETTINGS = {
+    "DISCORD_TOKEN", "DATABASE_URL", "DATABASE_PATH", "DATABASE_POOL_MIN", "DATABASE_POOL_MAX",
+    "SHARD_COUNT", "SHARD_IDS", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL",
+}
+
+
+def settings_of(**values: str) -> Settings:
+    return Settings.from_env({"DISCORD_TOKEN": "t", **values}, env_file=None)
+
+
+# --------------------------------------------------------------------------
+# Settings
+# --------------------------------------------------------------------------
+
+
+def test_database_url_wins_over_database_path() -> None:
+    plain = settings_of(DATABASE_PATH="/srv/bg.sqlite3")
+    assert plain.database_url == "/srv/bg.sqlite3" and plain.database_redacted == "/srv/bg.sqlite3"
+    assert plain.pool_options == {} and plain.database_secrets == ()
+    url = f"postgresql://bg:{PASSWORD}@db:5432/backgammon"
+    both = settings_of(DATABASE_PATH="/srv/bg.sqlite3", DATABASE_URL=url)
+    assert both.database_url == url
+    assert both.database_redacted == "postgresql://bg:***@db:5432/backgammon"
+    assert PASSWORD not in repr(both) and both.database_secrets == (PASSWORD,)
+    assert settings_of(DATABASE_URL="sqlite:///data/x.sqlite3").database_url == "sqlite:///data/x.sqlite3"
+    # a percent-encoded password is hidden as written and as decoded
+    assert settings_of(DATABASE_URL="postgresql://bg:p%40ss@db/bg").database_secrets == ("p%40ss", "p@ss")
+
+
+def test_pool_sizes() -> None:
+    assert settings_of(DATABASE_POOL_MIN="2", DATABASE_POOL_MAX="20").pool_options == {"min_size": 2, "max_size": 20}
+    assert settings_of(DATABASE_POOL_MAX="4").pool_options == {"min_size": 1, "max_size": 4}
+    assert settings_of(DATABASE_POOL_MIN="12").pool_options == {"min_size": 12, "max_size": 12}
+
+
+def test_shard_settings() -> None:
+    unsharded = settings_of()
+    assert not unsharded.sharded and unsharded.shard_options == {}
+    assert unsharded.serves_guild(123 << 22)
+    all_shards = settings_of(SHARD_COUNT="4")
+    assert all_shards.sharded and all_shards.shard_options == {"shard_count": 4}
+    assert all_shards.serves_guild(3 << 22)  # runs every shard
+    mine = settings_of(SHARD_COUNT="4", SHARD_IDS=" 1, 0 ")
+    assert mine.shard_ids == (0, 1) and mine.shard_options == {"shard_count": 4, "shard_ids": [0, 1]}
+    assert [mine.serves_guild(g << 22) for g in range(8)] == [True, True, False, False] * 2
+    assert mine.serves_guild(None) and mine.serves_guild(0)  # direct messages are shard 0's
+    assert shard_of(806_000_000_000_000_000, 4) == (806_000_000_000_000_000 >> 22) % 4
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"DATABASE_URL": f"mysql://root:{PASSWORD}@db/bg"}, "DATABASE_URL: unsupported"),
+        ({"DATABASE_POOL_MIN": "two"}, "DATABASE_POOL_MIN must be a whole number"),
+        ({"DATABASE_POOL_MAX": "0"}, "DATABASE_POOL_MAX must be 1 to"),
+        ({"DATABASE_POOL_MIN": "5", "DATABASE_POOL_MAX": "2"}, "DATABASE_POOL_MIN .5. must not be above"),
+        ({"SHARD_COUNT": "0"}, "SHARD_COUNT must be 1 to"),
+        ({"SHARD_IDS": "0,1"}, "SHARD_IDS needs SHARD_COUNT"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0,2"}, "shard 2 does not exist with SHARD_COUNT=2"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "1,1"}, "lists shard 1 twice"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": "0;1"}, "comma-separated"),
+        ({"SHARD_COUNT": "2", "SHARD_IDS": ","}, "at least one shard"),
+    ],
+)
+def test_bad_scale_settings_say_what_to_fix(environ: dict[str, str], expected: str) -> None:
+    with pytest.raises(ConfigError, match=expected) as info:
+        settings_of(**environ)
+    assert PASSWORD not in str(info.value)
+
+
+def test_the_example_file_documents_every_setting() -> None:
+    """``.env.example`` names every setting: set (``KEY=``) or as a commented-out example (``# KEY=``)."""
+    path = ROOT / ".env.example"
+    documented = set(read_env_file(path))
+    for line in path.read_text(encoding="utf-8").splitlines():
+        key = line.lstrip("# ").split("=", 1)[0]
+        if "=" in line and key.isupper() and key.replace("_", "").isalnum():
+            documented.add(key)
+    assert documented >= SETTINGS, SETTINGS - documented
+    settings = Settings.from_env(dict(read_env_file(path), DISCORD_TOKEN="t"), env_file=None)
+    assert not settings.sharded  # the example runs one plain process
+
+
+# --------------------------------------------------------------------------
+# The bot: sharding, opening DATABASE_URL, logs
+# --------------------------------------------------------------------------
+
+
+def test_unsharded_bot_is_a_plain_bot() -> None:
+    bot = create_bot(settings_of(), scheduler=False)
+    assert type(bot) is BackgammonBot and not isinstance(bot, commands.AutoShardedBot)
+    assert bot.shard_count is None
+
+
+def test_shard_count_makes_an_auto_sharded_bot() -> None:
+    bot = create_bot(settings_of(SHARD_COUNT="4", SHARD_IDS="0,1"))
+    assert isinstance(bot, ShardedBackgammonBot)
+    assert isinstance(bot, commands.AutoShardedBot) and isinstance(bot, BackgammonBot)
+    assert (bot.shard_count, bot.shard_ids) == (4, [0, 1])
+    assert bot.scheduler is not None and bot.scheduler.shard == (4, (0, 1))
+    every = create_bot(settings_of(SHARD_COUNT="3"))
+    assert isinstance(every, commands.AutoShardedBot)
+    assert (every.shard_count, every.shard_ids) == (3, None)
+    assert every.scheduler is not None and every.scheduler.shard is None  # runs all shards: sweeps all
+
+
+@pytest.fixture
+def pg_url(pg_server) -> Any:
+    name, url = pg_server.create_database()
+    try:
+        yield url
+    finally:
+        pg_server.drop_database(name)
+
+
+def with_password(url: str) -> str:
+    # the test server trusts every local connection, so any password gets in
+    return url.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@")
+
+
+async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(pg_url: str, caplog) -> None:
+    caplog.set_level(logging.DEBUG)
+    url = with_password(pg_url)
+    settings = settings_of(DATABASE_URL=url, DATABASE_PATH="/nonexistent/never.sqlite3",
+                           DATABASE_POOL_MIN="2", DATABASE_POOL_MAX="3", LOG_LEVEL="DEBUG")
+    bot = create_bot(settings, scheduler=False)
+    with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])):
+        await bot.setup_hook()
+    try:
+        assert bot.store is not None and bot.store.backend == "postgresql"
+        pool = bot.store._db.pool  # type: ignore[attr-defined]
+        assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
+        view = await start_game(bot.service)
+        assert (await bot.service.get_game(view.id)).is_active
+    finally:
+        await bot.close()
+    assert "postgresql://postgres:***@127.0.0.1" in caplog.text
+    assert PASSWORD not in caplog.text
+    assert not Path("/nonexistent/never.sqlite3").exists()
+
+
+def test_the_database_password_is_redacted_if_anything_logs_it(capsys) -> None:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        settings = settings_of(DATABASE_URL=f"postgresql://bg:{PASSWORD}@db/bg", DISCORD_TOKEN="MTIz.fake.token")
+        handler = entry.setup_logging(settings)
+        logging.getLogger("asyncpg.somewhere").warning("connect to postgresql://bg:%s@db/bg failed", PASSWORD)
+        handler.flush()
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    assert "postgresql://bg:[redacted]@db/bg failed" in err and PASSWORD not in err
+
+
+# --------------------------------------------------------------------------
+# The scheduler's shard
+# --------------------------------------------------------------------------
+
+
+class ShardAwareService:
+    """A service as it should become: ``process_due``/``next_wakeup`` take ``shard=``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+        self.clock = FakeClock()
+
+    async def process_due(self, now: Any = None, *, shard: Any = None) -> list[Any]:
+        self.calls.append(("process_due", shard))
+        return []
+
+    async def next_wakeup(self, *, shard: Any = None) -> Any:
+        self.calls.append(("next_wakeup", shard))
+        return None
+
+
+class PlainService(ShardAwareService):
+    """The service of today: no shard parameter."""
+
+    async def process_due(self, now: Any = None) -> list[Any]:  # type: ignore[override]
+        self.calls.append(("process_due", None))
+        return []
+
+    async def next_wakeup(self) -> Any:  # type: ignore[override]
+        self.calls.append(("next_wakeup", None))
+        return None
+
+
+async def test_the_scheduler_hands_its_shard_to_a_service_that_filters() -> None:
+    aware, plain = ShardAwareService(), PlainService()
+    assert accepts_shard(aware.process_due) and accepts_shard(aware.next_wakeup)
+    assert not accepts_shard(plain.process_due) and not accepts_shard(plain.next_wakeup)
+    settings = settings_of(SHARD_COUNT="4", SHARD_IDS="2,3")
+    for service in (aware, plain):
+        scheduler = Scheduler(SimpleNamespace(settings=settings, service=service))  # type: ignore[arg-type]
+        assert scheduler.shard == (4, (2, 3))
+        assert [scheduler.serves(g << 22) for g in range(4)] == [False, False, True, True]
+        await scheduler.run_once()
+        assert await scheduler.delay() == scheduler.max_sleep
+    assert aware.calls == [("process_due", (4, (2, 3))), ("next_wakeup", (4, (2, 3)))]
+    assert plain.calls == [("process_due", None), ("next_wakeup", None)]  # called as before: sweeps all
+    unsharded = ShardAwareService()
+    scheduler = Scheduler(SimpleNamespace(settings=settings_of(), service=unsharded))  # type: ignore[arg-type]
+    await scheduler.run_once()
+    assert scheduler.shard is None and unsharded.calls == [("process_due", None)]
+    explicit = Scheduler(SimpleNamespace(service=aware), shard=(2, [1]))  # type: ignore[arg-type]
+    assert explicit.shard == (2, (1,))
+
+
+# --------------------------------------------------------------------------
+# Several processes on one database
+# --------------------------------------------------------------------------
+
+
+def _spawn(*args: str) -> subprocess.Popen[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, str(WORKER), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+
+def pair(i: int) -> tuple[PlayerRef, PlayerRef]:
+    return PlayerRef(20_000 + 2 * i, f"p{2 * i}"), PlayerRef(20_001 + 2 * i, f"p{2 * i + 1}")
+
+
+async def test_two_processes_report_every_reminder_timeout_and_expiry_once(db_url: str) -> None:
+    """Two bot processes run their scheduler pass at the same moment over 100 due items."""
+    n = 40
+    clock = FakeClock()
+    env = await open_env(db_url, clock=clock, dice=SeededDice(3))
+    one_day = ChallengeOptions(move_days=1)
+    try:
+        s = env.service
+        challenges = []
+        for i in range(n // 2):  # unanswered: they expire after 24 hours
+            a, b = pair(1000 + i)
+            challenges.append((await s.challenge(GUILD + i, 3000 + i, a, b, one_day)).id)
+        timeouts = []
+        for i in range(n):  # deadline after one day: timed out at the sweep
+            a, b = pair(i)
+            timeouts.append((await start_game(s, guild=GUILD + i, channel=1000 + i, a=a, b=b, options=one_day)).id)
+        clock.advance(hours=6)
+        reminders = []
+        for i in range(n):  # 18 of their 24 hours gone at the sweep: a reminder
+            a, b = pair(100 + i)
+            reminders.append((await start_game(s, guild=GUILD + i, channel=2000 + i, a=a, b=b, options=one_day)).id)
+        now = clock.advance(hours=18, seconds=1)
+    finally:
+        await env.store.close()
+
+    start_at = time.time() + 2.0
+    procs = [_spawn("sweep", db_url, str(now.timestamp()), str(start_at)) for _ in range(2)]
+    reports = []
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    fired: dict[str, list[int]] = {"reminder": [], "timeout": [], "challenge_expired": []}
+    for report in reports:
+        for kind, ident in report["notices"]:
+            fired[kind].append(ident)
+    assert sorted(fired["challenge_expired"]) == sorted(challenges), reports
+    assert sorted(fired["timeout"]) == sorted(timeouts), reports
+    assert sorted(fired["reminder"]) == sorted(reminders), reports
+    assert all(r["errors"] == [] for r in reports), reports
+    print("notices per process:", [len(r["notices"]) for r in reports])
+
+    async with await open_store(db_url) as store:
+        for gid in timeouts:
+            row, actions = await store.game_with_actions(gid)
+            assert row.status == "finished" and row.version == len(actions)
+            assert sum(1 for a in actions if a.action["kind"] in ("forfeit", "match_forfeit")) == 1
+        for gid in reminders:
+            row = await store.get_game(gid)
+            assert row.is_active and row.reminder_sent
+        for cid in challenges:
+            assert (await store.get_challenge(cid)).status == "expired"
+        assert await store.due_reminders(now) == [] and await store.due_deadlines(now) == []
+
+
+# --------------------------------------------------------------------------
+# A PostgreSQL outage, seen from the service
+# --------------------------------------------------------------------------
+
+
+async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_server, pg_url: str) -> None:
+    env = await open_env(pg_url, dice=SeededDice(8))
+    try:
+        s = env.service
+        view = await start_game(s)
+        clock = env.clock
+        await s.challenge(GUILD, 4242, ALICE, BOB, ChallengeOptions())
+        pg_server.stop("fast")
+        try:
+            actor = view.to_act()
+            assert actor is not None
+            calls = {
+                "act": lambda: (s.roll(view.id, actor.user_id, version=view.version) if view.game.phase is Phase.ROLL
+                                else s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)),
+                "read": lambda: s.get_game(view.id),
+                "challenge": lambda: s.challenge(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
+                "leaderboard": lambda: s.leaderboard(GUILD),
+                "process_due": lambda: s.process_due(clock.now + timedelta(days=5)),
+            }
+            for name, call in calls.items():
+                with pytest.raises((StorageError, ServiceError)) as info:
+                    await call()
+                assert isinstance(info.value, DatabaseUnavailableError), (name, info.value)
+                assert "try again" in str(info.value), (name, info.value)
+            # the scheduler survives it: it waits and tries again
+            scheduler = Scheduler(SimpleNamespace(service=s, settings=settings_of()))  # type: ignore[arg-type]
+            assert await scheduler.delay() == scheduler.max_sleep
+        finally:
+            pg_server.start()
+        # back: the same service and store carry on where they were
+        fresh = await s.get_game(view.id)
+        assert fresh.version == view.version
+        actor = fresh.to_act()
+        assert actor is not None
+        if fresh.game.phase is Phase.ROLL:
+            out = await s.roll(fresh.id, actor.user_id, version=fresh.version)
+        else:
+            out = await s.play(fresh.id, actor.user_id, fresh.legal_play_texts()[0], version=fresh.version)
+        assert out.view.version > view.version
+        assert (await s.challenge(GUILD, 4343, ALICE, BOB, ChallengeOptions())).status == "pending"
+    finally:
+        await env.store.close()
