@@ -482,10 +482,25 @@ def _warm_up() -> bool:
 
 
 def _lower_priority() -> None:
-    """Worker initializer: analysis yields the CPU to the bot's own work."""
+    """Worker initializer: analysis yields the CPU to the bot's own work, and
+    the worker dies with the bot (a bot killed outright leaves no orphans)."""
     try:
         os.nice(10)
     except OSError:
+        pass
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    # Linux: ask the kernel for SIGTERM when the parent process dies.
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+    except (OSError, AttributeError):
         pass
 
 
@@ -809,7 +824,9 @@ class Analyst:
         with self._pool_lock:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
-                    max_workers=self._pool_workers, mp_context=multiprocessing.get_context("spawn")
+                    max_workers=self._pool_workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_die_with_parent,
                 )
             return self._pool
 
