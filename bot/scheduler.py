@@ -16,17 +16,15 @@ so a notice for a guild on another process's shard is still delivered.
 
 To keep each process to its own guilds, the scheduler hands its shard
 ``(shard_count, shard_ids)`` to ``process_due(now, shard=...)`` and
-``next_wakeup(shard=...)`` when the service accepts that keyword (it must
-filter *before* claiming: see :meth:`Scheduler.shard`); a service without
-it is called as before and every process sweeps every guild.
+``next_wakeup(shard=...)``: the service claims only those guilds' work,
+and takes over another shard's once it is a few minutes overdue (that
+process may be down).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import inspect
 import io
 import logging
 from collections.abc import Callable, Sequence
@@ -52,20 +50,6 @@ MIN_SLEEP = 1.0
 
 Shard = tuple[int, tuple[int, ...]]
 """``(shard_count, shard_ids)``: the shards one process runs."""
-
-
-@functools.lru_cache(maxsize=64)
-def _accepts_shard(function: Callable[..., Any]) -> bool:
-    try:
-        parameters = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False
-    return "shard" in parameters
-
-
-def accepts_shard(method: Callable[..., Any]) -> bool:
-    """Whether a service method takes the ``shard=`` keyword (bound methods: look at the function)."""
-    return _accepts_shard(getattr(method, "__func__", method))
 
 
 class Scheduler:
@@ -109,12 +93,6 @@ class Scheduler:
         shard = self.shard
         return shard is None or shard_of(guild_id or 0, shard[0]) in shard[1]
 
-    def _shard_kwargs(self, method: Callable[..., Any]) -> dict[str, Any]:
-        shard = self.shard
-        if shard is None or not accepts_shard(method):
-            return {}
-        return {"shard": shard}
-
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
@@ -144,7 +122,7 @@ class Scheduler:
         """Seconds until the next thing is due, between MIN_SLEEP and MAX_SLEEP."""
         try:
             service = self.bot.service
-            wakeup = await service.next_wakeup(**self._shard_kwargs(service.next_wakeup))
+            wakeup = await service.next_wakeup(shard=self.shard)
         except Exception:
             log.exception("could not read the next wake-up time")
             return self.max_sleep
@@ -161,7 +139,7 @@ class Scheduler:
         is on (still exactly once across processes: the service claims each).
         """
         service = self.bot.service
-        notices = await service.process_due(now, **self._shard_kwargs(service.process_due))
+        notices = await service.process_due(now, shard=self.shard)
         for notice in notices:
             try:
                 await self.post(notice)

@@ -858,28 +858,29 @@ class GameService:
 
     # -- deadlines -----------------------------------------------------------------
 
-    async def next_wakeup(self) -> datetime | None:
-        return await self.store.next_wakeup()
+    async def next_wakeup(self, *, shard: storage.Shard | None = None) -> datetime | None:
+        return await self.store.next_wakeup(shard=shard)
 
-    async def process_due(self, now: datetime | None = None, *, shards: storage.Shards | None = None) -> list[Notice]:
+    async def process_due(self, now: datetime | None = None, *, shard: storage.Shard | None = None) -> list[Notice]:
         """Send what is due: expired challenges, reminders, timeouts.
 
         Safe to run in several processes and after a restart: a reminder is
         claimed atomically before it is reported, and a timeout is a
-        compare-and-set forfeit, so each happens once. With ``shards``
+        compare-and-set forfeit, so each happens once. With ``shard``
         (shard count, shard ids) only games and challenges of guilds on those
-        Discord shards are handled: the process that can post in a channel is
-        the one that claims its notices.
+        Discord shards are handled, so the process that serves a guild claims
+        its notices; another shard's work is taken over once it is a few
+        minutes overdue (its process may be down).
         """
         now = now or self.clock()
         notices: list[Notice] = []
-        for row in await self.store.expire_challenges(now, shards=shards):
+        for row in await self.store.expire_challenges(now, shard=shard):
             view = await self._challenge_view(row)
             notices.append(Notice(
                 "challenge_expired", None, view, view.challenger.user_id,
                 f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
             ))
-        for row in await self.store.due_reminders(now, shards=shards):
+        for row in await self.store.due_reminders(now, shard=shard):
             if row.turn_deadline is not None and row.turn_deadline <= now:
                 continue  # the timeout below covers it
             if not await self.store.claim_reminder(row.id, row.version):
@@ -893,7 +894,7 @@ class GameService:
                 "reminder", view, None, player.user_id,
                 f"{player.name}, it's your move in game #{row.id}: {_span(left)} left before it is forfeited",
             ))
-        for row in await self.store.due_deadlines(now, shards=shards):
+        for row in await self.store.due_deadlines(now, shard=shard):
             try:
                 notice = await self._time_out(row)
             except (StaleGameError, ServiceError):

@@ -46,7 +46,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, Protocol
@@ -78,7 +78,8 @@ def _integrity_errors() -> tuple[type[BaseException], ...]:
 
 __all__ = [
     "DEFAULT_DB_PATH",
-    "Shards",
+    "ORPHAN_AFTER",
+    "Shard",
     "GLOBAL_SCOPE",
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -894,20 +895,28 @@ _JSON_COLUMNS: Final = frozenset({"result", "settings"})
 _GAME_STATUSES: Final = frozenset({"active", "finished", "abandoned"})
 
 
-Shards = tuple[int, tuple[int, ...]]
+Shard = tuple[int, tuple[int, ...]]
 """(shard count, shard ids): the Discord shards one bot process serves."""
 
+ORPHAN_AFTER: Final = 300.0
+"""Seconds after which due work of other shards is taken over (their process may be down)."""
 
-def _shard_clause(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
-    """SQL keeping rows of guilds on ``shards``: Discord puts a guild on shard
-    ``(guild_id >> 22) % shard_count`` (direct messages, guild 0, on shard 0)."""
-    if shards is None:
+
+def _shard_clause(shard: Shard | None, column: str, ts: float) -> tuple[str, tuple[float | int, ...]]:
+    """SQL keeping rows of guilds on ``shard``: Discord puts a guild on shard
+    ``(guild_id >> 22) % shard_count`` (direct messages, guild 0, on shard 0).
+    Rows of other shards overdue by :data:`ORPHAN_AFTER` are kept too, so the
+    work of a process that is down is still done (claims keep it to once)."""
+    if shard is None:
         return "", ()
-    count, ids = shards
+    count, ids = shard
     if count < 1 or not ids:
         raise ValueError("a shard filter needs a shard count and at least one shard id")
     marks = ", ".join("?" for _ in ids)
-    return f" AND ((guild_id / 4194304) % ?) IN ({marks})", (count, *ids)
+    return (
+        f" AND (((guild_id / 4194304) % ?) IN ({marks}) OR {column} <= ?)",
+        (count, *ids, ts - ORPHAN_AFTER),
+    )
 
 
 def _dice_of(action: Mapping[str, Any]) -> tuple[int | None, int | None]:
@@ -1643,12 +1652,12 @@ class Store:
             return claimed == 1
 
     async def due_deadlines(
-        self, now: datetime | None = None, *, limit: int = 100, shards: Shards | None = None
+        self, now: datetime | None = None, *, limit: int = 100, shard: Shard | None = None
     ) -> list[GameRow]:
         """Active games whose turn deadline is at or before ``now``, oldest first
-        (only guilds on ``shards`` when given)."""
+        (only guilds on ``shard`` when given, see :func:`_shard_clause`)."""
         ts = _to_ts(now) if now is not None else self._now()
-        where, params = _shard_clause(shards)
+        where, params = _shard_clause(shard, "turn_deadline", ts)
         rows = await self._fetchall(
             """
             SELECT * FROM games
@@ -1661,12 +1670,12 @@ class Store:
         return [GameRow.from_row(r) for r in rows]
 
     async def due_reminders(
-        self, now: datetime | None = None, *, limit: int = 100, shards: Shards | None = None
+        self, now: datetime | None = None, *, limit: int = 100, shard: Shard | None = None
     ) -> list[GameRow]:
         """Active games whose reminder time passed and whose reminder isn't sent
-        (only guilds on ``shards`` when given)."""
+        (only guilds on ``shard`` when given, see :func:`_shard_clause`)."""
         ts = _to_ts(now) if now is not None else self._now()
-        where, params = _shard_clause(shards)
+        where, params = _shard_clause(shard, "reminder_at", ts)
         rows = await self._fetchall(
             """
             SELECT * FROM games
@@ -1679,21 +1688,35 @@ class Store:
         )
         return [GameRow.from_row(r) for r in rows]
 
-    async def next_wakeup(self) -> datetime | None:
-        """Earliest pending deadline, reminder or challenge expiry (for a scheduler sleep)."""
+    async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
+        """Earliest pending deadline, reminder or challenge expiry (for a scheduler sleep);
+        with ``shard``, other shards' times count :data:`ORPHAN_AFTER` later."""
+        if shard is None:
+            return await self._earliest_due("", ())
+        count, ids = shard
+        marks = ", ".join("?" for _ in ids)
+        own = await self._earliest_due(f" AND ((guild_id / 4194304) % ?) IN ({marks})", (count, *ids))
+        anyone = await self._earliest_due("", ())
+        if anyone is not None:
+            anyone += timedelta(seconds=ORPHAN_AFTER)
+        candidates = [t for t in (own, anyone) if t is not None]
+        return min(candidates) if candidates else None
+
+    async def _earliest_due(self, where: str, params: tuple[int, ...]) -> datetime | None:
         row = await self._fetchone(
             """
             SELECT MIN(t) FROM (
                 SELECT MIN(turn_deadline) AS t FROM games
-                    WHERE status = 'active' AND turn_deadline IS NOT NULL
+                    WHERE status = 'active' AND turn_deadline IS NOT NULL""" + where + """
                 UNION ALL
                 SELECT MIN(reminder_at) FROM games
-                    WHERE status = 'active' AND reminder_sent = 0 AND reminder_at IS NOT NULL
+                    WHERE status = 'active' AND reminder_sent = 0 AND reminder_at IS NOT NULL""" + where + """
                 UNION ALL
                 SELECT MIN(expires_at) FROM challenges
-                    WHERE status = 'pending' AND expires_at IS NOT NULL
+                    WHERE status = 'pending' AND expires_at IS NOT NULL""" + where + """
             ) AS due
-            """
+            """,
+            params * 3,
         )
         return _from_ts(row[0]) if row else None
 
@@ -1781,7 +1804,7 @@ class Store:
         return [ChallengeRow.from_row(r) for r in rows]
 
     async def expire_challenges(
-        self, now: datetime | None = None, *, shards: Shards | None = None
+        self, now: datetime | None = None, *, shard: Shard | None = None
     ) -> list[ChallengeRow]:
         """Mark every overdue pending challenge 'expired'; return those rows.
 
@@ -1791,7 +1814,7 @@ class Store:
         """
         ts = _to_ts(now) if now is not None else self._now()
         stamp = self._now()
-        where, params = _shard_clause(shards)
+        where, params = _shard_clause(shard, "expires_at", ts)
         async with self._write() as conn:
             rows = await conn.fetchall(
                 """

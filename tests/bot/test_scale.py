@@ -31,7 +31,7 @@ from discord.ext import commands
 from bot import __main__ as entry
 from bot.app import BackgammonBot, ShardedBackgammonBot, create_bot
 from bot.config import ConfigError, Settings, read_env_file, shard_of
-from bot.scheduler import Scheduler, accepts_shard
+from bot.scheduler import Scheduler
 from bot.service import ChallengeOptions, PlayerRef, ServiceError
 from bot.storage import DatabaseUnavailableError, StorageError, open_store
 from engine import Phase, SeededDice
@@ -204,8 +204,8 @@ def test_the_database_password_is_redacted_if_anything_logs_it(capsys) -> None:
 # --------------------------------------------------------------------------
 
 
-class ShardAwareService:
-    """A service as it should become: ``process_due``/``next_wakeup`` take ``shard=``."""
+class RecordingService:
+    """Records what the scheduler asks for."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
@@ -220,36 +220,20 @@ class ShardAwareService:
         return None
 
 
-class PlainService(ShardAwareService):
-    """The service of today: no shard parameter."""
-
-    async def process_due(self, now: Any = None) -> list[Any]:  # type: ignore[override]
-        self.calls.append(("process_due", None))
-        return []
-
-    async def next_wakeup(self) -> Any:  # type: ignore[override]
-        self.calls.append(("next_wakeup", None))
-        return None
-
-
-async def test_the_scheduler_hands_its_shard_to_a_service_that_filters() -> None:
-    aware, plain = ShardAwareService(), PlainService()
-    assert accepts_shard(aware.process_due) and accepts_shard(aware.next_wakeup)
-    assert not accepts_shard(plain.process_due) and not accepts_shard(plain.next_wakeup)
+async def test_the_scheduler_hands_its_shard_to_the_service() -> None:
+    service = RecordingService()
     settings = settings_of(SHARD_COUNT="4", SHARD_IDS="2,3")
-    for service in (aware, plain):
-        scheduler = Scheduler(SimpleNamespace(settings=settings, service=service))  # type: ignore[arg-type]
-        assert scheduler.shard == (4, (2, 3))
-        assert [scheduler.serves(g << 22) for g in range(4)] == [False, False, True, True]
-        await scheduler.run_once()
-        assert await scheduler.delay() == scheduler.max_sleep
-    assert aware.calls == [("process_due", (4, (2, 3))), ("next_wakeup", (4, (2, 3)))]
-    assert plain.calls == [("process_due", None), ("next_wakeup", None)]  # called as before: sweeps all
-    unsharded = ShardAwareService()
+    scheduler = Scheduler(SimpleNamespace(settings=settings, service=service))  # type: ignore[arg-type]
+    assert scheduler.shard == (4, (2, 3))
+    assert [scheduler.serves(g << 22) for g in range(4)] == [False, False, True, True]
+    await scheduler.run_once()
+    assert await scheduler.delay() == scheduler.max_sleep
+    assert service.calls == [("process_due", (4, (2, 3))), ("next_wakeup", (4, (2, 3)))]
+    unsharded = RecordingService()
     scheduler = Scheduler(SimpleNamespace(settings=settings_of(), service=unsharded))  # type: ignore[arg-type]
     await scheduler.run_once()
     assert scheduler.shard is None and unsharded.calls == [("process_due", None)]
-    explicit = Scheduler(SimpleNamespace(service=aware), shard=(2, [1]))  # type: ignore[arg-type]
+    explicit = Scheduler(SimpleNamespace(service=service), shard=(2, [1]))  # type: ignore[arg-type]
     assert explicit.shard == (2, (1,))
 
 

@@ -166,11 +166,11 @@ async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
     views = {}
     for shard, guild in guild_on.items():
         views[shard] = await start_game(env.service, guild=guild, channel=800 + shard)
-    env.clock.advance(days=30)
-    first = await env.service.process_due(shards=(2, (1,)))
+    env.clock.advance(days=3, seconds=30)  # both turns just ran out
+    first = await env.service.process_due(shard=(2, (1,)))
     assert {n.view.guild_id for n in first if n.view} == {guild_on[1]}
     assert all(n.kind == "timeout" for n in first)
-    rest = await env.service.process_due(shards=(2, (0,)))
+    rest = await env.service.process_due(shard=(2, (0,)))
     assert {n.view.guild_id for n in rest if n.view} == {guild_on[0]}
     assert await env.service.process_due() == []
 
