@@ -17,6 +17,7 @@ from discord import app_commands
 from bot import ai
 from bot.presenter import sentence, state_summary
 from bot.service import ServiceError, StaleGameError
+from bot.storage import DatabaseBusyError, DatabaseUnavailableError
 from engine import GameError, IllegalPlayError, NotationError
 
 log = logging.getLogger("bot.errors")
@@ -58,6 +59,8 @@ def player_message(error: BaseException) -> str | None:
         return text
     if isinstance(error, ai.AnalysisUnavailable):
         return unavailable_error().message
+    if isinstance(error, (DatabaseUnavailableError, DatabaseBusyError)):
+        return sentence(str(error))
     if isinstance(error, (IllegalPlayError, NotationError, GameError)):
         return sentence(str(error))
     if isinstance(error, app_commands.BotMissingPermissions):
@@ -103,7 +106,9 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     """Answer a failed command or click (the single error path of the bot)."""
     error = unwrap(error)
     text = player_message(error)
-    if text is None:
+    if isinstance(error, (DatabaseUnavailableError, DatabaseBusyError)):
+        log.warning("database trouble in interaction %s: %s", interaction.id, error)
+    elif text is None:
         command = interaction.command.qualified_name if interaction.command else getattr(interaction, "data", {}) and interaction.data.get("custom_id")  # type: ignore[union-attr]
         log.error("unexpected error in %s by user %s", command, interaction.user.id, exc_info=error)
         text = SOMETHING_WRONG

@@ -39,3 +39,12 @@ async def test_board_content_stays_within_discord_limits(world):
     assert text.endswith(turn_line(view))  # the mention of who is to act survives
     few = board_content(view, many[:2])
     assert "earlier" not in few and few.count("alice rolled") == 2
+
+
+def test_database_trouble_is_answered_in_words() -> None:
+    from bot.storage import DatabaseBusyError, DatabaseUnavailableError
+    from bot.ui.errors import player_message
+
+    assert "try again" in (player_message(DatabaseUnavailableError()) or "").lower()
+    assert player_message(DatabaseBusyError())
+    assert player_message(RuntimeError("a bug")) is None
