@@ -48,8 +48,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SLOW_CALL_SECONDS = 1.5
-"""A service call still running after this long gets the interaction deferred first."""
+SLOW_CALL_SECONDS = 0.25
+"""A service call still running after this long gets the interaction deferred
+first, so the first answer stays well inside Discord's 3 seconds even when busy."""
 LEADERBOARD_PAGE = 10
 
 BOARD_PERMISSIONS = ("send_messages", "attach_files", "embed_links")

@@ -889,6 +889,16 @@ class FakeDiscord:
         message["edited_timestamp"] = payloads.iso_now()
         return message
 
+    def _privately_thinking(self, channel_id: int) -> Interaction | None:
+        """The latest interaction in this channel still showing a private "thinking..."."""
+        for inter in reversed(list(self.interactions.values())):
+            if inter.channel_id != channel_id or inter.original_id is None:
+                continue
+            original = self.messages.get(inter.original_id)
+            if original is not None and original["flags"] & EPHEMERAL and original["flags"] & LOADING:
+                return inter
+        return None
+
     def _note_board(self, inter: Interaction, attachments: list[dict[str, Any]]) -> None:
         if inter.board_at is None and any(self.files.get(int(a["id"]), b"").startswith(PNG_MAGIC) for a in attachments):
             inter.board_at = time.monotonic()
@@ -906,6 +916,12 @@ class FakeDiscord:
             if method == "POST":
                 body, files = await self._read_body(request)
                 message = self._create_message(channel_id, body, files)
+                pending = self._privately_thinking(channel_id)
+                if pending is not None:
+                    # What the user sees: the answer to their command, posted in the
+                    # channel while its private "thinking..." is still up.
+                    pending.messages.append(int(message["id"]))
+                    self._note_board(pending, message["attachments"])
                 self._spawn(self.dispatch("MESSAGE_CREATE", message))
                 return json_response(message)
             if method == "GET":
