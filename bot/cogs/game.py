@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import ai, presenter
+from bot.cogs.base import BotCogMixin
 from bot.service import ChallengeOptions, GameView
 from bot.ui import replays
 from bot.ui.errors import UserError, unavailable_error
@@ -29,20 +30,8 @@ LevelName = Literal["beginner", "intermediate", "expert"]
 
 
 @app_commands.guild_only()
-class GameCog(commands.GroupCog, group_name="bg", group_description="Play backgammon"):
+class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description="Play backgammon"):
     """Backgammon commands."""
-
-    def __init__(self, bot: BackgammonBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @property
-    def table(self):  # type: ignore[no-untyped-def]
-        return self.bot.table
-
-    @property
-    def service(self):  # type: ignore[no-untyped-def]
-        return self.bot.service
 
     # -- starting a game -------------------------------------------------------------
 

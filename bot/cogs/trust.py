@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import ai, presenter
+from bot.cogs.base import BotCogMixin
 from bot.service import ChallengeOptions, GameView
 from bot.ui import replays
 from bot.ui.errors import UserError, unavailable_error
@@ -25,20 +26,8 @@ if TYPE_CHECKING:
 
 
 @app_commands.guild_only()
-class TrustCog(commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
+class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
     """Fair dice, statistics, positions and replays."""
-
-    def __init__(self, bot: BackgammonBot) -> None:
-        self.bot = bot
-        super().__init__()
-
-    @property
-    def table(self):  # type: ignore[no-untyped-def]
-        return self.bot.table
-
-    @property
-    def service(self):  # type: ignore[no-untyped-def]
-        return self.bot.service
 
     # -- fair dice ------------------------------------------------------------------------------
 
