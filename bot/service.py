@@ -779,10 +779,7 @@ class GameService:
     # -- queries -----------------------------------------------------------------
 
     async def get_game(self, game_id: int) -> GameView:
-        try:
-            row = await self.store.get_game(game_id)
-        except NotFoundError:
-            raise NoGameError(f"there is no game #{game_id}") from None
+        row = await self._row(game_id)
         return await self._view(row, await self._match(row))
 
     async def game_in_channel(self, channel_id: int) -> GameView | None:
@@ -938,11 +935,14 @@ class GameService:
             lock = self._locks[game_id] = asyncio.Lock()
         return lock
 
-    async def _active_row(self, game_id: int) -> GameRow:
+    async def _row(self, game_id: int) -> GameRow:
         try:
-            row = await self.store.get_game(game_id)
+            return await self.store.get_game(game_id)
         except NotFoundError:
             raise NoGameError(f"there is no game #{game_id}") from None
+
+    async def _active_row(self, game_id: int) -> GameRow:
+        row = await self._row(game_id)
         if not row.is_active:
             raise NoGameError(f"game #{game_id} is over")
         return row
