@@ -203,3 +203,15 @@ def test_verify_dice_script(tmp_path):
     # Another seed, consistent with its own commitment, fails too.
     result = _script(_export(tmp_path, actions, seed=new_seed()))
     assert result.returncode == 1
+
+
+def test_360000_rolls_from_the_production_source_look_fair():
+    """360,000 rolls (two dice each) over the 36 ordered outcomes, from a fresh secure seed."""
+    dice = FairDice(new_seed(), "rolls")
+    tally = Counter((dice.die(), dice.die()) for _ in range(360_000))
+    counts = [tally[(a, b)] for a in range(1, 7) for b in range(1, 7)]
+    assert sum(counts) == 360_000 and min(counts) > 0
+    stat, p = chi_square_uniform(counts)
+    assert p > 1e-4, (stat, p)  # a false alarm once in ten thousand runs
+    doubles = sum(tally[(d, d)] for d in range(1, 7)) / 360_000
+    assert doubles == pytest.approx(1 / 6, abs=0.005)
