@@ -43,7 +43,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -61,7 +61,7 @@ from bot.db.errors import (
     StaleVersionError,
     StorageError,
 )
-from bot.db.sqlite import SqliteDriver, split_sql
+from bot.db.sqlite import SqliteDriver
 from bot.db.url import DatabaseTarget, parse_database_url
 from bot.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
 

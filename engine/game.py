@@ -11,7 +11,7 @@ Players are 0 and 1, as in GNU Backgammon's Match ID.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from engine.dice import DiceSource, Roll, SecureDice

@@ -42,7 +42,7 @@ from bot.service import (  # noqa: E402
 )
 from bot.storage import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
-from service_helpers import ALICE, BOB, GUILD, random_step, start_game  # noqa: E402
+from service_helpers import ALICE, BOB, random_step, start_game  # noqa: E402
 
 
 async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:

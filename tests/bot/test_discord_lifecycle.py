@@ -220,13 +220,13 @@ async def test_slow_calls_are_deferred_first(world, monkeypatch):
         calls = [r for r in w.env.http_requests if r.path.endswith("/callback")]
         return (calls[-1].json or {}).get("type")
 
-    challenge = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
+    await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
     assert last_callback_type() == 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     posted = w.channel.last_message
     assert "challenges you" in posted.content and not posted.flags.ephemeral
     await w.bob.click(posted, label="Accept")
     board = w.board()
-    moved = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     assert last_callback_type() == 5
     assert "alice played 8/5 6/5" in w.board().content and w.board().id != board.id
     # a refusal after a public "thinking..." is still private, and leaves nothing public behind
@@ -236,7 +236,7 @@ async def test_slow_calls_are_deferred_first(world, monkeypatch):
     assert len(w.public()) == count
     games = await w.alice.slash(w.channel, "bg games")
     assert last_callback_type() == 5 and games.ephemeral and games.response.embeds
-    top = await w.alice.slash(w.channel, "bg leaderboard")
+    await w.alice.slash(w.channel, "bg leaderboard")
     assert last_callback_type() == 5
     assert w.channel.last_message.embeds[0].title.startswith("Leaderboard")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import ChallengeError, ChallengeOptions, GameService, PlayerRef, ServiceError
+from bot.service import ChallengeError, ChallengeOptions, GameService, ServiceError
 from bot.storage import open_store
 from engine import Phase
 from engine.fairdice import commitment

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-import pytest
 
 from engine import Game, GameSettings, Match, Position, Roll, legal_plays, parse_play
 from engine.gnubgid import MatchState, encode_match_id

@@ -6,7 +6,6 @@ checkers in its own numbering, 25 = that side's bar, the rest borne off.
 
 from __future__ import annotations
 
-import pytest
 
 from engine.dice import Roll
 from engine.moves import Move, Play, legal_plays
