@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -100,7 +101,7 @@ class SqliteDriver:
         try:
             conn.row_factory = sqlite3.Row
             await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            await conn.execute("PRAGMA journal_mode = WAL")
+            await _enable_wal(conn, busy_timeout_ms)
             await conn.execute("PRAGMA synchronous = NORMAL")
             await conn.execute("PRAGMA foreign_keys = ON")
         except BaseException:
@@ -215,6 +216,22 @@ class SqliteDriver:
         """Run ``PRAGMA integrity_check`` and return its first line ('ok' if fine)."""
         row = await self.fetchone("PRAGMA integrity_check")
         return str(row[0]) if row else "no result"
+
+
+async def _enable_wal(conn: aiosqlite.Connection, busy_timeout_ms: int) -> None:
+    """Switch to WAL. Processes opening a new file together can see "database
+    is locked" here, which the busy timeout does not cover: try again a while."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    delay = 0.01
+    while True:
+        try:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
 
 async def _rollback(conn: aiosqlite.Connection) -> None:
