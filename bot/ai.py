@@ -31,6 +31,7 @@ import multiprocessing
 import os
 import random
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -481,27 +482,38 @@ def _warm_up() -> bool:
     return True
 
 
-def _lower_priority() -> None:
+def _lower_priority(parent: int) -> None:
     """Worker initializer: analysis yields the CPU to the bot's own work, and
     the worker dies with the bot (a bot killed outright leaves no orphans)."""
     try:
         os.nice(10)
     except OSError:
         pass
-    _die_with_parent()
+    die_with_parent(parent)
 
 
-def _die_with_parent() -> None:
-    # Linux: ask the kernel for SIGTERM when the parent process dies.
-    try:
+def die_with_parent(parent: int) -> None:
+    """Worker initializer (``initargs=(os.getpid(),)``): the worker ends when the
+    bot process ``parent`` dies, however it dies, even before the worker started."""
+    if os.getppid() != parent:
+        os._exit(0)
+    try:  # Linux: the kernel sends SIGTERM when the parent exits
         import ctypes
         import signal
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+    def watch() -> None:
+        # Belt and braces (other systems, or a signal that never came): an
+        # orphan is re-parented, so a changed parent id means the bot is gone.
+        while True:
+            time.sleep(2.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 _worker_analyst: Analyst | None = None
@@ -826,7 +838,8 @@ class Analyst:
                 self._pool = ProcessPoolExecutor(
                     max_workers=self._pool_workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_die_with_parent,
+                    initializer=die_with_parent,
+                    initargs=(os.getpid(),),
                 )
             return self._pool
 
@@ -882,7 +895,10 @@ class Analyst:
         with self._pool_lock:
             if self._analysis_pool is None:
                 self._analysis_pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_lower_priority,
+                    initargs=(os.getpid(),),
                 )
             pool = self._analysis_pool
         return await loop.run_in_executor(pool, _analyse_in_worker, game, ply)

@@ -22,7 +22,7 @@ from bot.service import GameService
 from bot.storage import Store, open_store
 from bot.ui.components import DYNAMIC_ITEMS
 from bot.ui.errors import report
-from bot.ui.table import Table
+from bot.ui.table import Table, warm_up_renderer
 from engine import DiceSource
 
 log = logging.getLogger("bot")
@@ -89,6 +89,7 @@ class BackgammonBot(commands.Bot):
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if self.scheduler is not None:
             self.scheduler.start()
+        await warm_up_renderer()
         await self.sync_commands()
 
     async def sync_commands(self) -> None:

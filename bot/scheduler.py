@@ -37,7 +37,7 @@ from bot import presenter
 from bot.config import shard_of
 from bot.service import Notice
 from bot.ui.components import game_controls
-from renderer import render_board
+from bot.ui.table import render_in_worker
 
 if TYPE_CHECKING:
     from bot.app import BackgammonBot
@@ -169,7 +169,7 @@ class Scheduler:
         events = list(notice.events)
         content = f"⌛ {who} {notice.text}. {others}".strip()
         content += "\n" + presenter.board_content(view, events, ping=False)
-        png = await asyncio.to_thread(render_board, self.bot.service.scene(view))
+        png = await render_in_worker(self.bot.service.scene(view))
         embed = presenter.result_embed(view, events or [], notice.rating_changes)
         kwargs: dict[str, object] = {"content": content[: presenter.MAX_CONTENT], "file": discord.File(io.BytesIO(png), filename="board.png")}
         if embed is not None:

@@ -951,7 +951,9 @@ class GameService:
         cached = self._cache.get(row.id)
         if cached is not None and cached[0] == row.version:
             return cached[1]
-        actions = [a.action for a in await self.store.actions(row.id)]
+        # Only the actions the row's version counts: another process may have
+        # appended more between the two reads, and this view is "as of" the row.
+        actions = [a.action for a in await self.store.actions(row.id) if a.seq <= row.version]
         match = self.rebuild(row.settings, actions)
         if row.is_active:
             self._cache[row.id] = (row.version, match)

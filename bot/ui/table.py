@@ -16,12 +16,16 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import multiprocessing
+import os
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
 from bot import presenter
+from bot.ai import die_with_parent
 from bot.service import (
     ChallengeError,
     Event,
@@ -37,8 +41,8 @@ from bot.ui.analysis import Analyses
 from bot.ui.computer import ComputerSeat
 from bot.ui.components import challenge_controls, disabled_copy, game_controls, leaderboard_controls
 from bot.ui.errors import UserError, answer_privately, player_message, report
-from engine import Phase, format_play
-from renderer import render_board
+from engine import Phase, Position, format_play
+from renderer import BoardScene, render_board
 
 if TYPE_CHECKING:
     from bot.app import BackgammonBot
@@ -47,6 +51,38 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+_render_pool: ProcessPoolExecutor | None = None
+
+
+RENDER_WORKERS = 2
+
+
+def _render_executor() -> ProcessPoolExecutor:
+    global _render_pool
+    if _render_pool is None:
+        _render_pool = ProcessPoolExecutor(
+            max_workers=RENDER_WORKERS,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
+        )
+    return _render_pool
+
+
+async def render_in_worker(scene: BoardScene) -> bytes:
+    """A board's PNG from a worker process: drawing holds the GIL, which the
+    event loop needs for everyone else's clicks."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_render_executor(), render_board, scene)
+
+
+async def warm_up_renderer() -> None:
+    """Start the drawing workers (and their board caches) before the first click needs them."""
+    pool = _render_executor()
+    loop = asyncio.get_running_loop()
+    scene = BoardScene(Position.start())
+    await asyncio.gather(*(loop.run_in_executor(pool, render_board, scene) for _ in range(RENDER_WORKERS)))
 
 SLOW_CALL_SECONDS = 0.25
 """A service call still running after this long gets the interaction deferred
@@ -119,7 +155,7 @@ class Table:
 
     async def render_file(self, view: GameView) -> discord.File:
         scene = self.service.scene(view)
-        png = await asyncio.to_thread(render_board, scene)
+        png = await render_in_worker(scene)
         return discord.File(io.BytesIO(png), filename="board.png")
 
     async def board_payload(
