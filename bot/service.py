@@ -653,7 +653,7 @@ class GameService:
         finished = match.is_over or whole_match
         if finished:
             outcome = self._match_outcome(row, match)
-            updates["result"] = self._result_summary(match, row)
+            updates["result"] = self._result_summary(match)
         else:
             game = match.game
             assert game is not None
@@ -678,12 +678,16 @@ class GameService:
         events = self._describe(view, match, before, forced)
         return Outcome(view, events, result.rating_changes)
 
+    @staticmethod
+    def _winner_seat(match: Match) -> int:
+        """Who won: the match's winner, or for a forfeited match the last game's."""
+        if match.winner is not None:
+            return match.winner
+        last = match.game.result if match.game else None
+        return last.winner if last else 0
+
     def _match_outcome(self, row: GameRow, match: Match) -> MatchOutcome:
-        winner_seat = match.winner
-        if winner_seat is None:
-            # A forfeited match: the player who forfeited the last game loses.
-            result = match.game.result if match.game else None
-            winner_seat = result.winner if result else 0
+        winner_seat = self._winner_seat(match)
         loser_seat = 1 - winner_seat
         options = ChallengeOptions.from_dict(row.settings)
         stake = options.stake if match.is_money else 1
@@ -709,11 +713,10 @@ class GameService:
             rated=options.rated,
         )
 
-    def _result_summary(self, match: Match, row: GameRow) -> dict[str, Any]:
+    def _result_summary(self, match: Match) -> dict[str, Any]:
         last = match.game.result if match.game else None
-        winner = match.winner if match.winner is not None else (last.winner if last else 0)
         return {
-            "winner_seat": winner,
+            "winner_seat": self._winner_seat(match),
             "score": list(match.score),
             "last_game": last.to_dict() if last else None,
             "forfeited": not match.is_over,

@@ -141,7 +141,10 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
 
     @move.autocomplete("play")
     async def move_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        view = await self.service.game_in_channel(interaction.channel_id or 0)
+        # Autocomplete can't be deferred: answer from memory when this process
+        # has seen the game (a stale view only ranks suggestions; play() checks).
+        channel_id = interaction.channel_id or 0
+        view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
         if view is None:
             return []
         actor = view.to_act()
