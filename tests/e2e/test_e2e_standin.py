@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
+import aiohttp
+
 from e2e import limits
-from e2e.fake_discord import EPHEMERAL, has_png
+from e2e.fake_discord import EPHEMERAL, has_png, split_multipart
 
 
 async def test_login_sync_slash_and_button(fake, toy):
@@ -113,3 +117,21 @@ async def test_interaction_sent_while_disconnected_is_replayed(fake, toy):
     # the dispatch missed while disconnected is replayed after RESUME (seq > the bot's last seq)
     await fake.wait_message(inter, lambda m: m["content"] == "pong")
     assert not inter.late, f"answered {inter.first_response_latency:.2f} s after dispatch"
+
+
+async def test_multipart_split_matches_what_aiohttp_sends():
+    png = b"\x89PNG\r\n\x1a\n" + b"\r\n\r\n--not-a-boundary\r\n" + bytes(range(256))
+    payload = json.dumps({"content": "é ▶"})
+    form = aiohttp.FormData()
+    form.add_field("payload_json", payload, content_type="application/json")
+    form.add_field("files[0]", png, filename="board.png", content_type="image/png")
+    writer = form()
+    body = bytearray()
+
+    class Sink:
+        async def write(self, data: bytes) -> None:
+            body.extend(data)
+
+    await writer.write(Sink())
+    parts = split_multipart(writer.content_type, bytes(body))
+    assert parts == [("payload_json", None, payload.encode()), ("files[0]", "board.png", png)]
