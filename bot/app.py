@@ -27,6 +27,10 @@ from engine import DiceSource
 
 log = logging.getLogger("bot")
 
+INTENTS = discord.Intents(guilds=True)
+"""Only guild and channel events: the bot works through interactions, so it
+neither needs nor parses the message events every channel post would send."""
+
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
     """The command tree; its ``on_error`` is the one error path of every slash command."""
@@ -52,7 +56,7 @@ class BackgammonBot(commands.Bot):
     ) -> None:
         super().__init__(
             command_prefix=commands.when_mentioned,
-            intents=discord.Intents.default(),
+            intents=INTENTS,
             help_command=None,
             tree_cls=BackgammonTree,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False),

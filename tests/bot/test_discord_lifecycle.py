@@ -225,6 +225,7 @@ async def test_slow_calls_are_deferred_first(world, monkeypatch):
     posted = w.channel.last_message
     assert "challenges you" in posted.content and not posted.flags.ephemeral
     await w.bob.click(posted, label="Accept")
+    assert last_callback_type() == 6  # DEFERRED_UPDATE_MESSAGE, then the challenge is edited
     board = w.board()
     await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     assert last_callback_type() == 5
@@ -239,6 +240,26 @@ async def test_slow_calls_are_deferred_first(world, monkeypatch):
     await w.alice.slash(w.channel, "bg leaderboard")
     assert last_callback_type() == 5
     assert w.channel.last_message.embeds[0].title.startswith("Leaderboard")
+
+
+async def test_a_quick_click_that_passes_the_turn_is_answered_by_taking_the_buttons_off(world):
+    """One request acknowledges the click and retires the old board; the new board follows."""
+    w = world
+
+    def callbacks() -> list[dict]:
+        return [r.json or {} for r in w.env.http_requests if r.path.endswith("/callback")]
+
+    await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
+    challenge = w.channel.last_message
+    await w.bob.click(challenge, label="Accept")
+    accepted = callbacks()[-1]
+    assert accepted["type"] == 7 and accepted["data"]["components"] == []  # UPDATE_MESSAGE without buttons
+    assert "accepted" in next(m for m in w.channel.history() if m.id == challenge.id).content
+    board = w.board()
+    await w.alice.select(board, ["8/5 6/5"])
+    played = callbacks()[-1]
+    assert played["type"] == 7 and played["data"]["components"] == []
+    assert w.board().id != board.id and not w.custom_ids(w.channel.history()[-2])
 
 
 async def test_thread_games_cannot_start_inside_a_thread(world):

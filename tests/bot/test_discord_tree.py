@@ -96,8 +96,8 @@ async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
     bot = create_bot(Settings(token="t", database_path=str(path)))
     assert isinstance(bot, BackgammonBot)
     assert not path.exists()  # nothing happens before login
-    assert bot.intents.value == discord.Intents.default().value
-    assert not bot.intents.message_content and not bot.intents.members
+    assert bot.intents.guilds  # channels, threads and permissions
+    assert not bot.intents.guild_messages and not bot.intents.message_content and not bot.intents.members
     with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])) as sync:
         await bot.setup_hook()
     sync.assert_awaited_once_with()

@@ -59,6 +59,11 @@ DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME, RECONNECT, REQUEST_MEMBE
 )
 
 
+GUILD_MESSAGES = 1 << 9
+INTENT_OF = {"MESSAGE_CREATE": GUILD_MESSAGES, "MESSAGE_UPDATE": GUILD_MESSAGES, "MESSAGE_DELETE": GUILD_MESSAGES}
+"""Gateway events sent only to a bot that identified with the intent (all channels here are in a guild)."""
+
+
 class DiscordError(Exception):
     """An error answer: HTTP status, Discord code and message (and form ``errors``)."""
 
@@ -422,7 +427,13 @@ class FakeDiscord:
         return sent_at
 
     async def dispatch(self, event: str, data: Any) -> float:
+        if event in INTENT_OF and not self._intents & INTENT_OF[event]:
+            return time.monotonic()  # like Discord: events of intents the bot did not ask for are not sent
         return await self._send_dispatch(event, data)
+
+    @property
+    def _intents(self) -> int:
+        return int(self.identifies[-1].get("intents", 0)) if self.identifies else 0
 
     async def drop_gateway(self, code: int = 4000) -> None:
         """Close the bot's websocket with ``code`` (4000 and friends are resumable)."""
