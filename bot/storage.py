@@ -43,13 +43,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 from bot.db.errors import (
     ChallengeClosedError,
@@ -110,6 +110,8 @@ __all__ = [
     "open_store",
     "parse_database_url",
 ]
+
+T = TypeVar("T")
 
 DEFAULT_DB_PATH: Final = Path("data") / "backgammon.sqlite3"
 GLOBAL_SCOPE: Final = 0
@@ -958,7 +960,7 @@ class Driver(Protocol):
     dialect: str
 
     async def close(self) -> None: ...
-    def write(self) -> AbstractAsyncContextManager[Tx]: ...
+    async def transact(self, body: Callable[[Tx], Awaitable[T]]) -> T: ...
     def snapshot(self) -> AbstractAsyncContextManager[Tx]: ...
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
@@ -1060,13 +1062,14 @@ class Store:
             raise StorageError("the database is closed")
         return self._driver
 
-    def _write(self) -> AbstractAsyncContextManager[Tx]:
-        """A write transaction: ``BEGIN IMMEDIATE`` on SQLite, ``BEGIN`` on PostgreSQL.
+    async def _transact(self, body: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run ``body`` as one write transaction: ``BEGIN IMMEDIATE`` on SQLite (all
+        of it on the driver's writer thread), ``BEGIN`` on PostgreSQL.
 
-        Commits when the body ends, rolls back if it raises (or is
-        cancelled); the connection is left outside any transaction.
+        Commits when the body returns, rolls back if it raises; the connection
+        is left outside any transaction. The body awaits only its statements.
         """
-        return self._db.write()
+        return await self._db.transact(body)
 
     async def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return await self._db.fetchall(sql, params)
@@ -1092,7 +1095,8 @@ class Store:
     async def upsert_player(self, user_id: int, display_name: str, *, is_bot: bool = False) -> PlayerRow:
         """Create or refresh a player's cached display name and bot flag."""
         now = self._now()
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             await conn.execute(
                 """
                 INSERT INTO players (user_id, display_name, is_bot, created_at, updated_at)
@@ -1105,6 +1109,9 @@ class Store:
                 (user_id, display_name, int(is_bot), now, now),
             )
             row = await self._one(conn, "SELECT * FROM players WHERE user_id = ?", (user_id,))
+            return row
+
+        row = await self._transact(transaction)
         assert row is not None
         return PlayerRow.from_row(row)
 
@@ -1117,13 +1124,17 @@ class Store:
         """Replace a player's preferences (e.g. ``{"dm_reminders": False}``)."""
         now = self._now()
         payload = _dump(dict(prefs))
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             await self._touch_player(conn, user_id, now)
             await conn.execute(
                 "UPDATE players SET prefs = ?, updated_at = ? WHERE user_id = ?",
                 (payload, now, user_id),
             )
             row = await self._one(conn, "SELECT * FROM players WHERE user_id = ?", (user_id,))
+            return row
+
+        row = await self._transact(transaction)
         assert row is not None
         return PlayerRow.from_row(row)
 
@@ -1138,7 +1149,8 @@ class Store:
         """Replace a guild's settings dict."""
         now = self._now()
         payload = _dump(dict(settings))
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             await conn.execute(
                 """
                 INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)
@@ -1147,6 +1159,8 @@ class Store:
                 """,
                 (guild_id, payload, now),
             )
+
+        await self._transact(transaction)
 
     # --------------------------------------------------------------- games
 
@@ -1175,7 +1189,8 @@ class Store:
             raise ValueError("match_length must be >= 0")
         now = self._now()
         payload = _dump(dict(settings or {}))
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             if challenge_id is not None:
                 await self._require_pending_challenge(conn, challenge_id)
             busy = await self._one(
@@ -1222,6 +1237,9 @@ class Store:
                     (game_id, now, challenge_id),
                 )
             row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
+            return row
+
+        row = await self._transact(transaction)
         assert row is not None
         return GameRow.from_row(row)
 
@@ -1380,7 +1398,8 @@ class Store:
         columns = self._encode_updates(updates or {})
 
         now = self._now()
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             # FOR UPDATE (PostgreSQL): a racing append waits here and then sees our version.
             row = await self._one(conn, "SELECT * FROM games WHERE id = ?" + conn.for_update, (game_id,))
             if row is None:
@@ -1444,6 +1463,9 @@ class Store:
             changes: list[RatingChange] = []
             if outcome is not None and outcome.rated:
                 changes = await self._apply_outcome(conn, game, outcome, now)
+            return new_row, changes, action_params
+
+        new_row, changes, action_params = await self._transact(transaction)
         stamp = _req_ts(now)
         return AppendResult(
             game=GameRow.from_row(new_row),
@@ -1593,7 +1615,8 @@ class Store:
 
     async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
         """Keep the analysis of game ``game_number`` (from 1) of a stored match; a newer one replaces it."""
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             await conn.execute(
                 """
                 INSERT INTO game_analyses (game_id, game_number, ply, summary, created_at)
@@ -1603,6 +1626,8 @@ class Store:
                 """,
                 (game_id, game_number, ply, summary, self._now()),
             )
+
+        await self._transact(transaction)
 
     async def analyses(self, game_id: int) -> dict[int, str]:
         """Stored analyses of a match's games: game number -> summary."""
@@ -1634,13 +1659,16 @@ class Store:
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember where the latest board post is (does not change the version)."""
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             updated = await conn.execute(
                 "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
                 (channel_id, message_id, game_id),
             )
             if updated != 1:
                 raise NotFoundError(f"Game #{game_id} does not exist.")
+
+        await self._transact(transaction)
 
     async def claim_reminder(self, game_id: int, version: int) -> bool:
         """Atomically mark the current turn's reminder as sent.
@@ -1649,7 +1677,8 @@ class Store:
         still active at ``version`` and no reminder was sent for this turn.
         Does not change the version.
         """
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             claimed = await conn.execute(
                 """
                 UPDATE games SET reminder_sent = 1
@@ -1658,6 +1687,7 @@ class Store:
                 (game_id, version),
             )
             return claimed == 1
+        return await self._transact(transaction)
 
     async def due_deadlines(
         self, now: datetime | None = None, *, limit: int = 100, shard: Shard | None = None
@@ -1747,7 +1777,8 @@ class Store:
             raise ValueError("match_length must be >= 0")
         now = self._now()
         payload = _dump(dict(settings or {}))
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             await self._touch_player(conn, challenger, now)
             if challenged is not None:
                 await self._touch_player(conn, challenged, now)
@@ -1772,6 +1803,9 @@ class Store:
                 ),
             )
             row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
+            return row
+
+        row = await self._transact(transaction)
         assert row is not None
         return ChallengeRow.from_row(row)
 
@@ -1823,7 +1857,8 @@ class Store:
         ts = _to_ts(now) if now is not None else self._now()
         stamp = self._now()
         where, params = _shard_clause(shard, "expires_at", ts)
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             rows = await conn.fetchall(
                 """
                 SELECT id FROM challenges
@@ -1846,6 +1881,9 @@ class Store:
                 row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (cid,))
                 assert row is not None
                 result.append(ChallengeRow.from_row(row))
+            return result
+
+        result = await self._transact(transaction)
         return result
 
     async def set_challenge_status(
@@ -1861,7 +1899,8 @@ class Store:
         if status not in ("accepted", "declined", "cancelled", "expired"):
             raise ValueError(f"bad challenge status {status!r}")
         now = self._now()
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             await self._require_pending_challenge(conn, challenge_id)
             await conn.execute(
                 """
@@ -1871,17 +1910,23 @@ class Store:
                 (status, game_id, now, challenge_id),
             )
             row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
+            return row
+
+        row = await self._transact(transaction)
         assert row is not None
         return ChallengeRow.from_row(row)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
         """Remember the message that shows the challenge (for editing it later)."""
-        async with self._write() as conn:
+
+        async def transaction(conn: Tx) -> Any:
             updated = await conn.execute(
                 "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
             )
             if updated != 1:
                 raise NotFoundError(f"Challenge #{challenge_id} does not exist.")
+
+        await self._transact(transaction)
 
     async def _require_pending_challenge(self, conn: Tx, challenge_id: int) -> None:
         row = await self._one(conn, "SELECT status FROM challenges WHERE id = ?" + conn.for_update, (challenge_id,))

@@ -23,9 +23,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import asyncpg
 from asyncpg import exceptions as pgx
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from bot.storage import Migration
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 DEFAULT_MIN_SIZE: Final = 1
 DEFAULT_MAX_SIZE: Final = 10
@@ -305,6 +307,11 @@ class PostgresDriver:
     def write(self) -> Any:
         """``BEGIN`` ... ``COMMIT`` on one pooled connection (rollback on error)."""
         return self._transaction("BEGIN", commit=True)
+
+    async def transact(self, body: Callable[[PostgresTx], Awaitable[T]]) -> T:
+        """Run ``body`` inside :meth:`write` and return what it returns."""
+        async with self.write() as tx:
+            return await body(tx)
 
     def snapshot(self) -> Any:
         """Read-only statements that all see one consistent state."""

@@ -160,10 +160,15 @@ async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None
     async with await Store.open(path) as s:
         assert path.exists()
         assert await s.schema_version() == SCHEMA_VERSION
-        assert (await s._fetchone("PRAGMA journal_mode"))[0] == "wal"  # type: ignore[index]
-        assert (await s._fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+
+        async def pragmas(writer):  # on the writing connection
+            return [(await writer.fetchone(f"PRAGMA {name}"))[0]
+                    for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")]
+
+        assert await s._transact(pragmas) == ["wal", 1, 5000, 1]  # synchronous 1 = NORMAL
+        # plain reads go to a second, read-only connection
+        assert (await s._fetchone("PRAGMA query_only"))[0] == 1  # type: ignore[index]
         assert (await s._fetchone("PRAGMA busy_timeout"))[0] == 5000  # type: ignore[index]
-        assert (await s._fetchone("PRAGMA synchronous"))[0] == 1  # type: ignore[index]  # NORMAL
         assert await s.integrity_check() == "ok"
     with pytest.raises(StorageError, match="closed"):
         await s.get_game(1)
