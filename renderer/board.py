@@ -3,9 +3,18 @@
 The board without checkers (frame, felt, points, bar, trays, point numbers)
 is drawn once per theme, large, scaled down for smooth edges and cached;
 every call copies it and draws only what changes. Checkers, dice and marks
-are small pre-drawn sprites, also cached. Cached images are only ever copied
-or pasted from, never drawn on, so rendering is safe in worker threads, and
-nothing depends on time or randomness, so the same scene gives the same bytes.
+are small pre-drawn sprites, also cached, and so are rendered text, shapes
+and each checker already blended onto the board at each spot it can take.
+Cached images are only ever copied or pasted from, never drawn on, so
+rendering is safe in worker threads, and nothing depends on time or
+randomness, so the same scene gives the same bytes.
+
+For the PNG, the static board and the checker patches are also kept as
+palette indices; only the other boxes drawn on are mapped to the palette,
+and everything is pasted into a copy of the indexed board. The mapping is per
+pixel (nearest colour, no dithering), so this is exactly the whole picture
+mapped, in a fraction of the time. ``tests/renderer/test_exact_pixels.py``
+holds all of it to the pixels of plain drawing and mapping.
 
 Everything is drawn from the side of the *bottom player*: the player on roll
 for viewpoint 0, the opponent for viewpoint 1. Their home board is bottom
@@ -15,7 +24,8 @@ right and the point numbers are theirs.
 from __future__ import annotations
 
 import functools
-import io
+import struct
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,12 +39,20 @@ from renderer import text as T
 from renderer.scene import ON_ROLL, OPPONENT, BoardScene
 from renderer.themes import RGB, Theme
 
-PNG_COMPRESS_LEVEL = 3
-"""zlib level for the PNG: on a 64-colour palette image 3 is about twice as fast
-as 6 for a file a quarter bigger (still far below Discord's limits)."""
+PNG_COMPRESS_LEVEL = 2
+"""zlib level for the PNG: on these flat palette images 2 is about three times as
+fast as 6 for a file a third bigger (still far below Discord's limits), and
+10-15% faster than 3 for 4% more bytes. Compressing is still half of the
+time a board takes."""
+PNG_MEM_LEVEL = 5
+"""zlib memory level: a smaller hash table than the default 8 is quicker to
+set up and to slide along these long flat rows, and compresses them as well."""
 PALETTE_COLOURS = 64
 """Colours kept in the PNG palette. Flat fills plus antialiased edges need few;
 64 keeps edges smooth and the file small."""
+MERGE_SLACK = 8000
+"""Pixels a drawn box may grow by to absorb the next one: mapping that many
+pixels to the palette costs about as much as one more crop-map-paste step."""
 
 # Font sizes (pixels), chosen to stay readable with the image shrunk to 400 px wide.
 NAME_SIZE = 26
@@ -64,12 +82,6 @@ def _downscale(big: Image.Image) -> Image.Image:
     """Reduce a supersampled RGBA sprite, averaging colour weighted by alpha
     (premultiplied) so edges don't darken."""
     return big.convert("RGBa").reduce(L.SUPERSAMPLE).convert("RGBA")
-
-
-def _paste(canvas: Image.Image, sprite: Image.Image, center: tuple[int, int]) -> None:
-    x = center[0] - sprite.width // 2
-    y = center[1] - sprite.height // 2
-    canvas.paste(sprite, (x, y), sprite)
 
 
 # -- sprites (cached, read-only) ------------------------------------------------------
@@ -183,6 +195,20 @@ def cube_sprite(theme: Theme) -> Image.Image:
     return _downscale(big)
 
 
+@functools.lru_cache(maxsize=64)
+def _rounded_rectangle(
+    width: int, height: int, radius: int, fill: RGB, outline: RGB | None, line: int
+) -> Image.Image:
+    """A rounded rectangle as an RGBA sprite. ``ImageDraw`` draws it without
+    antialiasing, so it is opaque or clear, and pasting it gives the very pixels
+    drawing it would."""
+    shape = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    ImageDraw.Draw(shape).rounded_rectangle(
+        (0, 0, width - 1, height - 1), radius=radius, fill=fill, outline=outline, width=line
+    )
+    return shape
+
+
 # -- the static board -------------------------------------------------------------------
 
 
@@ -294,16 +320,118 @@ def format_moves(moves: Iterable[Move]) -> str:
     return " ".join(w if n == 1 else f"{w}({n})" for w, n in grouped)
 
 
+# -- the canvas: a copy of the static board, and what was drawn where -----------------------
+
+
+Box = tuple[int, int, int, int]
+"""(x0, y0, x1, y1), x1 and y1 exclusive."""
+
+
+def _area(box: Box) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+@functools.lru_cache(maxsize=1024)  # 2 colours x 128 spots (points and bar) x up to 4 themes
+def _checker_on_board(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
+    """A checker already blended onto the static board at ``center``: an RGB patch
+    that, copied onto the bare board there, gives the pixels of blending the
+    checker, at a fraction of the cost."""
+    sprite = checker_sprite(theme, colour)
+    x, y = center[0] - sprite.width // 2, center[1] - sprite.height // 2
+    patch = static_board(theme).crop((x, y, x + sprite.width, y + sprite.height))
+    patch.paste(sprite, (0, 0), sprite)
+    return patch
+
+
+@functools.lru_cache(maxsize=1024)
+def _checker_on_board_indexed(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
+    """:func:`_checker_on_board` mapped to the theme's palette."""
+    return _checker_on_board(theme, colour, center).quantize(palette=theme_palette(theme), dither=Image.Dither.NONE)
+
+
+class _Canvas:
+    """A copy of the static board being drawn on, and what was drawn where.
+
+    :func:`render_board` maps only the boxes in :attr:`dirty` to the palette;
+    everything else is the static board or a checker in :attr:`checkers`,
+    both mapped once and cached.
+    """
+
+    __slots__ = ("checkers", "dirty", "draw", "image", "theme")
+
+    def __init__(self, theme: Theme) -> None:
+        self.theme = theme
+        self.image = static_board(theme).copy()
+        self.draw = ImageDraw.Draw(self.image)
+        self.dirty: list[Box] = []
+        """Covers every drawn pixel but the checkers' patches; boxes may overlap
+        and reach past the edges."""
+        self.checkers: list[tuple[int, tuple[int, int]]] = []
+        """(colour, centre) of checkers pasted as ready patches onto the bare board."""
+
+    def _touch(self, box: Box) -> None:
+        # Drawing goes place by place, so growing the last box is enough to keep
+        # the list short (a stack of checkers becomes one box).
+        if self.dirty:
+            last = self.dirty[-1]
+            union = (min(last[0], box[0]), min(last[1], box[1]), max(last[2], box[2]), max(last[3], box[3]))
+            if _area(union) <= _area(last) + _area(box) + MERGE_SLACK:
+                self.dirty[-1] = union
+                return
+        self.dirty.append(box)
+
+    def paste(self, sprite: Image.Image, x: int, y: int) -> None:
+        """Blend an RGBA ``sprite`` with its top left at (x, y): ``Image.paste`` with
+        the sprite as its own mask, minus the Python overhead."""
+        box = (x, y, x + sprite.width, y + sprite.height)
+        self.image.im.paste(sprite.im, box, sprite.im)
+        self._touch(box)
+
+    def sprite(self, sprite: Image.Image, center: tuple[int, int]) -> None:
+        """Blend an RGBA ``sprite`` centred on ``center``."""
+        self.paste(sprite, center[0] - sprite.width // 2, center[1] - sprite.height // 2)
+
+    def checker(self, colour: int, center: tuple[int, int]) -> None:
+        """A checker on the board at ``center``: its ready patch where nothing but
+        other checkers (which never overlap) was drawn yet, which skips the blend
+        and, in :func:`render_board`, the palette mapping; else blended like any
+        sprite (a hit badge may reach over from the point before)."""
+        patch = _checker_on_board(self.theme, colour, center)
+        x, y = center[0] - patch.width // 2, center[1] - patch.height // 2
+        x1, y1 = x + patch.width, y + patch.height
+        if any(x < b[2] and b[0] < x1 and y < b[3] and b[1] < y1 for b in self.dirty):
+            self.sprite(checker_sprite(self.theme, colour), center)
+            return
+        self.image.im.paste(patch.im, (x, y, x1, y1))
+        self.checkers.append((colour, center))
+
+    def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
+        """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor)``,
+        from the cached mask."""
+        mask, (dx, dy) = T.mask(text, size, anchor)
+        x, y = xy[0] + dx, xy[1] + dy
+        self.draw.draw.draw_bitmap((x, y), mask, self.draw.draw.draw_ink(fill))
+        width, height = mask.size
+        self._touch((x, y, x + width, y + height))
+
+    def rounded_rectangle(
+        self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
+    ) -> None:
+        """Exactly ``ImageDraw.rounded_rectangle`` (``box`` inclusive, as there), from a cached shape."""
+        x0, y0, x1, y1 = box
+        shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width)
+        self.paste(shape, x0, y0)
+
+
 # -- drawing -----------------------------------------------------------------------------------
 
 
-def _draw_count(draw: ImageDraw.ImageDraw, center: tuple[int, int], count: int, colour: RGB) -> None:
-    draw.text(center, str(count), font=T.font(COUNT_SIZE), fill=colour, anchor="mm")
+def _draw_count(canvas: _Canvas, center: tuple[int, int], count: int, colour: RGB) -> None:
+    canvas.text(center, str(count), COUNT_SIZE, colour, "mm")
 
 
 def _draw_points(
-    canvas: Image.Image, draw: ImageDraw.ImageDraw, scene: BoardScene, board: Position,
-    colours: tuple[int, int], marks: _Marks | None,
+    canvas: _Canvas, scene: BoardScene, board: Position, colours: tuple[int, int], marks: _Marks | None
 ) -> None:
     theme = scene.theme
     ring, badge = ring_sprite(theme), hit_sprite(theme)
@@ -313,11 +441,10 @@ def _draw_points(
         count = abs(n)
         shown = min(count, L.STACK_LIMIT)
         colour = colours[side]
-        sprite = checker_sprite(theme, colour)
         for index in range(shown):
-            _paste(canvas, sprite, L.checker_center(point, index))
+            canvas.checker(colour, L.checker_center(point, index))
         if count > L.STACK_LIMIT:
-            _draw_count(draw, L.checker_center(point, shown - 1), count, theme.checker_text[colour])
+            _draw_count(canvas, L.checker_center(point, shown - 1), count, theme.checker_text[colour])
         if marks is None:
             continue
         key = ("point", point)
@@ -325,19 +452,18 @@ def _draw_points(
             ghost = ghost_sprite(theme, colours[marks.mover])
             start = shown if (count == 0 or side == marks.mover) else L.STACK_LIMIT
             for index in range(start, min(start + marks.left[key], L.STACK_LIMIT)):
-                _paste(canvas, ghost, L.checker_center(point, index))
+                canvas.sprite(ghost, L.checker_center(point, index))
         if marks.arrived[key] and side == marks.mover:
             for index in range(max(0, shown - marks.arrived[key]), shown):
-                _paste(canvas, ring, L.checker_center(point, index))
+                canvas.sprite(ring, L.checker_center(point, index))
         if marks.hits[key] and count:
             x, y = L.checker_center(point, shown - 1)
             # On the stack's outer side, so it does not cover the count.
-            _paste(canvas, badge, (x + L.CHECKER_RADIUS - 6, y + (6 if point > 12 else -6)))
+            canvas.sprite(badge, (x + L.CHECKER_RADIUS - 6, y + (6 if point > 12 else -6)))
 
 
 def _draw_bar(
-    canvas: Image.Image, draw: ImageDraw.ImageDraw, scene: BoardScene, board: Position,
-    colours: tuple[int, int], marks: _Marks | None,
+    canvas: _Canvas, scene: BoardScene, board: Position, colours: tuple[int, int], marks: _Marks | None
 ) -> None:
     theme = scene.theme
     for side in (0, 1):
@@ -346,28 +472,26 @@ def _draw_bar(
         colour = colours[side]
         bottom = side == 0
         for index in range(shown):
-            _paste(canvas, checker_sprite(theme, colour), L.bar_center(bottom, index))
+            canvas.checker(colour, L.bar_center(bottom, index))
         if count > L.BAR_LIMIT:
-            _draw_count(draw, L.bar_center(bottom, shown - 1), count, theme.checker_text[colour])
+            _draw_count(canvas, L.bar_center(bottom, shown - 1), count, theme.checker_text[colour])
         if marks is None:
             continue
         key = ("bar", side)
         if marks.hits[key] and shown:
             for index in range(max(0, shown - marks.hits[key]), shown):
                 x, y = L.bar_center(bottom, index)
-                _paste(canvas, hit_sprite(theme), (x + L.CHECKER_RADIUS - 6, y))
+                canvas.sprite(hit_sprite(theme), (x + L.CHECKER_RADIUS - 6, y))
         if marks.left[key] and side == marks.mover:
             ghost = ghost_sprite(theme, colour)
             for index in range(shown, min(shown + marks.left[key], L.BAR_LIMIT)):
-                _paste(canvas, ghost, L.bar_center(bottom, index))
+                canvas.sprite(ghost, L.bar_center(bottom, index))
 
 
 def _draw_trays(
-    draw: ImageDraw.ImageDraw, scene: BoardScene, board: Position, colours: tuple[int, int],
-    marks: _Marks | None,
+    canvas: _Canvas, scene: BoardScene, board: Position, colours: tuple[int, int], marks: _Marks | None
 ) -> None:
     theme = scene.theme
-    count_font = T.font(TRAY_COUNT_SIZE)
     for side in (0, 1):
         count = board.off[side]
         colour = colours[side]
@@ -375,7 +499,7 @@ def _draw_trays(
         fresh = marks.arrived[("off", side)] if marks and marks.mover == side else 0
         for index in range(count):
             new = index >= count - fresh
-            draw.rounded_rectangle(
+            canvas.rounded_rectangle(
                 L.tray_slab(bottom, index),
                 radius=4,
                 fill=theme.checker[colour],
@@ -383,10 +507,10 @@ def _draw_trays(
                 width=3 if new else 1,
             )
         if count:
-            draw.text(L.tray_count_center(bottom), str(count), font=count_font, fill=theme.text, anchor="mm")
+            canvas.text(L.tray_count_center(bottom), str(count), TRAY_COUNT_SIZE, theme.text, "mm")
 
 
-def _draw_cube(canvas: Image.Image, draw: ImageDraw.ImageDraw, scene: BoardScene, bottom: int) -> None:
+def _draw_cube(canvas: _Canvas, scene: BoardScene, bottom: int) -> None:
     theme = scene.theme
     if scene.cube_offered:
         # The doubler puts the turned cube in the middle of their own half.
@@ -398,12 +522,12 @@ def _draw_cube(canvas: Image.Image, draw: ImageDraw.ImageDraw, scene: BoardScene
     else:
         center = L.cube_center(scene.cube_owner == bottom)
         label = str(scene.cube_value)
-    _paste(canvas, cube_sprite(theme), center)
+    canvas.sprite(cube_sprite(theme), center)
     size = 28 if len(label) <= 2 else 22 if len(label) == 3 else 17
-    draw.text(center, label, font=T.font(size), fill=theme.cube_text, anchor="mm")
+    canvas.text(center, label, size, theme.cube_text, "mm")
 
 
-def _draw_dice(canvas: Image.Image, scene: BoardScene, bottom: int, colours_by_side: tuple[int, int]) -> None:
+def _draw_dice(canvas: _Canvas, scene: BoardScene, bottom: int, colours_by_side: tuple[int, int]) -> None:
     if scene.dice is None or scene.cube_offered:
         return
     theme = scene.theme
@@ -412,11 +536,11 @@ def _draw_dice(canvas: Image.Image, scene: BoardScene, bottom: int, colours_by_s
         # right is the home board (right half), the top player's is the left half.
         for side, value in ((ON_ROLL, scene.dice[0]), (OPPONENT, scene.dice[1])):
             (center,) = L.dice_centers(right=side == bottom, count=1)
-            _paste(canvas, die_sprite(theme, colours_by_side[side], value), center)
+            canvas.sprite(die_sprite(theme, colours_by_side[side], value), center)
         return
     centers = L.dice_centers(right=bottom == ON_ROLL, count=2)
     for center, value in zip(centers, scene.dice):
-        _paste(canvas, die_sprite(theme, colours_by_side[ON_ROLL], value), center)
+        canvas.sprite(die_sprite(theme, colours_by_side[ON_ROLL], value), center)
 
 
 def _name(scene: BoardScene, side: int) -> str:
@@ -449,49 +573,45 @@ def _match_text(scene: BoardScene) -> str:
 
 
 def _draw_band(
-    canvas: Image.Image, draw: ImageDraw.ImageDraw, scene: BoardScene, side: int, bottom_player: bool,
-    colour: int, pips: int, last: str | None,
+    canvas: _Canvas, scene: BoardScene, side: int, bottom_player: bool, colour: int, pips: int, last: str | None
 ) -> None:
     """One player's band: checker colour, name, last play, score and pip count."""
     theme = scene.theme
     y0 = L.band_y(bottom_player)
     cy = y0 + L.BAND_HEIGHT // 2
     if side == scene.to_act:
-        draw.rounded_rectangle((4, y0 + 5, L.WIDTH - 5, y0 + L.BAND_HEIGHT - 6), radius=10, fill=theme.turn_band)
+        canvas.rounded_rectangle((4, y0 + 5, L.WIDTH - 5, y0 + L.BAND_HEIGHT - 6), radius=10, fill=theme.turn_band)
     # A light rim under the colour chip keeps the dark checker visible on a dark band.
-    _paste(canvas, checker_sprite(theme, 0, 18), (30, cy))
-    _paste(canvas, checker_sprite(theme, colour, 16), (30, cy))
-    name = T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH)
-    name_font = T.font(NAME_SIZE)
-    draw.text((56, cy), T.for_drawing(name), font=name_font, fill=theme.text, anchor="lm")
+    canvas.sprite(checker_sprite(theme, 0, 18), (30, cy))
+    canvas.sprite(checker_sprite(theme, colour, 16), (30, cy))
+    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH))
+    canvas.text((56, cy), name, NAME_SIZE, theme.text, "lm")
     right_parts = []
     if scene.match_length:
         right_parts.append(f"Score {scene.score[side]}")
     right_parts.append(f"{pips} pips")
     right = "  ·  ".join(right_parts)
-    info_font = T.font(INFO_SIZE)
     right_x = L.WIDTH - 16
-    draw.text((right_x, cy), right, font=info_font, fill=theme.text, anchor="rm")
+    canvas.text((right_x, cy), right, INFO_SIZE, theme.text, "rm")
     if last:
-        x = 56 + round(name_font.getlength(T.for_drawing(name))) + 18
-        room = right_x - round(info_font.getlength(right)) - 18 - x
+        x = 56 + round(T.length(name, NAME_SIZE)) + 18
+        room = right_x - round(T.length(right, INFO_SIZE)) - 18 - x
         if room > 60:
-            draw.text((x, cy), T.fit(last, INFO_SIZE, room), font=info_font, fill=theme.highlight, anchor="lm")
+            canvas.text((x, cy), T.fit(last, INFO_SIZE, room), INFO_SIZE, theme.highlight, "lm")
 
 
-def _draw_status(draw: ImageDraw.ImageDraw, scene: BoardScene) -> None:
+def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
     theme = scene.theme
     cy = L.STATUS_Y + L.STATUS_HEIGHT // 2
-    info_font = T.font(INFO_SIZE)
     match = _match_text(scene)
-    match_width = round(info_font.getlength(match))
-    draw.text((L.WIDTH - 16, cy), match, font=info_font, fill=theme.muted_text, anchor="rm")
+    match_width = round(T.length(match, INFO_SIZE))
+    canvas.text((L.WIDTH - 16, cy), match, INFO_SIZE, theme.muted_text, "rm")
     status = T.fit("▶ " + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16)
-    draw.text((16, cy), T.for_drawing(status), font=info_font, fill=theme.text, anchor="lm")
+    canvas.text((16, cy), T.for_drawing(status), INFO_SIZE, theme.text, "lm")
 
 
-def render_image(scene: BoardScene) -> Image.Image:
-    """The board of ``scene`` as an RGB Pillow image of :data:`renderer.layout.SIZE`."""
+def _draw(scene: BoardScene) -> _Canvas:
+    """The board of ``scene`` drawn on a copy of the static board."""
     theme = scene.theme
     bottom = scene.viewpoint  # the side drawn at the bottom (0 = on roll)
     board = scene.position if bottom == ON_ROLL else scene.position.swap()
@@ -500,22 +620,20 @@ def render_image(scene: BoardScene) -> Image.Image:
     by_drawn = (by_side[bottom], by_side[1 - bottom])
     marks = _marks(scene, bottom)
 
-    canvas = static_board(theme).copy()
-    draw = ImageDraw.Draw(canvas)
+    canvas = _Canvas(theme)
 
     if marks is not None:
         # Frame the numbers of the points the last play touched.
-        number_font = T.font(NUMBER_SIZE)
         touched = {p for kind, p in (*marks.arrived, *marks.left, *marks.hits) if kind == "point"}
         for point in sorted(touched):
             x, y = L.number_center(point)
-            draw.rounded_rectangle((x - 20, y - 13, x + 20, y + 13), radius=7, fill=theme.highlight)
-            draw.text((x, y), str(point), font=number_font, fill=theme.highlight_text, anchor="mm")
+            canvas.rounded_rectangle((x - 20, y - 13, x + 20, y + 13), radius=7, fill=theme.highlight)
+            canvas.text((x, y), str(point), NUMBER_SIZE, theme.highlight_text, "mm")
 
-    _draw_points(canvas, draw, scene, board, by_drawn, marks)
-    _draw_bar(canvas, draw, scene, board, by_drawn, marks)
-    _draw_trays(draw, scene, board, by_drawn, marks)
-    _draw_cube(canvas, draw, scene, bottom)
+    _draw_points(canvas, scene, board, by_drawn, marks)
+    _draw_bar(canvas, scene, board, by_drawn, marks)
+    _draw_trays(canvas, scene, board, by_drawn, marks)
+    _draw_cube(canvas, scene, bottom)
     _draw_dice(canvas, scene, bottom, by_side)
 
     pips = scene.position.pip_counts()
@@ -524,26 +642,16 @@ def render_image(scene: BoardScene) -> Image.Image:
         last = "played " + format_moves(scene.last_play)
     for side in (ON_ROLL, OPPONENT):
         _draw_band(
-            canvas, draw, scene, side, bottom_player=side == bottom, colour=by_side[side],
+            canvas, scene, side, bottom_player=side == bottom, colour=by_side[side],
             pips=pips[side], last=last if side == scene.last_play_by else None,
         )
-    _draw_status(draw, scene)
+    _draw_status(canvas, scene)
     return canvas
 
 
-def encode_png(image: Image.Image, palette: Image.Image | None = None) -> bytes:
-    """PNG bytes of a board image, reduced to a small palette (boards are flat colours).
-
-    With ``palette`` (a theme's fixed palette) the colours are only mapped,
-    which is several times faster than choosing a palette for each image.
-    """
-    if palette is None:
-        paletted = image.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    else:
-        paletted = image.quantize(palette=palette, dither=Image.Dither.NONE)
-    buffer = io.BytesIO()
-    paletted.save(buffer, "PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return buffer.getvalue()
+def render_image(scene: BoardScene) -> Image.Image:
+    """The board of ``scene`` as an RGB Pillow image of :data:`renderer.layout.SIZE`."""
+    return _draw(scene).image
 
 
 @functools.lru_cache(maxsize=8)
@@ -604,6 +712,61 @@ def _theme_colours(theme: Theme) -> list[RGB]:
     return found
 
 
+# -- the PNG -------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed_board(theme: Theme) -> Image.Image:
+    """The static board of ``theme`` mapped to its palette, behind one extra column
+    of zeros on the left: each row's PNG filter byte (0, no filter), so the
+    image's bytes are the PNG's scanlines as they stand. Only ever copied."""
+    mapped = static_board(theme).quantize(palette=theme_palette(theme), dither=Image.Dither.NONE)
+    indexed = Image.new("P", (L.WIDTH + 1, L.HEIGHT), 0)
+    indexed.paste(mapped, (1, 0))
+    return indexed
+
+
+@functools.lru_cache(maxsize=8)
+def _plte(theme: Theme) -> bytes:
+    """The PNG palette chunk's data for ``theme``."""
+    return bytes(theme_palette(theme).getpalette() or [])
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    body = kind + data
+    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+
+def _png(scanlines: bytes, plte: bytes) -> bytes:
+    """A minimal 8-bit palette PNG of :data:`renderer.layout.SIZE` around ready
+    scanlines: what Pillow writes for a P image, without its per-call overhead."""
+    header = struct.pack(">IIBBBBB", L.WIDTH, L.HEIGHT, 8, 3, 0, 0, 0)
+    deflate = zlib.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS, PNG_MEM_LEVEL)
+    return b"".join((
+        b"\x89PNG\r\n\x1a\n",
+        _chunk(b"IHDR", header),
+        _chunk(b"PLTE", plte),
+        _chunk(b"IDAT", deflate.compress(scanlines) + deflate.flush()),
+        _chunk(b"IEND", b""),
+    ))
+
+
 def render_board(scene: BoardScene) -> bytes:
     """The PNG image of ``scene``: the pure entry point the bot calls (also from threads)."""
-    return encode_png(render_image(scene), theme_palette(scene.theme))
+    theme = scene.theme
+    canvas = _draw(scene)
+    palette = theme_palette(theme).im
+    indexed = _indexed_board(theme).copy()
+    # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
+    # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.
+    drawn, out = canvas.image.im, indexed.im
+    for colour, center in canvas.checkers:
+        patch = _checker_on_board_indexed(theme, colour, center)
+        x, y = center[0] - patch.width // 2 + 1, center[1] - patch.height // 2
+        out.paste(patch.im, (x, y, x + patch.width, y + patch.height))
+    for x0, y0, x1, y1 in canvas.dirty:
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, L.WIDTH), min(y1, L.HEIGHT)
+        if x0 < x1 and y0 < y1:
+            mapped = drawn.crop((x0, y0, x1, y1)).convert("P", Image.Dither.NONE, palette)
+            out.paste(mapped, (x0 + 1, y0, x1 + 1, y1))
+    return _png(indexed.tobytes(), _plte(theme))

@@ -8,6 +8,9 @@ system's DejaVu, then Pillow's built-in font (``ImageFont.load_default``).
 The font file is read once at import. Pillow font objects are created per
 thread and per size, because a FreeType face must not be used by two threads
 at once; the renderer runs in worker threads (``asyncio.to_thread``).
+Rendered text masks, widths and fitted strings are cached across threads:
+a board writes the same few strings again and again, and FreeType is the
+slowest part of drawing one.
 
 Names are cleaned before drawing: control and format characters are removed,
 characters the font has no glyph for (most emoji) are dropped rather than
@@ -24,8 +27,12 @@ import io
 import threading
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PIL import ImageFont, features
+
+if TYPE_CHECKING:
+    from PIL._imaging import ImagingCore
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 FONT_CANDIDATES = (
@@ -38,6 +45,8 @@ FONT_CANDIDATES = (
 )
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+Mask = tuple["ImagingCore", tuple[int, int]]
+"""A text's coverage mask (mode L; 1 from a bitmap font) and its offset from the anchor point."""
 
 
 def _read_font_file() -> tuple[bytes | None, str]:
@@ -71,6 +80,26 @@ def font(size: int) -> Font:
             found = ImageFont.load_default(size=size)
         cache[size] = found
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def mask(text: str, size: int, anchor: str) -> Mask:
+    """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor)`` lays on an
+    RGB image, as the mask it fills through and the mask's offset from ``xy``.
+
+    Read-only once made: callers fill through it (``ImageDraw``'s ``draw_bitmap``,
+    as Pillow does), which gives the very pixels ``ImageDraw.text`` gives.
+    """
+    face = font(size)
+    if isinstance(face, ImageFont.FreeTypeFont):
+        return face.getmask2(text, "L", anchor=anchor)
+    return face.getmask(text, "L"), (0, 0)  # a bitmap font ignores anchors in ImageDraw too
+
+
+@functools.lru_cache(maxsize=1024)
+def length(text: str, size: int) -> float:
+    """Advance width of ``text`` at ``size`` pixels (``getlength``), cached."""
+    return font(size).getlength(text)
 
 
 _PROBE_SIZE = 24
@@ -164,6 +193,7 @@ def for_drawing(text: str) -> str:
 ELLIPSIS = "…"
 
 
+@functools.lru_cache(maxsize=1024)
 def fit(text: str, size: int, max_width: int) -> str:
     """``text`` cut at the end with an ellipsis so it is at most ``max_width`` pixels wide."""
     face = font(size)

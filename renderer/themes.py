@@ -66,6 +66,12 @@ class Theme:
     hit: RGB
     """Last play: the mark on a point where a checker was hit, and the hit checker."""
 
+    def __hash__(self) -> int:
+        # Themes key the renderer's caches, looked up dozens of times per board.
+        # Equal themes have equal names, so the name is a valid hash, and much
+        # cheaper than hashing every colour.
+        return hash(self.name)
+
 
 CLASSIC = Theme(
     name="classic",

@@ -1,0 +1,159 @@
+"""The fast drawing path gives exactly the pixels of the straightforward one.
+
+``render_board`` takes shortcuts: cached text masks and shapes, checkers
+pasted as ready patches of checker and board, only the drawn boxes mapped to
+the palette, and its own PNG writer. Here every scene is also drawn the plain
+way (``ImageDraw.text``, ``ImageDraw.rounded_rectangle``, ``Image.paste`` of
+each sprite), the whole picture mapped to the theme's palette and saved by
+Pillow, and the decoded pixels must be identical.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from engine.moves import Move
+from engine.position import Position
+from renderer import board as B
+from renderer import text as T
+from renderer.scene import BoardScene
+from renderer.themes import CLASSIC, HIGH_CONTRAST, RGB
+
+MIDGAME = Position.from_counts(
+    {25: 2, 13: 3, 8: 3, 6: 5, 24: 2},
+    {24: 1, 22: 1, 16: 1, 13: 4, 8: 3, 6: 4, 5: 1},
+)
+HITS = (Move(13, 9, True), Move(24, 23))
+
+
+def _base_scenes() -> dict[str, BoardScene]:
+    return {
+        "start": BoardScene(Position.start(), names=("Alice", "Bob"), dice=(3, 1), opening=True),
+        "midgame": BoardScene(
+            MIDGAME, names=("Alice 🎲", "Bob"), dice=(5, 3), cube_value=2, cube_owner=1,
+            match_length=7, score=(3, 5), last_play=HITS,
+        ),
+        "offered": BoardScene(
+            Position.start(), names=("Ann", "Bob"), cube_offered=True, cube_value=4, cube_owner=0,
+            match_length=9, score=(6, 2),
+        ),
+        "crawford": BoardScene(
+            Position.start(), names=("Zoë 🎲 the 🐉 dragon", "محمد العربي"), match_length=5, score=(4, 2),
+            crawford=True,
+        ),
+        "long names": BoardScene(
+            Position.start(), names=("W" * 200, "עמית כהן"), dice=(4, 4), on_roll_colour=1
+        ),
+        "hits by the player on roll": BoardScene(
+            MIDGAME, names=("长名字" * 30, "Bob"), last_play=(*HITS, Move(9, 5, True)), last_play_by=0
+        ),
+        "hit on a top point, next to a stack": BoardScene(  # the badge reaches into the next point
+            Position.from_counts({25: 1, 14: 2, 6: 12}, {12: 1, 24: 14}),
+            names=("Ann", "Bob"), last_play=(Move(18, 12, True),), last_play_by=1,
+        ),
+        "ghosts": BoardScene(
+            Position.from_counts({25: 3, 13: 7, 8: 3, 6: 2}, {25: 1, 24: 2, 13: 5, 8: 3, 6: 4}),
+            names=("Ann", "Bob"), dice=(3, 6),
+            last_play=(Move(25, 22), Move(22, 16), Move(13, 7, True), Move(13, 7)),
+        ),
+        "bear-off": BoardScene(
+            Position.from_counts({1: 2, 2: 3}, {1: 4, 2: 2, 4: 1}), dice=(6, 5), stake=5,
+            last_play=(Move(6, 0), Move(6, 0), Move(5, 0), Move(4, 0)), cube_value=8, cube_owner=0,
+        ),
+        "fifteen on the bar": BoardScene(
+            Position((0,) * 24, bar=(15, 0), off=(0, 15)), cube_value=1024, cube_owner=1
+        ),
+        "their fifteen on the bar": BoardScene(
+            Position((0,) * 24, bar=(0, 15), off=(15, 0)), cube_value=128, to_act_label="Someone 🎲 to act"
+        ),
+        "stacks of fifteen": BoardScene(
+            Position.from_counts({6: 15}, {6: 15}), names=("", "🎲🎲🎲"), dice=(2, 1)
+        ),
+    }
+
+
+def scenes() -> dict[str, BoardScene]:
+    """Every base scene in both themes and from both sides."""
+    return {
+        f"{name}, {theme.name}, viewpoint {viewpoint}": dataclasses.replace(scene, theme=theme, viewpoint=viewpoint)
+        for name, scene in _base_scenes().items()
+        for theme in (CLASSIC, HIGH_CONTRAST)
+        for viewpoint in (0, 1)
+    }
+
+
+class _PlainCanvas(B._Canvas):
+    """Draws with Pillow's own calls, each sprite blended where it lands."""
+
+    def paste(self, sprite: Image.Image, x: int, y: int) -> None:
+        self.image.paste(sprite, (x, y), sprite)
+
+    def checker(self, colour: int, center: tuple[int, int]) -> None:
+        self.sprite(B.checker_sprite(self.theme, colour), center)
+
+    def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
+        ImageDraw.Draw(self.image).text(xy, text, font=T.font(size), fill=fill, anchor=anchor)
+
+    def rounded_rectangle(
+        self, box: B.Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
+    ) -> None:
+        ImageDraw.Draw(self.image).rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
+
+
+def _plain_png(scene: BoardScene, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    palette = B.theme_palette(scene.theme)
+    with monkeypatch.context() as patch:
+        patch.setattr(B, "_Canvas", _PlainCanvas)
+        image = B.render_image(scene)
+    buffer = io.BytesIO()
+    image.quantize(palette=palette, dither=Image.Dither.NONE).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def _pixels(png: bytes) -> bytes:
+    return Image.open(io.BytesIO(png)).convert("RGB").tobytes()
+
+
+@pytest.mark.parametrize("scene", scenes().values(), ids=scenes().keys())
+def test_render_board_has_the_plain_pixels(scene: BoardScene, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = B.render_board(scene)
+    assert _pixels(fast) == _pixels(_plain_png(scene, monkeypatch))
+    image = Image.open(io.BytesIO(fast))
+    assert image.size == (B.L.WIDTH, B.L.HEIGHT) and image.mode == "P"
+
+
+def test_render_image_has_the_plain_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = _base_scenes()["midgame"]
+    fast = B.render_image(scene)
+    with monkeypatch.context() as patch:
+        patch.setattr(B, "_Canvas", _PlainCanvas)
+        plain = B.render_image(scene)
+    assert fast.mode == "RGB" and fast.tobytes() == plain.tobytes()
+
+
+def test_cached_text_masks_draw_what_imagedraw_draws() -> None:
+    for text, size, anchor in [("15", 26, "mm"), ("Ann", 26, "lm"), ("Score 3  ·  167 pips", 21, "rm")]:
+        plain = Image.new("RGB", (300, 60), (10, 20, 30))
+        ImageDraw.Draw(plain).text((150, 30), text, font=T.font(size), fill=(250, 200, 100), anchor=anchor)
+        cached = Image.new("RGB", (300, 60), (10, 20, 30))
+        draw = ImageDraw.Draw(cached).draw
+        mask, (dx, dy) = T.mask(text, size, anchor)
+        draw.draw_bitmap((150 + dx, 30 + dy), mask, draw.draw_ink((250, 200, 100)))
+        assert cached.tobytes() == plain.tobytes()
+
+
+def test_bitmap_font_masks_draw_what_imagedraw_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without FreeType, text falls back to Pillow's bitmap font, which ignores anchors."""
+    bitmap = ImageFont.load_default_imagefont()
+    monkeypatch.setattr(T, "font", lambda size: bitmap)
+    plain = Image.new("RGB", (100, 40))
+    ImageDraw.Draw(plain).text((50, 20), "12", font=bitmap, fill=(255, 0, 0), anchor="mm")
+    cached = Image.new("RGB", (100, 40))
+    draw = ImageDraw.Draw(cached).draw
+    mask, (dx, dy) = T.mask.__wrapped__("12", 18, "mm")
+    draw.draw_bitmap((50 + dx, 20 + dy), mask, draw.draw_ink((255, 0, 0)))
+    assert cached.tobytes() == plain.tobytes()
