@@ -49,6 +49,7 @@ from renderer.from_game import scene_from_game
 from bot.storage import (
     ChallengeClosedError,
     ChannelBusyError,
+    GameOverError,
     GameRow,
     LeaderboardPage,
     MatchOutcome,
@@ -317,6 +318,10 @@ class GameService:
         self.clock = clock or _utcnow
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, tuple[int, Match]] = {}
+        self._rows: dict[int, GameRow] = {}
+        """The newest row of each active game this service wrote or read. Actions
+        start from it without a read: the compare-and-set append catches a row
+        another process has moved on since."""
         self._players: dict[int, PlayerRef] = {}  # names change rarely; refreshed by _remember
         self._latest: dict[int, GameView] = {}  # channel id -> newest view of its active game
 
@@ -563,9 +568,9 @@ class GameService:
                     game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"}
                 )
             except StaleVersionError:
-                self._cache.pop(game_id, None)
+                self._forget(game_id)
                 raise StaleGameError(view=await self.get_game(game_id)) from None
-            self._cache.pop(game_id, None)
+            self._forget(game_id)
             view = await self._view(result.game, match)
             names = " and ".join(p.name for p in view_before.players)
             return Outcome(view, [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")])
@@ -581,26 +586,45 @@ class GameService:
         whole_match: bool = False,
     ) -> Outcome:
         async with self._lock(game_id):
+            cached = self._rows.get(game_id)
+            if cached is not None:
+                try:
+                    return await self._act_on(cached, user_id, version, action, any_turn, whole_match)
+                except ServiceError:
+                    # Refused, or the store had moved on: decide again from the stored row,
+                    # which another process may have changed since this one cached it.
+                    self._forget(game_id)
             row = await self._active_row(game_id)
-            seat = row.seat_of(user_id)
-            if seat is None:
-                raise NotInGameError("you're not in this game")
-            if version is not None and version != row.version:
-                raise StaleGameError(view=await self._view(row, await self._match(row)))
-            match = await self._match(row)
-            game = match.game
-            assert game is not None
-            if not any_turn and game.turn != seat and game.phase is not Phase.OVER:
-                raise NotYourTurnError(f"it's not your turn: {await self._name(row.players[game.turn])} is to act")
+            return await self._act_on(row, user_id, version, action, any_turn, whole_match)
 
-            def apply(m: Match, forced: set[int]) -> None:
-                g = m.game
-                assert g is not None
-                action(g, seat)
-                if not whole_match:
-                    self._follow_up(m, forced)
+    async def _act_on(
+        self,
+        row: GameRow,
+        user_id: int,
+        version: int | None,
+        action: Callable[[Game, int], object],
+        any_turn: bool,
+        whole_match: bool,
+    ) -> Outcome:
+        seat = row.seat_of(user_id)
+        if seat is None:
+            raise NotInGameError("you're not in this game")
+        if version is not None and version != row.version:
+            raise StaleGameError(view=await self._view(row, await self._match(row)))
+        match = await self._match(row)
+        game = match.game
+        assert game is not None
+        if not any_turn and game.turn != seat and game.phase is not Phase.OVER:
+            raise NotYourTurnError(f"it's not your turn: {await self._name(row.players[game.turn])} is to act")
 
-            return await self._commit(row, match, apply, actor=user_id, whole_match=whole_match)
+        def apply(m: Match, forced: set[int]) -> None:
+            g = m.game
+            assert g is not None
+            action(g, seat)
+            if not whole_match:
+                self._follow_up(m, forced)
+
+        return await self._commit(row, match, apply, actor=user_id, whole_match=whole_match)
 
     # -- the engine step and the transaction -------------------------------------
 
@@ -667,13 +691,14 @@ class GameService:
             result = await self.store.append_actions(
                 row.id, row.version, new_actions, updates=updates, outcome=outcome
             )
-        except StaleVersionError:
-            self._cache.pop(row.id, None)
+        except (StaleVersionError, GameOverError):  # another process moved the game on
+            self._forget(row.id)
             raise StaleGameError(view=await self.get_game(row.id)) from None
         if finished:
-            self._cache.pop(row.id, None)
+            self._forget(row.id)
         else:
             self._cache[row.id] = (result.version, match)
+            self._rows[row.id] = result.game
         view = await self._view(result.game, match)
         events = self._describe(view, match, before, forced)
         return Outcome(view, events, result.rating_changes)
@@ -840,6 +865,11 @@ class GameService:
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         await self.store.set_board_message(game_id, channel_id, message_id)
+        cached = self._rows.get(game_id)
+        if cached is not None:
+            self._rows[game_id] = replace(
+                cached, board_channel_id=channel_id, board_message_id=message_id
+            )
 
     async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
         """Keep the analysis of one game of a match (numbered from 1)."""
@@ -940,9 +970,19 @@ class GameService:
 
     async def _row(self, game_id: int) -> GameRow:
         try:
-            return await self.store.get_game(game_id)
+            row = await self.store.get_game(game_id)
         except NotFoundError:
             raise NoGameError(f"there is no game #{game_id}") from None
+        if row.is_active:
+            self._rows[game_id] = row
+        else:
+            self._forget(game_id)
+        return row
+
+    def _forget(self, game_id: int) -> None:
+        """Drop what is cached of a game (it ended, or another process moved it on)."""
+        self._cache.pop(game_id, None)
+        self._rows.pop(game_id, None)
 
     async def _active_row(self, game_id: int) -> GameRow:
         row = await self._row(game_id)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, NotYourTurnError, Outcome, StaleGameError
+from bot.service import GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
 from bot.storage import Store, open_store
 from engine import Phase, SeededDice
 
@@ -140,6 +140,33 @@ async def test_two_services_on_one_database(env: Env) -> None:
             view = ok[0].view
             if not view.is_active:
                 break
+    finally:
+        await other_store.close()
+
+
+async def test_acting_from_a_row_another_process_moved_on(env: Env) -> None:
+    """A service acts from the row it last saw; the compare-and-set catches a newer one."""
+    other_store = await open_store(env.path, clock=env.clock)
+    try:
+        s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
+        view = await to_roll_phase(s1, await start_game(s1))  # s1 now holds the newest row
+        uid = view.to_act().user_id
+        before = await rolls(s1, env.store, view.id)
+        await s2.roll(view.id, uid, version=view.version)  # another process rolls
+        with pytest.raises(StaleGameError) as stale:
+            await s1.roll(view.id, uid, version=view.version)  # the same click, seen by s1
+        fresh = stale.value.view
+        assert fresh.version > view.version and fresh.game.phase is Phase.PLAY
+        assert await rolls(s1, env.store, view.id) == before + 1
+        # s1 goes on from the fresh row
+        played = await s1.play(fresh.id, uid, fresh.legal_play_texts()[0], version=fresh.version)
+        await assert_replays(s1, env.store, view.id)
+        # a command without a version on s2's older row applies to the stored state
+        await s2.forfeit(view.id, uid)
+        before = (await stored_state(s1, env.store, view.id))[:2]  # the row and the log
+        with pytest.raises(NoGameError, match="over"):
+            await s1.roll(view.id, played.view.to_act().user_id, version=played.view.version)
+        assert (await stored_state(s1, env.store, view.id))[:2] == before
     finally:
         await other_store.close()
 
