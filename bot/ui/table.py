@@ -90,6 +90,9 @@ SLOW_CALL_SECONDS = 0.1
 """A service call still running after this long gets the interaction deferred
 first, so the first answer stays well inside Discord's 3 seconds even when busy.
 A call that finishes sooner is answered directly, saving Discord requests."""
+BUSY_CALLS = 8
+"""With this many service calls already waiting, a new interaction is deferred
+at once: a crowd of calls finishes no faster than it queues."""
 LEADERBOARD_PAGE = 10
 
 BOARD_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
@@ -125,6 +128,8 @@ class Table:
 
     def __init__(self, bot: BackgammonBot) -> None:
         self.bot = bot
+        self.waiting_calls = 0
+        """Service calls of interactions not yet acknowledged (see :meth:`_first`)."""
         self.computer = ComputerSeat(self)
         self.analyses = Analyses(self)
 
@@ -190,11 +195,20 @@ class Table:
         private, and a public result is posted with :meth:`send_public`.
         """
         task = asyncio.ensure_future(call)
-        try:
-            return await asyncio.wait_for(asyncio.shield(task), SLOW_CALL_SECONDS)
-        except asyncio.TimeoutError:
+        if not interaction.response.is_done() and not await self._first(task):
             await self.defer(interaction, ephemeral=True)
-            return await task
+        return await task
+
+    async def _first(self, task: asyncio.Future[Any]) -> bool:
+        """Whether ``task`` finished within the grace time (no grace when busy)."""
+        if self.waiting_calls >= BUSY_CALLS or SLOW_CALL_SECONDS <= 0:
+            return task.done()
+        self.waiting_calls += 1
+        try:
+            await asyncio.wait((task,), timeout=SLOW_CALL_SECONDS)
+        finally:
+            self.waiting_calls -= 1
+        return task.done()
 
     async def defer(self, interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
         if not interaction.response.is_done():
@@ -358,12 +372,9 @@ class Table:
     async def settle(self, interaction: discord.Interaction, call: Awaitable[T]) -> T:
         """Await a click's service call, deferring the click first if the call is slow."""
         task = asyncio.ensure_future(call)
-        try:
-            return await asyncio.wait_for(asyncio.shield(task), SLOW_CALL_SECONDS)
-        except TimeoutError:
-            if not interaction.response.is_done():
-                await interaction.response.defer()
-            return await task
+        if not interaction.response.is_done() and not await self._first(task):
+            await interaction.response.defer()
+        return await task
 
     async def take_buttons_off(self, interaction: discord.Interaction) -> None:
         """Remove the clicked message's controls; the first answer to the click if there was none yet."""

@@ -262,6 +262,26 @@ async def test_a_quick_click_that_passes_the_turn_is_answered_by_taking_the_butt
     assert w.board().id != board.id and not w.custom_ids(w.channel.history()[-2])
 
 
+async def test_a_busy_bot_acknowledges_at_once(world):
+    """With many service calls waiting, clicks and commands are deferred before their call ends."""
+    import bot.ui.table as table
+
+    w = world
+
+    def last_callback_type() -> int:
+        calls = [r for r in w.env.http_requests if r.path.endswith("/callback")]
+        return (calls[-1].json or {}).get("type")
+
+    board = await w.start_game()
+    w.bot.table.waiting_calls = table.BUSY_CALLS  # as if that many were in flight
+    await w.alice.select(board, ["8/5 6/5"])
+    assert last_callback_type() == 6  # DEFERRED_UPDATE_MESSAGE, then the new board
+    assert w.board().id != board.id and not w.custom_ids(w.channel.history()[-2])
+    await w.bob.slash(w.channel, "bg roll")
+    assert last_callback_type() == 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+    assert "bob rolled" in w.board().content and f"{w.bob.mention} to play" in w.board().content
+
+
 async def test_thread_games_cannot_start_inside_a_thread(world):
     w = world
     result = await w.challenge(thread=True)
