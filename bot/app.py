@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import ai
 from bot.config import Settings
 from bot.scheduler import Scheduler
 from bot.service import GameService
@@ -94,6 +95,7 @@ class BackgammonBot(commands.Bot):
         if self.scheduler is not None:
             self.scheduler.start()
         await warm_up_renderer()
+        ai.available()  # import the engines now, not on the event loop when the first game ends
         await self.sync_commands()
 
     async def sync_commands(self) -> None:

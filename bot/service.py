@@ -592,8 +592,9 @@ class GameService:
                     return await self._act_on(cached, user_id, version, action, any_turn, whole_match)
                 except ServiceError:
                     # Refused, or the store had moved on: decide again from the stored row,
-                    # which another process may have changed since this one cached it.
-                    self._forget(game_id)
+                    # which another process may have changed since this one cached it
+                    # (the cached match still serves if the versions agree).
+                    self._rows.pop(game_id, None)
             row = await self._active_row(game_id)
             return await self._act_on(row, user_id, version, action, any_turn, whole_match)
 
@@ -1098,6 +1099,9 @@ class GameService:
         return (await self._player(user_id)).name
 
     async def _remember(self, player: PlayerRef) -> None:
+        """Store a player's current name (a write only when it changed since this service last saw it)."""
+        if self._players.get(player.user_id) == player:
+            return
         await self.store.upsert_player(player.user_id, player.name, is_bot=player.is_bot)
         self._players[player.user_id] = player
 

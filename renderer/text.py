@@ -82,7 +82,7 @@ def font(size: int) -> Font:
     return found
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=2048)  # names repeat on every board of a game: ~1,000 games at once, a few MB
 def mask(text: str, size: int, anchor: str) -> Mask:
     """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor)`` lays on an
     RGB image, as the mask it fills through and the mask's offset from ``xy``.
