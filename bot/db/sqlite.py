@@ -24,7 +24,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -136,6 +136,7 @@ class SqliteDriver:
         self._thread = thread
         self._reader: aiosqlite.Connection | None = reader
         self._read_lock = asyncio.Lock()
+        self._last_write: Future[Any] | None = None
         self._scratch = scratch
         self.path = path
 
@@ -200,7 +201,15 @@ class SqliteDriver:
         """
         if self._writer is None:
             raise StorageError("the database is closed")
-        return await asyncio.get_running_loop().run_in_executor(self._thread, self._transact, body)
+        job = self._last_write = self._thread.submit(self._transact, body)
+        return await asyncio.wrap_future(job)
+
+    async def _after_writes(self) -> None:
+        """Until the writes this process has issued are done, so that a read sees
+        them (the writer thread runs its jobs in order: an empty one marks the end)."""
+        job = self._last_write
+        if job is not None and not job.done():
+            await asyncio.get_running_loop().run_in_executor(self._thread, _nothing)
 
     def _transact(self, body: Callable[[SqliteTx], Awaitable[T]]) -> T:
         conn = self._writer
@@ -224,7 +233,8 @@ class SqliteDriver:
 
     @asynccontextmanager
     async def snapshot(self) -> AsyncIterator[SqliteReadTx]:
-        """Read-only statements that all see one consistent state."""
+        """Read-only statements that all see one consistent state (and every write issued before)."""
+        await self._after_writes()
         async with self._read_lock:
             conn = self._read_db
             try:
@@ -239,9 +249,11 @@ class SqliteDriver:
                     pass
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        """One read statement, one trip. It waits only for an open snapshot: aiosqlite
-        runs the connection's calls in order, so one queued now comes before any
-        snapshot's ``BEGIN`` (which is queued in the step that takes the lock)."""
+        """One read statement, one trip, that sees every write issued before it. It
+        waits for an open snapshot only: aiosqlite runs the connection's calls in
+        order, so one queued now comes before any snapshot's ``BEGIN`` (which is
+        queued in the step that takes the lock)."""
+        await self._after_writes()
         if self._read_lock.locked():
             async with self._read_lock:
                 return await self._read(sql, params)
@@ -291,6 +303,10 @@ class SqliteDriver:
         """Run ``PRAGMA integrity_check`` and return its first line ('ok' if fine)."""
         row = await self.fetchone("PRAGMA integrity_check")
         return str(row[0]) if row else "no result"
+
+
+def _nothing() -> None:
+    pass
 
 
 def _open_writer(path: str, uri: bool, busy_timeout_ms: int) -> sqlite3.Connection:

@@ -155,6 +155,26 @@ def roll(player: int, d1: int, d2: int) -> dict[str, object]:
 # --------------------------------------------------------------------------
 
 
+async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
+    """Reads use their own connection; they still wait for writes this process issued first."""
+    import threading
+
+    async with await Store.open(tmp_path / "bg.sqlite3") as s:
+        game = await new_game(s)
+        gate = threading.Event()
+        s._db._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]  # hold the writer thread up
+        try:
+            write = asyncio.ensure_future(s.set_board_message(game.id, CHANNEL, 777))
+            await asyncio.sleep(0)  # the write is issued (queued behind the held-up job)
+            read = asyncio.ensure_future(s.get_game(game.id))
+            await asyncio.sleep(0.1)
+            assert not read.done()  # the read waits for the write ...
+        finally:
+            gate.set()
+        assert (await read).board_message_id == 777  # ... and sees it
+        await write
+
+
 async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "dir" / "bg.sqlite3"
     async with await Store.open(path) as s:
