@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import struct
+import threading
 import zlib
 
 try:  # zlib-ng: the same deflate streams, about twice as fast on these boards
@@ -350,7 +351,7 @@ def _checker_on_board(theme: Theme, colour: int, center: tuple[int, int]) -> Ima
 @functools.lru_cache(maxsize=1024)
 def _checker_on_board_indexed(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
     """:func:`_checker_on_board` mapped to the theme's palette."""
-    return _checker_on_board(theme, colour, center).quantize(palette=theme_palette(theme), dither=Image.Dither.NONE)
+    return _checker_on_board(theme, colour, center).quantize(palette=_palette_here(theme), dither=Image.Dither.NONE)
 
 
 class _Canvas:
@@ -704,6 +705,20 @@ def theme_palette(theme: Theme) -> Image.Image:
     return palette
 
 
+_this_thread = threading.local()
+
+
+def _palette_here(theme: Theme) -> Image.Image:
+    """This thread's copy of the theme's palette. Mapping colours to it fills a
+    lookup cache inside the palette, which Pillow does not guard against other
+    threads (two threads mapping through one palette can fail with "empty palette")."""
+    palettes: dict[Theme, Image.Image] = _this_thread.__dict__.setdefault("palettes", {})
+    palette = palettes.get(theme)
+    if palette is None:
+        palette = palettes[theme] = theme_palette(theme).copy()
+    return palette
+
+
 def _theme_colours(theme: Theme) -> list[RGB]:
     """Every RGB colour named in a theme."""
     found: list[RGB] = []
@@ -724,7 +739,7 @@ def _indexed_board(theme: Theme) -> Image.Image:
     """The static board of ``theme`` mapped to its palette, behind one extra column
     of zeros on the left: each row's PNG filter byte (0, no filter), so the
     image's bytes are the PNG's scanlines as they stand. Only ever copied."""
-    mapped = static_board(theme).quantize(palette=theme_palette(theme), dither=Image.Dither.NONE)
+    mapped = static_board(theme).quantize(palette=_palette_here(theme), dither=Image.Dither.NONE)
     indexed = Image.new("P", (L.WIDTH + 1, L.HEIGHT), 0)
     indexed.paste(mapped, (1, 0))
     return indexed
@@ -759,7 +774,7 @@ def render_board(scene: BoardScene) -> bytes:
     """The PNG image of ``scene``: the pure entry point the bot calls (also from threads)."""
     theme = scene.theme
     canvas = _draw(scene)
-    palette = theme_palette(theme).im
+    palette = _palette_here(theme).im
     indexed = _indexed_board(theme).copy()
     # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
     # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.

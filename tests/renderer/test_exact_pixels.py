@@ -157,3 +157,24 @@ def test_bitmap_font_masks_draw_what_imagedraw_draws(monkeypatch: pytest.MonkeyP
     mask, (dx, dy) = T.mask.__wrapped__("12", 18, "mm")
     draw.draw_bitmap((50 + dx, 20 + dy), mask, draw.draw_ink((255, 0, 0)))
     assert cached.tobytes() == plain.tobytes()
+
+
+def _clear_render_caches() -> None:
+    for module in (B, T):
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+    B._this_thread.__dict__.clear()
+
+
+def test_threads_rendering_at_once_from_cold_caches_draw_the_same_boards() -> None:
+    """The bot may draw in threads: cached images and palettes must stand concurrent use."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    work = [scene for scene in scenes().values()] * 3
+    expected = [_pixels(B.render_board(scene)) for scene in work]
+    for _ in range(3):  # the races happen while the caches fill
+        _clear_render_caches()
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            drawn = list(pool.map(B.render_board, work))
+        assert [_pixels(png) for png in drawn] == expected
