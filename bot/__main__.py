@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any
 
 import discord
 
@@ -70,6 +71,17 @@ async def run(settings: Settings) -> None:
         await bot.start(settings.token)
 
 
+def _run_loop(main: Coroutine[Any, Any, None]) -> None:
+    """Run the bot's event loop: uvloop where installed (the same asyncio, with its
+    network plumbing in C: less CPU per interaction), else the standard loop."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main)
+    else:
+        uvloop.run(main)
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     try:
         settings = Settings.from_env(environ)
@@ -78,7 +90,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return EXIT_CONFIG
     setup_logging(settings)
     try:
-        asyncio.run(run(settings))
+        _run_loop(run(settings))
     except discord.LoginFailure:
         print(f"bot: Discord rejected DISCORD_TOKEN (improper or reset token): {TOKEN_HELP}", file=sys.stderr)
         return EXIT_LOGIN

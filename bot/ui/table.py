@@ -551,21 +551,26 @@ class Table:
             log.debug("could not close challenge message", exc_info=True)
 
     async def accept_challenge(self, interaction: discord.Interaction, challenge_id: int, thread: bool) -> None:
-        challenge = await self.service.get_challenge(challenge_id)
-        if challenge.status != "pending":
-            raise ChallengeError(f"this challenge is already {challenge.status}")
-        if interaction.user.id != challenge.challenged.user_id:
-            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
-        require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
-        if thread and interaction.message is not None:
+        into_thread = thread and interaction.message is not None
+
+        async def accept() -> tuple[Any, Outcome | None]:
+            challenge = await self.service.get_challenge(challenge_id)
+            if challenge.status != "pending":
+                raise ChallengeError(f"this challenge is already {challenge.status}")
+            if interaction.user.id != challenge.challenged.user_id:
+                raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+            require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
+            if into_thread:
+                return challenge, None  # the thread comes first, then the game
+            await self.service.remember_player(player_ref(interaction.user))
+            return challenge, await self.service.accept(challenge_id, interaction.user.id)
+
+        # the checks read the database too: a busy bot acknowledges before them
+        challenge, outcome = await self.settle(interaction, accept())
+        if outcome is None:
+            assert interaction.message is not None
             await self._accept_into_thread(interaction, challenge, interaction.message)
             return
-
-        async def accept() -> Outcome:
-            await self.service.remember_player(player_ref(interaction.user))
-            return await self.service.accept(challenge_id, interaction.user.id)
-
-        outcome = await self.settle(interaction, accept())
         closed = presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} starts below.")
         # the first board is drawn while the challenge loses its buttons (which answers the click)
         payload, _ = await asyncio.gather(
@@ -587,7 +592,8 @@ class Table:
         self, interaction: discord.Interaction, challenge: Any, challenge_message: discord.Message
     ) -> None:
         """Accept a thread challenge: the game and its boards go into a new thread under the challenge."""
-        await interaction.response.defer()
+        if not interaction.response.is_done():
+            await interaction.response.defer()
         await self.service.remember_player(player_ref(interaction.user))
         name = f"{challenge.challenger.name} vs {challenge.challenged.name}"[:100]
         game_thread = await challenge_message.create_thread(name=name, auto_archive_duration=10080)

@@ -146,3 +146,19 @@ async def test_simcord_startup_logs_no_token(simcord_env, caplog):
     ))
     assert caplog.records
     assert SECRET not in caplog.text
+
+
+def test_the_loop_is_uvloop_where_installed_and_asyncio_otherwise(monkeypatch):
+    import asyncio
+
+    seen = []
+
+    async def where() -> None:
+        seen.append(type(asyncio.get_running_loop()).__module__)
+
+    entry._run_loop(where())
+    pytest.importorskip("uvloop")
+    assert seen[-1].startswith("uvloop")
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as if not installed
+    entry._run_loop(where())
+    assert seen[-1].startswith("asyncio")
