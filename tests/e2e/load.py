@@ -7,6 +7,7 @@ Used by ``tests/e2e/test_e2e_load.py`` (a few dozen games) and by
 from __future__ import annotations
 
 import asyncio
+import random
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -74,13 +75,15 @@ class LoadResult:
 
 
 async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int = 2, timeout: float = 30.0,
-                    stagger: float = 0.0) -> LoadResult:
-    """``games`` games at once, each in its own channel between two new users; every game ends by double/pass."""
+                    stagger: float = 0.0, think: tuple[float, float] = (0.0, 0.0)) -> LoadResult:
+    """``games`` games at once, each in its own channel between two new users; every game ends by double/pass.
+    Players act at once, or after a time drawn from ``think`` (seconds, uniform; seeded per game)."""
     drivers = []
     for n in range(games):
         channel = fake.add_channel(f"load-{n}")
         a, b = fake.add_user(f"load{n}a"), fake.add_user(f"load{n}b")
-        drivers.append(GameDriver(fake, channel, a, b, plays_before_double=plays_before_double, timeout=timeout))
+        drivers.append(GameDriver(fake, channel, a, b, plays_before_double=plays_before_double, timeout=timeout,
+                                  think=think, rng=random.Random(n)))
     await asyncio.sleep(0.2)  # CHANNEL_CREATEs reach the bot
     errors: list[str] = []
 

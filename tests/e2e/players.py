@@ -10,6 +10,8 @@ It waits for each board image and for the previous board to lose its buttons
 
 from __future__ import annotations
 
+import asyncio
+import random
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +47,9 @@ class GameDriver:
     take: bool = False
     use_slash_move: bool = False
     timeout: float = 15.0
+    think: tuple[float, float] = (0.0, 0.0)
+    """Seconds a player takes to act once the board is up (uniform between the two; 0: at once)."""
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
     board: dict[str, Any] | None = None
     plays: int = 0
     actions: list[tuple[str, Interaction]] = field(default_factory=list)
@@ -109,13 +114,21 @@ class GameDriver:
         return board
 
     async def start(self) -> dict[str, Any]:
-        return await self.accept(await self.challenge())
+        challenge = await self.challenge()
+        await self._think()
+        return await self.accept(challenge)
+
+    async def _think(self) -> None:
+        low, high = self.think
+        if high > 0:
+            await asyncio.sleep(self.rng.uniform(low, high))
 
     def over(self) -> bool:
         return self.board is not None and actor_of(self.board) is None
 
     async def step(self) -> Interaction:
         """The player to act does one thing. Returns the interaction."""
+        await self._think()
         board = self.board
         assert board is not None and not self.over(), "no game to play"
         actor = self.users[actor_of(board)]  # type: ignore[index]
