@@ -10,6 +10,8 @@ Players are 0 and 1, as in GNU Backgammon's Match ID.
 
 from __future__ import annotations
 
+import copy
+
 import enum
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -223,6 +225,17 @@ class Game:
         self._plays: list[Play] | None = None
         self._cursor = 0  # replay: where the next logged action belongs in self.log
         self.log: list[Action] = []
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        """An independent copy. Every value a game holds is immutable except its
+        lists (copied) and its dice source (deep-copied, shared with the match),
+        so this is a shallow copy plus those: a service copies a game per action."""
+        clone = copy.copy(self)
+        memo[id(self)] = clone
+        clone.dice_source = copy.deepcopy(self.dice_source, memo)
+        clone.log = list(self.log)
+        clone._plays = None if self._plays is None else list(self._plays)
+        return clone
 
     # -- queries --------------------------------------------------------------
 

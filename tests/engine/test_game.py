@@ -711,3 +711,38 @@ def test_replay_refuses_a_repeated_auto_action():
     forged = list(game.log) + [Action("play", 1, text="", auto=True)]
     with pytest.raises(GameError):
         Game.replay(forged)
+
+
+def test_a_deep_copy_plays_on_without_touching_the_original():
+    from engine import Match
+
+    for seed in range(30):
+        match = Match(dice=SeededDice(seed))
+        game = match.new_game()
+        game.opening_roll()
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(0, 12)):  # somewhere in the game, plays cached or not
+            if game.phase is Phase.ROLL:
+                game.roll(game.turn)
+            elif game.phase is Phase.PLAY:
+                game.play(game.turn, rng.choice(game.legal_plays()))
+            else:
+                break
+        before, log, version = state(game), list(game.log), match.version
+        clone = copy.deepcopy(match)
+        twin = clone.game
+        assert twin is not game and state(twin) == before
+        assert twin.dice_source is clone.dice_source and twin.dice_source is not game.dice_source
+        for _ in range(6):  # the copy goes on, drawing its own dice
+            if twin.phase is Phase.ROLL:
+                twin.roll(twin.turn)
+            elif twin.phase is Phase.PLAY:
+                twin.play(twin.turn, twin.legal_plays()[-1])
+            else:
+                break
+        assert state(game) == before and game.log == log and match.version == version
+        # both dice sources stood at the same place: the original draws what the copy drew
+        first = twin.log[len(log)] if len(twin.log) > len(log) else None
+        if first is not None and first.kind == "roll":
+            game.roll(game.turn)
+            assert game.log[-1] == first
