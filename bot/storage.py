@@ -1096,7 +1096,7 @@ class Store:
         """Create or refresh a player's cached display name and bot flag."""
         now = self._now()
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> Row | None:
             await conn.execute(
                 """
                 INSERT INTO players (user_id, display_name, is_bot, created_at, updated_at)
@@ -1108,8 +1108,7 @@ class Store:
                 """,
                 (user_id, display_name, int(is_bot), now, now),
             )
-            row = await self._one(conn, "SELECT * FROM players WHERE user_id = ?", (user_id,))
-            return row
+            return await self._one(conn, "SELECT * FROM players WHERE user_id = ?", (user_id,))
 
         row = await self._transact(transaction)
         assert row is not None
@@ -1125,14 +1124,13 @@ class Store:
         now = self._now()
         payload = _dump(dict(prefs))
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> Row | None:
             await self._touch_player(conn, user_id, now)
             await conn.execute(
                 "UPDATE players SET prefs = ?, updated_at = ? WHERE user_id = ?",
                 (payload, now, user_id),
             )
-            row = await self._one(conn, "SELECT * FROM players WHERE user_id = ?", (user_id,))
-            return row
+            return await self._one(conn, "SELECT * FROM players WHERE user_id = ?", (user_id,))
 
         row = await self._transact(transaction)
         assert row is not None
@@ -1150,7 +1148,7 @@ class Store:
         now = self._now()
         payload = _dump(dict(settings))
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> None:
             await conn.execute(
                 """
                 INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)
@@ -1190,7 +1188,7 @@ class Store:
         now = self._now()
         payload = _dump(dict(settings or {}))
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> Row | None:
             if challenge_id is not None:
                 await self._require_pending_challenge(conn, challenge_id)
             busy = await self._one(
@@ -1236,8 +1234,7 @@ class Store:
                     """,
                     (game_id, now, challenge_id),
                 )
-            row = await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
-            return row
+            return await self._one(conn, "SELECT * FROM games WHERE id = ?", (game_id,))
 
         row = await self._transact(transaction)
         assert row is not None
@@ -1399,7 +1396,7 @@ class Store:
 
         now = self._now()
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> tuple[Row | None, list[RatingChange], list[tuple[Any, ...]]]:
             # FOR UPDATE (PostgreSQL): a racing append waits here and then sees our version.
             row = await self._one(conn, "SELECT * FROM games WHERE id = ?" + conn.for_update, (game_id,))
             if row is None:
@@ -1616,7 +1613,7 @@ class Store:
     async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
         """Keep the analysis of game ``game_number`` (from 1) of a stored match; a newer one replaces it."""
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> None:
             await conn.execute(
                 """
                 INSERT INTO game_analyses (game_id, game_number, ply, summary, created_at)
@@ -1660,7 +1657,7 @@ class Store:
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember where the latest board post is (does not change the version)."""
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> None:
             updated = await conn.execute(
                 "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
                 (channel_id, message_id, game_id),
@@ -1678,7 +1675,7 @@ class Store:
         Does not change the version.
         """
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> bool:
             claimed = await conn.execute(
                 """
                 UPDATE games SET reminder_sent = 1
@@ -1778,7 +1775,7 @@ class Store:
         now = self._now()
         payload = _dump(dict(settings or {}))
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> Row | None:
             await self._touch_player(conn, challenger, now)
             if challenged is not None:
                 await self._touch_player(conn, challenged, now)
@@ -1802,8 +1799,7 @@ class Store:
                     _to_ts(expires_at),
                 ),
             )
-            row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
-            return row
+            return await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
 
         row = await self._transact(transaction)
         assert row is not None
@@ -1858,7 +1854,7 @@ class Store:
         stamp = self._now()
         where, params = _shard_clause(shard, "expires_at", ts)
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> list[ChallengeRow]:
             rows = await conn.fetchall(
                 """
                 SELECT id FROM challenges
@@ -1900,7 +1896,7 @@ class Store:
             raise ValueError(f"bad challenge status {status!r}")
         now = self._now()
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> Row | None:
             await self._require_pending_challenge(conn, challenge_id)
             await conn.execute(
                 """
@@ -1909,8 +1905,7 @@ class Store:
                 """,
                 (status, game_id, now, challenge_id),
             )
-            row = await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
-            return row
+            return await self._one(conn, "SELECT * FROM challenges WHERE id = ?", (challenge_id,))
 
         row = await self._transact(transaction)
         assert row is not None
@@ -1919,7 +1914,7 @@ class Store:
     async def set_challenge_message(self, challenge_id: int, message_id: int | None) -> None:
         """Remember the message that shows the challenge (for editing it later)."""
 
-        async def transaction(conn: Tx) -> Any:
+        async def transaction(conn: Tx) -> None:
             updated = await conn.execute(
                 "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
             )

@@ -191,12 +191,16 @@ class Table:
     async def quick(self, interaction: discord.Interaction, call: Awaitable[T]) -> T:
         """Await a service call; if it is slow, acknowledge first (3-second rule).
 
-        The acknowledgement is a *private* "thinking...": a refusal then stays
-        private, and a public result is posted with :meth:`send_public`.
+        A command's acknowledgement is a *private* "thinking...": a refusal then
+        stays private, and a public result is posted with :meth:`send_public`.
+        A click's is a silent deferral of the clicked message's update.
         """
         task = asyncio.ensure_future(call)
         if not interaction.response.is_done() and not await self._first(task):
-            await self.defer(interaction, ephemeral=True)
+            if interaction.type is discord.InteractionType.component:
+                await interaction.response.defer()
+            else:
+                await self.defer(interaction, ephemeral=True)
         return await task
 
     async def _first(self, task: asyncio.Future[Any]) -> bool:
@@ -369,27 +373,25 @@ class Table:
             interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version)
         )
 
-    async def settle(self, interaction: discord.Interaction, call: Awaitable[T]) -> T:
-        """Await a click's service call, deferring the click first if the call is slow."""
-        task = asyncio.ensure_future(call)
-        if not interaction.response.is_done() and not await self._first(task):
-            await interaction.response.defer()
-        return await task
+    @staticmethod
+    async def edit_clicked(interaction: discord.Interaction, **fields: Any) -> None:
+        """Edit the clicked message; this is the first answer to the click if there was none yet."""
+        if interaction.response.is_done():
+            await interaction.edit_original_response(**fields)
+        else:
+            await interaction.response.edit_message(**fields)
 
     async def take_buttons_off(self, interaction: discord.Interaction) -> None:
-        """Remove the clicked message's controls; the first answer to the click if there was none yet."""
+        """Remove the clicked message's controls (best effort)."""
         try:
-            if interaction.response.is_done():
-                await interaction.edit_original_response(view=None)
-            else:
-                await interaction.response.edit_message(view=None)
+            await self.edit_clicked(interaction, view=None)
         except discord.HTTPException as error:
             log.debug("could not take the buttons off %s: %s", interaction.message, error)
 
     async def run_click(self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]]) -> None:
         try:
             try:
-                outcome = await self.settle(interaction, call())
+                outcome = await self.quick(interaction, call())
             except StaleGameError as error:
                 await self.answer_stale(interaction, error)
                 return
@@ -436,10 +438,7 @@ class Table:
         current = error.view.board_message if error.view is not None else None
         if clicked is not None and (current is None or current[1] != clicked.id):
             try:
-                if interaction.response.is_done():
-                    await interaction.edit_original_response(view=disabled_copy(clicked))
-                else:
-                    await interaction.response.edit_message(view=disabled_copy(clicked))
+                await self.edit_clicked(interaction, view=disabled_copy(clicked))
             except discord.HTTPException:
                 log.debug("could not disable a stale board", exc_info=True)
         await answer_privately(interaction, player_message(error) or "The game has moved on.")
@@ -543,10 +542,7 @@ class Table:
             return
         status = "expired" if expired else challenge.status
         try:
-            if not interaction.response.is_done():
-                await interaction.response.edit_message(content=presenter.challenge_closed_content(challenge, status), view=None)
-            else:
-                await interaction.edit_original_response(content=presenter.challenge_closed_content(challenge, status), view=None)
+            await self.edit_clicked(interaction, content=presenter.challenge_closed_content(challenge, status), view=None)
         except discord.HTTPException:
             log.debug("could not close challenge message", exc_info=True)
 
@@ -566,7 +562,7 @@ class Table:
             return challenge, await self.service.accept(challenge_id, interaction.user.id)
 
         # the checks read the database too: a busy bot acknowledges before them
-        challenge, outcome = await self.settle(interaction, accept())
+        challenge, outcome = await self.quick(interaction, accept())
         if outcome is None:
             assert interaction.message is not None
             await self._accept_into_thread(interaction, challenge, interaction.message)
@@ -575,18 +571,11 @@ class Table:
         # the first board is drawn while the challenge loses its buttons (which answers the click)
         payload, _ = await asyncio.gather(
             self.board_payload(outcome.view, outcome.events, outcome.rating_changes),
-            self._close_accepted(interaction, closed),
+            self.edit_clicked(interaction, content=closed, view=None),
         )
         message = await self.send_followup(interaction, payload)
         await self.remember_board(outcome.view, message, None)
         self.after_post(outcome, message, payload["embeds"])
-
-    @staticmethod
-    async def _close_accepted(interaction: discord.Interaction, content: str) -> None:
-        if interaction.response.is_done():
-            await interaction.edit_original_response(content=content, view=None)
-        else:
-            await interaction.response.edit_message(content=content, view=None)
 
     async def _accept_into_thread(
         self, interaction: discord.Interaction, challenge: Any, challenge_message: discord.Message
