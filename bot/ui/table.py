@@ -18,16 +18,13 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import multiprocessing
-import os
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
 from bot import presenter
-from bot.ai import die_with_parent
+from bot.render_workers import RenderWorkers
 from bot.service import (
     ChallengeError,
     Event,
@@ -40,11 +37,16 @@ from bot.service import (
 )
 from bot.ui import builder
 from bot.ui.analysis import Analyses
+from bot.ui.components import (
+    challenge_controls,
+    disabled_copy,
+    game_controls,
+    leaderboard_controls,
+)
 from bot.ui.computer import ComputerSeat
-from bot.ui.components import challenge_controls, disabled_copy, game_controls, leaderboard_controls
 from bot.ui.errors import UserError, answer_privately, player_message, report
-from engine import Phase, Position, format_play
-from renderer import BoardScene, render_board
+from engine import Phase, format_play
+from renderer import BoardScene
 
 if TYPE_CHECKING:
     from bot.app import BackgammonBot
@@ -54,37 +56,21 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_render_pool: ProcessPoolExecutor | None = None
-
-
 RENDER_WORKERS = 2
-
-
-def _render_executor() -> ProcessPoolExecutor:
-    global _render_pool
-    if _render_pool is None:
-        _render_pool = ProcessPoolExecutor(
-            max_workers=RENDER_WORKERS,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=die_with_parent,
-            initargs=(os.getpid(),),
-        )
-    return _render_pool
+_render_workers = RenderWorkers(RENDER_WORKERS)
+"""Shared by every bot in this process (tests make many); started on first use."""
 
 
 async def render_in_worker(scene: BoardScene) -> bytes:
     """A board's PNG from a worker process: drawing holds the GIL, which the
     event loop needs for everyone else's clicks."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_render_executor(), render_board, scene)
+    return await _render_workers.render(scene)
 
 
 async def warm_up_renderer() -> None:
     """Start the drawing workers (and their board caches) before the first click needs them."""
-    pool = _render_executor()
-    loop = asyncio.get_running_loop()
-    scene = BoardScene(Position.start())
-    await asyncio.gather(*(loop.run_in_executor(pool, render_board, scene) for _ in range(RENDER_WORKERS)))
+    await _render_workers.start()
+
 
 SLOW_CALL_SECONDS = 0.1
 """A service call still running after this long gets the interaction deferred

@@ -1,0 +1,78 @@
+"""Boards drawn for another process: scenes in on stdin, PNGs out on stdout.
+
+    python -m renderer.pipe
+
+is a drawing worker for the bot (``bot.render_workers``), not a command for
+people: the bot writes requests to its stdin and reads the replies from its
+stdout, one at a time.
+
+- A request is a 4-byte big-endian length, then a pickled :class:`BoardScene`.
+- A reply is a status byte (:data:`DRAWN` or :data:`FAILED`), a 4-byte
+  big-endian length, then the PNG, or for a scene that could not be drawn the
+  reason in UTF-8. A failed scene does not end the worker.
+
+The worker ends when its stdin ends, which is also what happens when the bot
+process dies however it dies: the pipe's other end closes with it. Pickles
+come only from the process that started the worker, over a private pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+import sys
+from typing import BinaryIO
+
+from renderer.board import render_board
+
+REQUEST = struct.Struct(">I")
+"""A request's header: the pickle's length."""
+REPLY = struct.Struct(">BI")
+"""A reply's header: the status and the payload's length."""
+DRAWN = 0
+FAILED = 1
+
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
+    """``size`` bytes, or None when the stream ends first."""
+    data = stream.read(size)
+    while data is not None and 0 < len(data) < size:
+        more = stream.read(size - len(data))
+        if not more:
+            return None
+        data += more
+    return data if data and len(data) == size else None
+
+
+def serve(requests: BinaryIO, replies: BinaryIO) -> None:
+    """Answer requests until ``requests`` ends."""
+    while True:
+        header = _read_exactly(requests, REQUEST.size)
+        if header is None:
+            return
+        (length,) = REQUEST.unpack(header)
+        body = _read_exactly(requests, length)
+        if body is None:
+            return
+        try:
+            payload, status = render_board(pickle.loads(body)), DRAWN
+        except Exception as error:  # noqa: BLE001 - one bad scene is reported, the next is drawn
+            payload, status = f"{type(error).__name__}: {error}".encode(), FAILED
+        replies.write(REPLY.pack(status, len(payload)))
+        replies.write(payload)
+        replies.flush()
+
+
+def main() -> None:
+    # Ctrl-C in a terminal reaches the whole process group; the bot ends us by closing stdin.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Replies own the real stdout; a stray print() goes to stderr instead of into a PNG.
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(sys.stdin.buffer, replies)
+
+
+if __name__ == "__main__":
+    main()

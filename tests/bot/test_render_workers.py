@@ -1,0 +1,169 @@
+"""Boards drawn by worker processes: the same bytes as drawing here, and no
+board lost when a worker dies, hangs, fails a scene or its caller gives up."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot import render_workers
+from bot.render_workers import RenderError, RenderWorkers
+from engine.position import Position
+from renderer.board import render_board
+from renderer.scene import BoardScene
+
+SCENES = [
+    BoardScene(Position.start(), names=("Ann", "Bob"), dice=(6, 4)),
+    BoardScene(Position.from_counts({6: 15}, {1: 15}), names=("Cy", "Di")),
+    BoardScene(Position.from_counts({25: 2, 13: 3, 8: 3, 6: 7}, {24: 2, 13: 5, 8: 3, 6: 5}), cube_value=4, cube_owner=0),
+]
+
+
+@pytest.fixture
+async def workers() -> AsyncIterator[RenderWorkers]:
+    pool = RenderWorkers(2)
+    await pool.start()
+    yield pool
+    pool.close()
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.waitpid(pid, os.WNOHANG)  # reap it if it is our child
+        except ChildProcessError:
+            pass
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+async def test_boards_are_the_bytes_drawn_here_by_the_same_two_workers(workers: RenderWorkers) -> None:
+    pids = set(workers.pids)
+    boards = await asyncio.gather(*(workers.render(SCENES[i % 3]) for i in range(12)))
+    assert boards == [render_board(SCENES[i % 3]) for i in range(12)]
+    assert set(workers.pids) == pids and len(pids) == 2
+
+
+async def test_a_worker_killed_while_idle_is_replaced(workers: RenderWorkers) -> None:
+    for pid in workers.pids:
+        os.kill(pid, signal.SIGKILL)
+        assert _gone(pid)
+    assert await workers.render(SCENES[0]) == render_board(SCENES[0])
+    assert await workers.render(SCENES[1]) == render_board(SCENES[1])
+
+
+async def test_a_worker_that_dies_mid_board_hands_the_board_to_another() -> None:
+    pool = RenderWorkers(1)
+    try:
+        await pool.start()
+        (pid,) = pool.pids
+        os.kill(pid, signal.SIGSTOP)  # it holds the request unread...
+        board = asyncio.ensure_future(pool.render(SCENES[1]))
+        await asyncio.sleep(0.05)
+        assert not board.done()
+        os.kill(pid, signal.SIGKILL)  # ...and dies with it
+        assert await asyncio.wait_for(board, 20) == render_board(SCENES[1])
+        assert pool.pids != [pid]
+    finally:
+        pool.close()
+
+
+async def test_a_stuck_worker_is_ended_and_its_board_drawn_by_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render_workers, "DRAW_TIMEOUT_SECONDS", 0.3)
+    pool = RenderWorkers(1)
+    try:
+        await pool.start()
+        (pid,) = pool.pids
+        os.kill(pid, signal.SIGSTOP)
+        assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
+        assert _gone(pid)
+    finally:
+        pool.close()
+
+
+async def test_a_scene_that_cannot_be_drawn_is_an_error_and_the_worker_goes_on() -> None:
+    pool = RenderWorkers(1)
+    try:
+        await pool.start()
+        bad = BoardScene(Position.start())
+        object.__setattr__(bad, "dice", (7, 9))
+        with pytest.raises(RenderError, match="KeyError"):
+            await pool.render(bad)
+        pids = pool.pids
+        assert await pool.render(SCENES[0]) == render_board(SCENES[0])
+        assert pool.pids == pids
+    finally:
+        pool.close()
+
+
+async def test_a_caller_that_gives_up_leaves_the_worker_free() -> None:
+    pool = RenderWorkers(1)
+    try:
+        await pool.start()
+        pids = pool.pids
+        first = asyncio.ensure_future(pool.render(SCENES[0]))
+        waiting = asyncio.ensure_future(pool.render(SCENES[1]))  # queued behind the first
+        await asyncio.sleep(0)
+        first.cancel()
+        waiting.cancel()
+        await asyncio.gather(first, waiting, return_exceptions=True)
+        assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
+        assert pool.pids == pids
+    finally:
+        pool.close()
+
+
+async def test_workers_that_cannot_start_give_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render_workers, "_worker_command", lambda: ([sys.executable, "-c", "pass"], dict(os.environ)))
+    pool = RenderWorkers(1)
+    try:
+        with pytest.raises(RenderError, match="dying"):
+            await asyncio.wait_for(pool.render(SCENES[0]), 20)
+    finally:
+        pool.close()
+
+
+def test_the_workers_serve_one_event_loop_after_another() -> None:
+    pool = RenderWorkers(1)
+    try:
+        assert asyncio.run(pool.render(SCENES[0])) == render_board(SCENES[0])
+        pids = pool.pids
+        assert asyncio.run(pool.render(SCENES[1])) == render_board(SCENES[1])
+        assert pool.pids == pids
+    finally:
+        pool.close()
+
+
+def test_workers_end_when_the_bot_process_is_killed() -> None:
+    script = textwrap.dedent("""
+        import asyncio, os, signal, sys
+        from bot.render_workers import RenderWorkers
+        pool = RenderWorkers(2)
+        asyncio.run(pool.start())
+        print(*pool.pids, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    parent = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert parent.returncode == -signal.SIGKILL, parent.stderr
+    pids = [int(pid) for pid in parent.stdout.split()]
+    assert len(pids) == 2
+    assert all(_gone(pid) for pid in pids)
+
+
+async def test_closing_ends_the_workers(workers: RenderWorkers) -> None:
+    pids = workers.pids
+    workers.close()
+    assert all(_gone(pid) for pid in pids)

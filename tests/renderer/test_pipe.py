@@ -1,0 +1,54 @@
+"""The drawing worker's protocol: framed pickled scenes in, framed PNGs out."""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+from engine.position import Position
+from renderer.board import render_board
+from renderer.pipe import DRAWN, FAILED, REPLY, REQUEST, serve
+from renderer.scene import BoardScene
+
+
+def _request(scene: BoardScene) -> bytes:
+    body = pickle.dumps(scene)
+    return REQUEST.pack(len(body)) + body
+
+
+def _replies(data: bytes) -> list[tuple[int, bytes]]:
+    replies, at = [], 0
+    while at < len(data):
+        status, length = REPLY.unpack_from(data, at)
+        at += REPLY.size
+        replies.append((status, data[at:at + length]))
+        at += length
+    return replies
+
+
+def _unrenderable() -> BoardScene:
+    scene = BoardScene(Position.start())
+    object.__setattr__(scene, "dice", (7, 9))  # past the validation: no die has 7 pips
+    return scene
+
+
+def test_each_request_gets_its_board_and_a_bad_scene_does_not_end_the_worker() -> None:
+    good = BoardScene(Position.start(), names=("Ann", "Bob"), dice=(6, 4))
+    other = BoardScene(Position.from_counts({6: 15}, {1: 15}), names=("Cy", "Di"))
+    requests = io.BytesIO(_request(good) + _request(_unrenderable()) + _request(other))
+    replies = io.BytesIO()
+
+    serve(requests, replies)  # returns at the end of the requests
+
+    (s1, png1), (s2, reason), (s3, png3) = _replies(replies.getvalue())
+    assert (s1, png1) == (DRAWN, render_board(good))
+    assert s2 == FAILED and reason.decode().startswith("KeyError")
+    assert (s3, png3) == (DRAWN, render_board(other))
+
+
+def test_a_request_cut_short_ends_the_worker_quietly() -> None:
+    whole = _request(BoardScene(Position.start()))
+    for cut in (2, REQUEST.size, len(whole) - 1):
+        replies = io.BytesIO()
+        serve(io.BytesIO(whole[:cut]), replies)
+        assert replies.getvalue() == b""
