@@ -29,6 +29,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -42,6 +43,38 @@ TARGET_BOARD_P99_MS = 1500.0
 LOG_COPY = Path(tempfile.gettempdir()) / "e2e_load_bot.log"
 
 
+def cpu_seconds(root: int) -> dict[int, float]:
+    """CPU seconds used so far by process ``root`` and each of its descendants
+    (Linux /proc; empty elsewhere). Steadier than wall time on a shared machine."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        pid = int(entry.parent.name)
+        parents[pid] = int(fields[1])
+        used[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    family = {root}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in family and pid not in family:
+                family.add(pid)
+                grew = True
+    return {pid: used[pid] for pid in family if pid in used}
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
                think: tuple[float, float] = (0.0, 0.0)) -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
@@ -50,13 +83,27 @@ async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
         bot = BotProcess(fake, Path(tmp), target=REAL_BOT, log_level="WARNING")
         try:
             await bot.start()
+            assert bot.proc is not None
+            before, own_before = cpu_seconds(bot.proc.pid), time.process_time()
             result = await run_games(fake, games, timeout=timeout, stagger=ramp / games, think=think)
+            after, own = cpu_seconds(bot.proc.pid), time.process_time() - own_before
+            drawing = {pid for pid in after if b"renderer.pipe" in _cmdline(pid)}
         finally:
             await bot.kill()
             await fake.stop()
             shutil.copy(bot.log_path, LOG_COPY)
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; bot log: {LOG_COPY}")
         figures = result.figures()
+        bot_cpu = after.get(bot.proc.pid, 0.0) - before.get(bot.proc.pid, 0.0)
+        drawing_cpu = sum(used - before.get(pid, 0.0) for pid, used in after.items() if pid in drawing)
+        others_cpu = sum(used - before.get(pid, 0.0) for pid, used in after.items()) - bot_cpu - drawing_cpu
+        per = 1000 / max(len(result.interactions), 1)
+        figures["cpu_ms_per_interaction"] = {
+            "bot": round(bot_cpu * per, 2),
+            "drawing_workers": round(drawing_cpu * per, 2),
+            "other_workers": round(others_cpu * per, 2),  # analyses of ended games
+            "stand_in_and_players": round(own * per, 2),
+        }
         figures["violations"] = len(fake.violations)
         figures["think_s"] = list(think)
         figures["ramp_s"] = ramp
@@ -73,6 +120,9 @@ async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
             how = "players act at once" if think[1] <= 0 else f"players take {think[0]:g}-{think[1]:g} s to act"
             print(f"{how}; games start {'together' if ramp <= 0 else f'over {ramp:g} s'}")
             print(result.summary())
+            cpu = figures["cpu_ms_per_interaction"]
+            print(f"CPU per interaction: bot {cpu['bot']:.2f} ms, drawing {cpu['drawing_workers']:.2f} ms, "
+                  f"analyses {cpu['other_workers']:.2f} ms; stand-in and players {cpu['stand_in_and_players']:.2f} ms")
             print(f"Discord rule violations: {len(fake.violations)}")
             print(f"targets: p99 first response <= {TARGET_FIRST_P99_MS:.0f} ms, "
                   f"p99 board image <= {TARGET_BOARD_P99_MS:.0f} ms, 0 missed deadlines: {'MET' if ok else 'MISSED'}")

@@ -486,7 +486,7 @@ def _lower_priority(parent: int) -> None:
     """Worker initializer: analysis yields the CPU to the bot's own work, and
     the worker dies with the bot (a bot killed outright leaves no orphans)."""
     try:
-        os.nice(10)
+        os.nice(19)
     except OSError:
         pass
     die_with_parent(parent)

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from aiohttp import WSMsgType, web
 
 from e2e import limits, payloads
@@ -81,11 +82,16 @@ class DiscordError(Exception):
         return data
 
 
+def to_json(data: Any) -> str:
+    """JSON text (orjson: the stand-in shares the machine with the bot it measures)."""
+    return orjson.dumps(data).decode()
+
+
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """A JSON answer whose Content-Type is exactly ``application/json`` (discord.py insists)."""
     all_headers = {"Content-Type": "application/json"}
     all_headers.update(headers or {})
-    return web.Response(body=json.dumps(data).encode(), status=status, headers=all_headers)
+    return web.Response(body=orjson.dumps(data), status=status, headers=all_headers)
 
 
 _BOUNDARY = re.compile(r'boundary="?([^";]+)"?')
@@ -343,17 +349,17 @@ class FakeDiscord:
         ws = web.WebSocketResponse(autoping=True, max_msg_size=16 * 1024 * 1024)
         await ws.prepare(request)
         self.gateway_log.append((time.monotonic(), "connect", dict(request.query)))
-        await ws.send_str(json.dumps({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval}, "s": None, "t": None}))
+        await ws.send_str(to_json({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval}, "s": None, "t": None}))
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     continue
-                data = json.loads(msg.data)
+                data = orjson.loads(msg.data)
                 op, d = data.get("op"), data.get("d")
                 self.gateway_log.append((time.monotonic(), f"op{op}", d if op != IDENTIFY else "identify"))
                 if op == HEARTBEAT:
                     self.heartbeats += 1
-                    await ws.send_str(json.dumps({"op": HEARTBEAT_ACK, "d": None, "s": None, "t": None}))
+                    await ws.send_str(to_json({"op": HEARTBEAT_ACK, "d": None, "s": None, "t": None}))
                 elif op == IDENTIFY:
                     await self._identify(ws, d)
                 elif op == RESUME:
@@ -399,7 +405,7 @@ class FakeDiscord:
         self.resumes.append({k: v for k, v in d.items() if k != "token"})
         session = self.session
         if session is None or d.get("session_id") != session.id or d.get("token") not in (self.token, f"Bot {self.token}"):
-            await ws.send_str(json.dumps({"op": INVALID_SESSION, "d": False, "s": None, "t": None}))
+            await ws.send_str(to_json({"op": INVALID_SESSION, "d": False, "s": None, "t": None}))
             return
         self.ws = ws
         last = d.get("seq") or 0
@@ -413,7 +419,7 @@ class FakeDiscord:
         session = self.session
         assert session is not None, "no gateway session"
         session.seq += 1
-        text = json.dumps({"op": DISPATCH, "t": event, "s": session.seq, "d": data})
+        text = to_json({"op": DISPATCH, "t": event, "s": session.seq, "d": data})
         session.sent.append((session.seq, text))
         if len(session.sent) > 5000:
             del session.sent[:1000]
@@ -446,7 +452,7 @@ class FakeDiscord:
     async def send_reconnect(self) -> None:
         """op 7 RECONNECT: Discord asks the bot to reconnect and resume."""
         assert self.ws is not None
-        await self.ws.send_str(json.dumps({"op": RECONNECT, "d": None, "s": None, "t": None}))
+        await self.ws.send_str(to_json({"op": RECONNECT, "d": None, "s": None, "t": None}))
 
     # -- driving the bot like users do ----------------------------------------------------------
 
@@ -592,7 +598,7 @@ class FakeDiscord:
                 raise AssertionError(f"values {chosen} not among the select's options {sorted(allowed)}")
             data["values"] = chosen
         channel = self.channels[int(message["channel_id"])]
-        return await self._dispatch_interaction(MESSAGE_COMPONENT, user, channel, data, message=json.loads(json.dumps(message)))
+        return await self._dispatch_interaction(MESSAGE_COMPONENT, user, channel, data, message=orjson.loads(orjson.dumps(message)))
 
     # -- looking at what the bot did ------------------------------------------------------------
 
@@ -739,10 +745,10 @@ class FakeDiscord:
             payload = next((data for name, _, data in parts if name == "payload_json"), b"{}")
             files = [(name, filename or "", data) for name, filename, data in parts
                      if name.startswith("files[") or name.startswith("file")]
-            return json.loads(payload), files
+            return orjson.loads(payload), files
         if request.can_read_body:
             text = await request.text()
-            return (json.loads(text) if text else {}), []
+            return (orjson.loads(text) if text else {}), []
         return {}, []
 
     async def _route(self, request: web.Request, method: str, path: str) -> web.StreamResponse:
