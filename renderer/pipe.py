@@ -68,6 +68,13 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
 def main() -> None:
     # Ctrl-C in a terminal reaches the whole process group; the bot ends us by closing stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "sched_setscheduler"):  # Linux
+        # A batch task keeps its fair share of the CPU but does not preempt the
+        # bot when a request wakes it: the bot's event loop answers everyone.
+        try:
+            os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        except OSError:
+            pass
     # Replies own the real stdout; a stray print() goes to stderr instead of into a PNG.
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
