@@ -2,18 +2,20 @@
 
 The board without checkers (frame, felt, points, bar, trays, point numbers)
 is drawn once per theme, large, scaled down for smooth edges and cached;
-every call copies it and draws only what changes. Checkers, dice and marks
-are small pre-drawn sprites, also cached, and so are rendered text, shapes
-and each checker already blended onto the board at each spot it can take.
-Cached images are only ever copied or pasted from, never drawn on, so
-rendering is safe in worker threads, and nothing depends on time or
-randomness, so the same scene gives the same bytes.
+only what changes is drawn on it. Checkers, dice and marks are small
+pre-drawn sprites, also cached, and so are rendered text, shapes and each
+checker already blended onto the board at each spot it can take. Cached
+images are only ever copied or pasted from, never drawn on, so rendering is
+safe in worker threads, and nothing depends on time or randomness, so the
+same scene gives the same bytes.
 
 For the PNG, the static board and the checker patches are also kept as
 palette indices; only the other boxes drawn on are mapped to the palette,
-and everything is pasted into a copy of the indexed board. The mapping is per
-pixel (nearest colour, no dithering), so this is exactly the whole picture
-mapped, in a fraction of the time. ``tests/renderer/test_exact_pixels.py``
+and everything is pasted into the indexed board. The mapping is per pixel
+(nearest colour, no dithering), so this is exactly the whole picture mapped,
+in a fraction of the time. Each thread keeps its own RGB and indexed board
+from one PNG to the next and wipes what it drew afterwards, rather than
+copying both boards whole for every PNG. ``tests/renderer/test_exact_pixels.py``
 holds all of it to the pixels of plain drawing and mapping.
 
 Everything is drawn from the side of the *bottom player*: the player on roll
@@ -355,42 +357,83 @@ def _checker_on_board_indexed(theme: Theme, colour: int, center: tuple[int, int]
 
 
 class _Canvas:
-    """A copy of the static board being drawn on, and what was drawn where.
+    """The static board being drawn on, and what was drawn where.
 
     :func:`render_board` maps only the boxes in :attr:`dirty` to the palette;
     everything else is the static board or a checker in :attr:`checkers`,
-    both mapped once and cached.
+    both mapped once and cached. Those checkers go onto the RGB image only
+    when something is drawn over them (a ring, a hit badge, a count), so the
+    PNG path mostly never touches the RGB image with them; :meth:`paint_checkers`
+    puts the rest on for a caller that wants the whole RGB picture.
     """
 
-    __slots__ = ("checkers", "dirty", "draw", "image", "theme")
+    __slots__ = ("checkers", "dirty", "draw", "image", "painted", "theme", "unpainted", "unpainted_reach")
 
-    def __init__(self, theme: Theme) -> None:
+    def __init__(self, theme: Theme, image: Image.Image | None = None) -> None:
+        """Draw on ``image``, which must show the bare static board; None: on a fresh copy of it."""
         self.theme = theme
-        self.image = static_board(theme).copy()
+        self.image = static_board(theme).copy() if image is None else image
         self.draw = ImageDraw.Draw(self.image)
         self.dirty: list[Box] = []
         """Covers every drawn pixel but the checkers' patches; boxes may overlap
         and reach past the edges."""
         self.checkers: list[tuple[int, tuple[int, int]]] = []
-        """(colour, centre) of checkers pasted as ready patches onto the bare board."""
+        """(colour, centre) of checkers laid as ready patches on the bare board."""
+        self.unpainted: list[tuple[int, tuple[int, int], Box]] = []
+        """Checkers of :attr:`checkers` not yet on the RGB image, with their patch's box.
+        None lies in a box of :attr:`dirty`."""
+        self.unpainted_reach: Box | None = None
+        """A box around all of :attr:`unpainted`, to pass over most drawing quickly."""
+        self.painted: list[Box] = []
+        """Boxes of checker patches put on the RGB image."""
 
     def _touch(self, box: Box) -> None:
+        """Record ``box`` as drawn on, before drawing: checkers lying under the
+        box it ends up in go onto the RGB image first, since that box will be
+        mapped from the RGB image."""
         # Drawing goes place by place, so growing the last box is enough to keep
         # the list short (a stack of checkers becomes one box).
         if self.dirty:
             last = self.dirty[-1]
             union = (min(last[0], box[0]), min(last[1], box[1]), max(last[2], box[2]), max(last[3], box[3]))
             if _area(union) <= _area(last) + _area(box) + MERGE_SLACK:
-                self.dirty[-1] = union
-                return
-        self.dirty.append(box)
+                self.dirty[-1] = box = union
+            else:
+                self.dirty.append(box)
+        else:
+            self.dirty.append(box)
+        reach = self.unpainted_reach
+        if reach is not None and box[0] < reach[2] and reach[0] < box[2] and box[1] < reach[3] and reach[1] < box[3]:
+            self._paint_checkers_under(box)
+
+    def _paint_checkers_under(self, box: Box) -> None:
+        x0, y0, x1, y1 = box
+        kept: list[tuple[int, tuple[int, int], Box]] = []
+        for colour, center, (a, b, c, d) in self.unpainted:
+            if x0 < c and a < x1 and y0 < d and b < y1:
+                self._paint_checker(colour, center, (a, b, c, d))
+            else:
+                kept.append((colour, center, (a, b, c, d)))
+        self.unpainted = kept
+        self.unpainted_reach = _reach([patch for _, _, patch in kept])
+
+    def _paint_checker(self, colour: int, center: tuple[int, int], box: Box) -> None:
+        self.image.im.paste(_checker_on_board(self.theme, colour, center).im, box)
+        self.painted.append(box)
+
+    def paint_checkers(self) -> None:
+        """Put every checker still missing from the RGB image on it."""
+        for colour, center, box in self.unpainted:
+            self._paint_checker(colour, center, box)
+        self.unpainted = []
+        self.unpainted_reach = None
 
     def paste(self, sprite: Image.Image, x: int, y: int) -> None:
         """Blend an RGBA ``sprite`` with its top left at (x, y): ``Image.paste`` with
         the sprite as its own mask, minus the Python overhead."""
         box = (x, y, x + sprite.width, y + sprite.height)
-        self.image.im.paste(sprite.im, box, sprite.im)
         self._touch(box)
+        self.image.im.paste(sprite.im, box, sprite.im)
 
     def sprite(self, sprite: Image.Image, center: tuple[int, int]) -> None:
         """Blend an RGBA ``sprite`` centred on ``center``."""
@@ -401,23 +444,27 @@ class _Canvas:
         other checkers (which never overlap) was drawn yet, which skips the blend
         and, in :func:`render_board`, the palette mapping; else blended like any
         sprite (a hit badge may reach over from the point before)."""
-        patch = _checker_on_board(self.theme, colour, center)
-        x, y = center[0] - patch.width // 2, center[1] - patch.height // 2
-        x1, y1 = x + patch.width, y + patch.height
-        if any(x < b[2] and b[0] < x1 and y < b[3] and b[1] < y1 for b in self.dirty):
+        r = L.CHECKER_RADIUS
+        x, y = center
+        box = (x - r, y - r, x + r, y + r)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.dirty):
             self.sprite(checker_sprite(self.theme, colour), center)
             return
-        self.image.im.paste(patch.im, (x, y, x1, y1))
         self.checkers.append((colour, center))
+        self.unpainted.append((colour, center, box))
+        reach = self.unpainted_reach
+        self.unpainted_reach = box if reach is None else (
+            min(reach[0], box[0]), min(reach[1], box[1]), max(reach[2], box[2]), max(reach[3], box[3])
+        )
 
     def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
         """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor)``,
         from the cached mask."""
         mask, (dx, dy) = T.mask(text, size, anchor)
         x, y = xy[0] + dx, xy[1] + dy
-        self.draw.draw.draw_bitmap((x, y), mask, self.draw.draw.draw_ink(fill))
         width, height = mask.size
         self._touch((x, y, x + width, y + height))
+        self.draw.draw.draw_bitmap((x, y), mask, self.draw.draw.draw_ink(fill))
 
     def rounded_rectangle(
         self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
@@ -426,6 +473,15 @@ class _Canvas:
         x0, y0, x1, y1 = box
         shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width)
         self.paste(shape, x0, y0)
+
+
+def _reach(boxes: list[Box]) -> Box | None:
+    """The smallest box around ``boxes`` (None for none)."""
+    if not boxes:
+        return None
+    return (
+        min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
+    )
 
 
 # -- drawing -----------------------------------------------------------------------------------
@@ -615,8 +671,8 @@ def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
     canvas.text((16, cy), T.for_drawing(status), INFO_SIZE, theme.text, "lm")
 
 
-def _draw(scene: BoardScene) -> _Canvas:
-    """The board of ``scene`` drawn on a copy of the static board."""
+def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
+    """The board of ``scene`` drawn on ``image`` (the bare static board), or on a copy of it."""
     theme = scene.theme
     bottom = scene.viewpoint  # the side drawn at the bottom (0 = on roll)
     board = scene.position if bottom == ON_ROLL else scene.position.swap()
@@ -625,7 +681,7 @@ def _draw(scene: BoardScene) -> _Canvas:
     by_drawn = (by_side[bottom], by_side[1 - bottom])
     marks = _marks(scene, bottom)
 
-    canvas = _Canvas(theme)
+    canvas = _Canvas(theme, image)
 
     if marks is not None:
         # Frame the numbers of the points the last play touched.
@@ -656,7 +712,9 @@ def _draw(scene: BoardScene) -> _Canvas:
 
 def render_image(scene: BoardScene) -> Image.Image:
     """The board of ``scene`` as an RGB Pillow image of :data:`renderer.layout.SIZE`."""
-    return _draw(scene).image
+    canvas = _draw(scene)
+    canvas.paint_checkers()
+    return canvas.image
 
 
 @functools.lru_cache(maxsize=8)
@@ -746,6 +804,24 @@ def _indexed_board(theme: Theme) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=8)
+def _bare_scanlines(theme: Theme) -> bytes:
+    """The PNG scanlines of the bare board of ``theme``: the bytes of :func:`_indexed_board`."""
+    return _indexed_board(theme).tobytes()
+
+
+def _row_spans(boxes: Iterable[Box]) -> list[tuple[int, int]]:
+    """The rows ``boxes`` cover, as sorted, disjoint (y0, y1) spans."""
+    spans: list[tuple[int, int]] = []
+    for _, y0, _, y1 in sorted(boxes, key=lambda box: box[1]):
+        if spans and y0 <= spans[-1][1]:
+            if y1 > spans[-1][1]:
+                spans[-1] = (spans[-1][0], y1)
+        else:
+            spans.append((y0, y1))
+    return spans
+
+
+@functools.lru_cache(maxsize=8)
 def _plte(theme: Theme) -> bytes:
     """The PNG palette chunk's data for ``theme``."""
     return bytes(theme_palette(theme).getpalette() or [])
@@ -756,7 +832,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
 
-def _png(scanlines: bytes, plte: bytes) -> bytes:
+def _png(scanlines: bytes | bytearray, plte: bytes) -> bytes:
     """A minimal 8-bit palette PNG of :data:`renderer.layout.SIZE` around ready
     scanlines: what Pillow writes for a P image, without its per-call overhead."""
     header = struct.pack(">IIBBBBB", L.WIDTH, L.HEIGHT, 8, 3, 0, 0, 0)
@@ -770,22 +846,89 @@ def _png(scanlines: bytes, plte: bytes) -> bytes:
     ))
 
 
-def render_board(scene: BoardScene) -> bytes:
-    """The PNG image of ``scene``: the pure entry point the bot calls (also from threads)."""
-    theme = scene.theme
-    canvas = _draw(scene)
-    palette = _palette_here(theme).im
-    indexed = _indexed_board(theme).copy()
-    # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
-    # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.
-    drawn, out = canvas.image.im, indexed.im
-    for colour, center in canvas.checkers:
-        patch = _checker_on_board_indexed(theme, colour, center)
-        x, y = center[0] - patch.width // 2 + 1, center[1] - patch.height // 2
-        out.paste(patch.im, (x, y, x + patch.width, y + patch.height))
+class _Surfaces:
+    """One thread's two pictures of one theme's board, kept from board to board:
+    the RGB picture drawn on and the palette-indexed one written out. Copying
+    both whole for every board cost more than anything but the deflate (the
+    RGB one is 3 MB, more than the CPU's cache); instead, after each board,
+    only what was drawn on is put back from the bare boards.
+
+    The indexed picture lives in :attr:`scanlines`, a buffer Pillow draws into
+    directly (``Image.frombuffer``), so the PNG is deflated straight from it
+    with no ``tobytes`` copy. Pillow marks such an image read-only, which only
+    its Python-level methods heed; we write through ``Image.im`` alone.
+    """
+
+    __slots__ = ("indexed", "picture", "scanlines")
+
+    def __init__(self, theme: Theme) -> None:
+        self.picture = static_board(theme).copy()
+        self.scanlines = bytearray(_bare_scanlines(theme))
+        self.indexed = Image.frombuffer("P", (L.WIDTH + 1, L.HEIGHT), self.scanlines, "raw", "P", 0, 1)
+
+    def wipe_rows(self, theme: Theme, rows: list[tuple[int, int]]) -> None:
+        """Put the bare board back on rows ``y0 <= y < y1`` of each of ``rows`` of the indexed picture."""
+        bare = memoryview(_bare_scanlines(theme))
+        stride = L.WIDTH + 1
+        for y0, y1 in rows:
+            self.scanlines[y0 * stride:y1 * stride] = bare[y0 * stride:y1 * stride]
+
+
+def _surfaces_here(theme: Theme) -> _Surfaces:
+    """This thread's surfaces for ``theme``, showing the bare board."""
+    found: dict[Theme, _Surfaces] = _this_thread.__dict__.setdefault("surfaces", {})
+    surfaces = found.get(theme)
+    if surfaces is None:
+        surfaces = found[theme] = _Surfaces(theme)
+    return surfaces
+
+
+def _drop_surfaces_here(theme: Theme) -> None:
+    """Forget this thread's surfaces for ``theme``: after a failed board they may
+    hold drawing that nobody recorded, and the next board starts from fresh copies."""
+    _this_thread.__dict__.get("surfaces", {}).pop(theme, None)
+
+
+def _drawn_boxes(canvas: _Canvas) -> list[Box]:
+    """The boxes drawn on, each clipped to the picture (empty ones left out)."""
+    boxes = []
     for x0, y0, x1, y1 in canvas.dirty:
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, L.WIDTH), min(y1, L.HEIGHT)
         if x0 < x1 and y0 < y1:
-            mapped = drawn.crop((x0, y0, x1, y1)).convert("P", Image.Dither.NONE, palette)
-            out.paste(mapped, (x0 + 1, y0, x1 + 1, y1))
-    return _png(indexed.tobytes(), _plte(theme))
+            boxes.append((x0, y0, x1, y1))
+    return boxes
+
+
+def render_board(scene: BoardScene) -> bytes:
+    """The PNG image of ``scene``: the pure entry point the bot calls (also from threads)."""
+    theme = scene.theme
+    surfaces = _surfaces_here(theme)
+    drawn, out = surfaces.picture.im, surfaces.indexed.im
+    written: list[Box] = []  # boxes of the indexed picture written on
+    try:
+        canvas = _draw(scene, surfaces.picture)
+        palette = _palette_here(theme).im
+        # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
+        # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.
+        for colour, center in canvas.checkers:
+            patch = _checker_on_board_indexed(theme, colour, center)
+            x, y = center[0] - patch.width // 2 + 1, center[1] - patch.height // 2
+            box = (x, y, x + patch.width, y + patch.height)
+            written.append(box)
+            out.paste(patch.im, box)
+        boxes = _drawn_boxes(canvas)
+        for box in boxes:
+            x0, y0, x1, y1 = box
+            shifted = (x0 + 1, y0, x1 + 1, y1)
+            written.append(shifted)
+            out.paste(drawn.crop(box).convert("P", Image.Dither.NONE, palette), shifted)
+        png = _png(surfaces.scanlines, _plte(theme))
+    except BaseException:
+        _drop_surfaces_here(theme)
+        raise
+    # Wipe both pictures for the next board.
+    bare = static_board(theme).im
+    for box in (*boxes, *canvas.painted):
+        drawn.paste(bare.crop(box), box)
+    surfaces.wipe_rows(theme, _row_spans(written))
+    return png

@@ -178,3 +178,78 @@ def test_threads_rendering_at_once_from_cold_caches_draw_the_same_boards() -> No
         with ThreadPoolExecutor(max_workers=4) as pool:
             drawn = list(pool.map(B.render_board, work))
         assert [_pixels(png) for png in drawn] == expected
+
+
+# -- the pictures each thread keeps between boards ------------------------------------------
+
+
+def _in_a_fresh_thread(scene: BoardScene) -> bytes:
+    """``render_board`` in a thread that has drawn nothing yet (no kept pictures)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(B.render_board, scene).result()
+
+
+def test_a_board_after_another_is_the_board_alone() -> None:
+    """Each thread draws every board on the same two pictures and wipes what it drew:
+    nothing of a board may stay behind for the next (checkers, marks, text, dice,
+    borne-off checkers, the turn band, in either theme)."""
+    boards = list(scenes().values())
+    alone = {id(scene): _in_a_fresh_thread(scene) for scene in boards}
+    for before, after in zip(boards, boards[7:] + boards[:7]):
+        B.render_board(before)
+        assert B.render_board(after) == alone[id(after)]
+
+
+def test_many_threads_drawing_different_boards_at_once_each_get_their_own() -> None:
+    import threading
+
+    boards = list(scenes().values())
+    alone = [_in_a_fresh_thread(scene) for scene in boards]
+    start = threading.Barrier(8)
+    failures: list[str] = []
+
+    def draw(offset: int) -> None:
+        start.wait()
+        for round_ in range(3):
+            for k in range(len(boards)):
+                index = (k * 5 + offset + round_) % len(boards)
+                if B.render_board(boards[index]) != alone[index]:
+                    failures.append(f"thread {offset}, board {index}")
+
+    threads = [threading.Thread(target=draw, args=(offset,)) for offset in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+def test_a_board_that_fails_halfway_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A drawing error leaves the thread's pictures half drawn, and possibly with
+    drawing nobody recorded: they are thrown away, not reused."""
+    scene = _base_scenes()["midgame"]
+    after = _base_scenes()["bear-off"]
+    expected = _in_a_fresh_thread(after)
+    B.render_board(after)  # this thread's pictures exist
+
+    def fail(canvas: B._Canvas, scene: BoardScene) -> None:
+        canvas.text((100, 20), "half drawn", 26, (255, 0, 0), "lm")
+        canvas.image.im.paste(B.checker_sprite(scene.theme, 0).im, (500, 300, 556, 356))  # unrecorded
+        raise RuntimeError("boom")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(B, "_draw_status", fail)
+        with pytest.raises(RuntimeError, match="boom"):
+            B.render_board(scene)
+    assert B.render_board(after) == expected
+
+
+def test_render_image_gives_a_picture_of_its_own() -> None:
+    """The RGB picture is the caller's: boards drawn later do not change it."""
+    image = B.render_image(_base_scenes()["midgame"])
+    kept = image.tobytes()
+    B.render_board(_base_scenes()["ghosts"])
+    B.render_image(_base_scenes()["bear-off"])
+    assert image.tobytes() == kept
