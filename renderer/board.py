@@ -645,7 +645,7 @@ def _draw_band(
     # A light rim under the colour chip keeps the dark checker visible on a dark band.
     canvas.sprite(checker_sprite(theme, 0, 18), (30, cy))
     canvas.sprite(checker_sprite(theme, colour, 16), (30, cy))
-    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH))
+    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH, "lm"))
     canvas.text((56, cy), name, NAME_SIZE, theme.text, "lm")
     right_parts = []
     if scene.match_length:
@@ -658,7 +658,7 @@ def _draw_band(
         x = 56 + round(T.length(name, NAME_SIZE)) + 18
         room = right_x - round(T.length(right, INFO_SIZE)) - 18 - x
         if room > 60:
-            canvas.text((x, cy), T.fit(last, INFO_SIZE, room), INFO_SIZE, theme.highlight, "lm")
+            canvas.text((x, cy), T.fit(last, INFO_SIZE, room, "lm"), INFO_SIZE, theme.highlight, "lm")
 
 
 def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
@@ -667,7 +667,7 @@ def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
     match = _match_text(scene)
     match_width = round(T.length(match, INFO_SIZE))
     canvas.text((L.WIDTH - 16, cy), match, INFO_SIZE, theme.muted_text, "rm")
-    status = T.fit("▶ " + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16)
+    status = T.fit("▶ " + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16, "lm")
     canvas.text((16, cy), T.for_drawing(status), INFO_SIZE, theme.text, "lm")
 
 
