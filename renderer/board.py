@@ -338,36 +338,61 @@ def _area(box: Box) -> int:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
+class _Patch:
+    """A ready patch: something already drawn on the bare static board at a fixed
+    box, as RGB and mapped to the theme's palette. Laid where nothing was drawn
+    yet, it gives the pixels of drawing the thing there, at a fraction of the
+    cost, and its pixels need no mapping. Cached, so read-only."""
+
+    __slots__ = ("_indexed", "rgb", "theme")
+
+    def __init__(self, theme: Theme, box: Box, sprite: Image.Image) -> None:
+        """The RGBA ``sprite`` blended onto the bare board at ``box``."""
+        self.theme = theme
+        self.rgb = static_board(theme).crop(box)
+        self.rgb.paste(sprite, (0, 0), sprite)
+        self._indexed: Image.Image | None = None
+
+    def indexed(self) -> Image.Image:
+        """The patch mapped to the palette, made on first use: the palette itself
+        is learnt from boards drawn with patches. (Two threads may both make it:
+        the same image either way.)"""
+        if self._indexed is None:
+            self._indexed = self.rgb.quantize(palette=_palette_here(self.theme), dither=Image.Dither.NONE)
+        return self._indexed
+
+
 @functools.lru_cache(maxsize=1024)  # 2 colours x 128 spots (points and bar) x up to 4 themes
-def _checker_on_board(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
-    """A checker already blended onto the static board at ``center``: an RGB patch
-    that, copied onto the bare board there, gives the pixels of blending the
-    checker, at a fraction of the cost."""
+def _checker_patch(theme: Theme, colour: int, center: tuple[int, int]) -> _Patch:
+    """A checker of seat ``colour`` on the bare board at ``center``."""
     sprite = checker_sprite(theme, colour)
     x, y = center[0] - sprite.width // 2, center[1] - sprite.height // 2
-    patch = static_board(theme).crop((x, y, x + sprite.width, y + sprite.height))
-    patch.paste(sprite, (0, 0), sprite)
-    return patch
+    return _Patch(theme, (x, y, x + sprite.width, y + sprite.height), sprite)
 
 
-@functools.lru_cache(maxsize=1024)
-def _checker_on_board_indexed(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
-    """:func:`_checker_on_board` mapped to the theme's palette."""
-    return _checker_on_board(theme, colour, center).quantize(palette=_palette_here(theme), dither=Image.Dither.NONE)
+@functools.lru_cache(maxsize=512)  # per theme: 2 turn bands, 24 number frames, 30 slabs x 2 colours x 2 rims
+def _rounded_rectangle_patch(
+    theme: Theme, box: Box, radius: int, fill: RGB, outline: RGB | None, line: int
+) -> _Patch:
+    """A rounded rectangle (``box`` inclusive, as in ``ImageDraw``) on the bare board."""
+    x0, y0, x1, y1 = box
+    shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, line)
+    return _Patch(theme, (x0, y0, x1 + 1, y1 + 1), shape)
 
 
 class _Canvas:
     """The static board being drawn on, and what was drawn where.
 
     :func:`render_board` maps only the boxes in :attr:`dirty` to the palette;
-    everything else is the static board or a checker in :attr:`checkers`,
-    both mapped once and cached. Those checkers go onto the RGB image only
-    when something is drawn over them (a ring, a hit badge, a count), so the
-    PNG path mostly never touches the RGB image with them; :meth:`paint_checkers`
-    puts the rest on for a caller that wants the whole RGB picture.
+    everything else is the static board or a ready patch in :attr:`patches`
+    (checkers, the turn band, tray slabs), both mapped once and cached. The
+    patches go onto the RGB image only when something is drawn over them (a
+    ring, a hit badge, a name), so the PNG path mostly never touches the RGB
+    image with them; :meth:`paint_patches` puts the rest on for a caller that
+    wants the whole RGB picture.
     """
 
-    __slots__ = ("checkers", "dirty", "draw", "image", "painted", "theme", "unpainted", "unpainted_reach")
+    __slots__ = ("dirty", "draw", "image", "painted", "patches", "theme", "unpainted", "unpainted_reach")
 
     def __init__(self, theme: Theme, image: Image.Image | None = None) -> None:
         """Draw on ``image``, which must show the bare static board; None: on a fresh copy of it."""
@@ -375,20 +400,19 @@ class _Canvas:
         self.image = static_board(theme).copy() if image is None else image
         self.draw = ImageDraw.Draw(self.image)
         self.dirty: list[Box] = []
-        """Covers every drawn pixel but the checkers' patches; boxes may overlap
-        and reach past the edges."""
-        self.checkers: list[tuple[int, tuple[int, int]]] = []
-        """(colour, centre) of checkers laid as ready patches on the bare board."""
-        self.unpainted: list[tuple[int, tuple[int, int], Box]] = []
-        """Checkers of :attr:`checkers` not yet on the RGB image, with their patch's box.
-        None lies in a box of :attr:`dirty`."""
+        """Covers every drawn pixel but the patches; boxes may overlap and reach past the edges."""
+        self.patches: list[tuple[_Patch, Box]] = []
+        """Ready patches laid, and where."""
+        self.unpainted: list[tuple[Image.Image, Box]] = []
+        """RGB ready patches laid but not yet on the RGB image, and where. None lies
+        in a box of :attr:`dirty`."""
         self.unpainted_reach: Box | None = None
         """A box around all of :attr:`unpainted`, to pass over most drawing quickly."""
         self.painted: list[Box] = []
-        """Boxes of checker patches put on the RGB image."""
+        """Boxes of patches put on the RGB image."""
 
     def _touch(self, box: Box) -> None:
-        """Record ``box`` as drawn on, before drawing: checkers lying under the
+        """Record ``box`` as drawn on, before drawing: patches lying under the
         box it ends up in go onto the RGB image first, since that box will be
         mapped from the RGB image."""
         # Drawing goes place by place, so growing the last box is enough to keep
@@ -404,29 +428,47 @@ class _Canvas:
             self.dirty.append(box)
         reach = self.unpainted_reach
         if reach is not None and box[0] < reach[2] and reach[0] < box[2] and box[1] < reach[3] and reach[1] < box[3]:
-            self._paint_checkers_under(box)
+            self._paint_patches_under(box)
 
-    def _paint_checkers_under(self, box: Box) -> None:
+    def _paint_patches_under(self, box: Box) -> None:
         x0, y0, x1, y1 = box
-        kept: list[tuple[int, tuple[int, int], Box]] = []
-        for colour, center, (a, b, c, d) in self.unpainted:
+        kept: list[tuple[Image.Image, Box]] = []
+        for patch, (a, b, c, d) in self.unpainted:
             if x0 < c and a < x1 and y0 < d and b < y1:
-                self._paint_checker(colour, center, (a, b, c, d))
+                self.image.im.paste(patch.im, (a, b, c, d))
+                self.painted.append((a, b, c, d))
             else:
-                kept.append((colour, center, (a, b, c, d)))
+                kept.append((patch, (a, b, c, d)))
         self.unpainted = kept
-        self.unpainted_reach = _reach([patch for _, _, patch in kept])
+        self.unpainted_reach = _reach([patch_box for _, patch_box in kept])
 
-    def _paint_checker(self, colour: int, center: tuple[int, int], box: Box) -> None:
-        self.image.im.paste(_checker_on_board(self.theme, colour, center).im, box)
-        self.painted.append(box)
-
-    def paint_checkers(self) -> None:
-        """Put every checker still missing from the RGB image on it."""
-        for colour, center, box in self.unpainted:
-            self._paint_checker(colour, center, box)
+    def paint_patches(self) -> None:
+        """Put every patch still missing from the RGB image on it."""
+        for patch, box in self.unpainted:
+            self.image.im.paste(patch.im, box)
+            self.painted.append(box)
         self.unpainted = []
         self.unpainted_reach = None
+
+    def _lay(self, patch: _Patch, box: Box) -> bool:
+        """Lay ``patch`` at ``box`` if nothing was drawn there yet; False, laying
+        nothing, if something was. Patches laid never overlap one another (checkers
+        by the layout, the shapes lie off the points), which is not checked here:
+        ``tests/renderer/test_exact_pixels.py`` checks it on many boards."""
+        x0, y0, x1, y1 = box
+        for b in self.dirty:
+            if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
+                return False
+        for b in self.painted:
+            if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
+                return False
+        self.patches.append((patch, box))
+        self.unpainted.append((patch.rgb, box))
+        reach = self.unpainted_reach
+        self.unpainted_reach = box if reach is None else (
+            min(reach[0], box[0]), min(reach[1], box[1]), max(reach[2], box[2]), max(reach[3], box[3])
+        )
+        return True
 
     def paste(self, sprite: Image.Image, x: int, y: int) -> None:
         """Blend an RGBA ``sprite`` with its top left at (x, y): ``Image.paste`` with
@@ -446,16 +488,8 @@ class _Canvas:
         sprite (a hit badge may reach over from the point before)."""
         r = L.CHECKER_RADIUS
         x, y = center
-        box = (x - r, y - r, x + r, y + r)
-        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.dirty):
+        if not self._lay(_checker_patch(self.theme, colour, center), (x - r, y - r, x + r, y + r)):
             self.sprite(checker_sprite(self.theme, colour), center)
-            return
-        self.checkers.append((colour, center))
-        self.unpainted.append((colour, center, box))
-        reach = self.unpainted_reach
-        self.unpainted_reach = box if reach is None else (
-            min(reach[0], box[0]), min(reach[1], box[1]), max(reach[2], box[2]), max(reach[3], box[3])
-        )
 
     def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
         """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor)``,
@@ -469,10 +503,13 @@ class _Canvas:
     def rounded_rectangle(
         self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
     ) -> None:
-        """Exactly ``ImageDraw.rounded_rectangle`` (``box`` inclusive, as there), from a cached shape."""
+        """Exactly ``ImageDraw.rounded_rectangle`` (``box`` inclusive, as there): a
+        ready patch where nothing was drawn yet, else blended from a cached shape."""
         x0, y0, x1, y1 = box
-        shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width)
-        self.paste(shape, x0, y0)
+        inside = 0 <= x0 and 0 <= y0 and x1 < L.WIDTH and y1 < L.HEIGHT
+        patch = _rounded_rectangle_patch(self.theme, box, radius, fill, outline, width) if inside else None
+        if patch is None or not self._lay(patch, (x0, y0, x1 + 1, y1 + 1)):
+            self.paste(_rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width), x0, y0)
 
 
 def _reach(boxes: list[Box]) -> Box | None:
@@ -713,7 +750,7 @@ def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
 def render_image(scene: BoardScene) -> Image.Image:
     """The board of ``scene`` as an RGB Pillow image of :data:`renderer.layout.SIZE`."""
     canvas = _draw(scene)
-    canvas.paint_checkers()
+    canvas.paint_patches()
     return canvas.image
 
 
@@ -910,12 +947,10 @@ def render_board(scene: BoardScene) -> bytes:
         palette = _palette_here(theme).im
         # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
         # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.
-        for colour, center in canvas.checkers:
-            patch = _checker_on_board_indexed(theme, colour, center)
-            x, y = center[0] - patch.width // 2 + 1, center[1] - patch.height // 2
-            box = (x, y, x + patch.width, y + patch.height)
-            written.append(box)
-            out.paste(patch.im, box)
+        for patch, (x0, y0, x1, y1) in canvas.patches:
+            shifted = (x0 + 1, y0, x1 + 1, y1)
+            written.append(shifted)
+            out.paste(patch.indexed().im, shifted)
         boxes = _drawn_boxes(canvas)
         for box in boxes:
             x0, y0, x1, y1 = box

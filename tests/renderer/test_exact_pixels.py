@@ -135,6 +135,74 @@ def test_render_image_has_the_plain_pixels(monkeypatch: pytest.MonkeyPatch) -> N
     assert fast.mode == "RGB" and fast.tobytes() == plain.tobytes()
 
 
+@pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=lambda theme: theme.name)
+def test_ready_patches_give_the_pixels_of_drawing(theme: object) -> None:
+    """Shapes and checkers go down as ready patches only where nothing was drawn
+    yet; over other drawing they are blended, and drawing over a patch first puts
+    the patch on the RGB picture."""
+    images = []
+    for canvas_class in (B._Canvas, _PlainCanvas):
+        canvas = canvas_class(theme)  # type: ignore[arg-type]
+        canvas.rounded_rectangle((100, 100, 300, 160), radius=10, fill=(200, 30, 30))  # a patch
+        canvas.text((120, 130), "Ann", 26, (255, 255, 255), "lm")  # over the patch
+        # Over the first patch, now on the RGB picture, and beside the text: blended.
+        canvas.rounded_rectangle((250, 120, 400, 200), radius=8, fill=(20, 20, 200), outline=(0, 0, 0), width=3)
+        canvas.checker(0, (380, 190))  # over drawing: blended
+        canvas.checker(1, (600, 400))  # a patch nothing covers
+        canvas.rounded_rectangle((-5, 840, 60, 870), radius=6, fill=(0, 200, 0))  # past the edges: blended
+        canvas.paint_patches()
+        images.append(canvas.image.tobytes())
+    assert images[0] == images[1]
+
+
+def _played_boards(games: int) -> list[BoardScene]:
+    """Every board of ``games`` seeded games of random legal plays, with a double now and then."""
+    import random
+
+    from engine.dice import SeededDice
+    from engine.game import Game, GameSettings, Phase
+    from renderer.from_game import scene_from_game
+
+    boards = []
+    for number in range(games):
+        choose = random.Random(number)
+        game = Game(GameSettings(match_length=number % 2 * 7), dice=SeededDice(number))
+        game.opening_roll()
+        while not game.is_over:
+            player = game.turn
+            if game.phase is Phase.ROLL:
+                if game.can_double(player) and choose.random() < 0.05:
+                    game.double(player)
+                else:
+                    game.roll(player)
+            elif game.phase is Phase.DOUBLED:
+                game.take(player)
+            else:
+                game.play(player, choose.choice(game.legal_plays()))
+            boards.append(scene_from_game(game, ("Ann", "Bob"), viewer=game.turn))
+    return boards
+
+
+def test_boards_of_played_games_one_after_another_have_the_plain_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real boards in a row, as one bot thread draws them: each on what the last one left."""
+    boards = _played_boards(games=4)[::5]
+    for index, scene in enumerate(boards):
+        if index % 2:
+            scene = dataclasses.replace(scene, theme=HIGH_CONTRAST, names=("Zoë", "Ann"))
+        assert _pixels(B.render_board(scene)) == _pixels(_plain_png(scene, monkeypatch)), index
+
+
+def test_ready_patches_never_overlap() -> None:
+    """A patch is the thing drawn on the *bare* board: one laid over another would
+    wipe it out. The layout keeps them apart; this holds it to that on every test
+    board and on boards from played games."""
+    for scene in [*scenes().values(), *_played_boards(games=12)[::2]]:
+        boxes = [box for _, box in B._draw(scene).patches]
+        for k, (x0, y0, x1, y1) in enumerate(boxes):
+            for a, b, c, d in boxes[k + 1:]:
+                assert not (x0 < c and a < x1 and y0 < d and b < y1), (scene, (x0, y0, x1, y1), (a, b, c, d))
+
+
 def test_cached_text_masks_draw_what_imagedraw_draws() -> None:
     for text, size, anchor in [("15", 26, "mm"), ("Ann", 26, "lm"), ("Score 3  ·  167 pips", 21, "rm")]:
         plain = Image.new("RGB", (300, 60), (10, 20, 30))
