@@ -420,7 +420,7 @@ class _Canvas:
         # the list short (a stack of checkers becomes one box).
         if self.dirty:
             last = self.dirty[-1]
-            union = (min(last[0], box[0]), min(last[1], box[1]), max(last[2], box[2]), max(last[3], box[3]))
+            union = _union(last, box)
             if _area(union) <= _area(last) + _area(box) + MERGE_SLACK:
                 self.dirty[-1] = box = union
             else:
@@ -433,13 +433,15 @@ class _Canvas:
 
     def _paint_patches_under(self, box: Box) -> None:
         x0, y0, x1, y1 = box
+        if not any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for _, b in self.unpainted):
+            return  # the usual case: patches around the box, none under it
         kept: list[tuple[Image.Image, Box]] = []
-        for patch, (a, b, c, d) in self.unpainted:
-            if x0 < c and a < x1 and y0 < d and b < y1:
-                self.image.im.paste(patch.im, (a, b, c, d))
-                self.painted.append((a, b, c, d))
+        for patch, b in self.unpainted:
+            if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
+                self.image.im.paste(patch.im, b)
+                self.painted.append(b)
             else:
-                kept.append((patch, (a, b, c, d)))
+                kept.append((patch, b))
         self.unpainted = kept
         self.unpainted_reach = _reach([patch_box for _, patch_box in kept])
 
@@ -466,17 +468,16 @@ class _Canvas:
         self.patches.append((patch, box))
         self.unpainted.append((patch.rgb, box))
         reach = self.unpainted_reach
-        self.unpainted_reach = box if reach is None else (
-            min(reach[0], box[0]), min(reach[1], box[1]), max(reach[2], box[2]), max(reach[3], box[3])
-        )
+        self.unpainted_reach = box if reach is None else _union(reach, box)
         return True
 
     def paste(self, sprite: Image.Image, x: int, y: int) -> None:
         """Blend an RGBA ``sprite`` with its top left at (x, y): ``Image.paste`` with
         the sprite as its own mask, minus the Python overhead."""
-        box = (x, y, x + sprite.width, y + sprite.height)
+        core = sprite.im
+        box = (x, y, x + core.size[0], y + core.size[1])
         self._touch(box)
-        self.image.im.paste(sprite.im, box, sprite.im)
+        self.image.im.paste(core, box, core)
 
     def sprite(self, sprite: Image.Image, center: tuple[int, int]) -> None:
         """Blend an RGBA ``sprite`` centred on ``center``."""
@@ -513,13 +514,19 @@ class _Canvas:
             self.paste(_rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width), x0, y0)
 
 
+def _union(a: Box, b: Box) -> Box:
+    """The smallest box around ``a`` and ``b`` (without min and max: this runs often)."""
+    return (
+        a[0] if a[0] < b[0] else b[0],
+        a[1] if a[1] < b[1] else b[1],
+        a[2] if a[2] > b[2] else b[2],
+        a[3] if a[3] > b[3] else b[3],
+    )
+
+
 def _reach(boxes: list[Box]) -> Box | None:
     """The smallest box around ``boxes`` (None for none)."""
-    if not boxes:
-        return None
-    return (
-        min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
-    )
+    return functools.reduce(_union, boxes) if boxes else None
 
 
 # -- drawing -----------------------------------------------------------------------------------
@@ -534,6 +541,8 @@ def _draw_points(
 ) -> None:
     theme = scene.theme
     ring, badge = ring_sprite(theme), hit_sprite(theme)
+    # Points the last play touched: the others need no look at the marks.
+    marked = {p for kind, p in (*marks.arrived, *marks.left, *marks.hits) if kind == "point"} if marks else set()
     for point in range(1, 25):
         n = board.board[point - 1]
         side = 0 if n > 0 else 1
@@ -544,7 +553,7 @@ def _draw_points(
             canvas.checker(colour, L.checker_center(point, index))
         if count > L.STACK_LIMIT:
             _draw_count(canvas, L.checker_center(point, shown - 1), count, theme.checker_text[colour])
-        if marks is None:
+        if marks is None or point not in marked:
             continue
         key = ("point", point)
         if marks.left[key]:
