@@ -495,12 +495,21 @@ class _Canvas:
 
     def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
         """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor)``,
-        from the cached mask."""
-        mask, (dx, dy) = T.mask(text, size, anchor)
-        x, y = xy[0] + dx, xy[1] + dy
-        width, height = mask.size
-        self._touch((x, y, x + width, y + height))
-        self.draw.draw.draw_bitmap((x, y), mask, self.draw.draw.draw_ink(fill))
+        from cached masks (of its words, mostly)."""
+        x, y = xy
+        laid = T.masks(text, size, anchor)
+        box: Box | None = None
+        for mask, (dx, dy) in laid:
+            width, height = mask.size
+            part = (x + dx, y + dy, x + dx + width, y + dy + height)
+            box = part if box is None else _union(box, part)
+        if box is None:
+            return
+        self._touch(box)
+        draw = self.draw.draw
+        ink = draw.draw_ink(fill)
+        for mask, (dx, dy) in laid:
+            draw.draw_bitmap((x + dx, y + dy), mask, ink)
 
     def rounded_rectangle(
         self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1

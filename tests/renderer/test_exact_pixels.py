@@ -214,6 +214,63 @@ def test_cached_text_masks_draw_what_imagedraw_draws() -> None:
         assert cached.tobytes() == plain.tobytes()
 
 
+def _board_like_texts(count: int) -> list[str]:
+    """Texts like the board's (pip counts, scores, last plays, whose turn) and random
+    words of plain characters, with one to three spaces between words."""
+    import random
+
+    choose = random.Random(5)
+    plain = sorted(T._PLAIN)
+
+    def word() -> str:
+        return "".join(choose.choice(plain) for _ in range(choose.randint(1, 12)))
+
+    def move() -> Move:
+        return Move(choose.choice([25, *range(1, 25)]), choose.choice([0, *range(1, 25)]), choose.random() < 0.3)
+
+    makers = [
+        lambda: f"Score {choose.randrange(30)}  ·  {choose.randrange(376)} pips",
+        lambda: f"{choose.randrange(376)} pips",
+        lambda: "played " + B.format_moves([move() for _ in range(choose.randint(1, 4))]),
+        lambda: f"▶ {word()} to play {choose.randint(1, 6)}-{choose.randint(1, 6)}",
+        lambda: f"▶ {word()} doubles to {2 ** choose.randint(1, 6)}: {word()} to take or pass",
+        lambda: (" " * choose.randint(1, 3)).join(word() for _ in range(choose.randint(2, 5))),
+    ]
+    return [choose.choice(makers)() for _ in range(count)]
+
+
+def test_texts_drawn_word_by_word_draw_what_imagedraw_draws() -> None:
+    """Words from cached masks, each started at the pen's fraction of a pixel, give
+    the pixels of the whole text (10,000s of texts were checked this way once; a
+    few hundred here), and the words' advances add up to the text's."""
+    import random
+
+    choose = random.Random(8)
+    drawn_by_words = 0
+    for text in _board_like_texts(400):
+        size = choose.choice([17, 18, 20, 21, 22, 26, 28])
+        anchor = choose.choice(["lm", "rm", "mm", "la", "ls", "rd", "ms"])
+        plain = Image.new("RGB", (1600, 90), (30, 60, 90))
+        ImageDraw.Draw(plain).text((800, 45), text, font=T.font(size), fill=(250, 200, 100), anchor=anchor)
+        cached = Image.new("RGB", (1600, 90), (30, 60, 90))
+        draw = ImageDraw.Draw(cached).draw
+        laid = T.masks(text, size, anchor)
+        drawn_by_words += len(laid) > 1
+        for mask, (dx, dy) in laid:
+            draw.draw_bitmap((800 + dx, 45 + dy), mask, draw.draw_ink((250, 200, 100)))
+        assert cached.tobytes() == plain.tobytes(), (text, size, anchor)
+        assert T.length(text, size) == T.font(size).getlength(text), (text, size)
+    assert drawn_by_words > 300
+
+
+def test_texts_that_are_drawn_whole() -> None:
+    for text in ["one", " lead", "trail ", "Zoë to play", "עמית כהן", ""]:
+        assert T.words(text, 21) is None, text
+        assert len(T.masks(text, 21, "lm")) == 1
+    assert len(T.masks("Ann to play 6-5", 21, "lt")) == 1  # top: the height depends on the glyphs
+    assert len(T.masks("Ann to play 6-5", 21, "lm")) == 4
+
+
 def test_bitmap_font_masks_draw_what_imagedraw_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without FreeType, text falls back to Pillow's bitmap font, which ignores anchors."""
     bitmap = ImageFont.load_default_imagefont()
@@ -225,6 +282,7 @@ def test_bitmap_font_masks_draw_what_imagedraw_draws(monkeypatch: pytest.MonkeyP
     mask, (dx, dy) = T.mask.__wrapped__("12", 18, "mm")
     draw.draw_bitmap((50 + dx, 20 + dy), mask, draw.draw_ink((255, 0, 0)))
     assert cached.tobytes() == plain.tobytes()
+    assert T.words.__wrapped__("12 pips", 18) is None  # no words drawn apart with a bitmap font
 
 
 def _clear_render_caches() -> None:
