@@ -99,7 +99,7 @@ def mask(text: str, size: int, anchor: str) -> Mask:
     return face.getmask(text, "L"), (0, 0)  # a bitmap font ignores anchors in ImageDraw too
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=8192)  # words and whole texts: new texts must not push out the words
 def length(text: str, size: int) -> float:
     """Advance width of ``text`` at ``size`` pixels (``getlength``), cached; summed
     from its words when it is drawn word by word (:func:`words`)."""
@@ -225,6 +225,7 @@ def has_glyph(char: str) -> bool:
 _DROP_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
 
+@functools.lru_cache(maxsize=4096)  # each board cleans its two names again
 def clean(text: str, fallback: str = "") -> str:
     """``text`` made drawable: one line, no control characters, only glyphs the font has.
 
