@@ -408,7 +408,7 @@ class _Canvas:
         """RGB ready patches laid but not yet on the RGB image, and where. None lies
         in a box of :attr:`dirty`."""
         self.unpainted_reach: Box | None = None
-        """A box around all of :attr:`unpainted`, to pass over most drawing quickly."""
+        """A box around all of :attr:`unpainted` (maybe more), to pass over most drawing quickly."""
         self.painted: list[Box] = []
         """Boxes of patches put on the RGB image."""
 
@@ -443,7 +443,8 @@ class _Canvas:
             else:
                 kept.append((patch, b))
         self.unpainted = kept
-        self.unpainted_reach = _reach([patch_box for _, patch_box in kept])
+        if not kept:  # else the reach stays as it was: still around them all
+            self.unpainted_reach = None
 
     def paint_patches(self) -> None:
         """Put every patch still missing from the RGB image on it."""
@@ -531,11 +532,6 @@ def _union(a: Box, b: Box) -> Box:
         a[2] if a[2] > b[2] else b[2],
         a[3] if a[3] > b[3] else b[3],
     )
-
-
-def _reach(boxes: list[Box]) -> Box | None:
-    """The smallest box around ``boxes`` (None for none)."""
-    return functools.reduce(_union, boxes) if boxes else None
 
 
 # -- drawing -----------------------------------------------------------------------------------
