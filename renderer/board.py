@@ -3,15 +3,17 @@
 The board without checkers (frame, felt, points, bar, trays, point numbers)
 is drawn once per theme, large, scaled down for smooth edges and cached;
 only what changes is drawn on it. Checkers, dice and marks are small
-pre-drawn sprites, also cached, and so are rendered text, shapes and each
-checker already blended onto the board at each spot it can take. Cached
-images are only ever copied or pasted from, never drawn on, so rendering is
-safe in worker threads, and nothing depends on time or randomness, so the
-same scene gives the same bytes.
+pre-drawn sprites, also cached, and so are rendered text (word by word, see
+:mod:`renderer.text`), shapes, and "ready patches": each checker, turn band,
+point-number frame and tray slab already drawn onto the board at each spot it
+can take. Cached images are only ever copied or pasted from, never drawn on
+(each thread draws on boards of its own), so rendering is safe in worker
+threads, and nothing depends on time or randomness, so the same scene gives
+the same bytes.
 
-For the PNG, the static board and the checker patches are also kept as
-palette indices; only the other boxes drawn on are mapped to the palette,
-and everything is pasted into the indexed board. The mapping is per pixel
+For the PNG, the static board and the ready patches are also kept as palette
+indices; only the other boxes drawn on are mapped to the palette, and
+everything is pasted into the indexed board. The mapping is per pixel
 (nearest colour, no dithering), so this is exactly the whole picture mapped,
 in a fraction of the time. Each thread keeps its own RGB and indexed board
 from one PNG to the next and wipes what it drew afterwards, rather than
