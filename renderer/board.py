@@ -2,18 +2,22 @@
 
 The board without checkers (frame, felt, points, bar, trays, point numbers)
 is drawn once per theme, large, scaled down for smooth edges and cached;
-every call copies it and draws only what changes. Checkers, dice and marks
-are small pre-drawn sprites, also cached, and so are rendered text, shapes
-and each checker already blended onto the board at each spot it can take.
-Cached images are only ever copied or pasted from, never drawn on, so
-rendering is safe in worker threads, and nothing depends on time or
-randomness, so the same scene gives the same bytes.
+only what changes is drawn on it. Checkers, dice and marks are small
+pre-drawn sprites, also cached, and so are rendered text (word by word, see
+:mod:`renderer.text`), shapes, and "ready patches": each checker, turn band,
+point-number frame and tray slab already drawn onto the board at each spot it
+can take. Cached images are only ever copied or pasted from, never drawn on
+(each thread draws on boards of its own), so rendering is safe in worker
+threads, and nothing depends on time or randomness, so the same scene gives
+the same bytes.
 
-For the PNG, the static board and the checker patches are also kept as
-palette indices; only the other boxes drawn on are mapped to the palette,
-and everything is pasted into a copy of the indexed board. The mapping is per
-pixel (nearest colour, no dithering), so this is exactly the whole picture
-mapped, in a fraction of the time. ``tests/renderer/test_exact_pixels.py``
+For the PNG, the static board and the ready patches are also kept as palette
+indices; only the other boxes drawn on are mapped to the palette, and
+everything is pasted into the indexed board. The mapping is per pixel
+(nearest colour, no dithering), so this is exactly the whole picture mapped,
+in a fraction of the time. Each thread keeps its own RGB and indexed board
+from one PNG to the next and wipes what it drew afterwards, rather than
+copying both boards whole for every PNG. ``tests/renderer/test_exact_pixels.py``
 holds all of it to the pixels of plain drawing and mapping.
 
 Everything is drawn from the side of the *bottom player*: the player on roll
@@ -49,9 +53,10 @@ PNG_COMPRESS_LEVEL = 2
 """zlib level for the PNG: on these flat palette images 2 is about three times as
 fast as 6 for a file a third bigger (still far below Discord's limits), and
 10-15% faster than 3 for 4% more bytes."""
-PNG_MEM_LEVEL = 5
-"""zlib memory level: a smaller hash table than the default 8 is quicker to
-set up and to slide along these long flat rows, and compresses them as well."""
+PNG_MEM_LEVEL = 8
+"""zlib memory level (the default). With zlib-ng it mostly sets how many symbols
+a deflate block gathers: on boards from played games 8 deflates 10-13% faster
+than 5, for files 1.6% bigger (fewer, larger blocks)."""
 PALETTE_COLOURS = 64
 """Colours kept in the PNG palette. Flat fills plus antialiased edges need few;
 64 keeps edges smooth and the file small."""
@@ -336,61 +341,146 @@ def _area(box: Box) -> int:
     return (box[2] - box[0]) * (box[3] - box[1])
 
 
+class _Patch:
+    """A ready patch: something already drawn on the bare static board at a fixed
+    box, as RGB and mapped to the theme's palette. Laid where nothing was drawn
+    yet, it gives the pixels of drawing the thing there, at a fraction of the
+    cost, and its pixels need no mapping. Cached, so read-only."""
+
+    __slots__ = ("_indexed", "rgb", "theme")
+
+    def __init__(self, theme: Theme, box: Box, sprite: Image.Image) -> None:
+        """The RGBA ``sprite`` blended onto the bare board at ``box``."""
+        self.theme = theme
+        self.rgb = static_board(theme).crop(box)
+        self.rgb.paste(sprite, (0, 0), sprite)
+        self._indexed: Image.Image | None = None
+
+    def indexed(self) -> Image.Image:
+        """The patch mapped to the palette, made on first use: the palette itself
+        is learnt from boards drawn with patches. (Two threads may both make it:
+        the same image either way.)"""
+        if self._indexed is None:
+            self._indexed = self.rgb.quantize(palette=_palette_here(self.theme), dither=Image.Dither.NONE)
+        return self._indexed
+
+
 @functools.lru_cache(maxsize=1024)  # 2 colours x 128 spots (points and bar) x up to 4 themes
-def _checker_on_board(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
-    """A checker already blended onto the static board at ``center``: an RGB patch
-    that, copied onto the bare board there, gives the pixels of blending the
-    checker, at a fraction of the cost."""
+def _checker_patch(theme: Theme, colour: int, center: tuple[int, int]) -> _Patch:
+    """A checker of seat ``colour`` on the bare board at ``center``."""
     sprite = checker_sprite(theme, colour)
     x, y = center[0] - sprite.width // 2, center[1] - sprite.height // 2
-    patch = static_board(theme).crop((x, y, x + sprite.width, y + sprite.height))
-    patch.paste(sprite, (0, 0), sprite)
-    return patch
+    return _Patch(theme, (x, y, x + sprite.width, y + sprite.height), sprite)
 
 
-@functools.lru_cache(maxsize=1024)
-def _checker_on_board_indexed(theme: Theme, colour: int, center: tuple[int, int]) -> Image.Image:
-    """:func:`_checker_on_board` mapped to the theme's palette."""
-    return _checker_on_board(theme, colour, center).quantize(palette=_palette_here(theme), dither=Image.Dither.NONE)
+@functools.lru_cache(maxsize=512)  # per theme: 2 turn bands, 24 number frames, 30 slabs x 2 colours x 2 rims
+def _rounded_rectangle_patch(
+    theme: Theme, box: Box, radius: int, fill: RGB, outline: RGB | None, line: int
+) -> _Patch:
+    """A rounded rectangle (``box`` inclusive, as in ``ImageDraw``) on the bare board."""
+    x0, y0, x1, y1 = box
+    shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, line)
+    return _Patch(theme, (x0, y0, x1 + 1, y1 + 1), shape)
 
 
 class _Canvas:
-    """A copy of the static board being drawn on, and what was drawn where.
+    """The static board being drawn on, and what was drawn where.
 
     :func:`render_board` maps only the boxes in :attr:`dirty` to the palette;
-    everything else is the static board or a checker in :attr:`checkers`,
-    both mapped once and cached.
+    everything else is the static board or a ready patch in :attr:`patches`
+    (checkers, the turn band, tray slabs), both mapped once and cached. The
+    patches go onto the RGB image only when something is drawn over them (a
+    ring, a hit badge, a name), so the PNG path mostly never touches the RGB
+    image with them; :meth:`paint_patches` puts the rest on for a caller that
+    wants the whole RGB picture.
     """
 
-    __slots__ = ("checkers", "dirty", "draw", "image", "theme")
+    __slots__ = ("dirty", "draw", "image", "painted", "patches", "theme", "unpainted", "unpainted_reach")
 
-    def __init__(self, theme: Theme) -> None:
+    def __init__(self, theme: Theme, image: Image.Image | None = None) -> None:
+        """Draw on ``image``, which must show the bare static board; None: on a fresh copy of it."""
         self.theme = theme
-        self.image = static_board(theme).copy()
+        self.image = static_board(theme).copy() if image is None else image
         self.draw = ImageDraw.Draw(self.image)
         self.dirty: list[Box] = []
-        """Covers every drawn pixel but the checkers' patches; boxes may overlap
-        and reach past the edges."""
-        self.checkers: list[tuple[int, tuple[int, int]]] = []
-        """(colour, centre) of checkers pasted as ready patches onto the bare board."""
+        """Covers every drawn pixel but the patches; boxes may overlap and reach past the edges."""
+        self.patches: list[tuple[_Patch, Box]] = []
+        """Ready patches laid, and where."""
+        self.unpainted: list[tuple[Image.Image, Box]] = []
+        """RGB ready patches laid but not yet on the RGB image, and where. None lies
+        in a box of :attr:`dirty`."""
+        self.unpainted_reach: Box | None = None
+        """A box around all of :attr:`unpainted` (maybe more), to pass over most drawing quickly."""
+        self.painted: list[Box] = []
+        """Boxes of patches put on the RGB image."""
 
     def _touch(self, box: Box) -> None:
+        """Record ``box`` as drawn on, before drawing: patches lying under the
+        box it ends up in go onto the RGB image first, since that box will be
+        mapped from the RGB image."""
         # Drawing goes place by place, so growing the last box is enough to keep
         # the list short (a stack of checkers becomes one box).
         if self.dirty:
             last = self.dirty[-1]
-            union = (min(last[0], box[0]), min(last[1], box[1]), max(last[2], box[2]), max(last[3], box[3]))
+            union = _union(last, box)
             if _area(union) <= _area(last) + _area(box) + MERGE_SLACK:
-                self.dirty[-1] = union
-                return
-        self.dirty.append(box)
+                self.dirty[-1] = box = union
+            else:
+                self.dirty.append(box)
+        else:
+            self.dirty.append(box)
+        reach = self.unpainted_reach
+        if reach is not None and box[0] < reach[2] and reach[0] < box[2] and box[1] < reach[3] and reach[1] < box[3]:
+            self._paint_patches_under(box)
+
+    def _paint_patches_under(self, box: Box) -> None:
+        x0, y0, x1, y1 = box
+        if not any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1 for _, b in self.unpainted):
+            return  # the usual case: patches around the box, none under it
+        kept: list[tuple[Image.Image, Box]] = []
+        for patch, b in self.unpainted:
+            if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
+                self.image.im.paste(patch.im, b)
+                self.painted.append(b)
+            else:
+                kept.append((patch, b))
+        self.unpainted = kept
+        if not kept:  # else the reach stays as it was: still around them all
+            self.unpainted_reach = None
+
+    def paint_patches(self) -> None:
+        """Put every patch still missing from the RGB image on it."""
+        for patch, box in self.unpainted:
+            self.image.im.paste(patch.im, box)
+            self.painted.append(box)
+        self.unpainted = []
+        self.unpainted_reach = None
+
+    def _lay(self, patch: _Patch, box: Box) -> bool:
+        """Lay ``patch`` at ``box`` if nothing was drawn there yet; False, laying
+        nothing, if something was. Patches laid never overlap one another (checkers
+        by the layout, the shapes lie off the points), which is not checked here:
+        ``tests/renderer/test_exact_pixels.py`` checks it on many boards."""
+        x0, y0, x1, y1 = box
+        for b in self.dirty:
+            if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
+                return False
+        for b in self.painted:
+            if x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1:
+                return False
+        self.patches.append((patch, box))
+        self.unpainted.append((patch.rgb, box))
+        reach = self.unpainted_reach
+        self.unpainted_reach = box if reach is None else _union(reach, box)
+        return True
 
     def paste(self, sprite: Image.Image, x: int, y: int) -> None:
         """Blend an RGBA ``sprite`` with its top left at (x, y): ``Image.paste`` with
         the sprite as its own mask, minus the Python overhead."""
-        box = (x, y, x + sprite.width, y + sprite.height)
-        self.image.im.paste(sprite.im, box, sprite.im)
+        core = sprite.im
+        box = (x, y, x + core.size[0], y + core.size[1])
         self._touch(box)
+        self.image.im.paste(core, box, core)
 
     def sprite(self, sprite: Image.Image, center: tuple[int, int]) -> None:
         """Blend an RGBA ``sprite`` centred on ``center``."""
@@ -401,31 +491,49 @@ class _Canvas:
         other checkers (which never overlap) was drawn yet, which skips the blend
         and, in :func:`render_board`, the palette mapping; else blended like any
         sprite (a hit badge may reach over from the point before)."""
-        patch = _checker_on_board(self.theme, colour, center)
-        x, y = center[0] - patch.width // 2, center[1] - patch.height // 2
-        x1, y1 = x + patch.width, y + patch.height
-        if any(x < b[2] and b[0] < x1 and y < b[3] and b[1] < y1 for b in self.dirty):
+        r = L.CHECKER_RADIUS
+        x, y = center
+        if not self._lay(_checker_patch(self.theme, colour, center), (x - r, y - r, x + r, y + r)):
             self.sprite(checker_sprite(self.theme, colour), center)
-            return
-        self.image.im.paste(patch.im, (x, y, x1, y1))
-        self.checkers.append((colour, center))
 
     def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
         """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor)``,
-        from the cached mask."""
-        mask, (dx, dy) = T.mask(text, size, anchor)
-        x, y = xy[0] + dx, xy[1] + dy
-        self.draw.draw.draw_bitmap((x, y), mask, self.draw.draw.draw_ink(fill))
-        width, height = mask.size
-        self._touch((x, y, x + width, y + height))
+        from cached masks (of its words, mostly)."""
+        x, y = xy
+        laid = T.masks(text, size, anchor)
+        box: Box | None = None
+        for mask, (dx, dy) in laid:
+            width, height = mask.size
+            part = (x + dx, y + dy, x + dx + width, y + dy + height)
+            box = part if box is None else _union(box, part)
+        if box is None:
+            return
+        self._touch(box)
+        draw = self.draw.draw
+        ink = draw.draw_ink(fill)
+        for mask, (dx, dy) in laid:
+            draw.draw_bitmap((x + dx, y + dy), mask, ink)
 
     def rounded_rectangle(
         self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
     ) -> None:
-        """Exactly ``ImageDraw.rounded_rectangle`` (``box`` inclusive, as there), from a cached shape."""
+        """Exactly ``ImageDraw.rounded_rectangle`` (``box`` inclusive, as there): a
+        ready patch where nothing was drawn yet, else blended from a cached shape."""
         x0, y0, x1, y1 = box
-        shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width)
-        self.paste(shape, x0, y0)
+        inside = 0 <= x0 and 0 <= y0 and x1 < L.WIDTH and y1 < L.HEIGHT
+        patch = _rounded_rectangle_patch(self.theme, box, radius, fill, outline, width) if inside else None
+        if patch is None or not self._lay(patch, (x0, y0, x1 + 1, y1 + 1)):
+            self.paste(_rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, width), x0, y0)
+
+
+def _union(a: Box, b: Box) -> Box:
+    """The smallest box around ``a`` and ``b`` (without min and max: this runs often)."""
+    return (
+        a[0] if a[0] < b[0] else b[0],
+        a[1] if a[1] < b[1] else b[1],
+        a[2] if a[2] > b[2] else b[2],
+        a[3] if a[3] > b[3] else b[3],
+    )
 
 
 # -- drawing -----------------------------------------------------------------------------------
@@ -440,6 +548,8 @@ def _draw_points(
 ) -> None:
     theme = scene.theme
     ring, badge = ring_sprite(theme), hit_sprite(theme)
+    # Points the last play touched: the others need no look at the marks.
+    marked = {p for kind, p in (*marks.arrived, *marks.left, *marks.hits) if kind == "point"} if marks else set()
     for point in range(1, 25):
         n = board.board[point - 1]
         side = 0 if n > 0 else 1
@@ -450,7 +560,7 @@ def _draw_points(
             canvas.checker(colour, L.checker_center(point, index))
         if count > L.STACK_LIMIT:
             _draw_count(canvas, L.checker_center(point, shown - 1), count, theme.checker_text[colour])
-        if marks is None:
+        if marks is None or point not in marked:
             continue
         key = ("point", point)
         if marks.left[key]:
@@ -589,7 +699,7 @@ def _draw_band(
     # A light rim under the colour chip keeps the dark checker visible on a dark band.
     canvas.sprite(checker_sprite(theme, 0, 18), (30, cy))
     canvas.sprite(checker_sprite(theme, colour, 16), (30, cy))
-    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH))
+    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH, "lm"))
     canvas.text((56, cy), name, NAME_SIZE, theme.text, "lm")
     right_parts = []
     if scene.match_length:
@@ -602,7 +712,7 @@ def _draw_band(
         x = 56 + round(T.length(name, NAME_SIZE)) + 18
         room = right_x - round(T.length(right, INFO_SIZE)) - 18 - x
         if room > 60:
-            canvas.text((x, cy), T.fit(last, INFO_SIZE, room), INFO_SIZE, theme.highlight, "lm")
+            canvas.text((x, cy), T.fit(last, INFO_SIZE, room, "lm"), INFO_SIZE, theme.highlight, "lm")
 
 
 def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
@@ -611,12 +721,12 @@ def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
     match = _match_text(scene)
     match_width = round(T.length(match, INFO_SIZE))
     canvas.text((L.WIDTH - 16, cy), match, INFO_SIZE, theme.muted_text, "rm")
-    status = T.fit("▶ " + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16)
+    status = T.fit("▶ " + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16, "lm")
     canvas.text((16, cy), T.for_drawing(status), INFO_SIZE, theme.text, "lm")
 
 
-def _draw(scene: BoardScene) -> _Canvas:
-    """The board of ``scene`` drawn on a copy of the static board."""
+def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
+    """The board of ``scene`` drawn on ``image`` (the bare static board), or on a copy of it."""
     theme = scene.theme
     bottom = scene.viewpoint  # the side drawn at the bottom (0 = on roll)
     board = scene.position if bottom == ON_ROLL else scene.position.swap()
@@ -625,7 +735,7 @@ def _draw(scene: BoardScene) -> _Canvas:
     by_drawn = (by_side[bottom], by_side[1 - bottom])
     marks = _marks(scene, bottom)
 
-    canvas = _Canvas(theme)
+    canvas = _Canvas(theme, image)
 
     if marks is not None:
         # Frame the numbers of the points the last play touched.
@@ -656,7 +766,9 @@ def _draw(scene: BoardScene) -> _Canvas:
 
 def render_image(scene: BoardScene) -> Image.Image:
     """The board of ``scene`` as an RGB Pillow image of :data:`renderer.layout.SIZE`."""
-    return _draw(scene).image
+    canvas = _draw(scene)
+    canvas.paint_patches()
+    return canvas.image
 
 
 @functools.lru_cache(maxsize=8)
@@ -746,6 +858,24 @@ def _indexed_board(theme: Theme) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=8)
+def _bare_scanlines(theme: Theme) -> bytes:
+    """The PNG scanlines of the bare board of ``theme``: the bytes of :func:`_indexed_board`."""
+    return _indexed_board(theme).tobytes()
+
+
+def _row_spans(boxes: Iterable[Box]) -> list[tuple[int, int]]:
+    """The rows ``boxes`` cover, as sorted, disjoint (y0, y1) spans."""
+    spans: list[tuple[int, int]] = []
+    for _, y0, _, y1 in sorted(boxes, key=lambda box: box[1]):
+        if spans and y0 <= spans[-1][1]:
+            if y1 > spans[-1][1]:
+                spans[-1] = (spans[-1][0], y1)
+        else:
+            spans.append((y0, y1))
+    return spans
+
+
+@functools.lru_cache(maxsize=8)
 def _plte(theme: Theme) -> bytes:
     """The PNG palette chunk's data for ``theme``."""
     return bytes(theme_palette(theme).getpalette() or [])
@@ -756,7 +886,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
 
-def _png(scanlines: bytes, plte: bytes) -> bytes:
+def _png(scanlines: bytes | bytearray, plte: bytes) -> bytes:
     """A minimal 8-bit palette PNG of :data:`renderer.layout.SIZE` around ready
     scanlines: what Pillow writes for a P image, without its per-call overhead."""
     header = struct.pack(">IIBBBBB", L.WIDTH, L.HEIGHT, 8, 3, 0, 0, 0)
@@ -770,22 +900,87 @@ def _png(scanlines: bytes, plte: bytes) -> bytes:
     ))
 
 
-def render_board(scene: BoardScene) -> bytes:
-    """The PNG image of ``scene``: the pure entry point the bot calls (also from threads)."""
-    theme = scene.theme
-    canvas = _draw(scene)
-    palette = _palette_here(theme).im
-    indexed = _indexed_board(theme).copy()
-    # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
-    # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.
-    drawn, out = canvas.image.im, indexed.im
-    for colour, center in canvas.checkers:
-        patch = _checker_on_board_indexed(theme, colour, center)
-        x, y = center[0] - patch.width // 2 + 1, center[1] - patch.height // 2
-        out.paste(patch.im, (x, y, x + patch.width, y + patch.height))
+class _Surfaces:
+    """One thread's two pictures of one theme's board, kept from board to board:
+    the RGB picture drawn on and the palette-indexed one written out. Copying
+    both whole for every board cost more than anything but the deflate (the
+    RGB one is 3 MB, more than the CPU's cache); instead, after each board,
+    only what was drawn on is put back from the bare boards.
+
+    The indexed picture lives in :attr:`scanlines`, a buffer Pillow draws into
+    directly (``Image.frombuffer``), so the PNG is deflated straight from it
+    with no ``tobytes`` copy. Pillow marks such an image read-only, which only
+    its Python-level methods heed; we write through ``Image.im`` alone.
+    """
+
+    __slots__ = ("indexed", "picture", "scanlines")
+
+    def __init__(self, theme: Theme) -> None:
+        self.picture = static_board(theme).copy()
+        self.scanlines = bytearray(_bare_scanlines(theme))
+        self.indexed = Image.frombuffer("P", (L.WIDTH + 1, L.HEIGHT), self.scanlines, "raw", "P", 0, 1)
+
+    def wipe_rows(self, theme: Theme, rows: list[tuple[int, int]]) -> None:
+        """Put the bare board back on rows ``y0 <= y < y1`` of each of ``rows`` of the indexed picture."""
+        bare = memoryview(_bare_scanlines(theme))
+        stride = L.WIDTH + 1
+        for y0, y1 in rows:
+            self.scanlines[y0 * stride:y1 * stride] = bare[y0 * stride:y1 * stride]
+
+
+def _surfaces_here(theme: Theme) -> _Surfaces:
+    """This thread's surfaces for ``theme``, showing the bare board."""
+    found: dict[Theme, _Surfaces] = _this_thread.__dict__.setdefault("surfaces", {})
+    surfaces = found.get(theme)
+    if surfaces is None:
+        surfaces = found[theme] = _Surfaces(theme)
+    return surfaces
+
+
+def _drop_surfaces_here(theme: Theme) -> None:
+    """Forget this thread's surfaces for ``theme``: after a failed board they may
+    hold drawing that nobody recorded, and the next board starts from fresh copies."""
+    _this_thread.__dict__.get("surfaces", {}).pop(theme, None)
+
+
+def _drawn_boxes(canvas: _Canvas) -> list[Box]:
+    """The boxes drawn on, each clipped to the picture (empty ones left out)."""
+    boxes = []
     for x0, y0, x1, y1 in canvas.dirty:
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, L.WIDTH), min(y1, L.HEIGHT)
         if x0 < x1 and y0 < y1:
-            mapped = drawn.crop((x0, y0, x1, y1)).convert("P", Image.Dither.NONE, palette)
-            out.paste(mapped, (x0 + 1, y0, x1 + 1, y1))
-    return _png(indexed.tobytes(), _plte(theme))
+            boxes.append((x0, y0, x1, y1))
+    return boxes
+
+
+def render_board(scene: BoardScene) -> bytes:
+    """The PNG image of ``scene``: the pure entry point the bot calls (also from threads)."""
+    theme = scene.theme
+    surfaces = _surfaces_here(theme)
+    drawn, out = surfaces.picture.im, surfaces.indexed.im
+    written: list[Box] = []  # boxes of the indexed picture written on
+    try:
+        canvas = _draw(scene, surfaces.picture)
+        palette = _palette_here(theme).im
+        # Map only what was drawn; the Image.im calls skip Pillow's per-call checks.
+        # x + 1 everywhere: the indexed board's column 0 holds the filter bytes.
+        for patch, (x0, y0, x1, y1) in canvas.patches:
+            shifted = (x0 + 1, y0, x1 + 1, y1)
+            written.append(shifted)
+            out.paste(patch.indexed().im, shifted)
+        boxes = _drawn_boxes(canvas)
+        for box in boxes:
+            x0, y0, x1, y1 = box
+            shifted = (x0 + 1, y0, x1 + 1, y1)
+            written.append(shifted)
+            out.paste(drawn.crop(box).convert("P", Image.Dither.NONE, palette), shifted)
+        png = _png(surfaces.scanlines, _plte(theme))
+    except BaseException:
+        _drop_surfaces_here(theme)
+        raise
+    # Wipe both pictures for the next board.
+    bare = static_board(theme).im
+    for box in (*boxes, *canvas.painted):
+        drawn.paste(bare.crop(box), box)
+    surfaces.wipe_rows(theme, _row_spans(written))
+    return png

@@ -13,6 +13,7 @@ of the player drawn at the bottom, whose home board is bottom right.
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 # -- measures (final-image pixels) --------------------------------------------
@@ -116,6 +117,7 @@ def point_box(point: int) -> PointBox:
     return PointBox(left, left + POINT_WIDTH, FELT_TOP if top else FELT_BOTTOM, top)
 
 
+@functools.cache  # a few hundred spots, asked for on every board
 def checker_center(point: int, index: int) -> tuple[int, int]:
     """Centre of the ``index``-th checker (0 = at the board edge) on ``point``."""
     box = point_box(point)

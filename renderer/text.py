@@ -10,7 +10,10 @@ thread and per size, because a FreeType face must not be used by two threads
 at once; the renderer runs in worker threads (``asyncio.to_thread``).
 Rendered text masks, widths and fitted strings are cached across threads:
 a board writes the same few strings again and again, and FreeType is the
-slowest part of drawing one.
+slowest part of drawing one. Texts of plain characters are drawn word by word
+from cached word masks, with exactly the pixels of drawing them whole (see
+:func:`words`): a pip count or a last play is new on most boards, its words
+are not.
 
 Names are cleaned before drawing: control and format characters are removed,
 characters the font has no glyph for (most emoji) are dropped rather than
@@ -96,10 +99,111 @@ def mask(text: str, size: int, anchor: str) -> Mask:
     return face.getmask(text, "L"), (0, 0)  # a bitmap font ignores anchors in ImageDraw too
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=8192)  # words and whole texts: new texts must not push out the words
 def length(text: str, size: int) -> float:
-    """Advance width of ``text`` at ``size`` pixels (``getlength``), cached."""
+    """Advance width of ``text`` at ``size`` pixels (``getlength``), cached; summed
+    from its words when it is drawn word by word (:func:`words`)."""
+    placed = words(text, size)
+    if placed is not None:
+        return placed[1] / 64
     return font(size).getlength(text)
+
+
+# -- drawing a text word by word ------------------------------------------------------
+#
+# Most text on a board is new (pip counts, the last play, whose turn with which
+# dice) but made of words seen before, and FreeType rendering a mask is the
+# slowest part of a board. So a text of plain characters is drawn as its words,
+# each from a cached mask, where that gives exactly Pillow's pixels. Pillow lays
+# out the whole text (Raqm/HarfBuzz, or its basic layout), puts each glyph at its
+# pen position rounded to a whole pixel, ``(pen + 32) >> 6`` in 1/64 pixel, and
+# places the whole mask by the text's advance for the anchor. A word drawn alone
+# with its pen starting at the same fraction of a pixel (``getmask2``'s
+# ``start``, as ``ImageDraw.text`` uses for fractional positions) puts every
+# glyph where the whole text does, if nothing across the spaces changes the
+# positions (checked: no kerning between a space and the characters next to
+# it), and the words' pixels do not overlap (checked: their masks lie apart),
+# so filling through each word's mask gives the pixels of filling through the
+# text's. ``tests/renderer`` holds this to ``ImageDraw.text`` on many texts.
+
+_PLAIN = frozenset(chr(code) for code in range(0x21, 0x7F)) | {"·", "▶", "…"}
+"""Characters of texts drawn word by word: printable ASCII (no marks, no
+right-to-left, no shaping across words) and the few symbols the board writes."""
+_STEADY_ANCHORS = frozenset("amsd")
+"""Vertical anchors that do not depend on the glyphs drawn (not top or bottom),
+so every word of a text sits at the text's height."""
+
+Placed = tuple[tuple[tuple[str, int], ...], int]
+"""A text's words with the pen position (1/64 pixel) each starts at, and the text's advance (1/64 pixel)."""
+
+
+@functools.lru_cache(maxsize=512)
+def _spaces_apart(char: str, size: int) -> bool:
+    """No kerning between ``char`` and a space before or after it (nor between two spaces)."""
+    face = font(size)
+    alone, space = length(char, size), length(" ", size)
+    return face.getlength(char + " ") == alone + space and face.getlength(" " + char) == alone + space
+
+
+@functools.lru_cache(maxsize=4096)
+def words(text: str, size: int) -> Placed | None:
+    """``text`` as its words and where each starts, when drawing and measuring it
+    word by word gives what drawing and measuring it whole does; None when it
+    has to be taken whole (one word, other characters, a bitmap font, kerning
+    next to a space)."""
+    if (
+        " " not in text
+        or text[0] == " "
+        or text[-1] == " "
+        or not isinstance(font(size), ImageFont.FreeTypeFont)
+        or not all(char in _PLAIN for char in text.replace(" ", ""))
+    ):
+        return None
+    space = round(length(" ", size) * 64)
+    if "  " in text and not _spaces_apart(" ", size):
+        return None
+    placed: list[tuple[str, int]] = []
+    pen = 0
+    for index, word in enumerate(text.split(" ")):
+        if index:
+            pen += space
+        if word:
+            if not (_spaces_apart(word[0], size) and _spaces_apart(word[-1], size)):
+                return None
+            placed.append((word, pen))
+            pen += round(length(word, size) * 64)
+    return tuple(placed), pen
+
+
+@functools.lru_cache(maxsize=8192)  # words x the pen's fraction of a pixel: about 1 KB each
+def _word_mask(word: str, size: int, vertical: str, phase: int) -> Mask:
+    """The mask of ``word`` drawn with its pen ``phase``/64 pixel into a pixel."""
+    face = font(size)
+    assert isinstance(face, ImageFont.FreeTypeFont)
+    return face.getmask2(word, "L", anchor="l" + vertical, start=(phase / 64, 0))
+
+
+@functools.lru_cache(maxsize=2048)
+def masks(text: str, size: int, anchor: str) -> tuple[Mask, ...]:
+    """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor)`` lays on an
+    RGB image, as masks to fill through and their offsets from ``xy``: one per
+    word where :func:`words` allows, else the text's own :func:`mask`."""
+    placed = words(text, size) if anchor[1] in _STEADY_ANCHORS else None
+    if placed is None:
+        return (mask(text, size, anchor),)
+    positions, advance = placed
+    # Where Pillow puts the pen's start relative to xy: the anchor's share of the advance.
+    start = {"l": 0, "m": -((advance // 2 + 32) >> 6), "r": -((advance + 32) >> 6)}[anchor[0]]
+    laid: list[Mask] = []
+    reached = None
+    for word, pen in positions:
+        image, (dx, dy) = _word_mask(word, size, anchor[1], pen & 63)
+        x = start + (pen >> 6) + dx
+        if reached is not None and x < reached:  # the words' masks would overlap
+            return (mask(text, size, anchor),)
+        reached = x + image.size[0]
+        laid.append((image, (x, dy)))
+    return tuple(laid)
 
 
 _PROBE_SIZE = 24
@@ -121,6 +225,7 @@ def has_glyph(char: str) -> bool:
 _DROP_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn"}
 
 
+@functools.lru_cache(maxsize=4096)  # each board cleans its two names again
 def clean(text: str, fallback: str = "") -> str:
     """``text`` made drawable: one line, no control characters, only glyphs the font has.
 
@@ -194,11 +299,24 @@ ELLIPSIS = "…"
 
 
 @functools.lru_cache(maxsize=1024)
-def fit(text: str, size: int, max_width: int) -> str:
-    """``text`` cut at the end with an ellipsis so it is at most ``max_width`` pixels wide."""
-    face = font(size)
-    if face.getlength(for_drawing(text)) <= max_width:
+def fit(text: str, size: int, max_width: int, anchor: str | None = None) -> str:
+    """``text`` cut at the end with an ellipsis so it is at most ``max_width`` pixels wide.
+
+    ``anchor``: the text is about to be drawn with this anchor. Its mask is
+    then made here (and cached for the drawing) and, when narrow enough,
+    spares measuring the text: measuring costs about as much again as
+    drawing. A FreeType mask spans at least the text's advance width rounded
+    to the nearest pixel, so a mask at least one pixel narrower than
+    ``max_width`` means the text fits.
+    """
+    drawn = for_drawing(text)
+    if anchor is not None and words(drawn, size) is None and isinstance(font(size), ImageFont.FreeTypeFont):
+        image, _ = mask(drawn, size, anchor)
+        if image.size[0] + 1 <= max_width:
+            return text
+    if length(drawn, size) <= max_width:
         return text
+    face = font(size)
     low, high = 0, len(text)
     # Binary search the longest prefix that fits with the ellipsis.
     while low < high:

@@ -207,6 +207,40 @@ def test_long_names_are_cut_with_an_ellipsis() -> None:
     assert T.fit("Ann", 26, NAME_MAX_WIDTH) == "Ann"
 
 
+def _measured_fit(text: str, size: int, max_width: int) -> str:
+    """:func:`renderer.text.fit` measuring every candidate, as it did before it looked at masks."""
+    face = T.font(size)
+    if face.getlength(T.for_drawing(text)) <= max_width:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if face.getlength(T.for_drawing(text[:middle].rstrip() + T.ELLIPSIS)) <= max_width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + T.ELLIPSIS
+
+
+FIT_TEXTS = [
+    *(T.clean(name, "Player") for name in NAMES), "W" * 40, "played 13/9* 24/23", "played bar/22 13/7* 6/off(2)", "▶ player17a to play 6-5",
+    "Score 12  ·  167 pips", "ff fi fl AV To Ty", "iiiiiiiiiiiiiiii", "ＷＷＷＷ",
+]
+
+
+@pytest.mark.parametrize("size", [21, 26])
+def test_fit_by_mask_cuts_exactly_where_measuring_cuts(size: int) -> None:
+    """A text whose mask is narrow enough is taken as fitting without measuring it:
+    that must never keep a text that measuring would cut."""
+    for text in FIT_TEXTS:
+        drawn = T.for_drawing(text)
+        width = T.font(size).getlength(drawn)
+        mask, _ = T.mask(drawn, size, "lm")
+        assert width <= mask.size[0] + 0.5, text  # the bound fit relies on
+        for max_width in {round(width) + d for d in range(-3, 4)} | {40, 120}:
+            assert T.fit(text, size, max_width, "lm") == _measured_fit(text, size, max_width), (text, max_width)
+
+
 def test_names_are_cleaned() -> None:
     assert T.clean("Ann\n\tBee\x00\u200d") == "Ann Bee"
     assert T.clean("   ", "Player") == "Player"

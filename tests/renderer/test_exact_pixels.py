@@ -135,6 +135,74 @@ def test_render_image_has_the_plain_pixels(monkeypatch: pytest.MonkeyPatch) -> N
     assert fast.mode == "RGB" and fast.tobytes() == plain.tobytes()
 
 
+@pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=lambda theme: theme.name)
+def test_ready_patches_give_the_pixels_of_drawing(theme: object) -> None:
+    """Shapes and checkers go down as ready patches only where nothing was drawn
+    yet; over other drawing they are blended, and drawing over a patch first puts
+    the patch on the RGB picture."""
+    images = []
+    for canvas_class in (B._Canvas, _PlainCanvas):
+        canvas = canvas_class(theme)  # type: ignore[arg-type]
+        canvas.rounded_rectangle((100, 100, 300, 160), radius=10, fill=(200, 30, 30))  # a patch
+        canvas.text((120, 130), "Ann", 26, (255, 255, 255), "lm")  # over the patch
+        # Over the first patch, now on the RGB picture, and beside the text: blended.
+        canvas.rounded_rectangle((250, 120, 400, 200), radius=8, fill=(20, 20, 200), outline=(0, 0, 0), width=3)
+        canvas.checker(0, (380, 190))  # over drawing: blended
+        canvas.checker(1, (600, 400))  # a patch nothing covers
+        canvas.rounded_rectangle((-5, 840, 60, 870), radius=6, fill=(0, 200, 0))  # past the edges: blended
+        canvas.paint_patches()
+        images.append(canvas.image.tobytes())
+    assert images[0] == images[1]
+
+
+def _played_boards(games: int) -> list[BoardScene]:
+    """Every board of ``games`` seeded games of random legal plays, with a double now and then."""
+    import random
+
+    from engine.dice import SeededDice
+    from engine.game import Game, GameSettings, Phase
+    from renderer.from_game import scene_from_game
+
+    boards = []
+    for number in range(games):
+        choose = random.Random(number)
+        game = Game(GameSettings(match_length=number % 2 * 7), dice=SeededDice(number))
+        game.opening_roll()
+        while not game.is_over:
+            player = game.turn
+            if game.phase is Phase.ROLL:
+                if game.can_double(player) and choose.random() < 0.05:
+                    game.double(player)
+                else:
+                    game.roll(player)
+            elif game.phase is Phase.DOUBLED:
+                game.take(player)
+            else:
+                game.play(player, choose.choice(game.legal_plays()))
+            boards.append(scene_from_game(game, ("Ann", "Bob"), viewer=game.turn))
+    return boards
+
+
+def test_boards_of_played_games_one_after_another_have_the_plain_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real boards in a row, as one bot thread draws them: each on what the last one left."""
+    boards = _played_boards(games=4)[::5]
+    for index, scene in enumerate(boards):
+        if index % 2:
+            scene = dataclasses.replace(scene, theme=HIGH_CONTRAST, names=("Zoë", "Ann"))
+        assert _pixels(B.render_board(scene)) == _pixels(_plain_png(scene, monkeypatch)), index
+
+
+def test_ready_patches_never_overlap() -> None:
+    """A patch is the thing drawn on the *bare* board: one laid over another would
+    wipe it out. The layout keeps them apart; this holds it to that on every test
+    board and on boards from played games."""
+    for scene in [*scenes().values(), *_played_boards(games=12)[::2]]:
+        boxes = [box for _, box in B._draw(scene).patches]
+        for k, (x0, y0, x1, y1) in enumerate(boxes):
+            for a, b, c, d in boxes[k + 1:]:
+                assert not (x0 < c and a < x1 and y0 < d and b < y1), (scene, (x0, y0, x1, y1), (a, b, c, d))
+
+
 def test_cached_text_masks_draw_what_imagedraw_draws() -> None:
     for text, size, anchor in [("15", 26, "mm"), ("Ann", 26, "lm"), ("Score 3  ·  167 pips", 21, "rm")]:
         plain = Image.new("RGB", (300, 60), (10, 20, 30))
@@ -144,6 +212,63 @@ def test_cached_text_masks_draw_what_imagedraw_draws() -> None:
         mask, (dx, dy) = T.mask(text, size, anchor)
         draw.draw_bitmap((150 + dx, 30 + dy), mask, draw.draw_ink((250, 200, 100)))
         assert cached.tobytes() == plain.tobytes()
+
+
+def _board_like_texts(count: int) -> list[str]:
+    """Texts like the board's (pip counts, scores, last plays, whose turn) and random
+    words of plain characters, with one to three spaces between words."""
+    import random
+
+    choose = random.Random(5)
+    plain = sorted(T._PLAIN)
+
+    def word() -> str:
+        return "".join(choose.choice(plain) for _ in range(choose.randint(1, 12)))
+
+    def move() -> Move:
+        return Move(choose.choice([25, *range(1, 25)]), choose.choice([0, *range(1, 25)]), choose.random() < 0.3)
+
+    makers = [
+        lambda: f"Score {choose.randrange(30)}  ·  {choose.randrange(376)} pips",
+        lambda: f"{choose.randrange(376)} pips",
+        lambda: "played " + B.format_moves([move() for _ in range(choose.randint(1, 4))]),
+        lambda: f"▶ {word()} to play {choose.randint(1, 6)}-{choose.randint(1, 6)}",
+        lambda: f"▶ {word()} doubles to {2 ** choose.randint(1, 6)}: {word()} to take or pass",
+        lambda: (" " * choose.randint(1, 3)).join(word() for _ in range(choose.randint(2, 5))),
+    ]
+    return [choose.choice(makers)() for _ in range(count)]
+
+
+def test_texts_drawn_word_by_word_draw_what_imagedraw_draws() -> None:
+    """Words from cached masks, each started at the pen's fraction of a pixel, give
+    the pixels of the whole text (10,000s of texts were checked this way once; a
+    few hundred here), and the words' advances add up to the text's."""
+    import random
+
+    choose = random.Random(8)
+    drawn_by_words = 0
+    for text in _board_like_texts(400):
+        size = choose.choice([17, 18, 20, 21, 22, 26, 28])
+        anchor = choose.choice(["lm", "rm", "mm", "la", "ls", "rd", "ms"])
+        plain = Image.new("RGB", (1600, 90), (30, 60, 90))
+        ImageDraw.Draw(plain).text((800, 45), text, font=T.font(size), fill=(250, 200, 100), anchor=anchor)
+        cached = Image.new("RGB", (1600, 90), (30, 60, 90))
+        draw = ImageDraw.Draw(cached).draw
+        laid = T.masks(text, size, anchor)
+        drawn_by_words += len(laid) > 1
+        for mask, (dx, dy) in laid:
+            draw.draw_bitmap((800 + dx, 45 + dy), mask, draw.draw_ink((250, 200, 100)))
+        assert cached.tobytes() == plain.tobytes(), (text, size, anchor)
+        assert T.length(text, size) == T.font(size).getlength(text), (text, size)
+    assert drawn_by_words > 300
+
+
+def test_texts_that_are_drawn_whole() -> None:
+    for text in ["one", " lead", "trail ", "Zoë to play", "עמית כהן", ""]:
+        assert T.words(text, 21) is None, text
+        assert len(T.masks(text, 21, "lm")) == 1
+    assert len(T.masks("Ann to play 6-5", 21, "lt")) == 1  # top: the height depends on the glyphs
+    assert len(T.masks("Ann to play 6-5", 21, "lm")) == 4
 
 
 def test_bitmap_font_masks_draw_what_imagedraw_draws(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,6 +282,7 @@ def test_bitmap_font_masks_draw_what_imagedraw_draws(monkeypatch: pytest.MonkeyP
     mask, (dx, dy) = T.mask.__wrapped__("12", 18, "mm")
     draw.draw_bitmap((50 + dx, 20 + dy), mask, draw.draw_ink((255, 0, 0)))
     assert cached.tobytes() == plain.tobytes()
+    assert T.words.__wrapped__("12 pips", 18) is None  # no words drawn apart with a bitmap font
 
 
 def _clear_render_caches() -> None:
@@ -178,3 +304,78 @@ def test_threads_rendering_at_once_from_cold_caches_draw_the_same_boards() -> No
         with ThreadPoolExecutor(max_workers=4) as pool:
             drawn = list(pool.map(B.render_board, work))
         assert [_pixels(png) for png in drawn] == expected
+
+
+# -- the pictures each thread keeps between boards ------------------------------------------
+
+
+def _in_a_fresh_thread(scene: BoardScene) -> bytes:
+    """``render_board`` in a thread that has drawn nothing yet (no kept pictures)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(B.render_board, scene).result()
+
+
+def test_a_board_after_another_is_the_board_alone() -> None:
+    """Each thread draws every board on the same two pictures and wipes what it drew:
+    nothing of a board may stay behind for the next (checkers, marks, text, dice,
+    borne-off checkers, the turn band, in either theme)."""
+    boards = list(scenes().values())
+    alone = {id(scene): _in_a_fresh_thread(scene) for scene in boards}
+    for before, after in zip(boards, boards[7:] + boards[:7]):
+        B.render_board(before)
+        assert B.render_board(after) == alone[id(after)]
+
+
+def test_many_threads_drawing_different_boards_at_once_each_get_their_own() -> None:
+    import threading
+
+    boards = list(scenes().values())
+    alone = [_in_a_fresh_thread(scene) for scene in boards]
+    start = threading.Barrier(8)
+    failures: list[str] = []
+
+    def draw(offset: int) -> None:
+        start.wait()
+        for round_ in range(3):
+            for k in range(len(boards)):
+                index = (k * 5 + offset + round_) % len(boards)
+                if B.render_board(boards[index]) != alone[index]:
+                    failures.append(f"thread {offset}, board {index}")
+
+    threads = [threading.Thread(target=draw, args=(offset,)) for offset in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+def test_a_board_that_fails_halfway_leaves_nothing_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A drawing error leaves the thread's pictures half drawn, and possibly with
+    drawing nobody recorded: they are thrown away, not reused."""
+    scene = _base_scenes()["midgame"]
+    after = _base_scenes()["bear-off"]
+    expected = _in_a_fresh_thread(after)
+    B.render_board(after)  # this thread's pictures exist
+
+    def fail(canvas: B._Canvas, scene: BoardScene) -> None:
+        canvas.text((100, 20), "half drawn", 26, (255, 0, 0), "lm")
+        canvas.image.im.paste(B.checker_sprite(scene.theme, 0).im, (500, 300, 556, 356))  # unrecorded
+        raise RuntimeError("boom")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(B, "_draw_status", fail)
+        with pytest.raises(RuntimeError, match="boom"):
+            B.render_board(scene)
+    assert B.render_board(after) == expected
+
+
+def test_render_image_gives_a_picture_of_its_own() -> None:
+    """The RGB picture is the caller's: boards drawn later do not change it."""
+    image = B.render_image(_base_scenes()["midgame"])
+    kept = image.tobytes()
+    B.render_board(_base_scenes()["ghosts"])
+    B.render_image(_base_scenes()["bear-off"])
+    assert image.tobytes() == kept
