@@ -1,18 +1,14 @@
 """SQLite driver: write transactions on a writer thread, reads through aiosqlite.
 
-* A write transaction is one function call (:meth:`SqliteDriver.transact`):
-  ``BEGIN IMMEDIATE``, the statements, ``COMMIT``, with no trip back to the
-  event loop in between. Under load every such trip waits for a turn of a
-  busy loop, and a transaction holds the database's write lock across all of
-  its trips: run as trips, a five-statement append took the lock for tens of
-  milliseconds and every action in the bot queued behind it.
-* When the write lock is free at once and no earlier write is still queued,
-  that call runs right on the event loop: a transaction takes some tens of
-  microseconds, less than handing it to a thread and back. Otherwise it goes
-  to the writer thread, which serialises this process's waiting transactions
-  and waits out another process's lock (``busy_timeout``) so that the loop
-  never waits for a lock. The WAL is checkpointed on the writer thread too
-  (every :data:`CHECKPOINT_EVERY` commits) rather than inside a commit on the loop.
+* A write transaction is one function call on the driver's writer thread
+  (:meth:`SqliteDriver.transact`): ``BEGIN IMMEDIATE``, the statements,
+  ``COMMIT``, with no trip back to the event loop in between. Under load every
+  such trip waits for a turn of a busy loop, and a transaction holds the
+  database's write lock across all of its trips: run on the loop, a
+  five-statement append took the lock for tens of milliseconds and every
+  action in the bot queued behind it. The single thread also serialises the
+  transactions of one process; ``BEGIN IMMEDIATE`` with ``busy_timeout``
+  serialises processes (a lock wait blocks the writer thread, not the loop).
 * Reads outside a transaction go to a second, read-only connection through
   aiosqlite (WAL lets it read while a write is under way): one trip each.
 * The journal is WAL with ``synchronous=NORMAL``: a committed transaction
@@ -41,10 +37,6 @@ if TYPE_CHECKING:
     from bot.storage import Migration
 
 T = TypeVar("T")
-
-CHECKPOINT_EVERY = 500
-"""Commits between two WAL checkpoints (each commit adds a few pages; SQLite's
-own automatic checkpoint, at 1,000 pages, is off for the writing connection)."""
 
 
 def split_sql(script: str) -> list[str]:
@@ -139,12 +131,8 @@ class SqliteDriver:
         reader: aiosqlite.Connection,
         path: str,
         scratch: str | None = None,
-        busy_timeout_ms: int = 5000,
     ) -> None:
         self._writer: sqlite3.Connection | None = writer
-        self._busy_timeout_ms = int(busy_timeout_ms)
-        self._commits = 0
-        self._checkpointed = 0
         self._thread = thread
         self._reader: aiosqlite.Connection | None = reader
         self._read_lock = asyncio.Lock()
@@ -180,7 +168,7 @@ class SqliteDriver:
             await loop.run_in_executor(thread, writer.close)
             thread.shutdown(wait=False)
             raise
-        return cls(writer, thread, reader, path, scratch, busy_timeout_ms)
+        return cls(writer, thread, reader, path, scratch)
 
     async def close(self) -> None:
         """Close the connections and the writer thread (idempotent)."""
@@ -213,39 +201,8 @@ class SqliteDriver:
         """
         if self._writer is None:
             raise StorageError("the database is closed")
-        last = self._last_write
-        if last is None or last.done():
-            # Nothing queued before it: run it here if the lock is free at once.
-            done, result = self._transact_now(body)
-            if done:
-                self._checkpoint_now_and_then()
-                return result
         job = self._last_write = self._thread.submit(self._transact, body)
-        try:
-            return await asyncio.wrap_future(job)
-        finally:
-            self._checkpoint_now_and_then()
-
-    def _checkpoint_now_and_then(self) -> None:
-        # Submitted from the loop only, so the checkpoint is the newest job when marked as the last write.
-        if self._commits - self._checkpointed >= CHECKPOINT_EVERY and self._writer is not None:
-            self._checkpointed = self._commits
-            self._last_write = self._thread.submit(_checkpoint, self._writer)
-
-    def _transact_now(self, body: Callable[[SqliteTx], Awaitable[T]]) -> tuple[bool, T | None]:
-        """``(True, result)``, or ``(False, None)`` when another process holds the write lock."""
-        conn = self._writer
-        assert conn is not None
-        conn.execute("PRAGMA busy_timeout = 0")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if isinstance(_wrap_operational(exc), DatabaseBusyError):
-                return False, None
-            raise _wrap_operational(exc) from exc
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
-        return True, self._body_and_commit(conn, body)
+        return await asyncio.wrap_future(job)
 
     async def _after_writes(self) -> None:
         """Until the writes this process has issued are done, so that a read sees
@@ -262,10 +219,6 @@ class SqliteDriver:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise _wrap_operational(exc) from exc
-        return self._body_and_commit(conn, body)
-
-    def _body_and_commit(self, conn: sqlite3.Connection, body: Callable[[SqliteTx], Awaitable[T]]) -> T:
-        """The rest of a transaction that holds the write lock: the body, then COMMIT."""
         try:
             result = run_to_end(body(SqliteTx(conn)))
         except BaseException:
@@ -276,7 +229,6 @@ class SqliteDriver:
         except sqlite3.OperationalError as exc:
             _rollback(conn)
             raise _wrap_operational(exc) from exc
-        self._commits += 1
         return result
 
     @asynccontextmanager
@@ -357,14 +309,6 @@ def _nothing() -> None:
     pass
 
 
-def _checkpoint(conn: sqlite3.Connection) -> None:
-    """Copy the WAL into the database as far as no reader needs it (never waits)."""
-    try:
-        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-    except sqlite3.OperationalError:
-        pass  # busy: the next one catches up
-
-
 def _open_writer(path: str, uri: bool, busy_timeout_ms: int) -> sqlite3.Connection:
     """The writing connection (on the writer thread), in WAL with the store's pragmas."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, uri=uri)
@@ -374,7 +318,6 @@ def _open_writer(path: str, uri: bool, busy_timeout_ms: int) -> sqlite3.Connecti
         _enable_wal(conn, busy_timeout_ms)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA wal_autocheckpoint = 0")  # checkpoints go to the writer thread
     except BaseException:
         conn.close()
         raise

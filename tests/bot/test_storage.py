@@ -162,11 +162,10 @@ async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
     async with await Store.open(tmp_path / "bg.sqlite3") as s:
         game = await new_game(s)
         gate = threading.Event()
-        # an earlier write still on the writer thread (as one waiting out another process's lock)
-        s._db._last_write = s._db._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]
+        s._db._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]  # hold the writer thread up
         try:
             write = asyncio.ensure_future(s.set_board_message(game.id, CHANNEL, 777))
-            await asyncio.sleep(0)  # the write is issued (queued behind the earlier one)
+            await asyncio.sleep(0)  # the write is issued (queued behind the held-up job)
             read = asyncio.ensure_future(s.get_game(game.id))
             await asyncio.sleep(0.1)
             assert not read.done()  # the read waits for the write ...
@@ -174,71 +173,6 @@ async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
             gate.set()
         assert (await read).board_message_id == 777  # ... and sees it
         await write
-
-
-async def test_a_write_runs_on_the_loop_when_the_lock_is_free_and_waits_on_the_thread_when_not(
-    tmp_path: Path,
-) -> None:
-    import sqlite3
-    import threading
-
-    async with await Store.open(tmp_path / "bg.sqlite3") as s:
-        game = await new_game(s)
-        threads: list[int] = []
-
-        async def where(tx):  # noqa: ANN001, ANN202
-            threads.append(threading.get_ident())
-            return await tx.execute("UPDATE games SET board_message_id = 1 WHERE id = ?", (game.id,))
-
-        assert await s._transact(where) == 1
-        assert threads == [threading.get_ident()]  # nothing queued, lock free: right here
-
-        other = sqlite3.connect(tmp_path / "bg.sqlite3", isolation_level=None)  # another bot process
-        other.execute("BEGIN IMMEDIATE")
-        loop = asyncio.get_running_loop()
-        loop.call_later(0.3, other.execute, "COMMIT")
-        ticks = 0
-
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                ticks += 1
-                await asyncio.sleep(0.01)
-
-        ticker = asyncio.ensure_future(tick())
-        try:
-            assert await s._transact(where) == 1  # waited for the lock ...
-        finally:
-            ticker.cancel()
-        other.close()
-        assert threads[1] != threading.get_ident()  # ... on the writer thread
-        assert ticks >= 10  # while the loop went on
-        assert (await s.get_game(game.id)).board_message_id == 1
-
-
-async def test_the_wal_is_checkpointed_on_the_writer_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
-
-    from bot.db import sqlite as driver
-
-    checkpoints: list[int] = []
-    real = driver._checkpoint
-
-    def recorded(conn):  # noqa: ANN001, ANN202
-        checkpoints.append(threading.get_ident())
-        return real(conn)
-
-    monkeypatch.setattr(driver, "CHECKPOINT_EVERY", 3)
-    monkeypatch.setattr(driver, "_checkpoint", recorded)
-    async with await Store.open(tmp_path / "bg.sqlite3") as s:
-        assert tuple(await s._transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
-        before = len(checkpoints)
-        game = await new_game(s)
-        for message in range(7):
-            await s.set_board_message(game.id, CHANNEL, 100 + message)
-        await s.get_game(game.id)  # waits for the writer thread's jobs
-        assert len(checkpoints) - before >= 2
-        assert threading.get_ident() not in checkpoints
 
 
 async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None:
