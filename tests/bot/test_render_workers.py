@@ -57,6 +57,12 @@ async def test_boards_are_the_bytes_drawn_here_by_the_same_two_workers(workers: 
     assert set(workers.pids) == pids and len(pids) == 2
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
+async def test_workers_run_as_batch_tasks_so_a_request_does_not_preempt_the_bot(workers: RenderWorkers) -> None:
+    assert all(os.sched_getscheduler(pid) == os.SCHED_BATCH for pid in workers.pids)
+    assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the bot itself stays as it was
+
+
 async def test_a_worker_killed_while_idle_is_replaced(workers: RenderWorkers) -> None:
     for pid in workers.pids:
         os.kill(pid, signal.SIGKILL)
