@@ -11,6 +11,9 @@ A worker that dies (killed, crashed, or stuck past :data:`DRAW_TIMEOUT_SECONDS`)
 is replaced, and the board it was drawing is drawn by another. A worker ends by
 itself when this process ends, however it ends: its stdin reaches end of file.
 
+On Windows, whose event loop cannot watch pipes, boards are drawn in a thread
+instead (:data:`PIPES`).
+
 Works with one event loop at a time: a new loop (``asyncio.run`` again, as each
 test does) takes the workers over, and ends those still drawing for the old one.
 """
@@ -29,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import renderer
-from renderer import BoardScene
+from renderer import BoardScene, render_board
 from renderer.pipe import DRAWN, REPLY, REQUEST
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,8 @@ START_SECONDS = 30.0
 ATTEMPTS = 2
 """A board whose worker died is drawn once more, by another worker."""
 _READ_SIZE = 1 << 18
+PIPES = sys.platform != "win32"
+"""Whether the event loop can read the workers' pipes (``add_reader`` on a pipe)."""
 
 
 class RenderError(Exception):
@@ -169,6 +174,8 @@ class RenderWorkers:
 
         :raises RenderError: the scene could not be drawn, or its workers died.
         """
+        if not PIPES:
+            return await asyncio.to_thread(render_board, scene)
         body = pickle.dumps(scene, pickle.HIGHEST_PROTOCOL)
         request = REQUEST.pack(len(body)) + body
         for attempt in range(1, ATTEMPTS + 1):
@@ -185,6 +192,9 @@ class RenderWorkers:
         from engine import Position
 
         scene = BoardScene(Position.start())
+        if not PIPES:
+            await self.render(scene)
+            return
         self._this_loop()
         for _ in range(self.count - len(self._workers)):
             self._idle.append(self._spawn())

@@ -142,6 +142,17 @@ async def test_workers_that_cannot_start_give_an_error(monkeypatch: pytest.Monke
         pool.close()
 
 
+async def test_without_pipes_boards_are_drawn_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render_workers, "PIPES", False)  # as on Windows
+    pool = RenderWorkers(2)
+    try:
+        await pool.start()
+        assert await pool.render(SCENES[1]) == render_board(SCENES[1])
+        assert pool.pids == []
+    finally:
+        pool.close()
+
+
 def test_the_workers_serve_one_event_loop_after_another() -> None:
     pool = RenderWorkers(1)
     try:
@@ -162,7 +173,7 @@ def test_workers_end_when_the_bot_process_is_killed() -> None:
         print(*pool.pids, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     """)
-    parent = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    parent = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert parent.returncode == -signal.SIGKILL, parent.stderr
     pids = [int(pid) for pid in parent.stdout.split()]
     assert len(pids) == 2
