@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import renderer
+from engine import Position
 from renderer import BoardScene, render_board
 from renderer.pipe import DRAWN, REPLY, REQUEST
 
@@ -68,7 +69,9 @@ def _worker_command() -> tuple[list[str], dict[str, str]]:
 class _Worker:
     """One worker process and the request it is drawing, if any."""
 
-    def __init__(self) -> None:
+    def __init__(self, done: Callable[[_Worker, bool], None]) -> None:
+        """``done(worker, alive)`` is called after each exchange, even one whose
+        caller gave up: it hands the worker on (or replaces a dead one)."""
         command, env = _worker_command()
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -80,21 +83,18 @@ class _Worker:
         self._reply: asyncio.Future[bytes] | None = None
         self._received = bytearray()
         self._timeout: asyncio.TimerHandle | None = None
-        self._done: Callable[[_Worker, bool], None] | None = None
+        self._done = done
         self._fresh = True
 
     @property
     def busy(self) -> bool:
         return self.loop is not None
 
-    def draw(
-        self, request: bytes, done: Callable[[_Worker, bool], None]
-    ) -> asyncio.Future[bytes]:
-        """Send ``request``; the future holds the reply. ``done(worker, alive)`` is
-        called once the exchange is over, even if the future was cancelled."""
+    def draw(self, request: bytes) -> asyncio.Future[bytes]:
+        """Send ``request``; the future holds the reply."""
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[bytes] = loop.create_future()
-        self.loop, self._reply, self._done = loop, reply, done
+        self.loop, self._reply = loop, reply
         self._received.clear()
         try:
             view = memoryview(request)
@@ -133,19 +133,18 @@ class _Worker:
         self.kill()  # its stdout ends, and _readable finishes the request
 
     def _finish(self, outcome: bytes | Exception) -> None:
-        loop, reply, done = self.loop, self._reply, self._done
+        loop, reply = self.loop, self._reply
         if self._timeout is not None:
             self._timeout.cancel()
         if loop is not None and not loop.is_closed():
             loop.remove_reader(self.replies)
-        self.loop, self._reply, self._done, self._timeout = None, None, None, None
+        self.loop, self._reply, self._timeout = None, None, None
         if reply is not None and not reply.done():
             if isinstance(outcome, Exception):
                 reply.set_exception(outcome)
             else:
                 reply.set_result(outcome)
-        if done is not None:
-            done(self, not isinstance(outcome, _WorkerGone))
+        self._done(self, not isinstance(outcome, _WorkerGone))
 
     def kill(self) -> None:
         if self.process.poll() is None:
@@ -182,15 +181,13 @@ class RenderWorkers:
             worker = await self._acquire()
             try:
                 # The worker is handed on by _done, also if this task is cancelled meanwhile.
-                return await worker.draw(request, self._done)
+                return await worker.draw(request)
             except _WorkerGone:
                 log.warning("a board worker died while drawing (attempt %d of %d)", attempt, ATTEMPTS)
         raise RenderError("the board workers keep dying")
 
     async def start(self) -> None:
         """Start every worker and let each draw a board (their caches warm up)."""
-        from engine import Position
-
         scene = BoardScene(Position.start())
         if not PIPES:
             await self.render(scene)
@@ -218,7 +215,7 @@ class RenderWorkers:
     # -- the workers ---------------------------------------------------------------------
 
     def _spawn(self) -> _Worker:
-        worker = _Worker()
+        worker = _Worker(self._done)
         self._workers.append(worker)
         return worker
 
@@ -232,9 +229,7 @@ class RenderWorkers:
         self._waiting.clear()
         for worker in list(self._workers):
             if worker.busy:
-                self._workers.remove(worker)
-                worker.kill()
-                worker.close()
+                self._discard(worker)
         self._idle = [worker for worker in self._workers if worker.process.poll() is None]
         self._workers = list(self._idle)
 

@@ -27,12 +27,24 @@ SCENES = [
 ]
 
 
-@pytest.fixture
-async def workers() -> AsyncIterator[RenderWorkers]:
-    pool = RenderWorkers(2)
+async def _started(count: int) -> AsyncIterator[RenderWorkers]:
+    pool = RenderWorkers(count)
     await pool.start()
     yield pool
     pool.close()
+
+
+@pytest.fixture
+async def workers() -> AsyncIterator[RenderWorkers]:
+    async for pool in _started(2):
+        yield pool
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[RenderWorkers]:
+    """A pool of one started worker."""
+    async for pool in _started(1):
+        yield pool
 
 
 def _gone(pid: int, within: float = 10.0) -> bool:
@@ -71,65 +83,47 @@ async def test_a_worker_killed_while_idle_is_replaced(workers: RenderWorkers) ->
     assert await workers.render(SCENES[1]) == render_board(SCENES[1])
 
 
-async def test_a_worker_that_dies_mid_board_hands_the_board_to_another() -> None:
-    pool = RenderWorkers(1)
-    try:
-        await pool.start()
-        (pid,) = pool.pids
-        os.kill(pid, signal.SIGSTOP)  # it holds the request unread...
-        board = asyncio.ensure_future(pool.render(SCENES[1]))
-        await asyncio.sleep(0.05)
-        assert not board.done()
-        os.kill(pid, signal.SIGKILL)  # ...and dies with it
-        assert await asyncio.wait_for(board, 20) == render_board(SCENES[1])
-        assert pool.pids != [pid]
-    finally:
-        pool.close()
+async def test_a_worker_that_dies_mid_board_hands_the_board_to_another(pool: RenderWorkers) -> None:
+    (pid,) = pool.pids
+    os.kill(pid, signal.SIGSTOP)  # it holds the request unread...
+    board = asyncio.ensure_future(pool.render(SCENES[1]))
+    await asyncio.sleep(0.05)
+    assert not board.done()
+    os.kill(pid, signal.SIGKILL)  # ...and dies with it
+    assert await asyncio.wait_for(board, 20) == render_board(SCENES[1])
+    assert pool.pids != [pid]
 
 
-async def test_a_stuck_worker_is_ended_and_its_board_drawn_by_another(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_stuck_worker_is_ended_and_its_board_drawn_by_another(
+    pool: RenderWorkers, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(render_workers, "DRAW_TIMEOUT_SECONDS", 0.3)
-    pool = RenderWorkers(1)
-    try:
-        await pool.start()
-        (pid,) = pool.pids
-        os.kill(pid, signal.SIGSTOP)
-        assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
-        assert _gone(pid)
-    finally:
-        pool.close()
+    (pid,) = pool.pids
+    os.kill(pid, signal.SIGSTOP)
+    assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
+    assert _gone(pid)
 
 
-async def test_a_scene_that_cannot_be_drawn_is_an_error_and_the_worker_goes_on() -> None:
-    pool = RenderWorkers(1)
-    try:
-        await pool.start()
-        bad = BoardScene(Position.start())
-        object.__setattr__(bad, "dice", (7, 9))
-        with pytest.raises(RenderError, match="KeyError"):
-            await pool.render(bad)
-        pids = pool.pids
-        assert await pool.render(SCENES[0]) == render_board(SCENES[0])
-        assert pool.pids == pids
-    finally:
-        pool.close()
+async def test_a_scene_that_cannot_be_drawn_is_an_error_and_the_worker_goes_on(pool: RenderWorkers) -> None:
+    bad = BoardScene(Position.start())
+    object.__setattr__(bad, "dice", (7, 9))
+    with pytest.raises(RenderError, match="KeyError"):
+        await pool.render(bad)
+    pids = pool.pids
+    assert await pool.render(SCENES[0]) == render_board(SCENES[0])
+    assert pool.pids == pids
 
 
-async def test_a_caller_that_gives_up_leaves_the_worker_free() -> None:
-    pool = RenderWorkers(1)
-    try:
-        await pool.start()
-        pids = pool.pids
-        first = asyncio.ensure_future(pool.render(SCENES[0]))
-        waiting = asyncio.ensure_future(pool.render(SCENES[1]))  # queued behind the first
-        await asyncio.sleep(0)
-        first.cancel()
-        waiting.cancel()
-        await asyncio.gather(first, waiting, return_exceptions=True)
-        assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
-        assert pool.pids == pids
-    finally:
-        pool.close()
+async def test_a_caller_that_gives_up_leaves_the_worker_free(pool: RenderWorkers) -> None:
+    pids = pool.pids
+    first = asyncio.ensure_future(pool.render(SCENES[0]))
+    waiting = asyncio.ensure_future(pool.render(SCENES[1]))  # queued behind the first
+    await asyncio.sleep(0)
+    first.cancel()
+    waiting.cancel()
+    await asyncio.gather(first, waiting, return_exceptions=True)
+    assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
+    assert pool.pids == pids
 
 
 async def test_workers_that_cannot_start_give_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
