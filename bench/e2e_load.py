@@ -15,22 +15,28 @@ player acts the moment the board is up (a saturation test: with no time
 between actions, latency is games / throughput). ``--think LOW HIGH`` gives
 the players a reaction time (people take seconds); ``--ramp S`` starts the
 games over S seconds. Bot, stand-in and players share this machine's cores,
-so runs vary: repeat a few times.
+so runs vary: repeat a few times (``--runs N`` does, and prints the medians).
+The speed of this (virtual) machine drifts too, by up to 2x within an hour:
+each run first prints the CPU time of drawing a fixed set of boards in this
+process, a reference to compare runs made at different times.
 
-    python bench/e2e_load.py [--games 200] [--think 0.5 2] [--ramp 0] [--json]
+    python bench/e2e_load.py [--games 200] [--think 0.5 2] [--ramp 0] [--runs 1] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -68,6 +74,24 @@ def cpu_seconds(root: int) -> dict[int, float]:
     return {pid: used[pid] for pid in family if pid in used}
 
 
+def reference_board_ms(boards: int = 120) -> float:
+    """Median CPU milliseconds to draw one of a fixed set of boards here: how fast this
+    machine is right now (``bench/render.py``'s boards of played games)."""
+    spec = importlib.util.spec_from_file_location("bench_render", Path(__file__).with_name("render.py"))
+    assert spec is not None and spec.loader is not None
+    render = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render)
+    scenes = render.varied_scenes(boards // 4, 4)
+    for scene in scenes[:20]:  # warm the caches
+        render.render_board(scene)
+    cpu = []
+    for scene in scenes:
+        start = time.process_time()
+        render.render_board(scene)
+        cpu.append((time.process_time() - start) * 1000)
+    return statistics.median(cpu)
+
+
 def _cmdline(pid: int) -> bytes:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -76,8 +100,37 @@ def _cmdline(pid: int) -> bytes:
 
 
 async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
-               think: tuple[float, float] = (0.0, 0.0)) -> int:
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+               think: tuple[float, float] = (0.0, 0.0), runs: int = 1) -> int:
+    """``runs`` runs, each with a new stand-in and bot; exit code 0 if every run met the targets."""
+    results = []
+    for number in range(1, runs + 1):
+        if runs > 1:
+            print(f"-- run {number} of {runs}")
+        results.append(await one_run(games, as_json, timeout, ramp, think))
+    if runs > 1:
+        met = sum(f["targets_met"] for f in results)
+        median = {
+            key: statistics.median(pick(f) for f in results)
+            for key, pick in (
+                ("interactions_per_s", lambda f: f["interactions_per_s"]),
+                ("first_p99", lambda f: f["first_response_ms"]["p99"]),
+                ("board_p50", lambda f: f["board_ms"]["p50"]),
+                ("board_p99", lambda f: f["board_ms"]["p99"]),
+                ("reference_board_ms", lambda f: f["reference_board_ms"]),
+            )
+        }
+        print(f"-- {runs} runs: median {median['interactions_per_s']:.1f} interactions/s, "
+              f"p99 first response {median['first_p99']:.0f} ms, board p50 {median['board_p50']:.0f} ms, "
+              f"p99 {median['board_p99']:.0f} ms; reference board {median['reference_board_ms']:.2f} ms; "
+              f"targets met in {met} of {runs} runs")
+    return 0 if all(f["targets_met"] for f in results) else 1
+
+
+async def one_run(games: int, as_json: bool, timeout: float, ramp: float,
+                  think: tuple[float, float]) -> dict[str, Any]:
+    reference = reference_board_ms()
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
+          f"reference board {reference:.2f} ms of CPU (lower: a faster machine right now)")
     fake = await FakeDiscord().start()
     with tempfile.TemporaryDirectory(prefix="e2e-load-") as tmp:
         bot = BotProcess(fake, Path(tmp), target=REAL_BOT, log_level="WARNING")
@@ -105,6 +158,7 @@ async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
             "stand_in_and_players": round(own * per, 2),
         }
         figures["violations"] = len(fake.violations)
+        figures["reference_board_ms"] = round(reference, 3)
         figures["think_s"] = list(think)
         figures["ramp_s"] = ramp
         ok = (
@@ -114,6 +168,7 @@ async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
             and result.finished == games
             and not fake.violations
         )
+        figures["targets_met"] = ok
         if as_json:
             print(json.dumps(figures, indent=2))
         else:
@@ -130,7 +185,7 @@ async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
             print(error[:1500], file=sys.stderr)
         if result.errors or fake.violations:
             print(fake.describe(), file=sys.stderr)
-        return 0 if ok else 1
+        return figures
 
 
 if __name__ == "__main__":
@@ -139,11 +194,12 @@ if __name__ == "__main__":
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds a player waits for one answer")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ramp", type=float, default=0.0, help="seconds over which the games start (0: all at once)")
+    parser.add_argument("--runs", type=int, default=1, help="repeat the whole run; prints the medians")
     parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("LOW", "HIGH"),
                         help="seconds a player takes to act, uniform between LOW and HIGH (default: at once)")
     args = parser.parse_args()
     try:  # the stand-in and the players share the bot's two cores: the lighter loop, if installed
         import uvloop
     except ImportError:
-        sys.exit(asyncio.run(main(args.games, args.json, args.timeout, args.ramp, tuple(args.think))))
-    sys.exit(uvloop.run(main(args.games, args.json, args.timeout, args.ramp, tuple(args.think))))
+        sys.exit(asyncio.run(main(args.games, args.json, args.timeout, args.ramp, tuple(args.think), args.runs)))
+    sys.exit(uvloop.run(main(args.games, args.json, args.timeout, args.ramp, tuple(args.think), args.runs)))

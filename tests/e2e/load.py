@@ -34,6 +34,8 @@ class LoadResult:
     missed: int
     unexpected_private: list[str]
     errors: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    """What each of :attr:`interactions` was (``challenge``, ``accept``, ``play``, ``roll``, ...)."""
 
     @property
     def first_response_ms(self) -> list[float]:
@@ -42,6 +44,23 @@ class LoadResult:
     @property
     def board_ms(self) -> list[float]:
         return [i.board_latency * 1000 for i in self.interactions if i.board_latency is not None]
+
+    def by_kind(self) -> dict[str, dict[str, Any]]:
+        """Count, p50/p99 first response and p50/p99 board image (ms) of each kind of
+        interaction, in the order the kinds first occur: it shows which step makes the tail."""
+        grouped: dict[str, list[Interaction]] = {}
+        for kind, inter in zip(self.kinds, self.interactions):
+            grouped.setdefault(kind, []).append(inter)
+        table = {}
+        for kind, inters in grouped.items():
+            first = [i.first_response_latency * 1000 for i in inters if i.first_response_latency is not None]
+            board = [i.board_latency * 1000 for i in inters if i.board_latency is not None]
+            row: dict[str, Any] = {"n": len(inters), "first_p50": round(percentile(first, 50), 1),
+                                   "first_p99": round(percentile(first, 99), 1)}
+            if board:
+                row.update(board_p50=round(percentile(board, 50), 1), board_p99=round(percentile(board, 99), 1))
+            table[kind] = row
+        return table
 
     def figures(self) -> dict[str, Any]:
         first, board = self.first_response_ms, self.board_ms
@@ -58,6 +77,7 @@ class LoadResult:
             "missed_deadlines": self.missed,
             "unexpected_private_answers": len(self.unexpected_private),
             "errors": len(self.errors),
+            "by_kind": self.by_kind(),
         }
 
     def summary(self) -> str:
@@ -70,7 +90,12 @@ class LoadResult:
             f"board image:    p50 {f['board_ms']['p50']} ms, p99 {f['board_ms']['p99']} ms, "
             f"max {f['board_ms']['max']} ms (n={f['board_ms']['n']})\n"
             f"missed deadlines: {f['missed_deadlines']}, unexpected private answers: {f['unexpected_private_answers']}, "
-            f"errors: {f['errors']}"
+            f"errors: {f['errors']}\n"
+            + "\n".join(
+                f"  {kind:<12} n={row['n']:<4} first p50 {row['first_p50']:>6} p99 {row['first_p99']:>6} ms"
+                + (f" | board p50 {row['board_p50']:>6} p99 {row['board_p99']:>6} ms" if "board_p50" in row else "")
+                for kind, row in f["by_kind"].items()
+            )
         )
 
 
@@ -102,13 +127,14 @@ async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int =
     done = await asyncio.gather(*(one(i, d) for i, d in enumerate(drivers)))
     seconds = time.monotonic() - started
     interactions = [inter for d in drivers for _, inter in d.actions]
+    kinds = [kind for d in drivers for kind, _ in d.actions]
     private = []
     for inter in interactions:
         for message_id in inter.messages:
             message = fake.messages.get(message_id)
             if message is not None and message["flags"] & EPHEMERAL:
                 private.append(message["content"])
-    return LoadResult(games, sum(done), seconds, interactions, len(fake.missed_deadlines()), private, errors)
+    return LoadResult(games, sum(done), seconds, interactions, len(fake.missed_deadlines()), private, errors, kinds)
 
 
 def spread(values: list[float]) -> str:
