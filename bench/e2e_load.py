@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import importlib.util
 import json
 import os
@@ -35,6 +36,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,20 +76,26 @@ def cpu_seconds(root: int) -> dict[int, float]:
     return {pid: used[pid] for pid in family if pid in used}
 
 
-def reference_board_ms(boards: int = 120) -> float:
-    """Median CPU milliseconds to draw one of a fixed set of boards here: how fast this
-    machine is right now (``bench/render.py``'s boards of played games)."""
+@functools.cache
+def _reference_boards() -> tuple[Callable[[Any], bytes], list[Any]]:
+    """``bench/render.py``'s drawing function and 120 of its boards of played games (made once)."""
     spec = importlib.util.spec_from_file_location("bench_render", Path(__file__).with_name("render.py"))
     assert spec is not None and spec.loader is not None
     render = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(render)
-    scenes = render.varied_scenes(boards // 4, 4)
+    return render.render_board, render.varied_scenes(30, 4)
+
+
+def reference_board_ms() -> float:
+    """Median CPU milliseconds to draw one of a fixed set of boards here: how fast this
+    machine is right now."""
+    render_board, scenes = _reference_boards()
     for scene in scenes[:20]:  # warm the caches
-        render.render_board(scene)
+        render_board(scene)
     cpu = []
     for scene in scenes:
         start = time.process_time()
-        render.render_board(scene)
+        render_board(scene)
         cpu.append((time.process_time() - start) * 1000)
     return statistics.median(cpu)
 

@@ -25,36 +25,46 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def first_response_ms(interactions: list[Interaction]) -> list[float]:
+    return [i.first_response_latency * 1000 for i in interactions if i.first_response_latency is not None]
+
+
+def board_ms(interactions: list[Interaction]) -> list[float]:
+    return [i.board_latency * 1000 for i in interactions if i.board_latency is not None]
+
+
 @dataclass
 class LoadResult:
     games: int
     finished: int
     seconds: float
-    interactions: list[Interaction]
+    actions: list[tuple[str, Interaction]]
+    """Every interaction with what it was (``challenge``, ``accept``, ``play``, ``roll``, ...)."""
     missed: int
     unexpected_private: list[str]
     errors: list[str] = field(default_factory=list)
-    kinds: list[str] = field(default_factory=list)
-    """What each of :attr:`interactions` was (``challenge``, ``accept``, ``play``, ``roll``, ...)."""
+
+    @property
+    def interactions(self) -> list[Interaction]:
+        return [inter for _, inter in self.actions]
 
     @property
     def first_response_ms(self) -> list[float]:
-        return [i.first_response_latency * 1000 for i in self.interactions if i.first_response_latency is not None]
+        return first_response_ms(self.interactions)
 
     @property
     def board_ms(self) -> list[float]:
-        return [i.board_latency * 1000 for i in self.interactions if i.board_latency is not None]
+        return board_ms(self.interactions)
 
     def by_kind(self) -> dict[str, dict[str, Any]]:
         """Count, p50/p99 first response and p50/p99 board image (ms) of each kind of
         interaction, in the order the kinds first occur: it shows which step makes the tail."""
         grouped: dict[str, list[Interaction]] = {}
-        for kind, inter in zip(self.kinds, self.interactions):
+        for kind, inter in self.actions:
             grouped.setdefault(kind, []).append(inter)
         table = {}
         for kind, inters in grouped.items():
-            first = [i.first_response_latency * 1000 for i in inters if i.first_response_latency is not None]
-            board = [i.board_latency * 1000 for i in inters if i.board_latency is not None]
+            first, board = first_response_ms(inters), board_ms(inters)
             row: dict[str, Any] = {"n": len(inters), "first_p50": round(percentile(first, 50), 1),
                                    "first_p99": round(percentile(first, 99), 1)}
             if board:
@@ -126,15 +136,14 @@ async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int =
     started = time.monotonic()
     done = await asyncio.gather(*(one(i, d) for i, d in enumerate(drivers)))
     seconds = time.monotonic() - started
-    interactions = [inter for d in drivers for _, inter in d.actions]
-    kinds = [kind for d in drivers for kind, _ in d.actions]
+    actions = [action for d in drivers for action in d.actions]
     private = []
-    for inter in interactions:
+    for _, inter in actions:
         for message_id in inter.messages:
             message = fake.messages.get(message_id)
             if message is not None and message["flags"] & EPHEMERAL:
                 private.append(message["content"])
-    return LoadResult(games, sum(done), seconds, interactions, len(fake.missed_deadlines()), private, errors, kinds)
+    return LoadResult(games, sum(done), seconds, actions, len(fake.missed_deadlines()), private, errors)
 
 
 def spread(values: list[float]) -> str:
