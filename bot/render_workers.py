@@ -7,6 +7,11 @@ to a worker's stdin; its reply is read from its stdout by a reader callback on
 the event loop. No helper threads: ``ProcessPoolExecutor``'s queue threads took
 the GIL for every board, which cost this process about twice as much per board.
 
+When every worker is busy, the board asked for earliest is drawn next, not
+the one that reached the queue first: a click whose service call waited (for
+the database, say) would otherwise wait again behind newer clicks. Under load
+that evens out the wait, which is what keeps the slowest boards fast.
+
 A worker that dies (killed, crashed, or stuck past :data:`DRAW_TIMEOUT_SECONDS`)
 is replaced, and the board it was drawing is drawn by another. A worker ends by
 itself when this process ends, however it ends: its stdin reaches end of file.
@@ -22,12 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import collections
+import heapq
+import itertools
 import logging
 import os
 import pickle
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -164,12 +171,17 @@ class RenderWorkers:
         self.count = count
         self._workers: list[_Worker] = []
         self._idle: list[_Worker] = []
-        self._waiting: collections.deque[asyncio.Future[_Worker]] = collections.deque()
+        self._waiting: list[tuple[float, int, asyncio.Future[_Worker]]] = []
+        """A heap of (asked at, arrival number, waiter): the earliest asked is served first."""
+        self._arrivals = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
         atexit.register(self.close)
 
-    async def render(self, scene: BoardScene) -> bytes:
+    async def render(self, scene: BoardScene, *, asked_at: float | None = None) -> bytes:
         """The PNG of ``scene``, drawn by a worker.
+
+        ``asked_at`` (seconds since the epoch; default now) is when the player
+        asked for it: while all workers are busy, earlier-asked boards go first.
 
         :raises RenderError: the scene could not be drawn, or its workers died.
         """
@@ -177,8 +189,10 @@ class RenderWorkers:
             return await asyncio.to_thread(render_board, scene)
         body = pickle.dumps(scene, pickle.HIGHEST_PROTOCOL)
         request = REQUEST.pack(len(body)) + body
+        if asked_at is None:
+            asked_at = time.time()
         for attempt in range(1, ATTEMPTS + 1):
-            worker = await self._acquire()
+            worker = await self._acquire(asked_at)
             try:
                 # The worker is handed on by _done, also if this task is cancelled meanwhile.
                 return await worker.draw(request)
@@ -202,7 +216,7 @@ class RenderWorkers:
         for worker in self._workers:
             worker.close()
         self._workers, self._idle = [], []
-        for waiter in self._waiting:
+        for _, _, waiter in self._waiting:
             if not waiter.done() and not waiter.get_loop().is_closed():
                 waiter.cancel()
         self._waiting.clear()
@@ -233,7 +247,7 @@ class RenderWorkers:
         self._idle = [worker for worker in self._workers if worker.process.poll() is None]
         self._workers = list(self._idle)
 
-    async def _acquire(self) -> _Worker:
+    async def _acquire(self, asked_at: float) -> _Worker:
         self._this_loop()
         while self._idle:
             worker = self._idle.pop()
@@ -244,14 +258,13 @@ class RenderWorkers:
             return self._spawn()
         assert self._loop is not None
         waiter: asyncio.Future[_Worker] = self._loop.create_future()
-        self._waiting.append(waiter)
+        heapq.heappush(self._waiting, (asked_at, next(self._arrivals), waiter))
         try:
             return await waiter
         except asyncio.CancelledError:
+            # a cancelled waiter stays in the heap, done: _hand_on skips it
             if waiter.done() and not waiter.cancelled():
                 self._hand_on(waiter.result())  # it was handed to us just as we were cancelled
-            else:
-                self._waiting.remove(waiter)
             raise
 
     def _done(self, worker: _Worker, alive: bool) -> None:
@@ -259,7 +272,8 @@ class RenderWorkers:
             self._hand_on(worker)
             return
         self._discard(worker)
-        if self._waiting:  # a replacement for whoever waits; else the next request starts one
+        if any(not waiter.done() for _, _, waiter in self._waiting):
+            # a replacement for whoever waits; else the next request starts one
             self._hand_on(self._spawn())
 
     def _discard(self, worker: _Worker) -> None:
@@ -270,7 +284,7 @@ class RenderWorkers:
 
     def _hand_on(self, worker: _Worker) -> None:
         while self._waiting:
-            waiter = self._waiting.popleft()
+            _, _, waiter = heapq.heappop(self._waiting)
             if not waiter.done():
                 waiter.set_result(worker)
                 return

@@ -61,10 +61,16 @@ _render_workers = RenderWorkers(RENDER_WORKERS)
 """Shared by every bot in this process (tests make many); started on first use."""
 
 
-async def render_in_worker(scene: BoardScene) -> bytes:
+async def render_in_worker(scene: BoardScene, *, asked_at: float | None = None) -> bytes:
     """A board's PNG from a worker process: drawing holds the GIL, which the
-    event loop needs for everyone else's clicks."""
-    return await _render_workers.render(scene)
+    event loop needs for everyone else's clicks. Under load, boards asked for
+    earlier (``asked_at``, epoch seconds; default now) are drawn first."""
+    return await _render_workers.render(scene, asked_at=asked_at)
+
+
+def asked_at(interaction: discord.Interaction) -> float:
+    """When the player clicked or typed: Discord's timestamp in the interaction's id."""
+    return interaction.created_at.timestamp()
 
 
 async def warm_up_renderer() -> None:
@@ -147,9 +153,9 @@ class Table:
 
     # -- pictures and payloads --------------------------------------------------------
 
-    async def render_file(self, view: GameView) -> discord.File:
+    async def render_file(self, view: GameView, *, asked_at: float | None = None) -> discord.File:
         scene = self.service.scene(view)
-        png = await render_in_worker(scene)
+        png = await render_in_worker(scene, asked_at=asked_at)
         return discord.File(io.BytesIO(png), filename="board.png")
 
     async def board_payload(
@@ -157,9 +163,11 @@ class Table:
         view: GameView,
         events: Sequence[Event] = (),
         rating_changes: Sequence[Any] = (),
+        *,
+        asked_at: float | None = None,
     ) -> dict[str, Any]:
-        """content / file / embeds / view for a board message."""
-        file = await self.render_file(view)
+        """content / file / embeds / view for a board message; ``asked_at``: see :func:`render_in_worker`."""
+        file = await self.render_file(view, asked_at=asked_at)
         embed = presenter.result_embed(view, events, rating_changes)
         payload: dict[str, Any] = {
             "content": presenter.board_content(view, events),
@@ -283,7 +291,9 @@ class Table:
         self, interaction: discord.Interaction, outcome: Outcome, *, old: tuple[int, int] | None
     ) -> discord.Message:
         await self.defer(interaction)  # rendering takes a moment
-        payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+        payload = await self.board_payload(
+            outcome.view, outcome.events, outcome.rating_changes, asked_at=asked_at(interaction)
+        )
         message = await self.send_public(interaction, **payload)
         await self.remember_board(outcome.view, message, old)
         self.after_post(outcome, message, payload["embeds"])
@@ -292,7 +302,7 @@ class Table:
     async def post_board(self, interaction: discord.Interaction, view: GameView) -> discord.Message:
         """``/bg board``: the current board again, at the bottom of the channel."""
         await self.defer(interaction)
-        payload = await self.board_payload(view)
+        payload = await self.board_payload(view, asked_at=asked_at(interaction))
         message = await self.send_public(interaction, **payload)
         await self.remember_board(view, message, view.board_message)
         self.computer.kick(view)  # a stuck computer's turn gets another try
@@ -325,7 +335,9 @@ class Table:
     async def post_new_game(self, interaction: discord.Interaction, outcome: Outcome) -> discord.Message:
         """The first board of a game started by a command (against the computer, a practice game)."""
         await self.defer(interaction)
-        payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+        payload = await self.board_payload(
+            outcome.view, outcome.events, outcome.rating_changes, asked_at=asked_at(interaction)
+        )
         message = await self.send_public(interaction, **payload)
         await self.remember_board(outcome.view, message, None)
         self.after_post(outcome, message, payload["embeds"])
@@ -387,6 +399,7 @@ class Table:
 
     async def show_after_click(self, interaction: discord.Interaction, outcome: Outcome) -> None:
         view = outcome.view
+        asked = asked_at(interaction)
         actor = view.to_act()
         clicked = interaction.message
         same_player = actor is not None and actor.user_id == interaction.user.id
@@ -394,7 +407,7 @@ class Table:
         if same_player and on_board and clicked is not None:
             if not interaction.response.is_done():
                 await interaction.response.defer()  # drawing takes a moment
-            payload = await self.board_payload(view, outcome.events, outcome.rating_changes)
+            payload = await self.board_payload(view, outcome.events, outcome.rating_changes, asked_at=asked)
             await interaction.edit_original_response(
                 content=payload["content"],
                 attachments=[payload["file"]],
@@ -408,12 +421,13 @@ class Table:
         # the turn passes: a new board below, drawn while the old one loses its buttons
         if clicked is not None:
             payload, _ = await asyncio.gather(
-                self.board_payload(view, outcome.events, outcome.rating_changes), self.take_buttons_off(interaction)
+                self.board_payload(view, outcome.events, outcome.rating_changes, asked_at=asked),
+                self.take_buttons_off(interaction),
             )
         else:
             if not interaction.response.is_done():
                 await interaction.response.defer()
-            payload = await self.board_payload(view, outcome.events, outcome.rating_changes)
+            payload = await self.board_payload(view, outcome.events, outcome.rating_changes, asked_at=asked)
         message = await self.send_followup(interaction, payload)
         await self.remember_board(view, message, view.board_message, skip=clicked.id if clicked else None)
         self.after_post(outcome, message, payload["embeds"])
@@ -478,7 +492,9 @@ class Table:
             text = format_play(play)
             await interaction.response.edit_message(content=f"You play **{text}**.", view=None)
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
-            payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+            payload = await self.board_payload(
+                outcome.view, outcome.events, outcome.rating_changes, asked_at=asked_at(interaction)
+            )
             message = await self.send_followup(interaction, payload)
             await self.remember_board(outcome.view, message, outcome.view.board_message)
             self.after_post(outcome, message, payload["embeds"])
@@ -556,7 +572,7 @@ class Table:
         closed = presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} starts below.")
         # the first board is drawn while the challenge loses its buttons (which answers the click)
         payload, _ = await asyncio.gather(
-            self.board_payload(outcome.view, outcome.events, outcome.rating_changes),
+            self.board_payload(outcome.view, outcome.events, outcome.rating_changes, asked_at=asked_at(interaction)),
             self.edit_clicked(interaction, content=closed, view=None),
         )
         message = await self.send_followup(interaction, payload)
@@ -584,7 +600,9 @@ class Table:
             content=presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} is in {game_thread.mention}."),
             view=None,
         )
-        payload = await self.board_payload(outcome.view, outcome.events, outcome.rating_changes)
+        payload = await self.board_payload(
+            outcome.view, outcome.events, outcome.rating_changes, asked_at=asked_at(interaction)
+        )
         message = await game_thread.send(**{k: v for k, v in payload.items() if v is not None})
         await self.remember_board(outcome.view, message, None)
         self.after_post(outcome, message, payload["embeds"])

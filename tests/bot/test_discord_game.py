@@ -150,6 +150,30 @@ async def test_play_from_the_menu_passes_the_turn(world):
     assert w.custom_ids(w.channel.history()[-2]) == []  # the old board lost its controls
 
 
+async def test_each_board_is_queued_for_drawing_by_when_its_player_asked(world, monkeypatch):
+    from bot.ui import table
+
+    asked: list[float | None] = []
+    draw = table.render_in_worker
+
+    async def recording(scene, *, asked_at=None):
+        asked.append(asked_at)
+        return await draw(scene, asked_at=asked_at)
+
+    monkeypatch.setattr(table, "render_in_worker", recording)
+    w = world
+    board = await w.start_game()  # the first board: Accept's
+    await w.env.advance_time(60)
+    played_at = w.env.now().timestamp()
+    await w.alice.select(board, ["8/5 6/5"])
+    await w.env.advance_time(60)
+    rolled_at = w.env.now().timestamp()
+    await w.bob.slash(w.channel, "bg roll")
+    # Discord's time of each click or command (in its id: whole milliseconds), not the time of drawing
+    assert len(asked) == 3 and None not in asked
+    assert asked[0] < played_at and abs(asked[1] - played_at) < 0.002 and abs(asked[2] - rolled_at) < 0.002
+
+
 async def test_roll_button_edits_the_board_in_place(world):
     w = world
     board = await w.start_game()

@@ -94,6 +94,28 @@ async def test_a_worker_that_dies_mid_board_hands_the_board_to_another(pool: Ren
     assert pool.pids != [pid]
 
 
+async def test_while_the_workers_are_busy_the_board_asked_for_earliest_is_drawn_next(pool: RenderWorkers) -> None:
+    (pid,) = pool.pids
+    os.kill(pid, signal.SIGSTOP)  # the one worker holds its first request
+    try:
+        busy = asyncio.ensure_future(pool.render(SCENES[0]))
+        await asyncio.sleep(0.05)
+        drawn: list[float | None] = []
+
+        async def board(asked_at: float | None) -> bytes:
+            png = await pool.render(SCENES[1], asked_at=asked_at)
+            drawn.append(asked_at)
+            return png
+
+        # asked at "now" (the default) comes first in the queue, but was asked last
+        queued = [asyncio.ensure_future(board(t)) for t in (None, 300.0, 100.0, 200.0)]
+        await asyncio.sleep(0.05)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    await asyncio.wait_for(asyncio.gather(busy, *queued), 20)
+    assert drawn == [100.0, 200.0, 300.0, None]
+
+
 async def test_a_stuck_worker_is_ended_and_its_board_drawn_by_another(
     pool: RenderWorkers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
