@@ -63,6 +63,8 @@ from bot.storage import (
 log = logging.getLogger(__name__)
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
+KEPT_CHALLENGES = 10_000
+"""Pending challenges a service remembers (the oldest are forgotten first, and read again if needed)."""
 REMINDER_FRACTION = 0.75
 """A reminder goes out when this much of the time per move has passed."""
 AUTOMATIC_DOUBLES_LIMIT = 2
@@ -324,6 +326,10 @@ class GameService:
         another process has moved on since."""
         self._players: dict[int, PlayerRef] = {}  # names change rarely; refreshed by _remember
         self._latest: dict[int, GameView] = {}  # channel id -> newest view of its active game
+        self._pending: dict[int, ChallengeView] = {}
+        """Pending challenges this service made or read, oldest first. Answering
+        one starts from here without a read: the answer's own transaction checks
+        that it is still pending, which catches one another process answered."""
 
     # -- challenges -------------------------------------------------------------
 
@@ -356,24 +362,46 @@ class GameService:
             match_length=options.match_length,
             expires_at=self.clock() + CHALLENGE_LIFETIME,
         )
-        return await self._challenge_view(row)
+        return self._keep(await self._challenge_view(row))
 
     async def get_challenge(self, challenge_id: int) -> ChallengeView:
+        """A challenge as stored now (read from the database)."""
         try:
             row = await self.store.get_challenge(challenge_id)
         except NotFoundError:
+            self._pending.pop(challenge_id, None)
             raise ChallengeError("that challenge does not exist any more") from None
-        return await self._challenge_view(row)
+        return self._keep(await self._challenge_view(row))
+
+    async def pending_challenge(self, challenge_id: int) -> ChallengeView:
+        """A challenge that can still be answered, as this service last saw it
+        (no read if it made or read it before; answering it checks again).
+
+        :raises ChallengeError: it was answered, withdrawn or expired, or never existed.
+        """
+        challenge = self._pending.get(challenge_id) or await self.get_challenge(challenge_id)
+        if challenge.status != "pending":
+            raise ChallengeError(f"this challenge is already {challenge.status}")
+        return challenge
+
+    def _keep(self, challenge: ChallengeView) -> ChallengeView:
+        """Remember a pending challenge, forget an answered one."""
+        self._pending.pop(challenge.id, None)
+        if challenge.status == "pending":
+            self._pending[challenge.id] = challenge
+            while len(self._pending) > KEPT_CHALLENGES:
+                del self._pending[next(iter(self._pending))]
+        return challenge
 
     async def accept(self, challenge_id: int, user_id: int, *, channel_id: int | None = None) -> Outcome:
         """The challenged player accepts: the game starts with the opening throw."""
-        challenge = await self._pending_challenge(challenge_id)
+        challenge = await self.pending_challenge(challenge_id)
         if user_id != challenge.challenged.user_id:
             raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
         if challenge.expires_at is not None and challenge.expires_at <= self.clock():
             raise ChallengeError("this challenge has expired: challenge again")
         try:
-            return await self._start_game(
+            outcome = await self._start_game(
                 challenge.guild_id,
                 channel_id or challenge.channel_id,
                 (challenge.challenger.user_id, challenge.challenged.user_id),
@@ -381,7 +409,10 @@ class GameService:
                 challenge_id=challenge_id,
             )
         except ChallengeClosedError:
+            self._pending.pop(challenge_id, None)  # answered elsewhere: read it again next time
             raise ChallengeError("this challenge was already answered") from None
+        self._pending.pop(challenge_id, None)
+        return outcome
 
     async def play_computer(
         self,
@@ -489,27 +520,25 @@ class GameService:
             return await self._commit(row, match, start, actor=None)
 
     async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:
-        challenge = await self._pending_challenge(challenge_id)
+        challenge = await self.pending_challenge(challenge_id)
         if user_id != challenge.challenged.user_id:
             raise ChallengeError(f"only {challenge.challenged.name} can decline this challenge")
         return await self._close_challenge(challenge_id, "declined")
 
     async def cancel(self, challenge_id: int, user_id: int) -> ChallengeView:
-        challenge = await self._pending_challenge(challenge_id)
+        challenge = await self.pending_challenge(challenge_id)
         if user_id != challenge.challenger.user_id:
             raise ChallengeError(f"only {challenge.challenger.name} can withdraw this challenge")
         return await self._close_challenge(challenge_id, "cancelled")
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         await self.store.set_challenge_message(challenge_id, message_id)
-
-    async def _pending_challenge(self, challenge_id: int) -> ChallengeView:
-        challenge = await self.get_challenge(challenge_id)
-        if challenge.status != "pending":
-            raise ChallengeError(f"this challenge is already {challenge.status}")
-        return challenge
+        kept = self._pending.get(challenge_id)
+        if kept is not None:
+            self._pending[challenge_id] = replace(kept, message_id=message_id)
 
     async def _close_challenge(self, challenge_id: int, status: str) -> ChallengeView:
+        self._pending.pop(challenge_id, None)
         try:
             row = await self.store.set_challenge_status(challenge_id, status)  # type: ignore[arg-type]
         except ChallengeClosedError:
@@ -906,7 +935,7 @@ class GameService:
         now = now or self.clock()
         notices: list[Notice] = []
         for row in await self.store.expire_challenges(now, shard=shard):
-            view = await self._challenge_view(row)
+            view = self._keep(await self._challenge_view(row))
             notices.append(Notice(
                 "challenge_expired", None, view, view.challenger.user_id,
                 f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",

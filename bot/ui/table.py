@@ -552,9 +552,7 @@ class Table:
         into_thread = thread and interaction.message is not None
 
         async def accept() -> tuple[Any, Outcome | None]:
-            challenge = await self.service.get_challenge(challenge_id)
-            if challenge.status != "pending":
-                raise ChallengeError(f"this challenge is already {challenge.status}")
+            challenge = await self.service.pending_challenge(challenge_id)
             if interaction.user.id != challenge.challenged.user_id:
                 raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
             require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
@@ -563,7 +561,7 @@ class Table:
             await self.service.remember_player(player_ref(interaction.user))
             return challenge, await self.service.accept(challenge_id, interaction.user.id)
 
-        # the checks read the database too: a busy bot acknowledges before them
+        # the checks may read the database (a challenge made before a restart): a busy bot acknowledges first
         challenge, outcome = await self.quick(interaction, accept())
         if outcome is None:
             assert interaction.message is not None

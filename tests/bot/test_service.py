@@ -115,6 +115,31 @@ async def test_no_challenge_to_oneself_or_a_bot(env: Env) -> None:
     assert await env.store.pending_challenges(100) == []
 
 
+async def test_answering_a_challenge_this_service_made_needs_no_read(env: Env, monkeypatch) -> None:
+    s = env.service
+    reads: list[int] = []
+    read = env.store.get_challenge
+
+    async def counted(challenge_id: int):
+        reads.append(challenge_id)
+        return await read(challenge_id)
+
+    monkeypatch.setattr(env.store, "get_challenge", counted)
+    c1 = await s.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions())
+    c2 = await s.challenge(GUILD, 101, ALICE, BOB, ChallengeOptions())
+    await s.set_challenge_message(c1.id, 555)
+    assert (await s.pending_challenge(c1.id)).message_id == 555
+    await s.accept(c1.id, BOB.user_id)
+    await s.decline(c2.id, BOB.user_id)
+    assert reads == []
+    # answered: the next look reads the stored state, and says so
+    for challenge, status in ((c1, "accepted"), (c2, "declined")):
+        with pytest.raises(ChallengeError, match=f"already {status}"):
+            await s.pending_challenge(challenge.id)
+    assert reads == [c1.id, c2.id]
+    assert (await s.get_challenge(c1.id)).status == "accepted"  # get_challenge always reads
+
+
 async def test_decline_cancel_and_answering_twice(env: Env) -> None:
     s = env.service
     c1 = await s.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions())

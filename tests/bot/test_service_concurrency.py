@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
+from bot.service import ChallengeError, ChallengeOptions, GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
 from bot.storage import Store, open_store
 from engine import Phase, SeededDice
 
@@ -140,6 +140,30 @@ async def test_two_services_on_one_database(env: Env) -> None:
             view = ok[0].view
             if not view.is_active:
                 break
+    finally:
+        await other_store.close()
+
+
+async def test_a_challenge_answered_by_another_process_is_not_answered_again(env: Env) -> None:
+    """A service answers from the challenge it remembers; the answer's transaction catches
+    one that another process answered meanwhile, and nothing is written."""
+    other_store = await open_store(env.path, clock=env.clock)
+    try:
+        s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
+        declined = await s1.challenge(1, 100, ALICE, BOB, ChallengeOptions())
+        accepted = await s1.challenge(1, 101, ALICE, BOB, ChallengeOptions())
+        await s2.decline(declined.id, BOB.user_id)
+        await s2.accept(accepted.id, BOB.user_id)
+        for challenge in (declined, accepted):
+            with pytest.raises(ChallengeError, match="already answered"):
+                await s1.accept(challenge.id, BOB.user_id)
+        # s1 now reads them again, and has started no game of its own
+        with pytest.raises(ChallengeError, match="already accepted"):
+            await s1.decline(accepted.id, BOB.user_id)
+        with pytest.raises(ChallengeError, match="already declined"):
+            await s1.pending_challenge(declined.id)
+        assert await s1.game_in_channel(100) is None
+        assert len(await env.store.active_games_for_player(BOB.user_id)) == 1
     finally:
         await other_store.close()
 
