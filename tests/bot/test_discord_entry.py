@@ -162,3 +162,37 @@ def test_the_loop_is_uvloop_where_installed_and_asyncio_otherwise(monkeypatch):
     monkeypatch.setitem(sys.modules, "uvloop", None)  # as if not installed
     entry._run_loop(where())
     assert seen[-1].startswith("asyncio")
+
+
+async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_less_often(monkeypatch):
+    import gc
+
+    from bot import app
+
+    seen: dict[str, tuple[int, tuple[int, ...]]] = {}
+
+    class Bot:
+        """Just the calls ``run`` makes (login runs setup_hook; connect serves until the end)."""
+
+        async def __aenter__(self) -> Bot:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+        async def login(self, token: str) -> None:
+            seen["login"] = (gc.get_freeze_count(), gc.get_threshold())
+
+        async def connect(self) -> None:
+            seen["connect"] = (gc.get_freeze_count(), gc.get_threshold())
+
+    monkeypatch.setattr(app, "create_bot", lambda settings: Bot())
+    default = gc.get_threshold()
+    try:
+        await entry.run(Settings(token="x"))
+    finally:  # this test process goes on with Python's defaults
+        gc.unfreeze()
+        gc.set_threshold(*default)
+    assert seen["login"] == (0, default)
+    frozen, thresholds = seen["connect"]
+    assert frozen > 1000 and thresholds == entry.GC_THRESHOLDS
