@@ -38,8 +38,6 @@ def main(argv: list[str]) -> int:
     redirect(os.environ["FAKE_DISCORD_API"], os.environ["FAKE_DISCORD_GATEWAY"])
     module_name, _, function_name = target.rpartition(":") if target.count(":") else (target, "", "main")
     if module_name.endswith(".py"):
-
-
         spec = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
