@@ -55,6 +55,8 @@ class BackgammonBot(commands.Bot):
         clock: Callable[[], datetime] | None = None,
         scheduler: bool = True,
     ) -> None:
+        # A board game never joins a voice channel: no start-up warnings about voice libraries.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=INTENTS,

@@ -196,3 +196,14 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
     assert seen["login"] == (0, default)
     frozen, thresholds = seen["connect"]
     assert frozen > 1000 and thresholds == entry.GC_THRESHOLDS
+
+
+def test_no_warnings_about_voice_libraries_at_start_up(monkeypatch, caplog):
+    from bot.app import BackgammonBot
+
+    # as in a fresh process: discord.py warns once per process that it cannot do voice
+    monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
+    monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
+    caplog.set_level(logging.DEBUG)
+    BackgammonBot(Settings(token="x"), scheduler=False)
+    assert "voice" not in caplog.text.lower()
