@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import gc
 import importlib.util
 import json
 import os
@@ -43,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from bot.__main__ import GC_THRESHOLDS  # noqa: E402
+from bot.__main__ import settle_memory  # noqa: E402
 from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
 from e2e.fake_discord import FakeDiscord  # noqa: E402
 from e2e.load import run_games  # noqa: E402
@@ -211,8 +210,7 @@ if __name__ == "__main__":
     # The stand-in and the players share the bot's two cores (Discord's own servers would
     # not): keep them light. Fewer garbage collections (as the bot does once started: a
     # tenth of this process's CPU at Python's defaults) and the lighter loop, if installed.
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    settle_memory()
     try:
         import uvloop
     except ImportError:

@@ -400,8 +400,9 @@ class GameService:
             raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
         if challenge.expires_at is not None and challenge.expires_at <= self.clock():
             raise ChallengeError("this challenge has expired: challenge again")
+        self._pending.pop(challenge_id, None)  # answered now, or refused: the next look reads it
         try:
-            outcome = await self._start_game(
+            return await self._start_game(
                 challenge.guild_id,
                 channel_id or challenge.channel_id,
                 (challenge.challenger.user_id, challenge.challenged.user_id),
@@ -409,10 +410,7 @@ class GameService:
                 challenge_id=challenge_id,
             )
         except ChallengeClosedError:
-            self._pending.pop(challenge_id, None)  # answered elsewhere: read it again next time
             raise ChallengeError("this challenge was already answered") from None
-        self._pending.pop(challenge_id, None)
-        return outcome
 
     async def play_computer(
         self,
