@@ -4,20 +4,29 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test postgres bench clean
+.PHONY: run test postgres bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# Every dependency comes from a lock file in requirements/, pinned with its
+# hashes (`make lock` regenerates them from pyproject.toml), so a fresh install
+# next month is the program that was tested. The project itself goes in last,
+# without resolving anything more.
 # The computer opponent's engines are wheels for common platforms; where they
 # don't install, the bot runs without the computer opponent and analysis.
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[ai]' || $(BIN)/python -m pip install --quiet -e .
+INSTALL := $(BIN)/python -m pip install --quiet --require-hashes
+PROJECT := $(BIN)/python -m pip install --quiet --no-deps -e .
+
+$(VENV)/.installed-run: pyproject.toml requirements/run.txt requirements/base.txt | $(BIN)/python
+	$(INSTALL) -r requirements/run.txt || $(INSTALL) -r requirements/base.txt
+	$(PROJECT)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml requirements/test.txt | $(BIN)/python
+	$(INSTALL) -r requirements/test.txt
+	$(PROJECT)
 	touch $@ $(VENV)/.installed-run
 
 run: $(VENV)/.installed-run
@@ -37,6 +46,15 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/service.py
 	$(BIN)/python bench/ai.py
 	$(BIN)/python bench/e2e_load.py
+
+# Regenerate the lock files after changing a dependency in pyproject.toml.
+LOCK := $(VENV)/tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe \
+	--no-emit-index-url --no-emit-find-links --strip-extras
+lock:
+	test -x $(VENV)/tools/bin/pip-compile || ($(PYTHON) -m venv $(VENV)/tools && $(VENV)/tools/bin/pip install --quiet pip-tools)
+	$(LOCK) -o requirements/base.txt pyproject.toml
+	$(LOCK) --extra ai -o requirements/run.txt pyproject.toml
+	$(LOCK) --extra test -o requirements/test.txt pyproject.toml
 
 clean:
 	rm -rf $(VENV)
