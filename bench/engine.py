@@ -22,7 +22,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.dice import Roll  # noqa: E402
-from engine.gnubgid import _side_counts  # noqa: E402
 from engine.moves import legal_plays  # noqa: E402
 from engine.position import Position  # noqa: E402
 
@@ -72,7 +71,7 @@ def bench_generation(pairs: list[tuple[Position, Roll]], repeats: int) -> None:
 
     def theirs() -> None:
         for position, roll in pairs:
-            board = [_side_counts(position, False), _side_counts(position, True)]
+            board = [position.side_counts(on_roll=False), position.side_counts(on_roll=True)]
             for key in g.moves(board, roll.die1, roll.die2):
                 g.board_from_position_key(key)
 
@@ -80,7 +79,7 @@ def bench_generation(pairs: list[tuple[Position, Roll]], repeats: int) -> None:
         for board, d1, d2 in boards:
             g.moves(board, d1, d2)
 
-    boards = [([_side_counts(p, False), _side_counts(p, True)], r.die1, r.die2) for p, r in pairs]
+    boards = [([p.side_counts(on_roll=False), p.side_counts(on_roll=True)], r.die1, r.die2) for p, r in pairs]
     t_theirs = best_of(repeats, theirs) / n * 1e6
     t_bare = best_of(repeats, theirs_bare) / n * 1e6
     print(f"  gnubg gnubg_nn.moves + conversions    {t_theirs:8.1f} us/position")

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.dice import SeededDice  # noqa: E402
 from engine.game import Game, GameSettings, Phase  # noqa: E402
-from engine.moves import Move  # noqa: E402
+from engine.play import Move  # noqa: E402
 from engine.position import Position  # noqa: E402
 from renderer.board import render_board  # noqa: E402
 from renderer.from_game import scene_from_game  # noqa: E402

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine import Game, Phase, Play, Position, Roll, WinKind, format_play, legal_plays
-from engine.gnubgid import _side_counts
+from engine.notation import match_play
 
 log = logging.getLogger(__name__)
 
@@ -394,7 +394,7 @@ def _equity(probs: tuple[float, ...] | list[float]) -> float:
 
 def gnubg_board(position: Position) -> list[list[int]]:
     """gnubg-nn's board: ``[side not on roll, side on roll]``, 25 counts each (24 = bar)."""
-    return [_side_counts(position, False), _side_counts(position, True)]
+    return [position.side_counts(on_roll=False), position.side_counts(on_roll=True)]
 
 
 def sage_board(position: Position) -> list[int]:
@@ -773,8 +773,6 @@ class Analyst:
         if len(plays) <= 1:
             return
         assert replay.dice is not None
-        from engine.notation import match_play
-
         chosen = match_play(replay.position, replay.dice, text, plays)
         ranked = self.play_equities(replay.position, replay.dice, ply=ply)
         best = ranked[0]

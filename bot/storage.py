@@ -63,7 +63,7 @@ from bot.db.errors import (
 )
 from bot.db.sqlite import SqliteDriver, split_sql  # noqa: F401  (re-exported for tests and tools)
 from bot.db.url import DatabaseTarget, parse_database_url
-from bot.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
+from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
 
 
 def _integrity_errors() -> tuple[type[BaseException], ...]:
@@ -721,7 +721,7 @@ class PlayerRating:
 
     @property
     def as_rating(self) -> Rating:
-        """The pure :class:`bot.ratings.Rating` for formula previews."""
+        """The pure :class:`engine.ratings.Rating` for formula previews."""
         return Rating(self.rating, self.experience)
 
     @classmethod

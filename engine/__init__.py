@@ -1,4 +1,4 @@
-"""The rules of backgammon, pure and synchronous (RULES.md).
+"""The rules of backgammon, pure and synchronous (docs/rules.md).
 
 One obvious entry point per job::
 
@@ -14,19 +14,20 @@ One obvious entry point per job::
 from engine.analysis import all_rolls, blots, pip_count, shot_count
 from engine.dice import DiceSource, Roll, ScriptedDice, SecureDice, SeededDice, roll
 from engine.game import Action, Game, GameError, GameResult, GameSettings, Phase, WinKind
-from engine.gnubgid import IdError, MatchState, decode_match_id, decode_position_id, encode_match_id
+from engine.gnubgid import MatchState, decode_match_id, encode_match_id
 from engine.mat import export_match
 from engine.match import Match
-from engine.moves import Move, Play, legal_plays
-from engine.notation import IllegalPlayError, NotationError, format_play, parse_moves, parse_play
-from engine.position import BAR, CHECKERS, OFF, Position, PositionError
+from engine.moves import legal_plays
+from engine.notation import IllegalPlayError, NotationError, parse_moves, parse_play
+from engine.play import Move, Play, Step, format_moves, format_play, format_point, next_steps
+from engine.position import BAR, CHECKERS, OFF, IdError, Position, PositionError, decode_position_id, encode_position_id
 
 __all__ = [
     "BAR", "CHECKERS", "OFF",
     "Action", "DiceSource", "Game", "GameError", "GameResult", "GameSettings", "IdError",
     "IllegalPlayError", "Match", "MatchState", "Move", "NotationError", "Phase", "Play",
-    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "WinKind",
+    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "Step", "WinKind",
     "all_rolls", "blots", "decode_match_id", "decode_position_id", "encode_match_id",
-    "export_match", "format_play", "legal_plays", "parse_moves", "parse_play", "pip_count",
-    "roll", "shot_count",
+    "encode_position_id", "export_match", "format_moves", "format_play", "format_point",
+    "legal_plays", "next_steps", "parse_moves", "parse_play", "pip_count", "roll", "shot_count",
 ]

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from engine.dice import Roll
 from engine.moves import legal_plays
-from engine.notation import format_play
+from engine.play import format_play
 from engine.position import Position
 
 

@@ -17,10 +17,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from engine.dice import DiceSource, Roll, SecureDice
-from engine.gnubgid import MatchState, decode_match_id, decode_position_id, encode_match_id
-from engine.moves import Play, legal_plays
-from engine.notation import IllegalPlayError, format_play, match_play
-from engine.position import CHECKERS, Position
+from engine.gnubgid import MatchState, decode_match_id, encode_match_id
+from engine.moves import legal_plays
+from engine.notation import IllegalPlayError, match_play
+from engine.play import Play, format_play
+from engine.position import CHECKERS, Position, decode_position_id
 
 
 class GameError(ValueError):

@@ -1,8 +1,8 @@
-"""GNU Backgammon Position ID and Match ID (see shared/research/formats.md).
+"""GNU Backgammon's Match ID, and the Position ID's codec re-exported.
 
-The Position ID packs both sides' checkers, each from its own side: first the
-player *not* on roll, then the player on roll (as GNU Backgammon's code writes
-``anBoard[0]`` first and ``anBoard[1]`` is on roll).
+The Position ID itself is part of :class:`~engine.position.Position`
+(``position_id()`` / ``from_position_id()``); this module adds the Match ID,
+which needs the game's state around the position.
 """
 
 from __future__ import annotations
@@ -11,84 +11,12 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from engine.position import CHECKERS, Position, PositionError
+from engine.position import IdError, bits_to_bytes, bytes_to_bits, decode_position_id, encode_position_id
 
-
-class IdError(ValueError):
-    """Raised when a Position ID or Match ID cannot be decoded."""
-
-
-def _bits_to_bytes(bits: list[int], size: int) -> bytes:
-    data = bytearray(size)
-    for k, bit in enumerate(bits):
-        if bit:
-            data[k >> 3] |= 1 << (k & 7)
-    return bytes(data)
-
-
-def _bytes_to_bits(data: bytes) -> list[int]:
-    return [(data[k >> 3] >> (k & 7)) & 1 for k in range(len(data) * 8)]
-
-
-def _side_counts(position: Position, on_roll: bool) -> list[int]:
-    """25 counts for one side in its own numbering: index i = point i+1, 24 = bar."""
-    if on_roll:
-        return [max(n, 0) for n in position.board] + [position.bar[0]]
-    return [max(-n, 0) for n in reversed(position.board)] + [position.bar[1]]
-
-
-def encode_position_id(position: Position) -> str:
-    """The 14-character Position ID, the player on roll to move."""
-    bits: list[int] = []
-    for counts in (_side_counts(position, False), _side_counts(position, True)):
-        for n in counts:
-            bits.extend([1] * n)
-            bits.append(0)
-    return base64.b64encode(_bits_to_bytes(bits, 10)).decode("ascii")[:14]
-
-
-def decode_position_id(position_id: str) -> Position:
-    """Read a Position ID; the second side encoded is the player on roll.
-
-    :raises IdError: if the text is not a well-formed, possible Position ID.
-    """
-    text = position_id.strip()
-    if len(text) != 14:
-        raise IdError(f"a Position ID has 14 characters, {text!r} has {len(text)}")
-    try:
-        data = base64.b64decode(text + "==", validate=True)
-    except (binascii.Error, ValueError):
-        raise IdError(f"{text!r} is not base64") from None
-    bits = _bytes_to_bits(data)
-    sides: list[list[int]] = [[0] * 25, [0] * 25]
-    side, index = 0, 0
-    for bit in bits:
-        if side == 2:
-            break
-        if bit:
-            sides[side][index] += 1
-        else:
-            index += 1
-            if index == 25:
-                side, index = side + 1, 0
-    theirs, ours = sides
-    for who, counts in (("first", theirs), ("second", ours)):
-        if sum(counts) > CHECKERS:
-            raise IdError(f"{text!r}: the {who} side has {sum(counts)} checkers")
-    board = [0] * 24
-    for i in range(24):
-        mine, their = ours[i], theirs[23 - i]
-        if mine and their:
-            raise IdError(f"{text!r}: point {i + 1} is held by both sides")
-        board[i] = mine - their
-    try:
-        return Position(
-            tuple(board),
-            (ours[24], theirs[24]),
-            (CHECKERS - sum(ours), CHECKERS - sum(theirs)),
-        )
-    except PositionError as error:
-        raise IdError(f"{text!r}: {error}") from None
+__all__ = [
+    "GAME_STATES", "IdError", "MatchState", "decode_match_id", "decode_position_id",
+    "encode_match_id", "encode_position_id",
+]
 
 
 # -- Match ID -----------------------------------------------------------------
@@ -155,7 +83,7 @@ def encode_match_id(state: MatchState) -> str:
         if not 0 <= value < (1 << width):
             raise IdError(f"match field {name}={value} does not fit in {width} bits")
         bits.extend((value >> k) & 1 for k in range(width))
-    return base64.b64encode(_bits_to_bytes(bits, 9)).decode("ascii")
+    return base64.b64encode(bits_to_bytes(bits, 9)).decode("ascii")
 
 
 def decode_match_id(match_id: str) -> MatchState:
@@ -170,7 +98,7 @@ def decode_match_id(match_id: str) -> MatchState:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise IdError(f"{text!r} is not base64") from None
-    bits = _bytes_to_bits(data)
+    bits = bytes_to_bits(data)
     values: dict[str, int] = {}
     offset = 0
     for name, width in _FIELDS:

@@ -12,7 +12,7 @@ from datetime import date
 
 from engine.game import Game
 from engine.match import Match
-from engine.moves import Play
+from engine.play import Play
 from engine.position import BAR, OFF
 
 _LEFT_WIDTH = 27

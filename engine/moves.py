@@ -1,55 +1,16 @@
-"""Legal plays (RULES.md sections 3-6).
+"""Legal plays (docs/rules.md sections 3-6).
 
 A *move* takes one checker the distance of one die; a *play* is the whole
-turn, every move of one roll. Plays that reach the same position are the same
-play, so :func:`legal_plays` gives one play per distinct resulting position.
+turn, every move of one roll (both values are in :mod:`engine.play`). Plays
+that reach the same position are the same play, so :func:`legal_plays` gives
+one play per distinct resulting position.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
-
 from engine.dice import Roll
-from engine.position import BAR, OFF, Position, _make
-
-
-class Move(NamedTuple):
-    """One checker moved by one die, in the mover's numbering (25 = bar, 0 = off)."""
-
-    source: int
-    destination: int
-    hit: bool = False
-    """True when this move lands on an opposing blot and sends it to the bar."""
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """A whole turn: the moves in the order made, and where they lead.
-
-    ``position`` is the result still seen from the mover's side; the opponent
-    sees ``position.swap()``. An empty play is the lost turn of a roll that
-    cannot be played.
-    """
-
-    moves: tuple[Move, ...]
-    position: Position
-
-    def __deepcopy__(self, memo: dict[int, object]) -> Play:
-        return self  # immutable: copies of a game share it
-
-    @property
-    def dice_used(self) -> int:
-        return len(self.moves)
-
-    @property
-    def hits(self) -> int:
-        return sum(1 for move in self.moves if move.hit)
-
-    def __str__(self) -> str:
-        from engine.notation import format_play
-
-        return format_play(self)
+from engine.play import Move, Play
+from engine.position import BAR, OFF, Position, unchecked_position
 
 
 def legal_plays(position: Position, roll: Roll) -> list[Play]:
@@ -93,7 +54,7 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
         plays.append(
             _new_play(
                 tuple([new_move(Move, move) for move in moves]),
-                _make(key[1:25], (key[25], their_bar + hits), (key[0], their_off)),
+                unchecked_position(key[1:25], (key[25], their_bar + hits), (key[0], their_off)),
             )
         )
     return plays

@@ -1,11 +1,6 @@
-"""Play notation: GNU Backgammon style out, any reasonable spelling in.
+"""Reading plays: any reasonable spelling in (docs/rules.md section 11).
 
-Formatting is canonical, as GNU Backgammon writes a play: moves sorted by
-source point, highest first; the moves of one checker joined into a chain
-whose intermediate points are left out unless a blot was hit there
-(``13/7``, ``13/10*/7``); a hit marked ``*``; repeated moves counted
-(``8/5(2)``); ``bar`` and ``off`` spelled out.
-
+Writing is :mod:`engine.play` (canonical, as GNU Backgammon writes a play).
 Reading accepts GNU Backgammon and FIBS spellings: ``24/18 13/10``,
 ``24-18 13-10``, bare numbers taken in pairs (``24 18 13 10``), chains
 (``24/18/13``), counts (``8/5(2)``), ``bar``/``b``/``25`` and
@@ -16,10 +11,10 @@ accepted when it leads to the position of a legal play.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from engine.dice import Roll
-from engine.moves import Move, Play, legal_plays
+from engine.moves import legal_plays
+from engine.play import Play, format_play, format_point
 from engine.position import BAR, OFF, Position
 
 
@@ -40,73 +35,6 @@ class IllegalPlayError(ValueError):
         self.text = text
         self.reason = reason
         super().__init__(f"{text}: {reason}" if text else reason)
-
-
-# -- formatting ---------------------------------------------------------------
-
-
-def format_point(point: int) -> str:
-    """``bar`` for 25, ``off`` for 0, else the number."""
-    if point == BAR:
-        return "bar"
-    if point == OFF:
-        return "off"
-    return str(point)
-
-
-def format_play(play: Play) -> str:
-    """The canonical GNU Backgammon spelling of a play (empty for a lost turn)."""
-    return format_moves(play.moves)
-
-
-def format_moves(moves: tuple[Move, ...] | list[Move]) -> str:
-    """Canonical spelling of a sequence of single-die moves."""
-    hops = sorted(moves, key=lambda m: (m.source, m.destination), reverse=True)
-    hit_points = {m.destination for m in moves if m.hit}
-    # Join the moves of one checker into chains: a chain keeps a point where
-    # it hit on the way and drops the others.
-    chains: list[list[int]] = []
-    used = [False] * len(hops)
-    for i, hop in enumerate(hops):
-        if used[i]:
-            continue
-        used[i] = True
-        chain = [hop.source, hop.destination]
-        extended = True
-        while extended:
-            extended = False
-            end = chain[-1]
-            if end == OFF:
-                break
-            for j in range(i + 1, len(hops)):
-                if not used[j] and hops[j].source == end:
-                    used[j] = True
-                    if end not in hit_points:
-                        chain.pop()
-                    chain.append(hops[j].destination)
-                    extended = True
-                    break
-        chains.append(chain)
-    # Count repeated chains, keeping the order of first appearance.
-    counts: Counter[tuple[int, ...]] = Counter(tuple(c) for c in chains)
-    marked: set[int] = set()
-    parts = []
-    seen: set[tuple[int, ...]] = set()
-    for chain in chains:
-        key = tuple(chain)
-        if key in seen:
-            continue
-        seen.add(key)
-        text = format_point(chain[0])
-        for point in chain[1:]:
-            text += "/" + format_point(point)
-            if point in hit_points and point not in marked:
-                text += "*"
-                marked.add(point)
-        if counts[key] > 1:
-            text += f"({counts[key]})"
-        parts.append(text)
-    return " ".join(parts)
 
 
 # -- reading ------------------------------------------------------------------

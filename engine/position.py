@@ -8,6 +8,8 @@ for us is point ``25 - p`` for the opponent.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from dataclasses import dataclass
 
 CHECKERS = 15
@@ -22,6 +24,10 @@ OFF = 0
 
 class PositionError(ValueError):
     """Raised when a position is impossible (wrong checker count, shared point, ...)."""
+
+
+class IdError(ValueError):
+    """Raised when a Position ID or Match ID cannot be decoded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +90,14 @@ class Position:
 
     @classmethod
     def from_position_id(cls, position_id: str) -> Position:
-        """Decode a GNU Backgammon Position ID (the player on roll is encoded second)."""
-        from engine.gnubgid import decode_position_id
+        """Decode a GNU Backgammon Position ID (the player on roll is encoded second).
 
+        :raises IdError: if the text is not a well-formed, possible Position ID.
+        """
         return decode_position_id(position_id)
 
     def position_id(self) -> str:
         """The GNU Backgammon Position ID of this position, player on roll to move."""
-        from engine.gnubgid import encode_position_id
-
         return encode_position_id(self)
 
     # -- queries ------------------------------------------------------------
@@ -132,9 +137,16 @@ class Position:
         n = self.board[point - 1]
         return -n if n < 0 else 0
 
+    def side_counts(self, *, on_roll: bool) -> list[int]:
+        """25 checker counts for one side in its own numbering: index ``i`` is
+        point ``i + 1``, index 24 its bar (GNU Backgammon's ``anBoard[side]``)."""
+        if on_roll:
+            return [max(n, 0) for n in self.board] + [self.bar[0]]
+        return [max(-n, 0) for n in reversed(self.board)] + [self.bar[1]]
+
     def swap(self) -> Position:
         """The same position seen from the opponent's side (they are now on roll)."""
-        return _make(
+        return unchecked_position(
             tuple(-n for n in reversed(self.board)),
             (self.bar[1], self.bar[0]),
             (self.off[1], self.off[0]),
@@ -166,8 +178,9 @@ class Position:
         return f"Position.from_position_id({self.position_id()!r})"
 
 
-def _make(board: tuple[int, ...], bar: tuple[int, int], off: tuple[int, int]) -> Position:
-    """Build a Position without validation (for positions derived from valid ones)."""
+def unchecked_position(board: tuple[int, ...], bar: tuple[int, int], off: tuple[int, int]) -> Position:
+    """A Position built without validation: only for positions derived from
+    valid ones by legal steps (the move generator makes thousands a second)."""
     position = object.__new__(Position)
     object.__setattr__(position, "board", board)
     object.__setattr__(position, "bar", bar)
@@ -181,3 +194,78 @@ for _point, _count in ((24, 2), (13, 5), (8, 3), (6, 5)):
     _START_BOARD[24 - _point] = -_count
 STARTING_POSITION = Position(tuple(_START_BOARD))
 del _point, _count, _START_BOARD
+
+
+# -- the GNU Backgammon Position ID (formats: shared research, "Position ID") -----
+#
+# The ID packs both sides' checkers, each from its own side: first the player
+# *not* on roll, then the player on roll (GNU Backgammon writes ``anBoard[0]``
+# first and ``anBoard[1]`` is on roll).
+
+
+def bits_to_bytes(bits: list[int], size: int) -> bytes:
+    """Pack bits into ``size`` bytes, least significant bit first (both GNU Backgammon IDs)."""
+    data = bytearray(size)
+    for k, bit in enumerate(bits):
+        if bit:
+            data[k >> 3] |= 1 << (k & 7)
+    return bytes(data)
+
+
+def bytes_to_bits(data: bytes) -> list[int]:
+    """The bits of ``data``, least significant bit of each byte first."""
+    return [(data[k >> 3] >> (k & 7)) & 1 for k in range(len(data) * 8)]
+
+
+def encode_position_id(position: Position) -> str:
+    """The 14-character Position ID, the player on roll to move."""
+    bits: list[int] = []
+    for counts in (position.side_counts(on_roll=False), position.side_counts(on_roll=True)):
+        for n in counts:
+            bits.extend([1] * n)
+            bits.append(0)
+    return base64.b64encode(bits_to_bytes(bits, 10)).decode("ascii")[:14]
+
+
+def decode_position_id(position_id: str) -> Position:
+    """Read a Position ID; the second side encoded is the player on roll.
+
+    :raises IdError: if the text is not a well-formed, possible Position ID.
+    """
+    text = position_id.strip()
+    if len(text) != 14:
+        raise IdError(f"a Position ID has 14 characters, {text!r} has {len(text)}")
+    try:
+        data = base64.b64decode(text + "==", validate=True)
+    except (binascii.Error, ValueError):
+        raise IdError(f"{text!r} is not base64") from None
+    bits = bytes_to_bits(data)
+    sides: list[list[int]] = [[0] * 25, [0] * 25]
+    side, index = 0, 0
+    for bit in bits:
+        if side == 2:
+            break
+        if bit:
+            sides[side][index] += 1
+        else:
+            index += 1
+            if index == 25:
+                side, index = side + 1, 0
+    theirs, ours = sides
+    for who, counts in (("first", theirs), ("second", ours)):
+        if sum(counts) > CHECKERS:
+            raise IdError(f"{text!r}: the {who} side has {sum(counts)} checkers")
+    board = [0] * 24
+    for i in range(24):
+        mine, their = ours[i], theirs[23 - i]
+        if mine and their:
+            raise IdError(f"{text!r}: point {i + 1} is held by both sides")
+        board[i] = mine - their
+    try:
+        return Position(
+            tuple(board),
+            (ours[24], theirs[24]),
+            (CHECKERS - sum(ours), CHECKERS - sum(theirs)),
+        )
+    except PositionError as error:
+        raise IdError(f"{text!r}: {error}") from None

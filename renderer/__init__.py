@@ -7,7 +7,7 @@ See :mod:`renderer.scene` for what a scene holds, :mod:`renderer.themes` for
 the colour themes and :mod:`renderer.layout` for the geometry.
 """
 
-from renderer.board import format_moves, render_board, render_image
+from renderer.board import render_board, render_image
 from renderer.from_game import scene_from_game, scenes_from_game
 from renderer.replay import render_replay
 from renderer.scene import BoardScene
@@ -19,7 +19,6 @@ __all__ = [
     "THEMES",
     "BoardScene",
     "Theme",
-    "format_moves",
     "render_board",
     "render_image",
     "render_replay",

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engine.moves import Move
+from engine.play import Move, format_moves
 from engine.position import BAR, OFF, Position
 from renderer import layout as L
 from renderer import text as T
@@ -316,18 +316,10 @@ def _marks(scene: BoardScene, bottom: int) -> _Marks | None:
     return _Marks(mover, arrived, left, hits)
 
 
-def format_moves(moves: Iterable[Move]) -> str:
-    """A play in the usual notation, in the mover's numbering: ``bar/22 13/7* 6/off(2)``."""
-    grouped: list[tuple[str, int]] = []  # (word, times): 8/5 8/5 -> 8/5(2), in the order played
-    for move in moves:
-        source = "bar" if move.source == BAR else str(move.source)
-        destination = "off" if move.destination == OFF else str(move.destination)
-        word = f"{source}/{destination}{'*' if move.hit else ''}"
-        if grouped and grouped[-1][0] == word:
-            grouped[-1] = (word, grouped[-1][1] + 1)
-        else:
-            grouped.append((word, 1))
-    return " ".join(w if n == 1 else f"{w}({n})" for w, n in grouped)
+def last_play_text(scene: BoardScene) -> str | None:
+    """What the mover's band says of the last play: the engine's canonical
+    notation, as the message beside the picture writes it (``13/4``, not ``13/7 7/4``)."""
+    return "played " + format_moves(scene.last_play) if scene.last_play else None
 
 
 # -- the canvas: a copy of the static board, and what was drawn where -----------------------
@@ -752,9 +744,7 @@ def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
     _draw_dice(canvas, scene, bottom, by_side)
 
     pips = scene.position.pip_counts()
-    last = None
-    if scene.last_play:
-        last = "played " + format_moves(scene.last_play)
+    last = last_play_text(scene)
     for side in (ON_ROLL, OPPONENT):
         _draw_band(
             canvas, scene, side, bottom_player=side == bottom, colour=by_side[side],

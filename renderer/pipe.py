@@ -2,7 +2,7 @@
 
     python -m renderer.pipe
 
-is a drawing worker for the bot (``bot.render_workers``), not a command for
+is a drawing worker for the bot (``renderer.pool``), not a command for
 people: the bot writes requests to its stdin and reads the replies from its
 stdout, one at a time.
 

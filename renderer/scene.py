@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.gnubgid import decode_match_id
-from engine.moves import Move
+from engine.play import Move
 from engine.position import Position
 from renderer.themes import CLASSIC, Theme
 

@@ -3,23 +3,21 @@
 The panel is an ephemeral message for the player on roll. Every button's
 custom id carries the game, its version and the steps chosen so far
 (``bg:b:7:12:13-7.8-7``), so the panel needs no memory and survives a
-restart. A step is offered when some legal play still contains it after the
-steps already chosen; **Confirm** appears when the steps make a whole legal
-play, and sends its canonical notation to the service.
+restart. Which steps to offer is the engine's rule
+(:func:`engine.play.next_steps`); **Confirm** appears when the steps make a
+whole legal play, and sends its canonical notation to the service.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import discord
 
-from engine import Play, format_play
+from engine import Move, Play, Step, format_play, format_point, next_steps
 
-Step = tuple[int, int]
 MAX_STEP_BUTTONS = 20
 """Four rows of five; the fifth row holds Undo / Start over / Confirm."""
 
@@ -38,40 +36,10 @@ def decode(text: str) -> list[Step]:
     return steps
 
 
-def point_name(point: int, *, source: bool) -> str:
-    if source and point == 25:
-        return "bar"
-    if not source and point == 0:
-        return "off"
-    return str(point)
-
-
-def step_label(step: Step, hit: bool = False) -> str:
-    return f"{point_name(step[0], source=True)}/{point_name(step[1], source=False)}{'*' if hit else ''}"
-
-
-def _steps_of(play: Play) -> Counter[Step]:
-    return Counter((m.source, m.destination) for m in play.moves)
-
-
-def options(plays: Sequence[Play], chosen: Sequence[Step]) -> tuple[list[tuple[Step, bool]], Play | None]:
-    """The next steps (with whether they hit) and the play the chosen steps complete, if any."""
-    done = Counter(chosen)
-    steps: dict[Step, bool] = {}
-    complete: Play | None = None
-    for play in plays:
-        have = _steps_of(play)
-        if any(have[step] < count for step, count in done.items()):
-            continue
-        left = have - done
-        if not left:
-            complete = complete or play
-            continue
-        hits = {(m.source, m.destination) for m in play.moves if m.hit}
-        for step in left:
-            steps[step] = steps.get(step, False) or step in hits
-    ordered = sorted(steps.items(), key=lambda item: (-item[0][0], -item[0][1]))
-    return ordered, complete
+def step_label(step: Step | Move) -> str:
+    """A step as the notation writes it: ``13/7``, ``bar/22``, ``6/off``, ``13/7*``."""
+    hit = isinstance(step, Move) and step.hit
+    return f"{format_point(step[0])}/{format_point(step[1])}{'*' if hit else ''}"
 
 
 class BuildButton(
@@ -123,14 +91,14 @@ def start_button(game_id: int, version: int) -> BuildButton:
 
 def panel(game_id: int, version: int, plays: Sequence[Play], chosen: Sequence[Step], dice_text: str) -> tuple[str, discord.ui.View]:
     """The builder's text and buttons for the steps chosen so far."""
-    steps, complete = options(plays, chosen)
+    steps, complete = next_steps(plays, chosen)
     so_far = " ".join(step_label(s) for s in chosen) or "nothing yet"
     lines = [f"Building your play of {dice_text}: **{so_far}**"]
     view = discord.ui.View(timeout=None)
     shown = steps[:MAX_STEP_BUTTONS]
-    for index, (step, hit) in enumerate(shown):
+    for index, step in enumerate(shown):
         view.add_item(
-            BuildButton("b", game_id, version, [*chosen, step], label=step_label(step, hit),
+            BuildButton("b", game_id, version, [*chosen, (step.source, step.destination)], label=step_label(step),
                         style=discord.ButtonStyle.primary, row=index // 5)
         )
     if len(steps) > len(shown):
@@ -151,4 +119,4 @@ def panel(game_id: int, version: int, plays: Sequence[Play], chosen: Sequence[St
 
 
 def complete_play(plays: Sequence[Play], chosen: Sequence[Step]) -> Play | None:
-    return options(plays, chosen)[1]
+    return next_steps(plays, chosen)[1]

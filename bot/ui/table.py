@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import discord
 
 from bot import presenter
-from bot.render_workers import RenderWorkers
+from renderer.pool import RenderWorkers
 from bot.service import (
     ChallengeError,
     Event,

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from bot.ui import builder
-from engine import Position, Roll, legal_plays
+from engine import Move
 
 
-def test_options_follow_the_legal_plays():
-    plays = legal_plays(Position.start(), Roll(3, 1))
-    steps, complete = builder.options(plays, [])
-    labels = [builder.step_label(s) for s, _ in steps]
-    assert "8/5" in labels and "6/5" in labels and "24/23" in labels and complete is None
-    steps, complete = builder.options(plays, [(8, 5)])
-    assert ((6, 5), False) in steps and complete is None
-    _, complete = builder.options(plays, [(8, 5), (6, 5)])
-    assert complete is not None and builder.encode([(8, 5), (6, 5)]) == "8-5.6-5"
+def test_steps_travel_in_the_custom_id_and_read_as_notation():
+    assert builder.encode([(8, 5), (6, 5)]) == "8-5.6-5"
     assert builder.decode("25-22.6-0") == [(25, 22), (6, 0)]
-    assert builder.step_label((25, 22)) == "bar/22" and builder.step_label((6, 0), True) == "6/off*"
+    assert builder.decode("") == []
+    assert builder.step_label((25, 22)) == "bar/22" and builder.step_label(Move(6, 0, True)) == "6/off*"
+    assert builder.step_label(Move(13, 7)) == "13/7"
 
 
 async def test_build_confirm_and_undo(world):

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot.storage as storage
-from bot.ratings import Rating, rate_match
+from engine.ratings import Rating, rate_match
 from bot.storage import (
     MIGRATIONS,
     SCHEMA_VERSION,

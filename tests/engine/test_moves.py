@@ -8,7 +8,8 @@ from __future__ import annotations
 
 
 from engine.dice import Roll
-from engine.moves import Move, Play, legal_plays
+from engine.moves import legal_plays
+from engine.play import Move, Play
 from engine.position import Position
 
 P = Position.from_counts

@@ -21,8 +21,8 @@ import pytest
 g = pytest.importorskip("gnubg_nn")
 
 from engine.dice import Roll  # noqa: E402
-from engine.gnubgid import _side_counts  # noqa: E402
-from engine.moves import Play, legal_plays  # noqa: E402
+from engine.moves import legal_plays  # noqa: E402
+from engine.play import Play  # noqa: E402
 from engine.position import Position  # noqa: E402
 
 SAMPLE_SIZE = 20_500
@@ -42,7 +42,7 @@ class Case:
 
 def gnubg_board(position: Position) -> list[list[int]]:
     """``[side not on roll, side on roll]``, 25 counts each in its own numbering."""
-    return [_side_counts(position, False), _side_counts(position, True)]
+    return [position.side_counts(on_roll=False), position.side_counts(on_roll=True)]
 
 
 def as_key(board: list[list[int]]) -> Board:

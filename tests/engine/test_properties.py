@@ -7,15 +7,14 @@ pruning, then the maximum-dice and larger-die rules applied to the lot.
 
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.dice import Roll
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
 from engine.moves import legal_plays
+from engine.notation import parse_play
+from engine.play import format_play
 from engine.position import Position
 
 SETTINGS = settings(
@@ -251,15 +250,9 @@ def test_each_move_is_one_die(position, roll):
 
 # -- notation --------------------------------------------------------------------
 
-HAS_NOTATION = importlib.util.find_spec("engine.notation") is not None
-
-
-@pytest.mark.skipif(not HAS_NOTATION, reason="engine.notation not written yet")
 @settings(SETTINGS, max_examples=80)
 @given(positions(), rolls)
 def test_format_then_parse_is_identity(position, roll):
-    from engine.notation import format_play, parse_play
-
     plays = legal_plays(position, roll)
     for play in plays[:: max(1, len(plays) // 12)]:  # parse_play regenerates the plays
         text = format_play(play)

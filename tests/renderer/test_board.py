@@ -9,11 +9,11 @@ import pytest
 from PIL import Image
 
 from engine.gnubgid import MatchState, encode_match_id
-from engine.moves import Move
+from engine.play import Move, format_moves
 from engine.position import Position
 from renderer import layout as L
 from renderer import text as T
-from renderer.board import NAME_MAX_WIDTH, format_moves, render_board, render_image
+from renderer.board import NAME_MAX_WIDTH, last_play_text, render_board, render_image
 from renderer.scene import BoardScene
 from renderer.themes import CLASSIC, HIGH_CONTRAST, RGB, Theme
 
@@ -178,8 +178,18 @@ def test_last_play_is_marked_in_our_numbering() -> None:
     assert count_colour(plain, (x + L.CHECKER_RADIUS - 6, y), theme.hit, 8) == 0
 
 
-def test_format_moves() -> None:
-    assert format_moves([Move(25, 22), Move(13, 7, True), Move(6, 0), Move(6, 0)]) == "bar/22 13/7* 6/off(2)"
+def test_the_picture_spells_a_play_as_the_message_does() -> None:
+    """One notation: the band's "played" line is the engine's canonical spelling."""
+    position = Position.start()
+    for moves, expected in (
+        ((Move(13, 7), Move(7, 4)), "13/4"),
+        ((Move(24, 18), Move(18, 13, True)), "24/13*"),
+        ((Move(24, 18, True), Move(18, 13)), "24/18*/13"),
+        ((Move(6, 0), Move(25, 22), Move(6, 0), Move(13, 7, True)), "bar/22 13/7* 6/off(2)"),
+    ):
+        scene = BoardScene(position, names=("A", "B"), last_play=moves, last_play_by=0)
+        assert last_play_text(scene) == "played " + format_moves(moves) == "played " + expected
+    assert last_play_text(BoardScene(position, names=("A", "B"))) is None
 
 
 NAMES = [

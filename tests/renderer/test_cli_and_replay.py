@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from engine.gnubgid import MatchState, encode_match_id
-from engine.moves import Move
+from engine.play import Move
 from engine.position import Position
 from renderer import layout as L
 from renderer.__main__ import main

@@ -16,7 +16,7 @@ import io
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from engine.moves import Move
+from engine.play import Move, format_moves
 from engine.position import Position
 from renderer import board as B
 from renderer import text as T
@@ -231,7 +231,7 @@ def _board_like_texts(count: int) -> list[str]:
     makers = [
         lambda: f"Score {choose.randrange(30)}  ·  {choose.randrange(376)} pips",
         lambda: f"{choose.randrange(376)} pips",
-        lambda: "played " + B.format_moves([move() for _ in range(choose.randint(1, 4))]),
+        lambda: "played " + format_moves([move() for _ in range(choose.randint(1, 4))]),
         lambda: f"▶ {word()} to play {choose.randint(1, 6)}-{choose.randint(1, 6)}",
         lambda: f"▶ {word()} doubles to {2 ** choose.randint(1, 6)}: {word()} to take or pass",
         lambda: (" " * choose.randint(1, 3)).join(word() for _ in range(choose.randint(2, 5))),

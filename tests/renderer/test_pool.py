@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot import render_workers
-from bot.render_workers import RenderError, RenderWorkers
+from renderer import pool as render_workers
+from renderer.pool import RenderError, RenderWorkers
 from engine.position import Position
 from renderer.board import render_board
 from renderer.scene import BoardScene
@@ -183,7 +183,7 @@ def test_the_workers_serve_one_event_loop_after_another() -> None:
 def test_workers_end_when_the_bot_process_is_killed() -> None:
     script = textwrap.dedent("""
         import asyncio, os, signal, sys
-        from bot.render_workers import RenderWorkers
+        from renderer.pool import RenderWorkers
         pool = RenderWorkers(2)
         asyncio.run(pool.start())
         print(*pool.pids, flush=True)

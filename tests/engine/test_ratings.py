@@ -1,4 +1,4 @@
-"""Tests for bot.ratings (FIBS formula)."""
+"""Tests for engine.ratings (FIBS formula)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.ratings import (
+from engine.ratings import (
     Rating,
     effective_length,
     k_factor,

@@ -1,7 +1,6 @@
 """FIBS-style match ratings (pure functions, no I/O).
 
-The formula is the one from the FIBS server's ``help formula`` text (see
-``/work/shared/research/ratings.md``)::
+The formula is the one the FIBS server prints for ``help formula``::
 
     n       = match length (points); a money game counts as a 1-point match
     D       = |r1 - r2|
