@@ -1,4 +1,5 @@
-"""Position analysis that needs no neural net: pip counts and shot counts."""
+"""Position analysis that needs no neural net: pip counts and shot counts
+(docs/rules.md section 12 has the table the shot counter reproduces)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ take, pass, beaver, resign), and refuses everything else with a
 :class:`GameError` that changes nothing. Every accepted action is appended to
 :attr:`Game.log`; :meth:`Game.replay` rebuilds the same game from that log.
 
-Players are 0 and 1, as in GNU Backgammon's Match ID.
+Players are 0 and 1, as in GNU Backgammon's Match ID. The rules are those of
+docs/rules.md: the opening (section 2), the bar and the closed board (4),
+winning (7), the cube (8), resigning (9).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class WinKind(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class GameSettings:
-    """The rules a game is played by (RULES.md; money-only options are refused in matches)."""
+    """The rules a game is played by (docs/rules.md section 14; money-only options are refused in matches)."""
 
     match_length: int = 0
     """Points to win the match; 0 for a money game."""

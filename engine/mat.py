@@ -3,7 +3,8 @@
 The layout follows GNU Backgammon's own export: a header, `` N point match``,
 then per game a score line and numbered rows with player 0's actions in the
 left column and player 1's in the right. Moves are written one die at a time
-with ``25`` for the bar and ``0`` for off, hits marked ``*``.
+with ``25`` for the bar and ``0`` for off, hits marked ``*`` (docs/rules.md
+section 13).
 """
 
 from __future__ import annotations

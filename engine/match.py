@@ -1,4 +1,4 @@
-"""Matches to N points (RULES.md section 10); a money game is a match of length 0."""
+"""Matches to N points (docs/rules.md section 10); a money game is a match of length 0."""
 
 from __future__ import annotations
 

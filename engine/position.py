@@ -3,7 +3,8 @@
 Points are numbered from the point of view of the player on roll ("us"):
 1..6 is our home board, 24 is the opponent's ace point, and we move from high
 numbers to low numbers. Our bar is point 25 and "off" is point 0. Point ``p``
-for us is point ``25 - p`` for the opponent.
+for us is point ``25 - p`` for the opponent (docs/rules.md section 1). The
+GNU Backgammon Position ID codec is here too (section 13).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Game state machine (RULES.md 2, 4, 5, 7, 8, 9): opening, turns, cube, results, log, IDs."""
+"""The Game state machine (docs/rules.md 2, 4, 5, 7, 8, 9): opening, turns, cube, results, log, IDs."""
 
 from __future__ import annotations
 

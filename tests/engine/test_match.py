@@ -1,4 +1,4 @@
-"""Matches (RULES.md 10): scores, the Crawford rule, the end, money games, replay."""
+"""Matches (docs/rules.md 10): scores, the Crawford rule, the end, money games, replay."""
 
 from __future__ import annotations
 

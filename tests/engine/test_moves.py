@@ -1,4 +1,4 @@
-"""Legal plays, rule by rule (RULES.md sections 3-6), on positions written inline.
+"""Legal plays, rule by rule (docs/rules.md sections 3-6), on positions written inline.
 
 Positions are built with ``Position.from_counts(ours, theirs)``: each side's
 checkers in its own numbering, 25 = that side's bar, the rest borne off.
@@ -227,7 +227,7 @@ def test_smaller_die_when_the_larger_cannot_be_played():
 
 
 def test_rules_example_4_3_hit_3_off():
-    """RULES.md 5: last checker on 4, 5-1, opposing blot on our 3: 4/3* 3/off."""
+    """docs/rules.md 5: last checker on 4, 5-1, opposing blot on our 3: 4/3* 3/off."""
     position = P({4: 1}, {22: 1, 6: 14})  # their 22 is our 3
     for roll in (Roll(5, 1), Roll(1, 5)):
         play = only_play(position, roll)

@@ -1,4 +1,4 @@
-"""Notation (RULES.md 11, formats.md 3.4): every spelling in, canonical GNU Backgammon out, errors say where/why."""
+"""Notation (docs/rules.md 11, formats.md 3.4): every spelling in, canonical GNU Backgammon out, errors say where/why."""
 
 from __future__ import annotations
 

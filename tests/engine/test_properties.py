@@ -1,7 +1,7 @@
 """Property tests (hypothesis) for positions, legal plays, IDs and notation.
 
 Legal plays are checked against a deliberately naive reference generator
-written here from RULES.md 3-6: every order of the dice, every checker, no
+written here from docs/rules.md 3-6: every order of the dice, every checker, no
 pruning, then the maximum-dice and larger-die rules applied to the lot.
 """
 

@@ -1,0 +1,222 @@
+"""The layers import one way only, and nothing of ours imports in a circle.
+
+Every module of ``engine/``, ``renderer/`` and ``bot/`` is parsed with
+:mod:`ast` (nothing is imported or run), and every import statement counts:
+at module level, inside functions, and under ``if TYPE_CHECKING:``, since an
+import dodged into a function or a type-checking block is still a tie.
+
+The layers, lowest first (README, "Layout"):
+
+- ``engine``: the rules; imports nothing of ours but itself.
+- ``renderer``: pictures; imports the engine.
+- ``bot.store``: persistence, the only place that knows SQL.
+- ``bot.ai``: the neural-net adapter.
+- ``bot.core``: the application, with no Discord types and no pictures.
+- ``bot.discord``: the Discord layer; never the store or the AI directly.
+- ``bot.__main__``: the composition root, which may wire anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "renderer", "bot")
+
+LAYERS: dict[str, set[str]] = {
+    # layer: the layers of ours it may import (besides itself)
+    "engine": set(),
+    "renderer": {"engine"},
+    "bot.store": {"engine"},
+    "bot.ai": {"engine"},
+    "bot.config": {"bot.store"},
+    "bot.core": {"engine", "bot.store", "bot.ai", "bot.config"},
+    "bot.discord": {"engine", "renderer", "bot.core", "bot.config"},
+    "bot.__main__": {"engine", "renderer", "bot.store", "bot.ai", "bot.config", "bot.core", "bot.discord"},
+    "bot": set(),  # bot/__init__.py
+}
+
+LIBRARIES: dict[str, set[str]] = {
+    # a third-party or standard library: the only layers that may import it
+    "discord": {"bot.discord", "bot.__main__"},
+    "sqlite3": {"bot.store"},
+    "aiosqlite": {"bot.store"},
+    "asyncpg": {"bot.store"},
+    "PIL": {"renderer"},
+    "gnubg_nn": {"bot.ai"},
+    "bgsage": {"bot.ai"},
+}
+
+UNPLACED: set[str] = {
+    # Modules of bot/ not yet moved into a layer by the refactoring (empty when done).
+    "bot.app", "bot.cogs", "bot.cogs.base", "bot.cogs.game", "bot.cogs.trust",
+    "bot.computer", "bot.presenter", "bot.scheduler", "bot.service", "bot.storage",
+    "bot.db", "bot.db.copy", "bot.db.errors", "bot.db.postgres", "bot.db.sqlite", "bot.db.url",
+    "bot.ai", "bot.ui", "bot.ui.analysis", "bot.ui.builder", "bot.ui.components",
+    "bot.ui.computer", "bot.ui.errors", "bot.ui.replays", "bot.ui.table",
+}
+
+KNOWN_CYCLES: list[set[str]] = [
+    # Cycles the refactoring has not removed yet (empty when done).
+    {"bot.app", "bot.cogs.base", "bot.cogs.game", "bot.cogs.trust", "bot.scheduler",
+     "bot.ui.analysis", "bot.ui.components", "bot.ui.computer", "bot.ui.table", "bot.ui.builder"},
+    {"bot.storage", "bot.db.sqlite", "bot.db.postgres"},
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            found[module_name(path)] = path
+    return found
+
+
+def imports(name: str, path: Path) -> Iterator[tuple[str, int]]:
+    """(imported module, line) for every import statement in the module."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield target, node.lineno
+            for alias in node.names:  # `from bot import service` imports bot.service
+                yield f"{target}.{alias.name}", node.lineno
+
+
+def ours(target: str, known: dict[str, Path]) -> str | None:
+    """The module of ours an import names (the longest known prefix), or None."""
+    parts = target.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in known:
+            return candidate
+        parts.pop()
+    return None
+
+
+def layer_of(name: str) -> str | None:
+    best = None
+    for layer in LAYERS:
+        if (name == layer or name.startswith(layer + ".")) and (best is None or len(layer) > len(best)):
+            best = layer
+    return best
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    edges: dict[str, set[str]] = {name: set() for name in known}
+    for name, path in known.items():
+        for target, _ in imports(name, path):
+            module = ours(target, known)
+            if module is not None and module != name and not (name.startswith(module + ".") and module in PACKAGES):
+                edges[name].add(module)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.add(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_every_module_is_parsed() -> None:
+    known = modules()
+    assert {"engine.position", "renderer.board", "bot.__main__"} <= set(known)
+
+
+def test_each_layer_imports_only_the_layers_below() -> None:
+    known = modules()
+    broken = []
+    for name, path in known.items():
+        layer = layer_of(name)
+        if name in UNPLACED or layer is None:
+            continue
+        allowed = LAYERS[layer] | {layer}
+        for target, line in imports(name, path):
+            module = ours(target, known)
+            if module is None or module in PACKAGES or module in UNPLACED:
+                continue
+            target_layer = layer_of(module)
+            problem = f"{path.relative_to(ROOT)}:{line}: {layer} imports {module} ({target_layer})"
+            if target_layer not in allowed and problem not in broken:
+                broken.append(problem)
+    assert not broken, "imports that break the layer rules:\n" + "\n".join(broken)
+
+
+def test_libraries_stay_in_their_layer() -> None:
+    broken = []
+    for name, path in modules().items():
+        layer = layer_of(name) or name
+        for target, line in imports(name, path):
+            library = target.split(".")[0]
+            if library in LIBRARIES and layer not in LIBRARIES[library] and name not in UNPLACED:
+                broken.append(f"{path.relative_to(ROOT)}:{line}: {layer} imports {library}")
+    assert not broken, "libraries outside their layer:\n" + "\n".join(broken)
+
+
+def test_no_import_cycles() -> None:
+    found = cycles(graph())
+    unexpected = [c for c in found if not any(c <= known for known in KNOWN_CYCLES)]
+    assert not unexpected, "import cycles:\n" + "\n".join(" <-> ".join(sorted(c)) for c in unexpected)
+
+
+def test_the_checker_sees_a_cycle_and_a_dodged_import(tmp_path: Path) -> None:
+    """The rules above can fail: a function-level import closing a circle is found."""
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(edges) == [{"a", "b", "c"}]
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from bot.app import BackgammonBot\n"
+        "def f():\n    from bot.storage import Store\n"
+        "from . import sibling\n"
+    )
+    found = {t for t, _ in imports("bot.discord.m", module)}
+    assert {"bot.app", "bot.storage", "bot.discord.sibling"} <= found
