@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.service import ChallengeOptions, GameService, GameView, PlayerRef  # noqa: E402
-from bot.storage import open_store, parse_database_url  # noqa: E402
+from bot.store import open_store, parse_database_url  # noqa: E402
 from engine import Phase, SeededDice  # noqa: E402
 
 GUILD = 1

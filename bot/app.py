@@ -20,7 +20,7 @@ from bot import ai
 from bot.config import Settings
 from bot.scheduler import Scheduler
 from bot.service import GameService
-from bot.storage import Store, open_store
+from bot.store import Store, open_store
 from bot.ui.components import DYNAMIC_ITEMS
 from bot.ui.errors import report
 from bot.ui.table import Table, warm_up_renderer

@@ -14,6 +14,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from bot.store import Shard
+from bot.store.drivers.url import parse_database_url, redact
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_MOVE_DAYS = 3
@@ -131,7 +135,7 @@ class Settings:
 
         database_url = get("DATABASE_URL") or None
         if database_url is not None:
-            from bot.db.url import parse_database_url
+            from bot.store.drivers.url import parse_database_url
 
             try:
                 parse_database_url(database_url)
@@ -175,15 +179,13 @@ class Settings:
     @property
     def database_redacted(self) -> str:
         """:attr:`database_url` with any password replaced by ``***`` (fit for logs)."""
-        from bot.db.url import redact
+        from bot.store.drivers.url import redact
 
         return redact(self.database_url)
 
     @property
     def database_secrets(self) -> tuple[str, ...]:
         """The password inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
-        from urllib.parse import unquote, urlsplit
-
         url = self.database_url_setting or ""
         if "://" not in url:
             return ()
@@ -197,7 +199,7 @@ class Settings:
 
     @property
     def pool_options(self) -> dict[str, int]:
-        """``min_size``/``max_size`` for :func:`bot.storage.open_store` (only those that are set)."""
+        """``min_size``/``max_size`` for :func:`bot.store.open_store` (only those that are set)."""
         options: dict[str, int] = {}
         if self.database_pool_min is not None:
             options["min_size"] = self.database_pool_min
@@ -224,21 +226,14 @@ class Settings:
             options["shard_ids"] = list(self.shard_ids)
         return options
 
-    def serves_guild(self, guild_id: int | None) -> bool:
-        """Whether this process's shards receive ``guild_id``'s events (discord.py's rule).
-
-        ``(guild_id >> 22) % shard_count in shard_ids``; direct messages
-        (no guild) belong to shard 0. Always true when unsharded or when this
-        process runs every shard.
-        """
+    @property
+    def shard(self) -> Shard | None:
+        """``(shard_count, shard_ids)`` of this process, or None when it serves every
+        guild (unsharded, or ``SHARD_IDS`` unset): whose due work it claims first
+        (:func:`bot.store.serves`)."""
         if self.shard_count is None or self.shard_ids is None:
-            return True
-        return shard_of(guild_id or 0, self.shard_count) in self.shard_ids
-
-
-def shard_of(guild_id: int, shard_count: int) -> int:
-    """The shard that receives ``guild_id``'s events: ``(guild_id >> 22) % shard_count``."""
-    return (guild_id >> 22) % shard_count
+            return None
+        return self.shard_count, tuple(sorted(self.shard_ids))
 
 
 def _whole(name: str, text: str, low: int, high: int) -> int | None:

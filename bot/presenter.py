@@ -15,7 +15,7 @@ from datetime import datetime
 
 import discord
 
-from bot import storage
+from bot.store import DiceStats, LeaderboardPage, PlayerStats, RatingChange
 from bot.service import ChallengeView, Event, GameView
 from engine import Phase
 
@@ -193,7 +193,7 @@ def game_over_events(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if e.kind in ("game_over", "match_over", "abandon", "timeout", "forfeit")]
 
 
-def result_embed(view: GameView, events: Sequence[Event], rating_changes: Sequence[storage.RatingChange] = ()) -> discord.Embed | None:
+def result_embed(view: GameView, events: Sequence[Event], rating_changes: Sequence[RatingChange] = ()) -> discord.Embed | None:
     """An embed for a finished game or match (None if nothing ended)."""
     ended = [e for e in events if e.kind in ("game_over", "match_over", "abandon")]
     if not ended and view.is_active:
@@ -288,7 +288,7 @@ def computer_line(record: tuple[int, int] | None) -> str:
 
 
 def leaderboard_embed(
-    page: storage.LeaderboardPage,
+    page: LeaderboardPage,
     kind: str,
     guild_name: str | None = None,
     computer: tuple[int, int] | None = None,
@@ -315,7 +315,7 @@ def leaderboard_embed(
     return embed
 
 
-def stats_embed(name: str, stats: storage.PlayerStats | None) -> discord.Embed:
+def stats_embed(name: str, stats: PlayerStats | None) -> discord.Embed:
     embed = discord.Embed(title=f"Stats · {name}", colour=COLOUR)
     if stats is None:
         embed.description = "No finished games yet. Challenge someone with `/bg challenge`."
@@ -492,7 +492,7 @@ def face_counts(counts: dict[tuple[int, int], int]) -> list[int]:
     return faces
 
 
-def dice_embed(name: str, stats: storage.DiceStats) -> discord.Embed:
+def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     from engine.fairdice import chi_square_uniform
 
     embed = discord.Embed(title=f"🎲 Dice · {name}", colour=COLOUR)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot import presenter
-from bot.config import shard_of
+from bot.store import Shard, serves
 from bot.service import Notice
 from bot.ui.components import game_controls
 from bot.ui.table import render_in_worker
@@ -46,10 +46,6 @@ log = logging.getLogger(__name__)
 
 MAX_SLEEP = 60.0
 MIN_SLEEP = 1.0
-
-
-Shard = tuple[int, tuple[int, ...]]
-"""``(shard_count, shard_ids)``: the shards one process runs."""
 
 
 class Scheduler:
@@ -82,16 +78,11 @@ class Scheduler:
         if self._shard is not None:
             return self._shard
         settings = getattr(self.bot, "settings", None)
-        count = getattr(settings, "shard_count", None)
-        ids = getattr(settings, "shard_ids", None)
-        if count is None or ids is None:
-            return None
-        return count, tuple(ids)
+        return getattr(settings, "shard", None)
 
     def serves(self, guild_id: int | None) -> bool:
         """Whether this process's shards receive ``guild_id``'s events."""
-        shard = self.shard
-        return shard is None or shard_of(guild_id or 0, shard[0]) in shard[1]
+        return serves(self.shard, guild_id)
 
     @property
     def running(self) -> bool:

@@ -43,12 +43,14 @@ from engine import (
 from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
 from engine.fairdice import commitment as seed_commitment
 from engine.fairdice import verify as verify_dice
-from bot import storage
 from renderer import CLASSIC, BoardScene, Theme
 from renderer.from_game import scene_from_game
-from bot.storage import (
+from bot.store import (
+    GLOBAL_SCOPE,
     ChallengeClosedError,
+    ChallengeRow,
     ChannelBusyError,
+    DiceStats,
     GameOverError,
     GameRow,
     LeaderboardPage,
@@ -56,7 +58,9 @@ from bot.storage import (
     NotFoundError,
     PlayerStats,
     RatingChange,
+    Shard,
     StaleVersionError,
+    StorageError,
     Store,
 )
 
@@ -295,7 +299,7 @@ def _utcnow() -> datetime:
 
 
 class GameService:
-    """Game operations over a :class:`~bot.storage.Store`.
+    """Game operations over a :class:`~bot.store.Store`.
 
     Dice are provably fair: each game draws a secret seed, publishes its
     SHA-256 commitment, derives every die from it (:mod:`engine.fairdice`)
@@ -347,13 +351,13 @@ class GameService:
         if challenged.is_bot:
             raise ChallengeError(f"{challenged.name} is a bot and can't play")
         options.validate()
-        if not options.thread and await self.store.active_game(channel_id) is not None:
+        if not options.thread and await self.store.games.active_in(channel_id) is not None:
             raise ChallengeError(
                 "there is already a game in this channel: finish it first, or challenge with thread=True"
             )
         await self._remember(challenger)
         await self._remember(challenged)
-        row = await self.store.create_challenge(
+        row = await self.store.challenges.create(
             guild_id=guild_id,
             channel_id=channel_id,
             challenger=challenger.user_id,
@@ -367,7 +371,7 @@ class GameService:
     async def get_challenge(self, challenge_id: int) -> ChallengeView:
         """A challenge as stored now (read from the database)."""
         try:
-            row = await self.store.get_challenge(challenge_id)
+            row = await self.store.challenges.get(challenge_id)
         except NotFoundError:
             self._pending.pop(challenge_id, None)
             raise ChallengeError("that challenge does not exist any more") from None
@@ -492,7 +496,7 @@ class GameService:
             "seed": seed.hex(),
         }
         try:
-            row = await self.store.create_game(
+            row = await self.store.games.create(
                 guild_id=guild_id,
                 channel_id=channel_id,
                 player0=players[0],
@@ -530,7 +534,7 @@ class GameService:
         return await self._close_challenge(challenge_id, "cancelled")
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self.store.set_challenge_message(challenge_id, message_id)
+        await self.store.challenges.set_message(challenge_id, message_id)
         kept = self._pending.get(challenge_id)
         if kept is not None:
             self._pending[challenge_id] = replace(kept, message_id=message_id)
@@ -538,7 +542,7 @@ class GameService:
     async def _close_challenge(self, challenge_id: int, status: str) -> ChallengeView:
         self._pending.pop(challenge_id, None)
         try:
-            row = await self.store.set_challenge_status(challenge_id, status)  # type: ignore[arg-type]
+            row = await self.store.challenges.set_status(challenge_id, status)  # type: ignore[arg-type]
         except ChallengeClosedError:
             raise ChallengeError("this challenge was already answered") from None
         return await self._challenge_view(row)
@@ -591,7 +595,7 @@ class GameService:
             view_before = await self._view(row, match)
             actions = [{"kind": "abandon", "moderator": moderator_id}]
             try:
-                result = await self.store.append_actions(
+                result = await self.store.games.append(
                     game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"}
                 )
             except StaleVersionError:
@@ -716,7 +720,7 @@ class GameService:
             else:
                 updates.update(self._deadline(ChallengeOptions.from_dict(row.settings), now))
         try:
-            result = await self.store.append_actions(
+            result = await self.store.games.append(
                 row.id, row.version, new_actions, updates=updates, outcome=outcome
             )
         except (StaleVersionError, GameOverError):  # another process moved the game on
@@ -839,17 +843,17 @@ class GameService:
         return await self._view(row, await self._match(row))
 
     async def game_in_channel(self, channel_id: int) -> GameView | None:
-        row = await self.store.active_game(channel_id)
+        row = await self.store.games.active_in(channel_id)
         if row is None:
             return None
         return await self._view(row, await self._match(row))
 
     async def active_games(self, guild_id: int, user_id: int) -> list[GameView]:
-        rows = await self.store.active_games_for_player(user_id, guild_id)
+        rows = await self.store.games.active_for(user_id, guild_id)
         return [await self._view(row, await self._match(row)) for row in rows]
 
     async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameView]:
-        rows = await self.store.finished_games_for_player(user_id, guild_id, limit=limit)
+        rows = await self.store.games.finished_for(user_id, guild_id, limit=limit)
         return [await self._view(row, await self._match(row)) for row in rows]
 
     async def export_mat(self, game_id: int) -> str:
@@ -867,15 +871,15 @@ class GameService:
             raise ServiceError("the leaderboard is by rating or by points")
         if not 1 <= limit <= 100:
             raise ServiceError("a leaderboard page shows 1 to 100 players")
-        scope = storage.GLOBAL_SCOPE if guild_id is None else guild_id
-        return await self.store.leaderboard(scope, order=kind, offset=max(offset, 0), limit=limit)  # type: ignore[arg-type]
+        scope = GLOBAL_SCOPE if guild_id is None else guild_id
+        return await self.store.ratings.leaderboard(scope, order=kind, offset=max(offset, 0), limit=limit)  # type: ignore[arg-type]
 
     async def stats(self, guild_id: int | None, user_id: int) -> PlayerStats | None:
-        scope = storage.GLOBAL_SCOPE if guild_id is None else guild_id
-        return await self.store.player_stats(user_id, scope)
+        scope = GLOBAL_SCOPE if guild_id is None else guild_id
+        return await self.store.ratings.player_stats(user_id, scope)
 
-    async def dice_stats(self, guild_id: int | None, user_id: int) -> storage.DiceStats:
-        return await self.store.dice_stats(user_id, guild_id)
+    async def dice_stats(self, guild_id: int | None, user_id: int) -> DiceStats:
+        return await self.store.stats.dice_stats(user_id, guild_id)
 
     def scene(self, view: GameView, viewpoint_user_id: int | None = None, theme: Theme = CLASSIC) -> BoardScene:
         """The board to show: from the side of ``viewpoint_user_id`` if they
@@ -892,7 +896,7 @@ class GameService:
         )
 
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
-        await self.store.set_board_message(game_id, channel_id, message_id)
+        await self.store.games.set_board_message(game_id, channel_id, message_id)
         cached = self._rows.get(game_id)
         if cached is not None:
             self._rows[game_id] = replace(
@@ -901,25 +905,25 @@ class GameService:
 
     async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
         """Keep the analysis of one game of a match (numbered from 1)."""
-        await self.store.save_analysis(game_id, game_number, ply, summary)
+        await self.store.stats.save_analysis(game_id, game_number, ply, summary)
 
     async def analyses(self, game_id: int) -> dict[int, str]:
         """The kept analyses of a match's games: game number -> summary."""
-        return await self.store.analyses(game_id)
+        return await self.store.stats.analyses(game_id)
 
     async def computer_record(self, guild_id: int | None, computer_id: int) -> tuple[int, int]:
         """The computer's (wins, losses) against people in a server (None: everywhere)."""
-        return await self.store.computer_record(computer_id, guild_id)
+        return await self.store.stats.computer_record(computer_id, guild_id)
 
     async def remember_player(self, player: PlayerRef) -> None:
         await self._remember(player)
 
     # -- deadlines -----------------------------------------------------------------
 
-    async def next_wakeup(self, *, shard: storage.Shard | None = None) -> datetime | None:
-        return await self.store.next_wakeup(shard=shard)
+    async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
+        return await self.store.schedule.next_wakeup(shard=shard)
 
-    async def process_due(self, now: datetime | None = None, *, shard: storage.Shard | None = None) -> list[Notice]:
+    async def process_due(self, now: datetime | None = None, *, shard: Shard | None = None) -> list[Notice]:
         """Send what is due: expired challenges, reminders, timeouts.
 
         Safe to run in several processes and after a restart: a reminder is
@@ -932,16 +936,16 @@ class GameService:
         """
         now = now or self.clock()
         notices: list[Notice] = []
-        for row in await self.store.expire_challenges(now, shard=shard):
+        for row in await self.store.schedule.expire_challenges(now, shard=shard):
             view = self._keep(await self._challenge_view(row))
             notices.append(Notice(
                 "challenge_expired", None, view, view.challenger.user_id,
                 f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
             ))
-        for row in await self.store.due_reminders(now, shard=shard):
+        for row in await self.store.schedule.due_reminders(now, shard=shard):
             if row.turn_deadline is not None and row.turn_deadline <= now:
                 continue  # the timeout below covers it
-            if not await self.store.claim_reminder(row.id, row.version):
+            if not await self.store.schedule.claim_reminder(row.id, row.version):
                 continue
             view = await self._view(row, await self._match(row))
             player = view.to_act()
@@ -952,12 +956,12 @@ class GameService:
                 "reminder", view, None, player.user_id,
                 f"{player.name}, it's your move in game #{row.id}: {_span(left)} left before it is forfeited",
             ))
-        for row in await self.store.due_deadlines(now, shard=shard):
+        for row in await self.store.schedule.due_deadlines(now, shard=shard):
             try:
                 notice = await self._time_out(row)
             except (StaleGameError, ServiceError):
                 continue
-            except storage.StorageError:
+            except StorageError:
                 # Try again on the next pass; what was claimed above still goes out.
                 log.warning("timeout of game %s failed; will retry", row.id, exc_info=True)
                 continue
@@ -967,7 +971,7 @@ class GameService:
 
     async def _time_out(self, row: GameRow) -> Notice | None:
         async with self._lock(row.id):
-            fresh = await self.store.get_game(row.id)
+            fresh = await self.store.games.get(row.id)
             if not fresh.is_active or fresh.version != row.version:
                 return None
             match = await self._match(fresh)
@@ -998,7 +1002,7 @@ class GameService:
 
     async def _row(self, game_id: int) -> GameRow:
         try:
-            row = await self.store.get_game(game_id)
+            row = await self.store.games.get(game_id)
         except NotFoundError:
             raise NoGameError(f"there is no game #{game_id}") from None
         if row.is_active:
@@ -1024,7 +1028,7 @@ class GameService:
             return cached[1]
         # Only the actions the row's version counts: another process may have
         # appended more between the two reads, and this view is "as of" the row.
-        actions = [a.action for a in await self.store.actions(row.id) if a.seq <= row.version]
+        actions = [a.action for a in await self.store.games.actions(row.id) if a.seq <= row.version]
         match = self.rebuild(row.settings, actions)
         if row.is_active:
             self._cache[row.id] = (row.version, match)
@@ -1052,7 +1056,7 @@ class GameService:
 
     async def verify(self, game_id: int) -> Verification:
         """Recompute every die of a finished game from its revealed seed."""
-        row, actions = await self.store.game_with_actions(game_id)
+        row, actions = await self.store.games.with_actions(game_id)
         fair = row.settings.get("fair_dice")
         if not fair:
             raise ServiceError(f"game #{game_id} was played before provably fair dice")
@@ -1066,7 +1070,7 @@ class GameService:
     async def export_json(self, game_id: int) -> str:
         """The game's log with its dice commitment (and seed once over), for
         ``scripts/verify_dice.py`` and other tools."""
-        row, actions = await self.store.game_with_actions(game_id)
+        row, actions = await self.store.games.with_actions(game_id)
         view = await self._view(row, await self._match(row))
         export = {
             "game": row.id,
@@ -1116,7 +1120,7 @@ class GameService:
         known = self._players.get(user_id)
         if known is not None:
             return known
-        row = await self.store.get_player(user_id)
+        row = await self.store.players.get(user_id)
         name = row.display_name if row and row.display_name else f"player {user_id}"
         player = PlayerRef(user_id, name, bool(row.is_bot) if row else False)
         self._players[user_id] = player
@@ -1129,10 +1133,10 @@ class GameService:
         """Store a player's current name (a write only when it changed since this service last saw it)."""
         if self._players.get(player.user_id) == player:
             return
-        await self.store.upsert_player(player.user_id, player.name, is_bot=player.is_bot)
+        await self.store.players.upsert(player.user_id, player.name, is_bot=player.is_bot)
         self._players[player.user_id] = player
 
-    async def _challenge_view(self, row: storage.ChallengeRow) -> ChallengeView:
+    async def _challenge_view(self, row: ChallengeRow) -> ChallengeView:
         challenged = await self._player(row.challenged) if row.challenged is not None else PlayerRef(0, "anyone")
         return ChallengeView(
             id=row.id,

@@ -10,7 +10,7 @@ Fixtures
     of a new database on the session's PostgreSQL server.
 ``store_factory``
     ``await store_factory(clock=..., migrate_to=...)`` opens a
-    :class:`bot.storage.Store` on ``db_url`` (call it twice for two
+    :class:`bot.store.Store` on ``db_url`` (call it twice for two
     connections/pools on one database); all are closed after the test.
 ``pg_server``
     The session's PostgreSQL server (:class:`PgServer`): ``initdb`` into a
@@ -281,7 +281,7 @@ def new_db_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> 
 @pytest.fixture
 async def store_factory(db_url: str) -> AsyncIterator[Any]:
     """``await store_factory(**open_kwargs)`` -> a Store on this test's database."""
-    from bot.storage import open_store
+    from bot.store import open_store
 
     opened: list[Any] = []
 

@@ -102,7 +102,7 @@ class ComputerSeat:
             return 0
         kicked = 0
         try:
-            rows = await self.table.service.store.active_games_for_player(self.user_id)
+            rows = await self.table.service.store.games.active_for(self.user_id)
             for row in rows:
                 if self.table.bot.get_guild(row.guild_id) is None:
                     continue  # another shard's (process's) server

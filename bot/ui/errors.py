@@ -17,7 +17,7 @@ from discord import app_commands
 from bot import ai
 from bot.presenter import sentence, state_summary
 from bot.service import ServiceError, StaleGameError
-from bot.storage import DatabaseBusyError, DatabaseUnavailableError
+from bot.store import DatabaseBusyError, DatabaseUnavailableError
 from engine import GameError, IllegalPlayError, NotationError
 
 log = logging.getLogger("bot.errors")

@@ -56,9 +56,9 @@ def settings(tmp_path) -> Settings:
 
 @pytest.fixture
 async def store(settings, clock):
-    from bot.storage import Store
+    from bot.store import open_store
 
-    store = await Store.open(settings.database_path, clock=clock)
+    store = await open_store(settings.database_path, clock=clock)
     yield store
     await store.close()
 

@@ -21,7 +21,7 @@ from bot.service import (
     Outcome,
     PlayerRef,
 )
-from bot.storage import Store, open_store
+from bot.store import Store, open_store
 from engine import DiceSource, Match, Phase, SeededDice
 
 ALICE = PlayerRef(1001, "Alice")
@@ -109,7 +109,7 @@ def state_of(match: Match) -> dict[str, Any]:
 
 async def stored_state(service: GameService, store: Store, game_id: int) -> tuple[Any, list[dict[str, Any]], Match]:
     """(row, stored log, match rebuilt from the stored log) from one snapshot."""
-    row, actions = await store.game_with_actions(game_id)
+    row, actions = await store.games.with_actions(game_id)
     log = [a.action for a in actions]
     assert row.version == len(log), (row.version, len(log))
     assert [a.seq for a in actions] == list(range(1, len(log) + 1))

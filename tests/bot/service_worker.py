@@ -40,7 +40,7 @@ from bot.service import (  # noqa: E402
     RuleError,
     StaleGameError,
 )
-from bot.storage import open_store  # noqa: E402
+from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 from service_helpers import ALICE, BOB, random_step, start_game  # noqa: E402
 
@@ -70,7 +70,7 @@ async def sweep(db: str, now_unix: float, start_at: float) -> None:
     errors: list[str] = []
     async with await open_store(db, clock=lambda: now) as store:
         service = GameService(store, dice=SeededDice(int(start_at * 1000) % 997), clock=lambda: now)
-        await store.next_wakeup()  # connected and warm before the start line
+        await store.schedule.next_wakeup()  # connected and warm before the start line
         await asyncio.sleep(max(0.0, start_at - time.time()))
         for _ in range(50):
             try:

@@ -15,7 +15,7 @@ pytest.importorskip("bgsage")
 from bot.ai import Analyst, Level  # noqa: E402
 from bot.computer import ComputerPlayer  # noqa: E402
 from bot.service import ChallengeOptions, GameService, PlayerRef, ServiceError  # noqa: E402
-from bot.storage import Store  # noqa: E402
+from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 
 GAMES = int(os.environ.get("BG_COMPUTER_GAMES", "30"))
@@ -45,7 +45,7 @@ async def play_out(service: GameService, players: dict[int, ComputerPlayer], gam
 
 @pytest.mark.slow
 async def test_computer_vs_computer_through_the_service(tmp_path):
-    store = await Store.open(str(tmp_path / "games.sqlite3"))
+    store = await open_store(str(tmp_path / "games.sqlite3"))
     try:
         service = GameService(store, dice=SeededDice(6))
         analyst = Analyst(rng=random.Random(6))

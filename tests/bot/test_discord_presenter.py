@@ -42,7 +42,7 @@ async def test_board_content_stays_within_discord_limits(world):
 
 
 def test_database_trouble_is_answered_in_words() -> None:
-    from bot.storage import DatabaseBusyError, DatabaseUnavailableError
+    from bot.store import DatabaseBusyError, DatabaseUnavailableError
     from bot.ui.errors import player_message
 
     assert "try again" in (player_message(DatabaseUnavailableError()) or "").lower()

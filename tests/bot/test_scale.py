@@ -30,10 +30,11 @@ from discord.ext import commands
 
 from bot import __main__ as entry
 from bot.app import BackgammonBot, ShardedBackgammonBot, create_bot
-from bot.config import ConfigError, Settings, read_env_file, shard_of
+from bot.config import ConfigError, Settings, read_env_file
+from bot.store import serves, shard_of
 from bot.scheduler import Scheduler
 from bot.service import ChallengeOptions, PlayerRef, ServiceError
-from bot.storage import DatabaseUnavailableError, StorageError, open_store
+from bot.store import DatabaseUnavailableError, StorageError, open_store
 from engine import Phase, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -81,14 +82,14 @@ def test_pool_sizes() -> None:
 def test_shard_settings() -> None:
     unsharded = settings_of()
     assert not unsharded.sharded and unsharded.shard_options == {}
-    assert unsharded.serves_guild(123 << 22)
+    assert serves(unsharded.shard, 123 << 22)
     all_shards = settings_of(SHARD_COUNT="4")
     assert all_shards.sharded and all_shards.shard_options == {"shard_count": 4}
-    assert all_shards.serves_guild(3 << 22)  # runs every shard
+    assert serves(all_shards.shard, 3 << 22)  # runs every shard
     mine = settings_of(SHARD_COUNT="4", SHARD_IDS=" 1, 0 ")
     assert mine.shard_ids == (0, 1) and mine.shard_options == {"shard_count": 4, "shard_ids": [0, 1]}
-    assert [mine.serves_guild(g << 22) for g in range(8)] == [True, True, False, False] * 2
-    assert mine.serves_guild(None) and mine.serves_guild(0)  # direct messages are shard 0's
+    assert [serves(mine.shard, g << 22) for g in range(8)] == [True, True, False, False] * 2
+    assert serves(mine.shard, None) and serves(mine.shard, 0)  # direct messages are shard 0's
     assert shard_of(806_000_000_000_000_000, 4) == (806_000_000_000_000_000 >> 22) % 4
 
 
@@ -173,7 +174,7 @@ async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(
         await bot.setup_hook()
     try:
         assert bot.store is not None and bot.store.backend == "postgresql"
-        pool = bot.store._db.pool  # type: ignore[attr-defined]
+        pool = bot.store.db.driver.pool  # type: ignore[attr-defined]
         assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
         view = await start_game(bot.service)
         assert (await bot.service.get_game(view.id)).is_active
@@ -296,15 +297,15 @@ async def test_two_processes_report_every_reminder_timeout_and_expiry_once(db_ur
 
     async with await open_store(db_url) as store:
         for gid in timeouts:
-            row, actions = await store.game_with_actions(gid)
+            row, actions = await store.games.with_actions(gid)
             assert row.status == "finished" and row.version == len(actions)
             assert sum(1 for a in actions if a.action["kind"] in ("forfeit", "match_forfeit")) == 1
         for gid in reminders:
-            row = await store.get_game(gid)
+            row = await store.games.get(gid)
             assert row.is_active and row.reminder_sent
         for cid in challenges:
-            assert (await store.get_challenge(cid)).status == "expired"
-        assert await store.due_reminders(now) == [] and await store.due_deadlines(now) == []
+            assert (await store.challenges.get(cid)).status == "expired"
+        assert await store.schedule.due_reminders(now) == [] and await store.schedule.due_deadlines(now) == []
 
 
 # --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from bot.service import (
     ServiceError,
     StaleGameError,
 )
-from bot.storage import DatabaseBusyError
+from bot.store import DatabaseBusyError
 from engine import Phase, ScriptedDice, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -104,7 +104,7 @@ async def test_bad_challenge_options_are_refused_and_nothing_written(env: Env, o
     with pytest.raises(ChallengeError) as info:
         await env.service.challenge(GUILD, 100, ALICE, BOB, opts)
     assert info.value.message
-    assert await env.store.pending_challenges(100) == []
+    assert await env.store.db.fetchall("SELECT id FROM challenges WHERE channel_id = 100") == []
 
 
 async def test_no_challenge_to_oneself_or_a_bot(env: Env) -> None:
@@ -112,19 +112,19 @@ async def test_no_challenge_to_oneself_or_a_bot(env: Env) -> None:
         await env.service.challenge(GUILD, 100, ALICE, ALICE, ChallengeOptions())
     with pytest.raises(ChallengeError, match="bot"):
         await env.service.challenge(GUILD, 100, ALICE, ROBOT, ChallengeOptions())
-    assert await env.store.pending_challenges(100) == []
+    assert await env.store.db.fetchall("SELECT id FROM challenges WHERE channel_id = 100") == []
 
 
 async def test_answering_a_challenge_this_service_made_needs_no_read(env: Env, monkeypatch) -> None:
     s = env.service
     reads: list[int] = []
-    read = env.store.get_challenge
+    read = env.store.challenges.get
 
     async def counted(challenge_id: int):
         reads.append(challenge_id)
         return await read(challenge_id)
 
-    monkeypatch.setattr(env.store, "get_challenge", counted)
+    monkeypatch.setattr(env.store.challenges, "get", counted)
     c1 = await s.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions())
     c2 = await s.challenge(GUILD, 101, ALICE, BOB, ChallengeOptions())
     await s.set_challenge_message(c1.id, 555)
@@ -526,7 +526,7 @@ async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) 
         raise DatabaseBusyError()
 
     with monkeypatch.context() as m:
-        m.setattr(env.store, "append_actions", busy)
+        m.setattr(env.store.games, "append", busy)
         with pytest.raises(DatabaseBusyError):
             await s.roll(view.id, actor.user_id, version=view.version)
     await unchanged(env, view.id, view.version)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import ChallengeError, ChallengeOptions, GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
-from bot.storage import Store, open_store
+from bot.store import Store, open_store
 from engine import Phase, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -163,7 +163,7 @@ async def test_a_challenge_answered_by_another_process_is_not_answered_again(env
         with pytest.raises(ChallengeError, match="already declined"):
             await s1.pending_challenge(declined.id)
         assert await s1.game_in_channel(100) is None
-        assert len(await env.store.active_games_for_player(BOB.user_id)) == 1
+        assert len(await env.store.games.active_for(BOB.user_id)) == 1
     finally:
         await other_store.close()
 
@@ -254,7 +254,7 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_action(db_url: str) -> N
                 row, log, rebuilt = await stored_state(service, store, gid)
                 assert row.version == len(log)
                 assert max(versions) <= row.version
-                seqs = {a.seq for a in await store.actions(gid)}
+                seqs = {a.seq for a in await store.games.actions(gid)}
                 assert set(versions) <= seqs
                 await assert_replays(service, store, gid)
                 if row.is_active:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import ChallengeOptions, GameService
-from bot.storage import open_store
+from bot.store import open_store
 from engine import Phase, ScriptedDice, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -179,7 +179,7 @@ async def test_challenge_expires_after_24_hours_once(env: Env) -> None:
 
 
 async def test_a_failing_timeout_does_not_swallow_claimed_reminders(env: Env, monkeypatch) -> None:
-    from bot.storage import DatabaseBusyError
+    from bot.store import DatabaseBusyError
 
     s, clock = env.service, env.clock
     await start_game(s, channel=100, options=ChallengeOptions(move_days=1))
@@ -192,7 +192,7 @@ async def test_a_failing_timeout_does_not_swallow_claimed_reminders(env: Env, mo
         raise DatabaseBusyError()
 
     with monkeypatch.context() as m:
-        m.setattr(env.store, "append_actions", busy)
+        m.setattr(env.store.games, "append", busy)
         try:
             first = await s.process_due()
         except DatabaseBusyError:

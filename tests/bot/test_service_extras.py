@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import ChallengeError, ChallengeOptions, GameService, ServiceError
-from bot.storage import open_store
+from bot.store import open_store
 from engine import Phase
 from engine.fairdice import commitment
 

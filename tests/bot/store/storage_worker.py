@@ -1,6 +1,6 @@
 """Child process used by the storage concurrency tests (not a test module).
 
-DB is anything :func:`bot.storage.open_store` accepts: a SQLite path or a
+DB is anything :func:`bot.store.open_store` accepts: a SQLite path or a
 ``postgresql://`` URL, so every mode runs against both backends.
 
 Usage::
@@ -32,7 +32,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from bot.storage import GameOverError, StaleVersionError, open_store
+from bot.store import GameOverError, StaleVersionError, open_store
 
 
 async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: float) -> None:
@@ -42,13 +42,13 @@ async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: fl
     async with await open_store(db) as store:
         await asyncio.sleep(max(0.0, start_at - time.time()))
         for i in range(attempts):
-            game = await store.get_game(game_id)
+            game = await store.games.get(game_id)
             await asyncio.sleep(rng.random() * 0.002)  # widen the read-to-write window
             try:
-                await store.append_action(
+                await store.games.append(
                     game_id,
                     game.version,
-                    {"kind": "note", "worker": worker, "i": i},
+                    [{"kind": "note", "worker": worker, "i": i}],
                     actor=None,
                 )
                 ok += 1
@@ -60,7 +60,7 @@ async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: fl
 async def stream(db: str, game_id: int) -> None:
     """Append 3-action batches forever, acknowledging each commit on stdout."""
     async with await open_store(db) as store:
-        version = (await store.get_game(game_id)).version
+        version = (await store.games.get(game_id)).version
         i = 0
         while True:
             batch = [
@@ -68,7 +68,7 @@ async def stream(db: str, game_id: int) -> None:
                 {"kind": "play", "player": i % 2, "play": "13/7 8/7"},
                 {"kind": "note", "i": i, "pad": "x" * 200},
             ]
-            result = await store.append_actions(
+            result = await store.games.append(
                 game_id, version, batch, updates={"score0": i, "score1": i % 7}
             )
             version = result.version
@@ -85,21 +85,21 @@ async def sweep(db: str, now_ts: float, worker: int, start_at: float) -> None:
     timed_out: list[int] = []
     async with await open_store(db) as store:
         await asyncio.sleep(max(0.0, start_at - time.time()))
-        for game in await store.due_reminders(now):
+        for game in await store.schedule.due_reminders(now):
             await asyncio.sleep(rng.random() * 0.002)
-            if await store.claim_reminder(game.id, game.version):
+            if await store.schedule.claim_reminder(game.id, game.version):
                 reminded.append(game.id)
-        for game in await store.due_deadlines(now):
+        for game in await store.schedule.due_deadlines(now):
             await asyncio.sleep(rng.random() * 0.002)
             try:
-                await store.append_action(
-                    game.id, game.version, {"kind": "timeout", "worker": worker}, actor=None,
+                await store.games.append(
+                    game.id, game.version, [{"kind": "timeout", "worker": worker}], actor=None,
                     updates={"status": "abandoned"},
                 )
             except (StaleVersionError, GameOverError):
                 continue
             timed_out.append(game.id)
-        expired = [c.id for c in await store.expire_challenges(now)]
+        expired = [c.id for c in await store.schedule.expire_challenges(now)]
     print(json.dumps({"reminded": reminded, "timed_out": timed_out, "expired": expired}), flush=True)
 
 

@@ -11,7 +11,7 @@
 * The schema version lives in a one-row ``schema_version`` table; migrations
   run under an advisory lock so processes that start together migrate once.
 * Losing the server (restart, crash, network) raises
-  :class:`~bot.db.errors.DatabaseUnavailableError`; dead pooled connections
+  :class:`~bot.store.errors.DatabaseUnavailableError`; dead pooled connections
   are thrown away and replaced, so the store works again as soon as the
   server is back.  A transaction whose connection fails at ``BEGIN`` is
   retried on a fresh connection (nothing was sent yet); a read is retried
@@ -23,18 +23,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import asyncpg
 from asyncpg import exceptions as pgx
 
-from bot.db.errors import DatabaseBusyError, DatabaseUnavailableError, StorageError
-from bot.db.url import redact
-
-if TYPE_CHECKING:
-    from bot.storage import Migration
+from bot.store.drivers.url import redact
+from bot.store.errors import ConstraintError, DatabaseBusyError, DatabaseUnavailableError, StorageError
+from bot.store.schema import Migration
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +102,18 @@ def to_pg(sql: str) -> str:
     return "".join(out)
 
 
+_KEY = re.compile(r"Key \((?P<columns>[^)]*)\)=")
+
+
+def _constraint(exc: pgx.IntegrityConstraintViolationError) -> ConstraintError:
+    """PostgreSQL names a broken unique key in the detail: ``Key (a, b)=(1, 2) already exists.``"""
+    match = _KEY.match(getattr(exc, "detail", None) or "")
+    if not isinstance(exc, pgx.UniqueViolationError) or match is None:
+        return ConstraintError()
+    columns = tuple(c.strip() for c in match["columns"].split(","))
+    return ConstraintError(table=getattr(exc, "table_name", None), columns=columns)
+
+
 def _rowcount(status: str | None) -> int:
     """The row count of a command tag ("UPDATE 1", "INSERT 0 3")."""
     if not status:
@@ -123,16 +134,25 @@ class PostgresTx:
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; return the number of rows it changed."""
-        if params:
-            return _rowcount(await self.conn.execute(to_pg(sql), *params))
-        return _rowcount(await self.conn.execute(sql))
+        try:
+            if params:
+                return _rowcount(await self.conn.execute(to_pg(sql), *params))
+            return _rowcount(await self.conn.execute(sql))
+        except pgx.IntegrityConstraintViolationError as exc:
+            raise _constraint(exc) from exc
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        await self.conn.executemany(to_pg(sql), list(rows))
+        try:
+            await self.conn.executemany(to_pg(sql), list(rows))
+        except pgx.IntegrityConstraintViolationError as exc:
+            raise _constraint(exc) from exc
 
     async def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT into a table with an ``id`` key; return the new id."""
-        value = await self.conn.fetchval(to_pg(sql.rstrip().rstrip(";")) + " RETURNING id", *params)
+        try:
+            value = await self.conn.fetchval(to_pg(sql.rstrip().rstrip(";")) + " RETURNING id", *params)
+        except pgx.IntegrityConstraintViolationError as exc:
+            raise _constraint(exc) from exc
         return int(value)
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> asyncpg.Record | None:
@@ -169,7 +189,7 @@ class PostgresDriver:
 
         ``lock_timeout_ms`` bounds how long a statement waits for a row lock
         (PostgreSQL's ``lock_timeout``, like SQLite's busy timeout); past it
-        the store raises :class:`~bot.db.errors.DatabaseBusyError`.
+        the store raises :class:`~bot.store.errors.DatabaseBusyError`.
         """
         if not 0 <= min_size <= max_size or max_size < 1:
             raise ValueError("need 0 <= min_size <= max_size and max_size >= 1")
@@ -378,8 +398,6 @@ class PostgresDriver:
                 if current >= target:
                     return
                 migration = migrations[current]
-                if migration.pg_sql is None:
-                    raise StorageError(f"migration {migration.version} has no PostgreSQL variant")
                 await tx.conn.execute(migration.pg_sql)  # a script: simple query protocol
                 await tx.execute("UPDATE schema_version SET version = ?", (migration.version,))
 

@@ -1,4 +1,4 @@
-"""Tests for bot.storage: schema, migrations, compare-and-set, reads, concurrency.
+"""Tests for bot.store: schema, migrations, compare-and-set, reads, concurrency.
 
 Most tests run twice, on SQLite and on PostgreSQL (the ``backend`` fixture of
 tests/conftest.py starts a private PostgreSQL server for the session and
@@ -20,14 +20,16 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bot.storage as storage
+import bot.store as storage
+from bot.store import database, ratings
 from engine.ratings import Rating, rate_match
-from bot.storage import (
+from bot.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
     ChallengeClosedError,
@@ -37,14 +39,13 @@ from bot.storage import (
     GameOverError,
     MatchOutcome,
     Migration,
-    NewAction,
     NotFoundError,
     StaleVersionError,
     StorageError,
     Store,
     open_store,
-    split_sql,
 )
+from bot.store.drivers.sqlite import split_sql
 
 WORKER = Path(__file__).with_name("storage_worker.py")
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
@@ -69,6 +70,30 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+async def rating_of(store: Store, user_id: int, scope: int = 0) -> storage.PlayerRating | None:
+    """A player's ratings row in a scope (None if unrated there)."""
+    stats = await store.ratings.player_stats(user_id, scope)
+    return stats.stats if stats else None
+
+
+async def rating_history(store: Store, user_id: int, scope: int = 0) -> list[SimpleNamespace]:
+    """A player's rating changes in a scope, oldest first (the rating_history rows)."""
+    rows = await store.db.fetchall(
+        "SELECT * FROM rating_history WHERE scope = ? AND user_id = ? ORDER BY id", (scope, user_id)
+    )
+    return [SimpleNamespace(**{key: r[key] for key in r.keys()}) for r in rows]
+
+
+async def pending_challenges(store: Store, channel_id: int | None = None, *, user_id: int | None = None) -> list[int]:
+    """Ids of the pending challenges in a channel and/or of a user, oldest first."""
+    rows = await store.db.fetchall("SELECT * FROM challenges WHERE status = 'pending' ORDER BY created_at, id")
+    return [
+        r["id"] for r in rows
+        if (channel_id is None or r["channel_id"] == channel_id)
+        and (user_id is None or user_id in (r["challenger"], r["challenged"]))
+    ]
 
 
 @pytest.fixture
@@ -96,7 +121,7 @@ class RawDb:
         if self.pg:
             import asyncpg
 
-            from bot.db.postgres import to_pg
+            from bot.store.drivers.postgres import to_pg
 
             conn = await asyncpg.connect(self.url)
             try:
@@ -135,7 +160,7 @@ class RawDb:
 
 @pytest.fixture
 async def file_store(tmp_path: Path, clock: FakeClock) -> AsyncIterator[Store]:
-    s = await Store.open(tmp_path / "db" / "bg.sqlite3", clock=clock)
+    s = await open_store(tmp_path / "db" / "bg.sqlite3", clock=clock)
     try:
         yield s
     finally:
@@ -143,7 +168,7 @@ async def file_store(tmp_path: Path, clock: FakeClock) -> AsyncIterator[Store]:
 
 
 async def new_game(store: Store, channel: int = CHANNEL, p0: int = ALICE, p1: int = BOB, **kw: object):
-    return await store.create_game(guild_id=GUILD, channel_id=channel, player0=p0, player1=p1, **kw)  # type: ignore[arg-type]
+    return await store.games.create(guild_id=GUILD, channel_id=channel, player0=p0, player1=p1, **kw)  # type: ignore[arg-type]
 
 
 def roll(player: int, d1: int, d2: int) -> dict[str, object]:
@@ -159,14 +184,14 @@ async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
     """Reads use their own connection; they still wait for writes this process issued first."""
     import threading
 
-    async with await Store.open(tmp_path / "bg.sqlite3") as s:
+    async with await open_store(tmp_path / "bg.sqlite3") as s:
         game = await new_game(s)
         gate = threading.Event()
-        s._db._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]  # hold the writer thread up
+        s.db.driver._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]  # hold the writer thread up
         try:
-            write = asyncio.ensure_future(s.set_board_message(game.id, CHANNEL, 777))
+            write = asyncio.ensure_future(s.games.set_board_message(game.id, CHANNEL, 777))
             await asyncio.sleep(0)  # the write is issued (queued behind the held-up job)
-            read = asyncio.ensure_future(s.get_game(game.id))
+            read = asyncio.ensure_future(s.games.get(game.id))
             await asyncio.sleep(0.1)
             assert not read.done()  # the read waits for the write ...
         finally:
@@ -177,7 +202,7 @@ async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
 
 async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "dir" / "bg.sqlite3"
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         assert path.exists()
         assert await s.schema_version() == SCHEMA_VERSION
 
@@ -185,13 +210,13 @@ async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None
             return [(await writer.fetchone(f"PRAGMA {name}"))[0]
                     for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")]
 
-        assert await s._transact(pragmas) == ["wal", 1, 5000, 1]  # synchronous 1 = NORMAL
+        assert await s.db.transact(pragmas) == ["wal", 1, 5000, 1]  # synchronous 1 = NORMAL
         # plain reads go to a second, read-only connection
-        assert (await s._fetchone("PRAGMA query_only"))[0] == 1  # type: ignore[index]
-        assert (await s._fetchone("PRAGMA busy_timeout"))[0] == 5000  # type: ignore[index]
+        assert (await s.db.fetchone("PRAGMA query_only"))[0] == 1  # type: ignore[index]
+        assert (await s.db.fetchone("PRAGMA busy_timeout"))[0] == 5000  # type: ignore[index]
         assert await s.integrity_check() == "ok"
     with pytest.raises(StorageError, match="closed"):
-        await s.get_game(1)
+        await s.games.get(1)
     await s.close()  # idempotent
 
 
@@ -279,32 +304,31 @@ async def test_migrate_from_every_earlier_version_keeps_data(db_url: str, start:
         assert await s.schema_version() == SCHEMA_VERSION
         assert await s.integrity_check() == "ok"
         # The newest schema is fully usable.
-        game = await s.create_game(guild_id=GUILD, channel_id=555, player0=CAROL, player1=DAVE)
-        await s.append_action(game.id, 0, roll(1, 6, 6))
-        await s.set_guild_settings(GUILD, {"move_days": 2})
-        assert (await s.get_player(CAROL)).prefs == {}  # type: ignore[union-attr]
+        game = await s.games.create(guild_id=GUILD, channel_id=555, player0=CAROL, player1=DAVE)
+        await s.games.append(game.id, 0, [roll(1, 6, 6)])
+        assert (await s.players.get(CAROL)).prefs == {}  # type: ignore[union-attr]
         if start >= 1:
-            old_game = await s.get_game(1)
+            old_game = await s.games.get(1)
             assert old_game.settings == {"cube": True}
             assert old_game.version == 2 and old_game.match_length == 5
-            assert [a.kind for a in await s.actions(1)] == ["roll", "play"]
-            assert (await s.get_player(ALICE)).display_name == "Alice"  # type: ignore[union-attr]
-            assert (await s.get_challenge(7)).status == "pending"
+            assert [a.kind for a in await s.games.actions(1)] == ["roll", "play"]
+            assert (await s.players.get(ALICE)).display_name == "Alice"  # type: ignore[union-attr]
+            assert (await s.challenges.get(7)).status == "pending"
             # Old data works with new operations.
-            await s.append_action(1, 2, roll(1, 5, 2))
-            assert (await s.get_game(1)).version == 3
+            await s.games.append(1, 2, [roll(1, 5, 2)])
+            assert (await s.games.get(1)).version == 3
         if start >= 2:
-            alice = await s.get_rating(ALICE)
+            alice = await rating_of(s, ALICE)
             assert alice is not None and alice.rating == 1600 and alice.wins == 6
 
 
 async def test_open_existing_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.sqlite3"
     path.touch()
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         assert await s.schema_version() == SCHEMA_VERSION
         game = await new_game(s)
-        assert (await s.append_action(game.id, 0, roll(0, 2, 1))).version == 1
+        assert (await s.games.append(game.id, 0, [roll(0, 2, 1)])).version == 1
 
 
 _PG_SCHEMA_SQL = """
@@ -385,8 +409,7 @@ async def test_failed_migration_rolls_back(db_url: str, monkeypatch: pytest.Monk
         "CREATE TABLE half_done (x);\nINSERT INTO no_such_table VALUES (1);",
         "CREATE TABLE half_done (x integer);\nINSERT INTO no_such_table VALUES (1);",
     )
-    monkeypatch.setattr(storage, "MIGRATIONS", MIGRATIONS + (bad,))
-    monkeypatch.setattr(storage, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(database, "MIGRATIONS", MIGRATIONS + (bad,))
     db = RawDb(db_url)
     if db.pg:
         import asyncpg
@@ -419,7 +442,7 @@ async def test_processes_migrate_one_database_at_once(db_url: str) -> None:
     try:
         assert [await s.schema_version() for s in stores] == [SCHEMA_VERSION] * 4
         game = await new_game(stores[0])
-        assert (await stores[3].get_game(game.id)).version == 0
+        assert (await stores[3].games.get(game.id)).version == 0
     finally:
         for s in stores:
             await s.close()
@@ -433,16 +456,16 @@ async def test_processes_migrate_one_database_at_once(db_url: str) -> None:
 async def test_create_game_defaults(store: Store, clock: FakeClock) -> None:
     deadline = T0 + timedelta(days=3)
     game = await new_game(store, settings={"cube": True, "jacoby": False}, match_length=7, turn_deadline=deadline)
-    assert game.status == "active" and game.is_active and not game.is_money_game
+    assert game.status == "active" and game.is_active and game.match_length == 7
     assert game.version == 0 and (game.score0, game.score1) == (0, 0)
     assert game.players == (ALICE, BOB) and game.guild_id == GUILD and game.channel_id == CHANNEL
     assert game.settings == {"cube": True, "jacoby": False}
     assert game.turn_deadline == deadline and game.created_at == T0
     assert game.result is None and game.winner is None and game.finished_at is None
     assert game.seat_of(BOB) == 1 and game.seat_of(CAROL) is None and game.opponent_of(ALICE) == BOB
-    assert await store.get_game(game.id) == game
-    assert await store.active_game(CHANNEL) == game
-    assert (await store.get_player(ALICE)) is not None  # player rows created on demand
+    assert await store.games.get(game.id) == game
+    assert await store.games.active_in(CHANNEL) == game
+    assert (await store.players.get(ALICE)) is not None  # player rows created on demand
 
 
 async def test_second_active_game_in_channel_is_refused(store: Store) -> None:
@@ -454,16 +477,16 @@ async def test_second_active_game_in_channel_is_refused(store: Store) -> None:
     # Another channel (or thread) is fine.
     await new_game(store, channel=CHANNEL + 1, p0=CAROL, p1=DAVE)
     # Once the first game ends the channel is free again.
-    await store.append_action(first.id, 0, {"kind": "abandon"}, updates={"status": "abandoned"})
+    await store.games.append(first.id, 0, [{"kind": "abandon"}], updates={"status": "abandoned"})
     again = await new_game(store, p0=CAROL, p1=DAVE)
-    assert (await store.active_game(CHANNEL)) == again
+    assert (await store.games.active_in(CHANNEL)) == again
 
 
 async def test_partial_unique_index_guards_the_table(store_factory) -> None:
     s = await store_factory()
     await new_game(s)
-    await s.upsert_player(CAROL, "Carol")
-    await s.upsert_player(DAVE, "Dave")
+    await s.players.upsert(CAROL, "Carol")
+    await s.players.upsert(DAVE, "Dave")
     db = RawDb(s.path)
     with pytest.raises(db.integrity_error):
         await db.execute(
@@ -494,10 +517,10 @@ async def test_racing_create_game_in_one_channel_has_one_winner(store_factory) -
 
 async def test_get_missing_game(store: Store) -> None:
     with pytest.raises(NotFoundError, match="does not exist"):
-        await store.get_game(42)
-    assert await store.active_game(CHANNEL) is None
+        await store.games.get(42)
+    assert await store.games.active_in(CHANNEL) is None
     with pytest.raises(NotFoundError):
-        await store.append_action(42, 0, {"kind": "roll"})
+        await store.games.append(42, 0, [{"kind": "roll"}])
 
 
 # --------------------------------------------------------------------------
@@ -508,7 +531,7 @@ async def test_get_missing_game(store: Store) -> None:
 async def test_append_actions_sequence_actor_and_columns(store: Store, clock: FakeClock) -> None:
     game = await new_game(store)
     clock.advance(minutes=1)
-    res = await store.append_actions(
+    res = await store.games.append(
         game.id,
         0,
         [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}],
@@ -518,52 +541,53 @@ async def test_append_actions_sequence_actor_and_columns(store: Store, clock: Fa
         (1, ALICE, "roll", (6, 5), None),
         (2, ALICE, "play", None, "24/18 18/13"),
     ]
-    res = await store.append_actions(
+    res = await store.games.append(
         game.id,
         2,
         [
             roll(1, 3, 3),
-            NewAction({"kind": "timeout", "player": 1}, actor=None),
             {"kind": "note", "text": "no seat"},
         ],
     )
-    assert [(a.seq, a.actor) for a in res.actions] == [(3, BOB), (4, None), (5, None)]
-    res = await store.append_action(game.id, 5, {"kind": "double", "player": 0}, actor=CAROL)
+    assert [(a.seq, a.actor) for a in res.actions] == [(3, BOB), (4, None)]
+    res = await store.games.append(game.id, 4, [{"kind": "timeout", "player": 1}], actor=None)
+    assert [(a.seq, a.actor) for a in res.actions] == [(5, None)]
+    res = await store.games.append(game.id, 5, [{"kind": "double", "player": 0}], actor=CAROL)
     assert res.actions[0].actor == CAROL
-    log = await store.actions(game.id)
+    log = await store.games.actions(game.id)
     assert [a.seq for a in log] == [1, 2, 3, 4, 5, 6]
     assert log[0].action == roll(0, 6, 5)  # given back exactly
-    assert [a.seq for a in await store.actions(game.id, after_seq=4)] == [5, 6]
-    assert (await store.get_game(game.id)).version == 6
-    snap_game, snap_log = await store.game_with_actions(game.id)
+    assert [a.seq for a in await store.games.actions(game.id, after_seq=4)] == [5, 6]
+    assert (await store.games.get(game.id)).version == 6
+    snap_game, snap_log = await store.games.with_actions(game.id)
     assert snap_game.version == len(snap_log) == 6 and snap_log == log
     with pytest.raises(NotFoundError):
-        await store.game_with_actions(999)
+        await store.games.with_actions(999)
 
 
 async def test_stale_version_writes_nothing(store: Store) -> None:
     game = await new_game(store)
-    await store.append_action(game.id, 0, roll(0, 4, 2), updates={"score0": 1})
-    before = await store.get_game(game.id)
+    await store.games.append(game.id, 0, [roll(0, 4, 2)], updates={"score0": 1})
+    before = await store.games.get(game.id)
     for wrong in (0, 2, 7):
         with pytest.raises(StaleVersionError) as info:
-            await store.append_actions(
+            await store.games.append(
                 game.id, wrong, [roll(1, 1, 1), roll(0, 2, 2)], updates={"score0": 9, "status": "finished"}
             )
         assert str(info.value) == "the game has moved on"
         assert (info.value.expected, info.value.actual) == (wrong, 1)
-    assert await store.get_game(game.id) == before
-    assert len(await store.actions(game.id)) == 1
+    assert await store.games.get(game.id) == before
+    assert len(await store.games.actions(game.id)) == 1
 
 
 async def test_updates_are_applied_with_the_action(store: Store, clock: FakeClock) -> None:
     game = await new_game(store, reminder_at=T0 + timedelta(hours=1), turn_deadline=T0 + timedelta(hours=2))
-    assert await store.claim_reminder(game.id, 0)
+    assert await store.schedule.claim_reminder(game.id, 0)
     deadline = T0 + timedelta(days=1)
-    res = await store.append_action(
+    res = await store.games.append(
         game.id,
         0,
-        roll(0, 2, 1),
+        [roll(0, 2, 1)],
         updates={
             "turn_deadline": deadline,
             "reminder_at": deadline - timedelta(hours=6),
@@ -577,24 +601,24 @@ async def test_updates_are_applied_with_the_action(store: Store, clock: FakeCloc
     assert g.turn_deadline == deadline and g.reminder_at == deadline - timedelta(hours=6)
     assert g.reminder_sent is False  # a new deadline re-arms the reminder
     # Naive datetimes are UTC.
-    res = await store.append_action(game.id, 1, roll(1, 6, 1), updates={"turn_deadline": datetime(2025, 2, 1)})
+    res = await store.games.append(game.id, 1, [roll(1, 6, 1)], updates={"turn_deadline": datetime(2025, 2, 1)})
     assert res.game.turn_deadline == datetime(2025, 2, 1, tzinfo=timezone.utc)
 
 
 async def test_bad_input_is_rejected_before_writing(store: Store) -> None:
     game = await new_game(store)
     with pytest.raises(ValueError, match="cannot update"):
-        await store.append_action(game.id, 0, roll(0, 1, 2), updates={"version": 99})
+        await store.games.append(game.id, 0, [roll(0, 1, 2)], updates={"version": 99})
     with pytest.raises(ValueError, match="status"):
-        await store.append_action(game.id, 0, roll(0, 1, 2), updates={"status": "paused"})
+        await store.games.append(game.id, 0, [roll(0, 1, 2)], updates={"status": "paused"})
     with pytest.raises(ValueError, match="kind"):
-        await store.append_action(game.id, 0, {"player": 0})
+        await store.games.append(game.id, 0, [{"player": 0}])
     with pytest.raises(ValueError):
-        await store.append_actions(game.id, 0, [])
+        await store.games.append(game.id, 0, [])
     with pytest.raises(TypeError):
-        await store.append_action(game.id, 0, {"kind": "x", "when": object()})
-    assert (await store.get_game(game.id)).version == 0
-    assert await store.actions(game.id) == []
+        await store.games.append(game.id, 0, [{"kind": "x", "when": object()}])
+    assert (await store.games.get(game.id)).version == 0
+    assert await store.games.actions(game.id) == []
 
 
 _channels = iter(range(10_000, 10**9))
@@ -614,40 +638,40 @@ def test_property_cas_keeps_version_equal_to_log_length(backend: str, request, o
                 expected = max(0, version + offset)
                 batch = [roll(i % 2, 1 + i % 6, 6 - i % 6) for i in range(size)]
                 if expected == version:
-                    assert (await s.append_actions(game.id, expected, batch)).version == version + size
+                    assert (await s.games.append(game.id, expected, batch)).version == version + size
                     version += size
                 else:
                     with pytest.raises(StaleVersionError):
-                        await s.append_actions(game.id, expected, batch)
-            log = await s.actions(game.id)
-            assert (await s.get_game(game.id)).version == version == len(log)
+                        await s.games.append(game.id, expected, batch)
+            log = await s.games.actions(game.id)
+            assert (await s.games.get(game.id)).version == version == len(log)
             assert [a.seq for a in log] == list(range(1, version + 1))
 
     asyncio.run(run())
 
 
 async def test_locked_database_gives_busy_error_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(storage, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "bg.sqlite3"
-    async with await Store.open(path) as s:
+    async with await open_store(path) as s:
         game = await new_game(s)
         blocker = sqlite3.connect(path, isolation_level=None)
         try:
             blocker.execute("BEGIN IMMEDIATE")
             with pytest.raises(DatabaseBusyError, match="busy"):
-                await s.append_action(game.id, 0, roll(0, 1, 1))
-            assert (await s.get_game(game.id)).version == 0  # reads still work under WAL
+                await s.games.append(game.id, 0, [roll(0, 1, 1)])
+            assert (await s.games.get(game.id)).version == 0  # reads still work under WAL
             blocker.execute("ROLLBACK")
         finally:
             blocker.close()
-        assert (await s.append_action(game.id, 0, roll(0, 1, 1))).version == 1
+        assert (await s.games.append(game.id, 0, [roll(0, 1, 1)])).version == 1
 
 
 async def test_locked_game_row_gives_busy_error_postgres(pg_server, monkeypatch: pytest.MonkeyPatch) -> None:
     """A row lock held longer than the busy timeout (lock_timeout) -> DatabaseBusyError."""
     import asyncpg
 
-    monkeypatch.setattr(storage, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 200)
     name, url = pg_server.create_database()
     try:
         async with await open_store(url) as s:
@@ -657,12 +681,12 @@ async def test_locked_game_row_gives_busy_error_postgres(pg_server, monkeypatch:
                 await blocker.execute("BEGIN")
                 await blocker.execute("SELECT * FROM games WHERE id = $1 FOR UPDATE", game.id)
                 with pytest.raises(DatabaseBusyError, match="busy"):
-                    await s.append_action(game.id, 0, roll(0, 1, 1))
-                assert (await s.get_game(game.id)).version == 0  # reads are not blocked
+                    await s.games.append(game.id, 0, [roll(0, 1, 1)])
+                assert (await s.games.get(game.id)).version == 0  # reads are not blocked
                 await blocker.execute("ROLLBACK")
             finally:
                 await blocker.close()
-            assert (await s.append_action(game.id, 0, roll(0, 1, 1))).version == 1
+            assert (await s.games.append(game.id, 0, [roll(0, 1, 1)])).version == 1
     finally:
         pg_server.drop_database(name)
 
@@ -670,7 +694,7 @@ async def test_locked_game_row_gives_busy_error_postgres(pg_server, monkeypatch:
 async def test_actions_are_append_only(store_factory) -> None:
     s = await store_factory()
     game = await new_game(s)
-    await s.append_action(game.id, 0, roll(0, 1, 2))
+    await s.games.append(game.id, 0, [roll(0, 1, 2)])
     db = RawDb(s.path)
     with pytest.raises(db.integrity_error, match="append-only"):
         await db.execute("UPDATE actions SET kind = ? WHERE seq = ?", "x", 1)
@@ -679,15 +703,15 @@ async def test_actions_are_append_only(store_factory) -> None:
 async def test_finished_game_refuses_actions(store: Store, clock: FakeClock) -> None:
     game = await new_game(store, turn_deadline=T0 + timedelta(days=1), reminder_at=T0)
     clock.advance(hours=3)
-    res = await store.append_action(
-        game.id, 0, {"kind": "resign", "player": 1}, updates={"status": "finished", "result": {"winner": 0}}
+    res = await store.games.append(
+        game.id, 0, [{"kind": "resign", "player": 1}], updates={"status": "finished", "result": {"winner": 0}}
     )
     g = res.game
     assert g.status == "finished" and g.finished_at == clock.now and g.result == {"winner": 0}
     assert g.turn_deadline is None and g.reminder_at is None
-    assert await store.active_game(CHANNEL) is None
+    assert await store.games.active_in(CHANNEL) is None
     with pytest.raises(GameOverError, match="already over"):
-        await store.append_action(game.id, 1, roll(0, 1, 1))
+        await store.games.append(game.id, 1, [roll(0, 1, 1)])
 
 
 # --------------------------------------------------------------------------
@@ -696,13 +720,13 @@ async def test_finished_game_refuses_actions(store: Store, clock: FakeClock) -> 
 
 
 async def test_outcome_updates_ratings_in_guild_and_global(store: Store, clock: FakeClock) -> None:
-    await store.upsert_player(ALICE, "Alice")
+    await store.players.upsert(ALICE, "Alice")
     game = await new_game(store, match_length=5)
-    await store.append_action(game.id, 0, roll(0, 6, 6))
-    res = await store.append_action(
+    await store.games.append(game.id, 0, [roll(0, 6, 6)])
+    res = await store.games.append(
         game.id,
         1,
-        {"kind": "resign", "player": 1, "points": 5},
+        [{"kind": "resign", "player": 1, "points": 5}],
         updates={"score0": 5, "score1": 2, "result": {"winner": 0, "points": 5, "kind": "resign"}},
         outcome=MatchOutcome(winner=ALICE, loser=BOB, winner_points=5, loser_points=2, winner_gammons=1),
     )
@@ -716,8 +740,8 @@ async def test_outcome_updates_ratings_in_guild_and_global(store: Store, clock: 
         (0, BOB): -22.36,
     }
     for scope in (GUILD, 0):
-        a = await store.get_rating(ALICE, scope)
-        b = await store.get_rating(BOB, scope)
+        a = await rating_of(store, ALICE, scope)
+        b = await rating_of(store, BOB, scope)
         assert a is not None and b is not None
         assert a.rating == pytest.approx(exp_w.rating) and a.experience == 5
         assert (a.games, a.wins, a.losses, a.gammons, a.points_won, a.points_lost) == (1, 1, 0, 1, 5, 2)
@@ -725,57 +749,57 @@ async def test_outcome_updates_ratings_in_guild_and_global(store: Store, clock: 
         assert b.rating == pytest.approx(exp_l.rating) and b.best_rating == 1500
         assert a.best_rating == pytest.approx(exp_w.rating)
         assert a.display_name == "Alice"
-    history = await store.rating_history(BOB, GUILD)
+    history = await rating_history(store, BOB, GUILD)
     assert len(history) == 1 and history[0].game_id == game.id and not history[0].won
 
     # A second match uses the stored ratings and experience (and a money game counts as 1 point).
     game2 = await new_game(store, channel=CHANNEL + 1)
-    res2 = await store.append_action(
-        game2.id, 0, {"kind": "resign", "player": 0}, outcome=MatchOutcome(winner=BOB, loser=ALICE, winner_points=2)
+    res2 = await store.games.append(
+        game2.id, 0, [{"kind": "resign", "player": 0}], outcome=MatchOutcome(winner=BOB, loser=ALICE, winner_points=2)
     )
     w, l = rate_match(exp_l, exp_w, 0)
-    bob = await store.get_rating(BOB, GUILD)
+    bob = await rating_of(store, BOB, GUILD)
     assert bob is not None and bob.rating == pytest.approx(w.rating) and bob.experience == 6
     assert [c.user_id for c in res2.rating_changes if c.won] == [BOB, BOB]
 
 
 async def test_outcome_in_dm_only_rates_globally(store: Store) -> None:
-    game = await store.create_game(guild_id=0, channel_id=9, player0=ALICE, player1=BOB)
-    res = await store.append_action(game.id, 0, {"kind": "resign", "player": 0}, outcome=MatchOutcome(BOB, ALICE))
+    game = await store.games.create(guild_id=0, channel_id=9, player0=ALICE, player1=BOB)
+    res = await store.games.append(game.id, 0, [{"kind": "resign", "player": 0}], outcome=MatchOutcome(BOB, ALICE))
     assert {c.scope for c in res.rating_changes} == {0}
     assert len(res.rating_changes) == 2
 
 
 async def test_unrated_and_abandoned_outcomes(store: Store) -> None:
     game = await new_game(store)
-    res = await store.append_action(
+    res = await store.games.append(
         game.id,
         0,
-        {"kind": "timeout", "player": 1},
+        [{"kind": "timeout", "player": 1}],
         actor=None,
         updates={"status": "abandoned"},
         outcome=MatchOutcome(winner=ALICE, loser=BOB, rated=False),
     )
     assert res.game.status == "abandoned" and res.game.winner == ALICE and res.rating_changes == []
     assert res.game.result == {"winner": ALICE, "loser": BOB, "winner_points": 1, "loser_points": 0}
-    assert await store.get_rating(ALICE) is None
+    assert await rating_of(store, ALICE) is None
 
 
 async def test_outcome_failure_rolls_back_the_action(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     game = await new_game(store)
     with pytest.raises(ValueError, match="two players"):
-        await store.append_action(game.id, 0, {"kind": "resign"}, outcome=MatchOutcome(winner=ALICE, loser=CAROL))
+        await store.games.append(game.id, 0, [{"kind": "resign"}], outcome=MatchOutcome(winner=ALICE, loser=CAROL))
 
     async def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(Store, "_apply_outcome", boom)
+    monkeypatch.setattr(ratings, "apply_outcome", boom)
     with pytest.raises(RuntimeError):
-        await store.append_action(game.id, 0, {"kind": "resign"}, outcome=MatchOutcome(winner=ALICE, loser=BOB))
-    g = await store.get_game(game.id)
-    assert g.version == 0 and g.status == "active" and await store.actions(game.id) == []
+        await store.games.append(game.id, 0, [{"kind": "resign"}], outcome=MatchOutcome(winner=ALICE, loser=BOB))
+    g = await store.games.get(game.id)
+    assert g.version == 0 and g.status == "active" and await store.games.actions(game.id) == []
     # The connection is still usable after the rollback.
-    assert (await store.append_action(game.id, 0, roll(0, 1, 2))).version == 1
+    assert (await store.games.append(game.id, 0, [roll(0, 1, 2)])).version == 1
 
 
 # --------------------------------------------------------------------------
@@ -786,54 +810,53 @@ async def test_outcome_failure_rolls_back_the_action(store: Store, monkeypatch: 
 async def test_player_game_queries(store: Store, clock: FakeClock) -> None:
     g1 = await new_game(store, channel=1)
     g2 = await new_game(store, channel=2, p0=CAROL, p1=ALICE)
-    await store.create_game(guild_id=GUILD + 1, channel_id=3, player0=ALICE, player1=DAVE)
+    await store.games.create(guild_id=GUILD + 1, channel_id=3, player0=ALICE, player1=DAVE)
     await new_game(store, channel=4, p0=CAROL, p1=DAVE)
-    assert [g.id for g in await store.active_games_for_player(ALICE, GUILD)] == [g1.id, g2.id]
-    assert len(await store.active_games_for_player(ALICE)) == 3
+    assert [g.id for g in await store.games.active_for(ALICE, GUILD)] == [g1.id, g2.id]
+    assert len(await store.games.active_for(ALICE)) == 3
 
     for i, g in enumerate((g1, g2)):
         clock.advance(hours=1)
-        await store.append_action(g.id, 0, {"kind": "resign", "player": 1}, updates={"status": "finished"})
-    history = await store.finished_games_for_player(ALICE, GUILD)
+        await store.games.append(g.id, 0, [{"kind": "resign", "player": 1}], updates={"status": "finished"})
+    history = await store.games.finished_for(ALICE, GUILD)
     assert [g.id for g in history] == [g2.id, g1.id]  # newest first
-    assert [g.id for g in await store.finished_games_for_player(ALICE, GUILD, offset=1, limit=1)] == [g1.id]
-    assert [g.id for g in await store.finished_games_for_player(ALICE, opponent=BOB)] == [g1.id]
-    assert await store.count_finished_games_for_player(ALICE, GUILD) == 2
-    assert await store.count_finished_games_for_player(DAVE) == 0
-    assert [g.channel_id for g in await store.active_games_for_player(ALICE)] == [3]
+    assert [g.id for g in await store.games.finished_for(ALICE, GUILD, offset=1, limit=1)] == [g1.id]
+    assert [g.id for g in await store.games.finished_for(ALICE, opponent=BOB)] == [g1.id]
+    assert await store.games.finished_for(DAVE) == []
+    assert [g.channel_id for g in await store.games.active_for(ALICE)] == [3]
 
 
 async def test_deadlines_and_reminders(store: Store, clock: FakeClock) -> None:
     g1 = await new_game(store, channel=1, turn_deadline=T0 + timedelta(hours=10), reminder_at=T0 + timedelta(hours=4))
     g2 = await new_game(store, channel=2, turn_deadline=T0 + timedelta(hours=5), reminder_at=T0 + timedelta(hours=2))
     await new_game(store, channel=3)  # no deadline
-    assert await store.next_wakeup() == T0 + timedelta(hours=2)
-    assert await store.due_deadlines(T0) == []
-    assert [g.id for g in await store.due_reminders(T0 + timedelta(hours=4))] == [g2.id, g1.id]
+    assert await store.schedule.next_wakeup() == T0 + timedelta(hours=2)
+    assert await store.schedule.due_deadlines(T0) == []
+    assert [g.id for g in await store.schedule.due_reminders(T0 + timedelta(hours=4))] == [g2.id, g1.id]
 
-    assert await store.claim_reminder(g2.id, 0) is True
-    assert await store.claim_reminder(g2.id, 0) is False  # already sent
-    assert await store.claim_reminder(g1.id, 5) is False  # stale version
-    assert [g.id for g in await store.due_reminders(T0 + timedelta(hours=4))] == [g1.id]
+    assert await store.schedule.claim_reminder(g2.id, 0) is True
+    assert await store.schedule.claim_reminder(g2.id, 0) is False  # already sent
+    assert await store.schedule.claim_reminder(g1.id, 5) is False  # stale version
+    assert [g.id for g in await store.schedule.due_reminders(T0 + timedelta(hours=4))] == [g1.id]
 
     clock.now = T0 + timedelta(hours=6)
-    assert [g.id for g in await store.due_deadlines()] == [g2.id]  # default now = clock
-    assert [g.id for g in await store.due_deadlines(T0 + timedelta(days=1))] == [g2.id, g1.id]
+    assert [g.id for g in await store.schedule.due_deadlines()] == [g2.id]  # default now = clock
+    assert [g.id for g in await store.schedule.due_deadlines(T0 + timedelta(days=1))] == [g2.id, g1.id]
     # Moving on re-arms: new deadline clears reminder_sent.
-    await store.append_action(
-        g2.id, 0, roll(0, 1, 1), updates={"turn_deadline": T0 + timedelta(days=2), "reminder_at": T0 + timedelta(days=1)}
+    await store.games.append(
+        g2.id, 0, [roll(0, 1, 1)], updates={"turn_deadline": T0 + timedelta(days=2), "reminder_at": T0 + timedelta(days=1)}
     )
-    assert [g.id for g in await store.due_reminders(T0 + timedelta(days=1))] == [g1.id, g2.id]
-    assert [g.id for g in await store.due_deadlines()] == []
+    assert [g.id for g in await store.schedule.due_reminders(T0 + timedelta(days=1))] == [g1.id, g2.id]
+    assert [g.id for g in await store.schedule.due_deadlines()] == []
 
 
 async def test_board_message(store: Store) -> None:
     game = await new_game(store)
-    await store.set_board_message(game.id, 777, 888)
-    g = await store.get_game(game.id)
+    await store.games.set_board_message(game.id, 777, 888)
+    g = await store.games.get(game.id)
     assert (g.board_channel_id, g.board_message_id, g.version) == (777, 888, 0)
     with pytest.raises(NotFoundError):
-        await store.set_board_message(999, 1, 2)
+        await store.games.set_board_message(999, 1, 2)
 
 
 # --------------------------------------------------------------------------
@@ -842,7 +865,7 @@ async def test_board_message(store: Store) -> None:
 
 
 async def test_challenge_lifecycle(store: Store, clock: FakeClock) -> None:
-    c1 = await store.create_challenge(
+    c1 = await store.challenges.create(
         guild_id=GUILD,
         channel_id=CHANNEL,
         challenger=ALICE,
@@ -851,45 +874,45 @@ async def test_challenge_lifecycle(store: Store, clock: FakeClock) -> None:
         match_length=5,
         expires_at=T0 + timedelta(minutes=10),
     )
-    c2 = await store.create_challenge(
+    c2 = await store.challenges.create(
         guild_id=GUILD, channel_id=CHANNEL, challenger=CAROL, challenged=None, expires_at=T0 + timedelta(hours=1)
     )
     assert c1.status == "pending" and c1.settings == {"cube": True} and c1.match_length == 5
-    assert await store.get_challenge(c1.id) == c1
-    assert [c.id for c in await store.pending_challenges(CHANNEL)] == [c1.id, c2.id]
-    assert [c.id for c in await store.pending_challenges(user_id=BOB)] == [c1.id]
-    await store.set_challenge_message(c1.id, 4242)
-    assert (await store.get_challenge(c1.id)).message_id == 4242
+    assert await store.challenges.get(c1.id) == c1
+    assert await pending_challenges(store, CHANNEL) == [c1.id, c2.id]
+    assert await pending_challenges(store, user_id=BOB) == [c1.id]
+    await store.challenges.set_message(c1.id, 4242)
+    assert (await store.challenges.get(c1.id)).message_id == 4242
 
-    declined = await store.set_challenge_status(c2.id, "declined")
+    declined = await store.challenges.set_status(c2.id, "declined")
     assert declined.status == "declined"
     with pytest.raises(ChallengeClosedError, match="already declined"):
-        await store.set_challenge_status(c2.id, "accepted")
+        await store.challenges.set_status(c2.id, "accepted")
     with pytest.raises(NotFoundError):
-        await store.get_challenge(999)
+        await store.challenges.get(999)
 
-    assert [c.id for c in await store.expired_challenges(T0 + timedelta(minutes=11))] == [c1.id]
+    assert await store.schedule.expire_challenges(T0 + timedelta(minutes=9)) == []
     clock.advance(minutes=11)
-    expired = await store.expire_challenges()
+    expired = await store.schedule.expire_challenges()
     assert [(c.id, c.status) for c in expired] == [(c1.id, "expired")]
-    assert await store.pending_challenges(CHANNEL) == []
-    assert await store.expire_challenges() == []
+    assert await pending_challenges(store, CHANNEL) == []
+    assert await store.schedule.expire_challenges() == []
 
 
 async def test_accepting_a_challenge_creates_the_game_atomically(store: Store) -> None:
-    ch = await store.create_challenge(guild_id=GUILD, channel_id=CHANNEL, challenger=ALICE, challenged=BOB)
+    ch = await store.challenges.create(guild_id=GUILD, channel_id=CHANNEL, challenger=ALICE, challenged=BOB)
     game = await new_game(store, p0=BOB, p1=ALICE, challenge_id=ch.id)
-    accepted = await store.get_challenge(ch.id)
+    accepted = await store.challenges.get(ch.id)
     assert accepted.status == "accepted" and accepted.game_id == game.id
     # Accepting twice fails and creates nothing.
     with pytest.raises(ChallengeClosedError):
         await new_game(store, channel=CHANNEL + 1, challenge_id=ch.id)
-    assert await store.active_game(CHANNEL + 1) is None
+    assert await store.games.active_in(CHANNEL + 1) is None
     # A busy channel leaves the challenge pending.
-    ch2 = await store.create_challenge(guild_id=GUILD, channel_id=CHANNEL, challenger=CAROL, challenged=DAVE)
+    ch2 = await store.challenges.create(guild_id=GUILD, channel_id=CHANNEL, challenger=CAROL, challenged=DAVE)
     with pytest.raises(ChannelBusyError):
         await new_game(store, p0=CAROL, p1=DAVE, challenge_id=ch2.id)
-    assert (await store.get_challenge(ch2.id)).status == "pending"
+    assert (await store.challenges.get(ch2.id)).status == "pending"
 
 
 # --------------------------------------------------------------------------
@@ -897,75 +920,70 @@ async def test_accepting_a_challenge_creates_the_game_atomically(store: Store) -
 # --------------------------------------------------------------------------
 
 
-async def test_players_prefs_and_guild_settings(store: Store, clock: FakeClock) -> None:
-    p = await store.upsert_player(ALICE, "Alice", is_bot=False)
+async def test_players(store: Store, clock: FakeClock) -> None:
+    p = await store.players.upsert(ALICE, "Alice", is_bot=False)
     assert (p.display_name, p.is_bot, p.prefs) == ("Alice", False, {})
     clock.advance(days=1)
-    p = await store.upsert_player(ALICE, "Alice the Great")
+    p = await store.players.upsert(ALICE, "Alice the Great")
     assert p.display_name == "Alice the Great" and p.created_at == T0 and p.updated_at == clock.now
-    p = await store.set_player_prefs(ALICE, {"dm_reminders": False})
-    assert p.prefs == {"dm_reminders": False}
-    assert await store.get_player(CAROL) is None
-    assert await store.get_guild_settings(GUILD) == {}
-    await store.set_guild_settings(GUILD, {"move_days": 2})
-    await store.set_guild_settings(GUILD, {"move_days": 5})
-    assert await store.get_guild_settings(GUILD) == {"move_days": 5}
+    assert p.prefs == {}
+    assert await store.players.get(CAROL) is None
 
 
 async def _play_match(store: Store, channel: int, winner: int, loser: int, length: int, points: int) -> None:
     game = await new_game(store, channel=channel, p0=winner, p1=loser, match_length=length)
-    await store.append_action(
+    await store.games.append(
         game.id,
         0,
-        {"kind": "resign", "player": 1},
+        [{"kind": "resign", "player": 1}],
         outcome=MatchOutcome(winner=winner, loser=loser, winner_points=points, loser_points=0),
     )
 
 
 async def test_leaderboard_paging_orders_and_stats(store: Store) -> None:
     for uid, name in ((ALICE, "Alice"), (BOB, "Bob"), (CAROL, "Carol"), (DAVE, "Dave")):
-        await store.upsert_player(uid, name)
+        await store.players.upsert(uid, name)
     await _play_match(store, 1, ALICE, BOB, 7, 7)
     await _play_match(store, 2, ALICE, CAROL, 7, 7)
     await _play_match(store, 3, DAVE, BOB, 1, 1)
     await _play_match(store, 4, CAROL, DAVE, 0, 4)  # money game, 4 points with the cube
-    await store.create_game(guild_id=GUILD + 1, channel_id=5, player0=DAVE, player1=ALICE)
+    await store.games.create(guild_id=GUILD + 1, channel_id=5, player0=DAVE, player1=ALICE)
 
-    page = await store.leaderboard(GUILD, limit=2)
-    assert page.total == 4 and page.has_more
+    page = await store.ratings.leaderboard(GUILD, limit=2)
+    assert page.total == 4 and len(page.entries) == 2
     assert [(e.rank, e.stats.display_name) for e in page.entries] == [(1, "Alice"), (2, "Dave")]
-    page2 = await store.leaderboard(GUILD, offset=2, limit=2)
+    page2 = await store.ratings.leaderboard(GUILD, offset=2, limit=2)
     assert [(e.rank, e.stats.display_name) for e in page2.entries] == [(3, "Carol"), (4, "Bob")]
-    assert not page2.has_more
+    assert page2.offset + len(page2.entries) == page2.total
     ratings = [e.stats.rating for e in page.entries + page2.entries]
     assert ratings == sorted(ratings, reverse=True)
 
-    by_points = await store.leaderboard(GUILD, order="points")
+    by_points = await store.ratings.leaderboard(GUILD, order="points")
     assert [(e.stats.display_name, e.stats.points_won) for e in by_points.entries][:2] == [("Alice", 14), ("Carol", 4)]
-    assert (await store.leaderboard(GUILD, min_games=2)).total == 4
-    assert (await store.leaderboard(GUILD, min_games=3)).total == 0
-    assert (await store.leaderboard(0)).total == 4  # global mirrors the only guild
-    assert (await store.leaderboard(GUILD + 1)).total == 0
+    assert (await store.ratings.leaderboard(GUILD, min_games=2)).total == 4
+    assert (await store.ratings.leaderboard(GUILD, min_games=3)).total == 0
+    assert (await store.ratings.leaderboard(0)).total == 4  # global mirrors the only guild
+    assert (await store.ratings.leaderboard(GUILD + 1)).total == 0
     with pytest.raises(ValueError):
-        await store.leaderboard(GUILD, order="luck")  # type: ignore[arg-type]
+        await store.ratings.leaderboard(GUILD, order="luck")  # type: ignore[arg-type]
 
-    stats = await store.player_stats(BOB, GUILD)
+    stats = await store.ratings.player_stats(BOB, GUILD)
     assert stats is not None and stats.rank == 4 and stats.ranked_players == 4
     assert stats.stats.games == 2 and stats.stats.wins == 0 and stats.stats.net_points == -8
-    assert (await store.player_stats(ALICE, GUILD)).rank == 1  # type: ignore[union-attr]
-    assert await store.player_stats(ALICE, GUILD + 1) is None
+    assert (await store.ratings.player_stats(ALICE, GUILD)).rank == 1  # type: ignore[union-attr]
+    assert await store.ratings.player_stats(ALICE, GUILD + 1) is None
 
 
 async def test_dice_stats_from_actions(store: Store) -> None:
     game = await new_game(store)
-    await store.append_actions(
+    await store.games.append(
         game.id, 0, [roll(0, 6, 5), roll(1, 2, 2), roll(0, 5, 6), roll(0, 3, 3), {"kind": "play", "player": 0}]
     )
-    alice = await store.dice_stats(ALICE)
+    alice = await store.stats.dice_stats(ALICE)
     assert alice.counts == {(6, 5): 2, (3, 3): 1}
     assert (alice.rolls, alice.doubles, alice.pips) == (3, 1, 11 + 11 + 12)
-    assert (await store.dice_stats(BOB, GUILD)).counts == {(2, 2): 1}
-    assert (await store.dice_stats(BOB, GUILD + 1)).rolls == 0
+    assert (await store.stats.dice_stats(BOB, GUILD)).counts == {(2, 2): 1}
+    assert (await store.stats.dice_stats(BOB, GUILD + 1)).rolls == 0
 
 
 # --------------------------------------------------------------------------
@@ -977,13 +995,13 @@ async def test_two_tasks_race_on_one_store(store: Store) -> None:
     game = await new_game(store)
     for version in range(5):
         results = await asyncio.gather(
-            store.append_action(game.id, version, roll(0, 1, 2)),
-            store.append_action(game.id, version, roll(1, 3, 4)),
+            store.games.append(game.id, version, [roll(0, 1, 2)]),
+            store.games.append(game.id, version, [roll(1, 3, 4)]),
             return_exceptions=True,
         )
         assert sum(isinstance(r, StaleVersionError) for r in results) == 1
         assert sum(not isinstance(r, BaseException) for r in results) == 1
-    assert [a.seq for a in await store.actions(game.id)] == [1, 2, 3, 4, 5]
+    assert [a.seq for a in await store.games.actions(game.id)] == [1, 2, 3, 4, 5]
 
 
 async def test_two_connections_race_on_one_database(store_factory) -> None:
@@ -991,14 +1009,14 @@ async def test_two_connections_race_on_one_database(store_factory) -> None:
     game = await new_game(a)
     for version in range(10):
         results = await asyncio.gather(
-            a.append_actions(game.id, version, [roll(0, 1, 2)]),
-            b.append_actions(game.id, version, [roll(1, 3, 4)]),
+            a.games.append(game.id, version, [roll(0, 1, 2)]),
+            b.games.append(game.id, version, [roll(1, 3, 4)]),
             return_exceptions=True,
         )
         kinds = sorted(type(r).__name__ for r in results)
         assert kinds == ["AppendResult", "StaleVersionError"], results
-    assert (await b.get_game(game.id)).version == 10
-    assert [x.seq for x in await a.actions(game.id)] == list(range(1, 11))
+    assert (await b.games.get(game.id)).version == 10
+    assert [x.seq for x in await a.games.actions(game.id)] == list(range(1, 11))
 
 
 async def test_many_tasks_race_on_one_pool(store_factory) -> None:
@@ -1007,12 +1025,12 @@ async def test_many_tasks_race_on_one_pool(store_factory) -> None:
     game = await new_game(s)
     for version in range(6):
         results = await asyncio.gather(
-            *(s.append_action(game.id, version, {"kind": "note", "t": t}, actor=None) for t in range(8)),
+            *(s.games.append(game.id, version, [{"kind": "note", "t": t}], actor=None) for t in range(8)),
             return_exceptions=True,
         )
         assert sum(not isinstance(r, BaseException) for r in results) == 1, results
         assert sum(isinstance(r, StaleVersionError) for r in results) == 7, results
-    assert (await s.get_game(game.id)).version == 6
+    assert (await s.games.get(game.id)).version == 6
 
 
 async def test_matches_finishing_at_once_lose_no_rating_update(store_factory) -> None:
@@ -1021,20 +1039,20 @@ async def test_matches_finishing_at_once_lose_no_rating_update(store_factory) ->
     games = [await new_game(a, channel=c) for c in (1, 2, 3, 4)]
     results = await asyncio.gather(
         *(
-            store.append_action(g.id, 0, {"kind": "resign", "player": 1}, outcome=MatchOutcome(ALICE, BOB))
+            store.games.append(g.id, 0, [{"kind": "resign", "player": 1}], outcome=MatchOutcome(ALICE, BOB))
             for store, g in zip((a, b, a, b), games)
         )
     )
     assert all(r.game.status == "finished" for r in results)
     for scope in (GUILD, 0):
-        alice = await a.get_rating(ALICE, scope)
-        bob = await b.get_rating(BOB, scope)
+        alice = await rating_of(a, ALICE, scope)
+        bob = await rating_of(b, BOB, scope)
         assert alice is not None and bob is not None
         assert (alice.games, alice.wins, bob.games, bob.wins) == (4, 4, 4, 0)
-        assert len(await a.rating_history(ALICE, scope)) == 4
+        assert len(await rating_history(a, ALICE, scope)) == 4
         assert alice.rating > 1500 > bob.rating
         # Each match was rated from the previous one's result (no lost update).
-        history = await a.rating_history(ALICE, scope)
+        history = await rating_history(a, ALICE, scope)
         assert all(h1.rating_after == h2.rating_before for h1, h2 in zip(history, history[1:]))
 
 
@@ -1042,7 +1060,7 @@ async def test_challenge_answered_twice_at_once(store_factory) -> None:
     """Two connections accept one challenge at once: one game, one ChallengeClosedError."""
     a, b = await store_factory(), await store_factory()
     for round_ in range(5):
-        ch = await a.create_challenge(guild_id=GUILD, channel_id=round_, challenger=ALICE, challenged=None)
+        ch = await a.challenges.create(guild_id=GUILD, channel_id=round_, challenger=ALICE, challenged=None)
         results = await asyncio.gather(
             new_game(a, channel=100 + round_, p0=BOB, p1=ALICE, challenge_id=ch.id),
             new_game(b, channel=200 + round_, p0=CAROL, p1=ALICE, challenge_id=ch.id),
@@ -1050,29 +1068,29 @@ async def test_challenge_answered_twice_at_once(store_factory) -> None:
         )
         assert sorted(type(r).__name__ for r in results) == ["ChallengeClosedError", "GameRow"], results
         won = next(r for r in results if not isinstance(r, BaseException))
-        assert (await b.get_challenge(ch.id)).game_id == won.id
+        assert (await b.challenges.get(ch.id)).game_id == won.id
 
 
 @pytest.mark.parametrize("delay", [0, 0.0005, 0.001, 0.002, 0.003, 0.004, 0.006, 0.05])
 async def test_cancelled_append_leaves_no_open_transaction(store: Store, delay: float) -> None:
     """Cancel at various points of a 50-action append: all or nothing, connection usable."""
     game = await new_game(store)
-    task = asyncio.create_task(store.append_actions(game.id, 0, [roll(0, 1, 2)] * 50))
+    task = asyncio.create_task(store.games.append(game.id, 0, [roll(0, 1, 2)] * 50))
     await asyncio.sleep(delay)
     task.cancel()
     try:
         await task
     except asyncio.CancelledError:
         pass
-    version = (await store.get_game(game.id)).version
+    version = (await store.games.get(game.id)).version
     assert version in (0, 50)  # all or nothing
-    assert len(await store.actions(game.id)) == version
-    assert (await store.append_action(game.id, version, roll(1, 5, 5))).version == version + 1
+    assert len(await store.games.actions(game.id)) == version
+    assert (await store.games.append(game.id, version, [roll(1, 5, 5)])).version == version + 1
 
 
 def _child_env() -> dict[str, str]:
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
@@ -1104,8 +1122,8 @@ async def test_processes_hammering_one_game(db_url: str) -> None:
     successes = sum(r["ok"] for r in reports)
     assert sum(r["stale"] for r in reports) > 0  # the race really happened
     async with await open_store(db_url) as s:
-        log = await s.actions(game.id)
-        assert (await s.get_game(game.id)).version == successes == len(log)
+        log = await s.games.actions(game.id)
+        assert (await s.games.get(game.id)).version == successes == len(log)
         assert [a.seq for a in log] == list(range(1, successes + 1))
         assert len({(a.action["worker"], a.action["i"]) for a in log}) == successes  # no duplicates
         assert await s.integrity_check() == "ok"
@@ -1124,7 +1142,7 @@ async def test_processes_fire_each_reminder_timeout_and_expiry_once(db_url: str)
         ]
         challenges = [
             (
-                await s.create_challenge(
+                await s.challenges.create(
                     guild_id=GUILD, channel_id=c, challenger=ALICE, challenged=BOB, expires_at=T0
                 )
             ).id
@@ -1142,10 +1160,10 @@ async def test_processes_fire_each_reminder_timeout_and_expiry_once(db_url: str)
         assert sorted(fired) == sorted(expected), (key, reports)  # each exactly once
     async with await open_store(db_url) as s:
         for gid in timeouts:
-            g = await s.get_game(gid)
+            g = await s.games.get(gid)
             assert g.status == "abandoned" and g.version == 1
         for gid in reminders:
-            assert (await s.get_game(gid)).reminder_sent is True
+            assert (await s.games.get(gid)).reminder_sent is True
 
 
 def _to_unix(value: datetime) -> float:
@@ -1183,8 +1201,8 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_append(db_url: str, acks
         finally:
             con.close()
     async with await open_store(db_url) as s:
-        g = await s.get_game(game.id)
-        log = await s.actions(game.id)
+        g = await s.games.get(game.id)
+        log = await s.games.actions(game.id)
         assert g.version == len(log) and g.version % 3 == 0  # no half-applied batch
         assert [a.seq for a in log] == list(range(1, g.version + 1))
         assert g.version >= acked[-1]  # every acknowledged append survived
@@ -1224,7 +1242,7 @@ async def test_open_store_path_and_sqlite_url_are_the_same_database(tmp_path: Pa
     async with await open_store(path) as a:
         game = await new_game(a)
     async with await open_store(f"sqlite:///{path}") as b:
-        assert b.backend == "sqlite" and (await b.get_game(game.id)).id == game.id
+        assert b.backend == "sqlite" and (await b.games.get(game.id)).id == game.id
 
 
 @pytest.fixture
@@ -1239,12 +1257,12 @@ def pg_url(pg_server) -> Iterator[str]:
 async def test_open_postgres_pool_and_schema_version_table(pg_url: str) -> None:
     async with await open_store(pg_url, min_size=2, max_size=3) as s:
         assert s.backend == "postgresql" and s.path == pg_url
-        pool = s._db.pool  # type: ignore[attr-defined]
+        pool = s.db.driver.pool  # type: ignore[attr-defined]
         assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
         assert await s.schema_version() == SCHEMA_VERSION
         assert await RawDb(pg_url).fetch("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
         games = [await new_game(s, channel=c) for c in range(12)]
-        await asyncio.gather(*(s.append_action(g.id, 0, roll(0, 1, 2)) for g in games))
+        await asyncio.gather(*(s.games.append(g.id, 0, [roll(0, 1, 2)]) for g in games))
         assert pool.get_size() <= 3
         name = pg_url.rsplit("/", 1)[1]
         conns = await RawDb(pg_url).fetchval(
@@ -1267,24 +1285,24 @@ async def test_unreachable_server_is_a_typed_error() -> None:
 async def test_outage_raises_unavailable_and_the_store_recovers(pg_server, pg_url: str) -> None:
     async with await open_store(pg_url, min_size=2, max_size=4) as s:
         game = await new_game(s)
-        await s.append_action(game.id, 0, roll(0, 1, 2))
+        await s.games.append(game.id, 0, [roll(0, 1, 2)])
         pg_server.stop("fast")
         try:
             with pytest.raises(DatabaseUnavailableError, match="unavailable"):
-                await s.get_game(game.id)
+                await s.games.get(game.id)
             with pytest.raises(DatabaseUnavailableError):
-                await s.append_action(game.id, 1, roll(1, 3, 4))
+                await s.games.append(game.id, 1, [roll(1, 3, 4)])
             with pytest.raises(DatabaseUnavailableError):
-                await s.game_with_actions(game.id)
+                await s.games.with_actions(game.id)
             with pytest.raises(DatabaseUnavailableError):
-                await s.leaderboard(GUILD)
+                await s.ratings.leaderboard(GUILD)
             with pytest.raises(DatabaseUnavailableError):
                 await open_store(pg_url)
         finally:
             pg_server.start()
         # The same store works again: dead pooled connections were replaced.
-        assert (await s.append_action(game.id, 1, roll(1, 3, 4))).version == 2
-        game_row, log = await s.game_with_actions(game.id)
+        assert (await s.games.append(game.id, 1, [roll(1, 3, 4)])).version == 2
+        game_row, log = await s.games.with_actions(game.id)
         assert game_row.version == len(log) == 2
 
 
@@ -1301,14 +1319,14 @@ async def test_restart_mid_run_loses_no_acknowledged_action(pg_server, pg_url: s
             version, i = 0, 0
             while not stop.is_set():
                 try:
-                    res = await s.append_action(game.id, version, {"kind": "note", "i": i}, actor=None)
+                    res = await s.games.append(game.id, version, [{"kind": "note", "i": i}], actor=None)
                 except DatabaseUnavailableError as exc:
                     outages.append(exc)
                     await asyncio.sleep(0.02)
                     continue  # may have landed (lost during COMMIT): the next try says Stale
                 except StaleVersionError:
                     try:
-                        version = (await s.get_game(game.id)).version
+                        version = (await s.games.get(game.id)).version
                     except DatabaseUnavailableError as exc:
                         outages.append(exc)
                     i += 1
@@ -1335,7 +1353,7 @@ async def test_restart_mid_run_loses_no_acknowledged_action(pg_server, pg_url: s
         assert all(str(e) == "The database is unavailable, try again in a moment." for e in outages)
 
     async with await open_store(pg_url) as s:
-        g, log = await s.game_with_actions(game.id)
+        g, log = await s.games.with_actions(game.id)
         assert g.version == len(log) and [a.seq for a in log] == list(range(1, g.version + 1))
         by_seq = {a.seq: a.action["i"] for a in log}
         assert all(by_seq.get(v) == i for v, i in acked.items())  # every acknowledged action is there
@@ -1348,28 +1366,28 @@ async def test_restart_mid_run_loses_no_acknowledged_action(pg_server, pg_url: s
 
 async def _populate(s: Store, clock: FakeClock) -> None:
     """A bit of everything: players with prefs, guild settings, finished and live games, challenges."""
-    await s.upsert_player(ALICE, "Alice")
-    await s.upsert_player(BOB, "Bób 🎲", is_bot=True)
-    await s.set_player_prefs(ALICE, {"dm_reminders": False})
-    await s.set_guild_settings(GUILD, {"move_days": 2})
+    await s.players.upsert(ALICE, "Alice")
+    await s.players.upsert(BOB, "Bób 🎲", is_bot=True)
+    await s.db.transact(lambda tx: tx.execute("UPDATE players SET prefs = ? WHERE user_id = ?", ('{"dm_reminders":false}', ALICE)))
+    await s.db.transact(lambda tx: tx.execute("INSERT INTO guild_settings (guild_id, settings) VALUES (?, ?)", (GUILD, '{"move_days":2}')))
     big = 1_234_567_890_123_456_789  # Discord snowflakes need BIGINT
     for c in range(3):
         await _play_match(s, c + 1, ALICE, BOB, 5, 5)
         clock.advance(minutes=7)
-    live = await s.create_game(
+    live = await s.games.create(
         guild_id=big, channel_id=big + 1, player0=big + 2, player1=CAROL,
         settings={"cube": True}, match_length=7, turn_deadline=T0 + timedelta(days=2),
         reminder_at=T0 + timedelta(days=1, seconds=0.123456),
     )
-    await s.append_actions(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}])
-    await s.set_board_message(live.id, big + 3, big + 4)
-    ch = await s.create_challenge(guild_id=GUILD, channel_id=9, challenger=DAVE, challenged=None, expires_at=T0)
-    await s.set_challenge_message(ch.id, 42)
-    await s.create_challenge(guild_id=GUILD, channel_id=10, challenger=ALICE, challenged=DAVE)
+    await s.games.append(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}])
+    await s.games.set_board_message(live.id, big + 3, big + 4)
+    ch = await s.challenges.create(guild_id=GUILD, channel_id=9, challenger=DAVE, challenged=None, expires_at=T0)
+    await s.challenges.set_message(ch.id, 42)
+    await s.challenges.create(guild_id=GUILD, channel_id=10, challenger=ALICE, challenged=DAVE)
 
 
 async def test_copy_sqlite_to_postgres_and_verify(tmp_path: Path, pg_url: str) -> None:
-    from bot.db.copy import copy_sqlite_to_postgres, verify_copy
+    from bot.store.copy import copy_sqlite_to_postgres, verify_copy
 
     clock = FakeClock()
     lite = str(tmp_path / "bg.sqlite3")
@@ -1381,18 +1399,18 @@ async def test_copy_sqlite_to_postgres_and_verify(tmp_path: Path, pg_url: str) -
     assert report.games_checked == 4 and report.actions_checked == 5
 
     async with await open_store(lite) as a, await open_store(pg_url) as b:
-        assert await a.leaderboard(GUILD) == await b.leaderboard(GUILD)
-        assert await a.player_stats(BOB, GUILD) == await b.player_stats(BOB, GUILD)
-        assert await a.get_player(BOB) == await b.get_player(BOB)
-        assert await a.pending_challenges() == await b.pending_challenges()
-        assert await a.dice_stats(ALICE) == await b.dice_stats(ALICE)
-        assert await a.next_wakeup() == await b.next_wakeup()
+        assert await a.ratings.leaderboard(GUILD) == await b.ratings.leaderboard(GUILD)
+        assert await a.ratings.player_stats(BOB, GUILD) == await b.ratings.player_stats(BOB, GUILD)
+        assert await a.players.get(BOB) == await b.players.get(BOB)
+        assert await pending_challenges(a) == await pending_challenges(b)
+        assert await a.stats.dice_stats(ALICE) == await b.stats.dice_stats(ALICE)
+        assert await a.schedule.next_wakeup() == await b.schedule.next_wakeup()
         # The identity sequences moved past the copied ids.
-        new = await b.create_game(guild_id=GUILD, channel_id=777, player0=ALICE, player1=BOB)
+        new = await b.games.create(guild_id=GUILD, channel_id=777, player0=ALICE, player1=BOB)
         assert new.id == 5
-        ch = await b.create_challenge(guild_id=GUILD, channel_id=778, challenger=ALICE, challenged=BOB)
+        ch = await b.challenges.create(guild_id=GUILD, channel_id=778, challenger=ALICE, challenged=BOB)
         assert ch.id == 3
-        await b.append_action(new.id, 0, {"kind": "resign", "player": 1}, outcome=MatchOutcome(ALICE, BOB))
+        await b.games.append(new.id, 0, [{"kind": "resign", "player": 1}], outcome=MatchOutcome(ALICE, BOB))
 
     # Now the copies differ: verification says so.
     changed = await verify_copy(lite, pg_url)
@@ -1400,13 +1418,13 @@ async def test_copy_sqlite_to_postgres_and_verify(tmp_path: Path, pg_url: str) -
 
 
 async def test_copy_refuses_a_non_empty_target_and_wrong_urls(tmp_path: Path, pg_url: str) -> None:
-    from bot.db.copy import CopyError, copy_sqlite_to_postgres
+    from bot.store.copy import CopyError, copy_sqlite_to_postgres
 
     lite = str(tmp_path / "bg.sqlite3")
     async with await open_store(lite) as s:
         await new_game(s)
     async with await open_store(pg_url) as p:
-        await p.upsert_player(ALICE, "Alice")
+        await p.players.upsert(ALICE, "Alice")
     with pytest.raises(CopyError, match="not empty"):
         await copy_sqlite_to_postgres(lite, pg_url)
     with pytest.raises(CopyError, match="postgresql://"):
@@ -1424,14 +1442,14 @@ def test_copy_command_line(tmp_path: Path, pg_url: str) -> None:
             await _populate(s, clock)
 
     asyncio.run(seed())
-    script = Path(__file__).resolve().parents[2] / "scripts" / "copy_sqlite_to_postgres.py"
+    script = Path(__file__).resolve().parents[3] / "scripts" / "copy_sqlite_to_postgres.py"
     done = subprocess.run(
         [sys.executable, str(script), f"sqlite:///{lite}", pg_url], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr + done.stdout
     assert "every row matches" in done.stdout and "actions" in done.stdout
     again = subprocess.run(
-        [sys.executable, "-m", "bot.db.copy", "--verify-only", lite, pg_url],
+        [sys.executable, "-m", "bot.store.copy", "--verify-only", lite, pg_url],
         capture_output=True, text=True, timeout=120, env=_child_env(),
     )
     assert again.returncode == 0 and "every row matches" in again.stdout, again.stderr

@@ -27,14 +27,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.db.errors import DatabaseBusyError, StorageError
-
-if TYPE_CHECKING:
-    from bot.storage import Migration
+from bot.store.errors import ConstraintError, DatabaseBusyError, StorageError
+from bot.store.schema import Migration
 
 T = TypeVar("T")
 
@@ -71,14 +69,23 @@ class SqliteTx:
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; return the number of rows it changed."""
-        return self.conn.execute(sql, params).rowcount
+        try:
+            return self.conn.execute(sql, params).rowcount
+        except sqlite3.IntegrityError as exc:
+            raise _constraint(exc) from exc
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self.conn.executemany(sql, rows)
+        try:
+            self.conn.executemany(sql, rows)
+        except sqlite3.IntegrityError as exc:
+            raise _constraint(exc) from exc
 
     async def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT into a table with an ``id`` key; return the new id."""
-        rowid = self.conn.execute(sql, params).lastrowid
+        try:
+            rowid = self.conn.execute(sql, params).lastrowid
+        except sqlite3.IntegrityError as exc:
+            raise _constraint(exc) from exc
         assert rowid is not None
         return int(rowid)
 
@@ -353,3 +360,15 @@ def _wrap_operational(exc: sqlite3.OperationalError) -> StorageError:
     if "locked" in message or "busy" in message:
         return DatabaseBusyError()
     return StorageError()
+
+
+def _constraint(exc: sqlite3.IntegrityError) -> ConstraintError:
+    """SQLite names a broken unique key as ``UNIQUE constraint failed: t.a, t.b``."""
+    _, found, key = str(exc).partition("UNIQUE constraint failed: ")
+    if not found:
+        return ConstraintError()
+    names = [name.strip().split(".", 1) for name in key.split(",")]
+    tables = {parts[0] for parts in names if len(parts) == 2}
+    if len(tables) != 1:
+        return ConstraintError()
+    return ConstraintError(table=tables.pop(), columns=tuple(parts[1] for parts in names))

@@ -1,7 +1,8 @@
-"""Storage errors, shared by :mod:`bot.storage` and the drivers.
+"""Storage errors, shared by the repositories and the drivers.
 
-``str(err)`` of every :class:`StorageError` is fit to show a player.  They are
-re-exported by :mod:`bot.storage`; import them from there.
+``str(err)`` of every :class:`StorageError` is fit to show a player.  Each
+driver turns its own library's errors into these, so nothing above the
+drivers knows sqlite3 or asyncpg.
 """
 
 from __future__ import annotations
@@ -89,3 +90,19 @@ class DatabaseUnavailableError(StorageError):
     """
 
     default_message = "The database is unavailable, try again in a moment."
+
+
+class ConstraintError(StorageError):
+    """A statement broke an integrity constraint (the drivers raise it for their
+    library's integrity errors); ``table`` and ``columns`` say which unique key,
+    when the database tells."""
+
+    def __init__(self, message: str | None = None, *, table: str | None = None,
+                 columns: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.table = table
+        self.columns = columns
+
+    def is_unique(self, table: str, *columns: str) -> bool:
+        """True when this is a duplicate of the unique key ``table(columns)``."""
+        return self.table == table and self.columns == columns

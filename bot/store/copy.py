@@ -2,8 +2,8 @@
 
 Usage (stop the bot first, so the SQLite file does not change meanwhile)::
 
-    python -m bot.db.copy data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
-    python -m bot.db.copy --verify-only data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
+    python -m bot.store.copy data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
+    python -m bot.store.copy --verify-only data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
 
 (``scripts/copy_sqlite_to_postgres.py`` is the same command.)
 
@@ -29,7 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.db.url import parse_database_url, redact
+import asyncpg
+
+from bot.store import open_store
+from bot.store.drivers.url import parse_database_url, redact
 
 TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("players", ("user_id",)),
@@ -117,10 +120,6 @@ def _read_sqlite(con: sqlite3.Connection, table: str, columns: Sequence[str], ke
 
 async def copy_sqlite_to_postgres(source: str, dest: str) -> CopyReport:
     """Copy ``source`` (SQLite path or ``sqlite:///`` URL) into ``dest`` (``postgresql://``) and verify."""
-    import asyncpg
-
-    from bot.storage import open_store
-
     path = _sqlite_path(source)
     dsn = _pg_dsn(dest)
     # Bring both to the current schema (the same numbered migrations).
@@ -165,10 +164,6 @@ async def copy_sqlite_to_postgres(source: str, dest: str) -> CopyReport:
 
 async def verify_copy(source: str, dest: str, report: CopyReport | None = None) -> CopyReport:
     """Compare every row of every table, then every game and its log through the store."""
-    import asyncpg
-
-    from bot.storage import open_store
-
     path = _sqlite_path(source)
     dsn = _pg_dsn(dest)
     report = report or CopyReport()
@@ -199,10 +194,10 @@ async def verify_copy(source: str, dest: str, report: CopyReport | None = None) 
 
     # Every game and its action log, read the way the service reads them.
     async with await open_store(path) as lite_store, await open_store(dsn, min_size=1, max_size=2) as pg_store:
-        game_ids = [r["id"] for r in await lite_store._fetchall("SELECT id FROM games ORDER BY id")]
+        game_ids = [r["id"] for r in await lite_store.db.fetchall("SELECT id FROM games ORDER BY id")]
         for game_id in game_ids:
-            lite_game, lite_log = await lite_store.game_with_actions(game_id)
-            pg_game, pg_log = await pg_store.game_with_actions(game_id)
+            lite_game, lite_log = await lite_store.games.with_actions(game_id)
+            pg_game, pg_log = await pg_store.games.with_actions(game_id)
             if lite_game != pg_game:
                 report.mismatches.append(f"game {game_id}: {lite_game} != {pg_game}")
             if lite_log != pg_log:
@@ -214,7 +209,7 @@ async def verify_copy(source: str, dest: str, report: CopyReport | None = None) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bot.db.copy",
+        prog="python -m bot.store.copy",
         description="Copy the bot's SQLite database into an empty PostgreSQL database and verify it.",
     )
     parser.add_argument("source", help="SQLite path or sqlite:/// URL (stop the bot first)")

@@ -1,0 +1,136 @@
+"""Persistence for the bot: SQLite (aiosqlite, the embedded default) or PostgreSQL (asyncpg).
+
+The unit of storage is a *game* row: one match in one channel (a money game
+is a match of length 0 holding a single game), with an append-only,
+numbered *action log* of small JSON dicts that the engine replays. One
+repository per concern sits on one :class:`~bot.store.database.Database`::
+
+    store = await open_store("data/backgammon.sqlite3")   # or postgresql://...
+    row = await store.games.get(7)
+    await store.games.append(7, row.version, [{"kind": "roll", "player": 0, "dice": [6, 5]}])
+
+- ``store.players``: who the bot has seen, and their names;
+- ``store.games``: games and their logs, the compare-and-set append;
+- ``store.challenges``: invitations, pending until answered;
+- ``store.ratings``: leaderboards and each player's standing;
+- ``store.schedule``: deadlines, reminders and expiries that fall due;
+- ``store.stats``: dice statistics, the computer's record, analyses.
+
+The schema is in ``migrations/`` (numbered SQL files, one per dialect);
+the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
+Nothing here imports the engine's game logic or anything above the store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from types import TracebackType
+
+from bot.store.challenges import ChallengeStore
+from bot.store.database import DEFAULT_DB_PATH, Database
+from bot.store.drivers.url import DatabaseTarget, parse_database_url, redact
+from bot.store.errors import (
+    ChallengeClosedError,
+    ChannelBusyError,
+    ConstraintError,
+    DatabaseBusyError,
+    DatabaseUnavailableError,
+    GameOverError,
+    NotFoundError,
+    StaleVersionError,
+    StorageError,
+)
+from bot.store.games import GameStore
+from bot.store.players import PlayerStore
+from bot.store.ratings import RatingStore
+from bot.store.rows import (
+    GLOBAL_SCOPE,
+    ActionRow,
+    AppendResult,
+    ChallengeRow,
+    DiceStats,
+    GameRow,
+    LeaderboardEntry,
+    LeaderboardPage,
+    MatchOutcome,
+    PlayerRating,
+    PlayerRow,
+    PlayerStats,
+    RatingChange,
+    utcnow,
+)
+from bot.store.schedule import ORPHAN_AFTER, DueWork, Shard, serves, shard_of
+from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
+from bot.store.stats import StatsStore
+
+__all__ = [
+    "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
+    "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeRow", "ChannelBusyError",
+    "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
+    "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
+    "Migration", "NotFoundError", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
+    "Shard", "StaleVersionError", "StorageError", "Store", "open_store", "parse_database_url",
+    "redact", "serves", "shard_of",
+]
+
+
+class Store:
+    """The repositories over one open database (make one with :func:`open_store`)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.players = PlayerStore(db)
+        self.games = GameStore(db)
+        self.challenges = ChallengeStore(db)
+        self.ratings = RatingStore(db)
+        self.schedule = DueWork(db)
+        self.stats = StatsStore(db)
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self.db.backend
+
+    @property
+    def path(self) -> str:
+        """The SQLite path, or the PostgreSQL URL (with its password: log :func:`redact` of it)."""
+        return self.db.path
+
+    async def close(self) -> None:
+        """Close the connection or pool (idempotent)."""
+        await self.db.close()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def schema_version(self) -> int:
+        return await self.db.schema_version()
+
+    async def integrity_check(self) -> str:
+        return await self.db.integrity_check()
+
+
+async def open_store(
+    url_or_path: str | os.PathLike[str] = DEFAULT_DB_PATH,
+    *,
+    clock: Callable[[], datetime] = utcnow,
+    migrate_to: int | None = None,
+    min_size: int | None = None,
+    max_size: int | None = None,
+) -> Store:
+    """Open the store a ``DATABASE_URL`` (or a plain SQLite path) names, and migrate it.
+
+    ``postgresql://user:password@host:port/dbname`` -> PostgreSQL (an asyncpg
+    pool of ``min_size``..``max_size`` connections, default 1..10);
+    ``sqlite:///relative.sqlite3``, ``sqlite:////absolute.sqlite3`` or a plain
+    path -> SQLite. ``migrate_to`` stops at an earlier schema version.
+    """
+    db = await Database.open(url_or_path, clock=clock, migrate_to=migrate_to, min_size=min_size, max_size=max_size)
+    return Store(db)

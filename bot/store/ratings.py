@@ -1,0 +1,196 @@
+"""Ratings: per-server and global FIBS ratings, points and records.
+
+The numbers change only inside the transaction that finishes a rated match
+(:func:`apply_outcome`, called by :meth:`bot.store.games.GameStore.append`),
+so a rating never disagrees with the games behind it.
+"""
+
+from __future__ import annotations
+
+from bot.store import players
+from bot.store.database import Database, Tx
+from bot.store.rows import (
+    GLOBAL_SCOPE,
+    GameRow,
+    LeaderboardEntry,
+    LeaderboardOrder,
+    LeaderboardPage,
+    MatchOutcome,
+    PlayerRating,
+    PlayerStats,
+    RatingChange,
+)
+from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
+
+
+async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float) -> list[RatingChange]:
+    """Rate a finished match inside the transaction that finishes it: both
+    players' rows in the game's guild scope and the global scope (0) move by
+    the FIBS formula (:mod:`engine.ratings`), with their wins, gammons,
+    backgammons and points, and each move is kept in the rating history."""
+    length = game.match_length if outcome.match_length is None else outcome.match_length
+    n = effective_length(length)
+    scopes = [GLOBAL_SCOPE] if game.guild_id == GLOBAL_SCOPE else [game.guild_id, GLOBAL_SCOPE]
+    changes: list[RatingChange] = []
+    for scope in scopes:
+        # Lock both rows (creating them at the default rating) in user id
+        # order, so two matches of the same players finishing at once in
+        # two processes queue instead of losing an update or deadlocking.
+        pair = sorted({outcome.winner, outcome.loser})
+        for uid in pair:
+            await players.touch(tx, uid, now)
+            await tx.execute(
+                """
+                INSERT INTO ratings (scope, user_id, rating, experience, best_rating, updated_at)
+                VALUES (?, ?, ?, 0, ?, ?)
+                ON CONFLICT (scope, user_id) DO NOTHING
+                """,
+                (scope, uid, DEFAULT_RATING, DEFAULT_RATING, now),
+            )
+        rows = await tx.fetchall(
+            "SELECT user_id, rating, experience FROM ratings WHERE scope = ? AND user_id IN (?, ?)"
+            " ORDER BY user_id" + tx.for_update,
+            (scope, pair[0], pair[-1]),
+        )
+        current: dict[int, Rating] = {r["user_id"]: Rating(r["rating"], r["experience"]) for r in rows}
+        new_w, new_l = rate_match(current[outcome.winner], current[outcome.loser], n)
+        for uid, new, won, pts_won, pts_lost, gammons, backgammons in (
+            (
+                outcome.winner,
+                new_w,
+                1,
+                outcome.winner_points,
+                outcome.loser_points,
+                outcome.winner_gammons,
+                outcome.winner_backgammons,
+            ),
+            (
+                outcome.loser,
+                new_l,
+                0,
+                outcome.loser_points,
+                outcome.winner_points,
+                outcome.loser_gammons,
+                outcome.loser_backgammons,
+            ),
+        ):
+            await tx.execute(
+                """
+                INSERT INTO ratings (scope, user_id, rating, experience, games, wins,
+                                     gammons, backgammons, points_won, points_lost,
+                                     best_rating, updated_at)
+                VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (scope, user_id) DO UPDATE SET
+                    rating      = excluded.rating,
+                    experience  = excluded.experience,
+                    games       = ratings.games + 1,
+                    wins        = ratings.wins + excluded.wins,
+                    gammons     = ratings.gammons + excluded.gammons,
+                    backgammons = ratings.backgammons + excluded.backgammons,
+                    points_won  = ratings.points_won + excluded.points_won,
+                    points_lost = ratings.points_lost + excluded.points_lost,
+                    best_rating = CASE WHEN ratings.best_rating > excluded.rating
+                                       THEN ratings.best_rating ELSE excluded.rating END,
+                    updated_at  = excluded.updated_at
+                """,
+                (
+                    scope,
+                    uid,
+                    new.rating,
+                    new.experience,
+                    won,
+                    gammons,
+                    backgammons,
+                    pts_won,
+                    pts_lost,
+                    max(DEFAULT_RATING, new.rating),
+                    now,
+                ),
+            )
+            await tx.execute(
+                """
+                INSERT INTO rating_history (game_id, scope, user_id, rating_before,
+                                            rating_after, experience_after, won, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                (game.id, scope, uid, current[uid].rating, new.rating, new.experience, won, now),
+            )
+            changes.append(
+                RatingChange(scope, uid, current[uid].rating, new.rating, new.experience, bool(won))
+            )
+    return changes
+
+
+class RatingStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def player_stats(self, user_id: int, scope: int = GLOBAL_SCOPE) -> PlayerStats | None:
+        """Return a player's ratings row with their rank by rating in the scope."""
+        rows = await self.db.fetchall(
+            """
+            SELECT r.*, p.display_name,
+                   (SELECT COUNT(*) FROM ratings o
+                     WHERE o.scope = r.scope AND o.games > 0
+                       AND (o.rating > r.rating
+                            OR (o.rating = r.rating AND o.games > r.games)
+                            OR (o.rating = r.rating AND o.games = r.games
+                                AND o.user_id < r.user_id))) + 1 AS rank_,
+                   (SELECT COUNT(*) FROM ratings o
+                     WHERE o.scope = r.scope AND o.games > 0) AS ranked_
+            FROM ratings r LEFT JOIN players p ON p.user_id = r.user_id
+            WHERE r.scope = ? AND r.user_id = ?
+            """,
+            (scope, user_id),
+        )
+        rows = list(rows)
+        if not rows:
+            return None
+        row = rows[0]
+        return PlayerStats(PlayerRating.from_row(row), int(row["rank_"]), int(row["ranked_"]))
+
+    async def leaderboard(
+        self,
+        scope: int = GLOBAL_SCOPE,
+        *,
+        order: LeaderboardOrder = "rating",
+        offset: int = 0,
+        limit: int = 10,
+        min_games: int = 1,
+    ) -> LeaderboardPage:
+        """Return one page of the leaderboard and the total ranked count.
+
+        ``order``: 'rating', 'points' (points won), 'net' (won - lost) or
+        'wins'.  Ties break on rating, then games played, then user id.
+        """
+        order_sql = {
+            "rating": "r.rating DESC",
+            "points": "r.points_won DESC, r.rating DESC",
+            "net": "(r.points_won - r.points_lost) DESC, r.rating DESC",
+            "wins": "r.wins DESC, r.rating DESC",
+        }.get(order)
+        if order_sql is None:
+            raise ValueError(f"bad leaderboard order {order!r}")
+        if offset < 0 or limit < 1:
+            raise ValueError("offset must be >= 0 and limit >= 1")
+        async with self.db.snapshot() as snap:
+            rows = list(
+                await snap.fetchall(
+                    f"""
+                    SELECT r.*, p.display_name FROM ratings r
+                    LEFT JOIN players p ON p.user_id = r.user_id
+                    WHERE r.scope = ? AND r.games >= ?
+                    ORDER BY {order_sql}, r.games DESC, r.user_id
+                    LIMIT ? OFFSET ?
+                    """,
+                    (scope, max(min_games, 1), limit, offset),
+                )
+            )
+            total_rows = list(
+                await snap.fetchall(
+                    "SELECT COUNT(*) FROM ratings WHERE scope = ? AND games >= ?",
+                    (scope, max(min_games, 1)),
+                )
+            )
+        entries = [LeaderboardEntry(offset + i + 1, PlayerRating.from_row(r)) for i, r in enumerate(rows)]
+        return LeaderboardPage(entries, int(total_rows[0][0]), offset, limit)

@@ -1,0 +1,73 @@
+"""Numbers read from the games: dice rolled, the computer's record, and the
+analyses kept for finished games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.store.database import Database, Tx
+from bot.store.rows import DiceStats
+
+
+class StatsStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
+        """Keep the analysis of game ``game_number`` (from 1) of a stored match; a newer one replaces it."""
+
+        async def transaction(tx: Tx) -> None:
+            await tx.execute(
+                """
+                INSERT INTO game_analyses (game_id, game_number, ply, summary, created_at)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (game_id, game_number) DO UPDATE SET
+                    ply = excluded.ply, summary = excluded.summary, created_at = excluded.created_at
+                """,
+                (game_id, game_number, ply, summary, self.db.now()),
+            )
+
+        await self.db.transact(transaction)
+
+    async def analyses(self, game_id: int) -> dict[int, str]:
+        """Stored analyses of a match's games: game number -> summary."""
+        rows = await self.db.fetchall(
+            "SELECT game_number, summary FROM game_analyses WHERE game_id = ? ORDER BY game_number",
+            (game_id,),
+        )
+        return {int(r["game_number"]): str(r["summary"]) for r in rows}
+
+    async def computer_record(self, computer_id: int, guild_id: int | None = None) -> tuple[int, int]:
+        """(wins, losses) of a player over finished games, e.g. the computer's against people."""
+        where = "" if guild_id is None else " AND guild_id = ?"
+        params: tuple[Any, ...] = (computer_id, computer_id, computer_id)
+        if guild_id is not None:
+            params += (guild_id,)
+        row = await self.db.fetchone(
+            """
+            SELECT
+                COALESCE(SUM(CASE WHEN winner = ? THEN 1 ELSE 0 END), 0) AS wins,
+                COUNT(*) AS games
+            FROM games
+            WHERE status = 'finished' AND winner IS NOT NULL AND (player0 = ? OR player1 = ?)
+            """ + where,
+            params,
+        )
+        wins = int(row["wins"]) if row else 0
+        games = int(row["games"]) if row else 0
+        return wins, games - wins
+
+    async def dice_stats(self, user_id: int, guild_id: int | None = None) -> DiceStats:
+        """Count a player's logged rolls (derived from the action log)."""
+        rows = await self.db.fetchall(
+            """
+            SELECT CASE WHEN a.die1 >= a.die2 THEN a.die1 ELSE a.die2 END AS hi,
+                   CASE WHEN a.die1 >= a.die2 THEN a.die2 ELSE a.die1 END AS lo,
+                   COUNT(*) AS n
+            FROM actions a JOIN games g ON g.id = a.game_id
+            WHERE a.actor = ? AND a.die1 IS NOT NULL AND (CAST(? AS BIGINT) IS NULL OR g.guild_id = ?)
+            GROUP BY hi, lo
+            """,
+            (user_id, guild_id, guild_id),
+        )
+        return DiceStats({(r["hi"], r["lo"]): r["n"] for r in rows})
