@@ -24,7 +24,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 sys.path.insert(0, os.path.dirname(_here))
 
-from bot import ai
+from bot.ai import engines
 from bot.ai import Analyst, CubeState, Level, gnubg_board, sage_board
 from engine import Game, GameSettings, Position, Roll, SeededDice, legal_plays
 
@@ -69,7 +69,7 @@ def time_levels(cases: list[tuple[Position, Roll]]) -> None:
         times = []
         for position, _ in cases[:20]:
             t = time.perf_counter()
-            ai._cube(CubeState(position), name)
+            engines._cube(CubeState(position), name)
             times.append(time.perf_counter() - t)
         print(f"  (bgsage {name} cube, 20 positions: {statistics.median(times):.4f} / {pct(times, 0.95):.4f})")
 
@@ -113,7 +113,7 @@ def cube_agreement(cases: list[tuple[Position, Roll]]) -> None:
     for position, _ in cases:
         key = g.key_of_board(gnubg_board(position))
         double, take, *_ = g.evaluate_cube_decision(key, n=0, i=1)
-        sage = ai._cube(CubeState(position, away=(7, 7)), "1ply")
+        sage = engines._cube(CubeState(position, away=(7, 7)), "1ply")
         agree_double += bool(double) == sage["double"]
         agree_take += bool(take) == sage["take"]
     g.set.score(0, 0)

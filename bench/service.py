@@ -53,7 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.service import ChallengeOptions, GameService, GameView, PlayerRef  # noqa: E402
+from bot.core import ChallengeOptions, GameService, GameState, PlayerRef  # noqa: E402
 from bot.store import open_store, parse_database_url  # noqa: E402
 from engine import Phase, SeededDice  # noqa: E402
 
@@ -64,13 +64,13 @@ def players(i: int) -> tuple[PlayerRef, PlayerRef]:
     return PlayerRef(10_000 + 2 * i, f"player{2 * i}"), PlayerRef(10_001 + 2 * i, f"player{2 * i + 1}")
 
 
-async def new_game(service: GameService, channel: int, i: int) -> GameView:
+async def new_game(service: GameService, channel: int, i: int) -> GameState:
     a, b = players(i)
-    ch = await service.challenge(GUILD, channel, a, b, ChallengeOptions(stake=1 + i % 5))
-    return (await service.accept(ch.id, b.user_id)).view
+    ch = await service.challenges.create(GUILD, channel, a, b, ChallengeOptions(stake=1 + i % 5))
+    return (await service.challenges.accept(ch.id, b.user_id)).view
 
 
-async def act(service: GameService, view: GameView, rng: random.Random):
+async def act(service: GameService, view: GameState, rng: random.Random):
     """One action by whoever must act; returns the coroutine's result."""
     player = view.to_act()
     assert player is not None
@@ -106,7 +106,7 @@ async def run(args: argparse.Namespace, db: str) -> None:
     rng = random.Random(args.seed)
 
     t0 = time.perf_counter()
-    views: dict[int, GameView] = {}
+    views: dict[int, GameState] = {}
     for i in range(args.games):
         views[i] = await new_game(service, 1_000_000 + i, i)
     setup = time.perf_counter() - t0

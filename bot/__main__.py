@@ -81,7 +81,7 @@ def settle_memory() -> None:
 
 
 async def run(settings: Settings) -> None:
-    from bot.app import create_bot
+    from bot.discord.client import create_bot
 
     async with create_bot(settings) as bot:
         await bot.login(settings.token)  # and setup_hook: the database, the commands, the drawing workers

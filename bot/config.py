@@ -135,8 +135,6 @@ class Settings:
 
         database_url = get("DATABASE_URL") or None
         if database_url is not None:
-            from bot.store.drivers.url import parse_database_url
-
             try:
                 parse_database_url(database_url)
             except ValueError as error:  # its message shows the URL without the password
@@ -179,8 +177,6 @@ class Settings:
     @property
     def database_redacted(self) -> str:
         """:attr:`database_url` with any password replaced by ``***`` (fit for logs)."""
-        from bot.store.drivers.url import redact
-
         return redact(self.database_url)
 
     @property

@@ -57,6 +57,16 @@ class WinKind(enum.IntEnum):
     BACKGAMMON = 3
     """The loser has borne off none and has a checker on the bar or in the winner's home board."""
 
+    @property
+    def word(self) -> str:
+        """``single``, ``gammon`` or ``backgammon``: how players name it (``/bg resign gammon``)."""
+        return self.name.lower()
+
+    @property
+    def phrase(self) -> str:
+        """``a single game``, ``a gammon`` or ``a backgammon``: what is won or resigned."""
+        return "a single game" if self is WinKind.SINGLE else f"a {self.word}"
+
 
 @dataclass(frozen=True, slots=True)
 class GameSettings:
@@ -170,9 +180,6 @@ class GameResult:
     def to_dict(self) -> dict[str, Any]:
         return {"winner": self.winner, "kind": int(self.kind), "cube": self.cube,
                 "points": self.points, "reason": self.reason}
-
-
-_RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
 
 
 @dataclass
@@ -496,7 +503,7 @@ class Game:
             raise GameError(f"there is no player {player}")
         if self.phase not in (Phase.ROLL, Phase.PLAY):
             raise GameError(self._phase_message())
-        if level not in _RESIGN_NAMES:
+        if level not in tuple(WinKind):
             raise GameError("resign at single (1), gammon (2) or backgammon (3)")
         self.log.append(Action("resign", player, value=level))
         self._before_resignation = _Snapshot(self.phase, self.turn)

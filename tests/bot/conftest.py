@@ -14,9 +14,10 @@ from typing import Any
 import discord
 import pytest
 
-from bot.app import create_bot
+from bot.core import GameService
+from bot.discord.client import create_bot
 from bot.config import Settings
-from bot.ui.errors import player_message, unwrap
+from bot.discord.errors import player_message, unwrap
 from engine import ScriptedDice
 
 
@@ -68,7 +69,8 @@ def make_bot(settings, dice, clock, store):
     """Build a fresh bot on the same database (for restarts)."""
 
     def make(**kwargs: Any):
-        return create_bot(settings, store=store, dice=kwargs.pop("dice", dice), clock=clock, **kwargs)
+        service = GameService(store, dice=kwargs.pop("dice", dice), clock=clock)
+        return create_bot(settings, service=service, **kwargs)
 
     return make
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from bot.service import (
+from bot.core import (
     SERVICE_ACTIONS,
     ChallengeOptions,
     GameService,
-    GameView,
+    GameState,
     Outcome,
     PlayerRef,
 )
@@ -80,9 +80,9 @@ async def start_game(
     a: PlayerRef = ALICE,
     b: PlayerRef = BOB,
     options: ChallengeOptions | None = None,
-) -> GameView:
-    challenge = await service.challenge(guild, channel, a, b, options or ChallengeOptions())
-    outcome = await service.accept(challenge.id, b.user_id)
+) -> GameState:
+    challenge = await service.challenges.create(guild, channel, a, b, options or ChallengeOptions())
+    outcome = await service.challenges.accept(challenge.id, b.user_id)
     return outcome.view
 
 
@@ -130,7 +130,7 @@ async def assert_replays(service: GameService, store: Store, game_id: int, live:
     return rebuilt
 
 
-async def random_step(service: GameService, view: GameView, rng: random.Random) -> Outcome:
+async def random_step(service: GameService, view: GameState, rng: random.Random) -> Outcome:
     """One plausible legal action by whoever is to act (doubles/takes now and then)."""
     player = view.to_act()
     assert player is not None
@@ -155,7 +155,7 @@ async def random_step(service: GameService, view: GameView, rng: random.Random) 
     raise AssertionError(f"no action in phase {game.phase}")
 
 
-async def play_out(service: GameService, view: GameView, rng: random.Random, max_actions: int = 2000) -> GameView:
+async def play_out(service: GameService, view: GameState, rng: random.Random, max_actions: int = 2000) -> GameState:
     """Play random legal actions until the match is over."""
     for _ in range(max_actions):
         if not view.is_active:

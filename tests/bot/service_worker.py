@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bot.service import (  # noqa: E402
+from bot.core import (  # noqa: E402
     ChallengeOptions,
     GameService,
     NotYourTurnError,
@@ -74,7 +74,7 @@ async def sweep(db: str, now_unix: float, start_at: float) -> None:
         await asyncio.sleep(max(0.0, start_at - time.time()))
         for _ in range(50):
             try:
-                found = await service.process_due(now)
+                found = await service.deadlines.process_due(now)
             except Exception as e:  # noqa: BLE001 - a busy database: the scheduler tries again
                 errors.append(repr(e))
                 continue

@@ -15,6 +15,7 @@ g = pytest.importorskip("gnubg_nn")
 pytest.importorskip("bgsage")
 
 from bot import ai  # noqa: E402
+from bot.ai import engines  # noqa: E402
 from bot.ai import Analyst, Level, gnubg_board  # noqa: E402
 
 
@@ -192,7 +193,7 @@ def test_unavailable_path(monkeypatch):
             raise ImportError(f"No module named {name!r}")
         return real_import(name, *args, **kwargs)
 
-    ai._reset_engines_for_tests()
+    engines._reset_engines_for_tests()
     monkeypatch.setattr(builtins, "__import__", no_engines)
     try:
         assert ai.available() is False
@@ -205,5 +206,5 @@ def test_unavailable_path(monkeypatch):
             analyst.evaluate(Position.start())
     finally:
         monkeypatch.undo()
-        ai._reset_engines_for_tests()
+        engines._reset_engines_for_tests()
     assert ai.available() is True

@@ -13,8 +13,8 @@ pytest.importorskip("gnubg_nn")
 pytest.importorskip("bgsage")
 
 from bot.ai import Analyst, Level  # noqa: E402
-from bot.computer import ComputerPlayer  # noqa: E402
-from bot.service import ChallengeOptions, GameService, PlayerRef, ServiceError  # noqa: E402
+from bot.core.computer import ComputerPlayer  # noqa: E402
+from bot.core import ChallengeOptions, GameService, PlayerRef, ServiceError  # noqa: E402
 from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 
@@ -64,8 +64,8 @@ async def test_computer_vs_computer_through_the_service(tmp_path):
                 jacoby=number % 10 == 3,
             )
             a, b = (CPU_A, CPU_B) if number % 2 == 0 else (CPU_B, CPU_A)
-            challenge = await service.challenge(1, 100, a, b, options)
-            outcome = await service.accept(challenge.id, b.user_id)
+            challenge = await service.challenges.create(1, 100, a, b, options)
+            outcome = await service.challenges.accept(challenge.id, b.user_id)
             actions, err = await play_out(service, players, outcome.view.id)
             errors += err
             total_actions += actions
@@ -82,7 +82,7 @@ async def test_computer_vs_computer_through_the_service(tmp_path):
 
 
 class _View:
-    """Just enough of a GameView for ComputerPlayer.decide on a bare engine match."""
+    """Just enough of a GameState for ComputerPlayer.decide on a bare engine match."""
 
     def __init__(self, match, seats: tuple[int, int]) -> None:
         self.id = 1

@@ -19,8 +19,7 @@ from simcord.actors import MemberActor  # noqa: E402
 from simcord.builders import UserHandle  # noqa: E402
 
 import bot.ai  # noqa: E402
-from bot.ai import Level, default_analyst  # noqa: E402
-from bot.ui.analysis import Analyses  # noqa: E402
+from bot.ai import default_analyst  # noqa: E402
 
 
 @pytest.fixture
@@ -28,13 +27,14 @@ def fast(world, monkeypatch):
     """Beginner level, no pauses, analysis in a thread (no worker process in tests)."""
     seat = world.bot.table.computer
     seat.pause = 0
-    seat.default_level = Level.BEGINNER
-    seat.hint_level = Level.BEGINNER
+    seat.default_level = "beginner"
+    advice = world.bot.parts.advice
+    advice.hint_level = "beginner"
 
-    async def in_thread(self, game):  # type: ignore[no-untyped-def]
-        return await asyncio.to_thread(default_analyst().analyse_game, game, ply=0)
+    async def in_thread(game, ply=0):  # type: ignore[no-untyped-def]
+        return await asyncio.to_thread(default_analyst().analyse_game, game, ply=ply)
 
-    monkeypatch.setattr(Analyses, "analyse", in_thread)
+    monkeypatch.setattr(advice.analyst, "aanalyse_game", in_thread)
     return world
 
 
@@ -115,7 +115,7 @@ async def test_computer_doubles_and_takes_like_a_player(fast, monkeypatch):
             return "take"
         return await original(self, view)
 
-    from bot.computer import ComputerPlayer
+    from bot.core.computer import ComputerPlayer
 
     original = ComputerPlayer.decide
     monkeypatch.setattr(ComputerPlayer, "decide", always_take)
@@ -132,7 +132,7 @@ async def test_computer_doubles_and_takes_like_a_player(fast, monkeypatch):
 
 async def test_a_failing_computer_says_so(fast, monkeypatch):
     w = fast
-    from bot.computer import ComputerPlayer
+    from bot.core.computer import ComputerPlayer
 
     async def broken(self, game_id):  # type: ignore[no-untyped-def]
         raise RuntimeError("engine exploded")
@@ -227,7 +227,7 @@ async def test_without_the_engines_the_bot_says_so(fast, monkeypatch):
 
 async def test_a_restart_resumes_the_computers_turn(fast, monkeypatch):
     w = fast
-    from bot.computer import ComputerPlayer
+    from bot.core.computer import ComputerPlayer
 
     async def nothing(self, game_id):  # type: ignore[no-untyped-def]
         return []  # the bot "stopped" before the computer moved

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ui import builder
+from bot.discord import builder
 from engine import Move
 
 

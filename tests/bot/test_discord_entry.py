@@ -13,6 +13,7 @@ import pytest
 
 from bot import __main__ as entry
 from bot.config import ConfigError, Settings, read_env_file
+from bot.core import GameService
 
 SECRET = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-secret-token-value-0123456789"
 
@@ -142,7 +143,7 @@ async def test_simcord_startup_logs_no_token(simcord_env, caplog):
     caplog.set_level(logging.DEBUG)
     await simcord_env.restart_bot(simcord_env.bot.__class__(
         Settings(token=SECRET, database_path=simcord_env.bot.settings.database_path, log_level="DEBUG"),
-        store=simcord_env.bot.store,
+        service=GameService(simcord_env.bot.service.store),
     ))
     assert caplog.records
     assert SECRET not in caplog.text
@@ -167,7 +168,7 @@ def test_the_loop_is_uvloop_where_installed_and_asyncio_otherwise(monkeypatch):
 async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_less_often(monkeypatch):
     import gc
 
-    from bot import app
+    from bot.discord import client as app
 
     seen: dict[str, tuple[int, tuple[int, ...]]] = {}
 
@@ -199,7 +200,7 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
 
 
 def test_no_warnings_about_voice_libraries_at_start_up(monkeypatch, caplog):
-    from bot.app import BackgammonBot
+    from bot.discord.client import BackgammonBot
 
     # as in a fresh process: discord.py warns once per process that it cannot do voice
     monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)

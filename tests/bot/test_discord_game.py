@@ -44,7 +44,7 @@ async def test_only_the_challenged_member_can_accept(world):
     # nothing changed: still pending with its buttons, no game
     assert w.labels(w.channel.last_message) == ["Accept", "Decline", "Withdraw"] or w.labels(result.response.message)
     assert await w.service.game_in_channel(w.channel.id) is None
-    assert (await w.service.get_challenge(1)).status == "pending"
+    assert (await w.service.challenges.get(1)).status == "pending"
 
 
 async def test_decline_and_withdraw(world):
@@ -151,7 +151,7 @@ async def test_play_from_the_menu_passes_the_turn(world):
 
 
 async def test_each_board_is_queued_for_drawing_by_when_its_player_asked(world, monkeypatch):
-    from bot.ui import table
+    from bot.discord import boards as table
 
     asked: list[float | None] = []
     draw = table.render_in_worker

@@ -7,7 +7,7 @@ import logging
 import discord
 import pytest
 
-from bot.service import ChallengeOptions, PlayerRef
+from bot.core import ChallengeOptions, PlayerRef
 
 
 # -- a full game to the leaderboard ---------------------------------------------------------
@@ -78,8 +78,8 @@ async def test_leaderboard_pages(world):
     for i in range(12):
         a = PlayerRef(1000 + 2 * i, f"p{2 * i:02d}")
         b = PlayerRef(1001 + 2 * i, f"p{2 * i + 1:02d}")
-        challenge = await service.challenge(w.guild.id, 5000 + i, a, b, ChallengeOptions())
-        outcome = await service.accept(challenge.id, b.user_id)
+        challenge = await service.challenges.create(w.guild.id, 5000 + i, a, b, ChallengeOptions())
+        outcome = await service.challenges.accept(challenge.id, b.user_id)
         await service.forfeit(outcome.view.id, b.user_id)
     first = await w.carol.slash(w.channel, "bg leaderboard")
     message = first.response
@@ -211,7 +211,7 @@ async def test_unexpected_errors_are_logged_and_answered_privately(world, caplog
 
 async def test_slow_calls_are_deferred_first(world, monkeypatch):
     """When the service is slow, commands acknowledge at once ("thinking...") and answer after."""
-    import bot.ui.table as table
+    import bot.discord.table as table
 
     monkeypatch.setattr(table, "SLOW_CALL_SECONDS", 0)
     w = world
@@ -264,7 +264,7 @@ async def test_a_quick_click_that_passes_the_turn_is_answered_by_taking_the_butt
 
 async def test_a_busy_bot_acknowledges_at_once(world):
     """With many service calls waiting, clicks and commands are deferred before their call ends."""
-    import bot.ui.table as table
+    import bot.discord.table as table
 
     w = world
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.presenter import board_content, rank_plays, turn_line
-from bot.service import Event
+from bot.discord.presenter import board_content, rank_plays, turn_line
+from bot.core import Event
 
 PLAYS = ["13/10 6/5", "13/9", "24/20", "24/21 6/5", "6/2", "6/5 6/3", "8/4", "8/5 6/5"]
 
@@ -42,9 +42,11 @@ async def test_board_content_stays_within_discord_limits(world):
 
 
 def test_database_trouble_is_answered_in_words() -> None:
+    from bot.core import BusyError
+    from bot.discord.errors import player_message
     from bot.store import DatabaseBusyError, DatabaseUnavailableError
-    from bot.ui.errors import player_message
 
-    assert "try again" in (player_message(DatabaseUnavailableError()) or "").lower()
-    assert player_message(DatabaseBusyError())
+    # the core hands the store's wording up as a BusyError
+    assert "try again" in (player_message(BusyError(str(DatabaseUnavailableError()))) or "").lower()
+    assert player_message(BusyError(str(DatabaseBusyError())))
     assert player_message(RuntimeError("a bug")) is None

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from unittest import mock
 
 import discord
 import pytest
 
-from bot.app import BackgammonBot, create_bot
-from bot.cogs.game import GameCog
-from bot.cogs.trust import TrustCog
+from bot.discord.client import BackgammonBot, create_bot
+from bot.discord.cogs.game import GameCog
+from bot.discord.cogs.tools import ToolsCog
 from bot.config import Settings
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
@@ -25,8 +26,9 @@ TOOLS = {"verify", "dice", "position", "setup", "replay"}
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
-    await bot.add_cog(GameCog(bot))
-    await bot.add_cog(TrustCog(bot))
+    parts = SimpleNamespace(settings=bot.settings, service=None, advice=None, table=None)  # the tree only
+    await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(ToolsCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -102,7 +104,7 @@ async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
         await bot.setup_hook()
     sync.assert_awaited_once_with()
     assert path.exists()
-    assert bot.service.store is bot.store
+    assert bot.service is not None and bot.service.store.path == str(path)
     assert bot.get_cog("GameCog") is not None
     assert bot.scheduler is not None and bot.scheduler.running
     assert bot._connection._view_store._dynamic_items  # persistent buttons registered

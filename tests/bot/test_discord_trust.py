@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.ai import Level
 from engine import Game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def quick(world):
     seat = world.bot.table.computer
     seat.pause = 0
-    seat.default_level = Level.BEGINNER
-    seat.hint_level = Level.BEGINNER
-    world.bot.table.analyses.available = lambda: False  # analysis has its own tests
+    seat.default_level = "beginner"
+    world.bot.parts.advice.hint_level = "beginner"
+    world.bot.table.notes.available = lambda: False  # analysis has its own tests
     return world
 
 

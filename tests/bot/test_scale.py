@@ -21,7 +21,6 @@ import sys
 import time
 from datetime import timedelta
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
@@ -29,12 +28,12 @@ import pytest
 from discord.ext import commands
 
 from bot import __main__ as entry
-from bot.app import BackgammonBot, ShardedBackgammonBot, create_bot
+from bot.discord.client import BackgammonBot, ShardedBackgammonBot, create_bot
 from bot.config import ConfigError, Settings, read_env_file
 from bot.store import serves, shard_of
-from bot.scheduler import Scheduler
-from bot.service import ChallengeOptions, PlayerRef, ServiceError
-from bot.store import DatabaseUnavailableError, StorageError, open_store
+from bot.core.scheduler import Scheduler
+from bot.core import BusyError, ChallengeOptions, PlayerRef
+from bot.store import DatabaseUnavailableError, open_store
 from engine import Phase, SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -138,16 +137,25 @@ def test_unsharded_bot_is_a_plain_bot() -> None:
     assert bot.shard_count is None
 
 
-def test_shard_count_makes_an_auto_sharded_bot() -> None:
-    bot = create_bot(settings_of(SHARD_COUNT="4", SHARD_IDS="0,1"))
+async def test_shard_count_makes_an_auto_sharded_bot(tmp_path) -> None:
+    path = str(tmp_path / "bg.sqlite3")
+    bot = create_bot(settings_of(SHARD_COUNT="4", SHARD_IDS="0,1", DATABASE_PATH=path))
     assert isinstance(bot, ShardedBackgammonBot)
     assert isinstance(bot, commands.AutoShardedBot) and isinstance(bot, BackgammonBot)
     assert (bot.shard_count, bot.shard_ids) == (4, [0, 1])
-    assert bot.scheduler is not None and bot.scheduler.shard == (4, (0, 1))
-    every = create_bot(settings_of(SHARD_COUNT="3"))
+    every = create_bot(settings_of(SHARD_COUNT="3", DATABASE_PATH=path))
     assert isinstance(every, commands.AutoShardedBot)
     assert (every.shard_count, every.shard_ids) == (3, None)
-    assert every.scheduler is not None and every.scheduler.shard is None  # runs all shards: sweeps all
+    for started in (bot, every):
+        await started._async_setup_hook()  # what login does first (the sharded client's event queue)
+        with mock.patch.object(started.tree, "sync", mock.AsyncMock(return_value=[])):
+            await started.setup_hook()
+    try:
+        assert bot.scheduler is not None and bot.scheduler.shard == (4, (0, 1))
+        assert every.scheduler is not None and every.scheduler.shard is None  # runs all shards: sweeps all
+    finally:
+        await bot.close()
+        await every.close()
 
 
 @pytest.fixture
@@ -173,8 +181,8 @@ async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(
     with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])):
         await bot.setup_hook()
     try:
-        assert bot.store is not None and bot.store.backend == "postgresql"
-        pool = bot.store.db.driver.pool  # type: ignore[attr-defined]
+        assert bot.service is not None and bot.service.store.backend == "postgresql"
+        pool = bot.service.store.db.driver.pool  # type: ignore[attr-defined]
         assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
         view = await start_game(bot.service)
         assert (await bot.service.get_game(view.id)).is_active
@@ -222,19 +230,20 @@ class RecordingService:
 
 
 async def test_the_scheduler_hands_its_shard_to_the_service() -> None:
-    service = RecordingService()
+    deadlines = RecordingService()
     settings = settings_of(SHARD_COUNT="4", SHARD_IDS="2,3")
-    scheduler = Scheduler(SimpleNamespace(settings=settings, service=service))  # type: ignore[arg-type]
+    posted: list[Any] = []
+    scheduler = Scheduler(deadlines, posted.append, shard=settings.shard)  # type: ignore[arg-type]
     assert scheduler.shard == (4, (2, 3))
-    assert [scheduler.serves(g << 22) for g in range(4)] == [False, False, True, True]
+    assert [serves(scheduler.shard, g << 22) for g in range(4)] == [False, False, True, True]
     await scheduler.run_once()
     assert await scheduler.delay() == scheduler.max_sleep
-    assert service.calls == [("process_due", (4, (2, 3))), ("next_wakeup", (4, (2, 3)))]
+    assert deadlines.calls == [("process_due", (4, (2, 3))), ("next_wakeup", (4, (2, 3)))]
     unsharded = RecordingService()
-    scheduler = Scheduler(SimpleNamespace(settings=settings_of(), service=unsharded))  # type: ignore[arg-type]
+    scheduler = Scheduler(unsharded, posted.append, shard=settings_of().shard)  # type: ignore[arg-type]
     await scheduler.run_once()
     assert scheduler.shard is None and unsharded.calls == [("process_due", None)]
-    explicit = Scheduler(SimpleNamespace(service=service), shard=(2, [1]))  # type: ignore[arg-type]
+    explicit = Scheduler(deadlines, posted.append, shard=(2, [1]))  # type: ignore[arg-type]
     assert explicit.shard == (2, (1,))
 
 
@@ -264,7 +273,7 @@ async def test_two_processes_report_every_reminder_timeout_and_expiry_once(db_ur
         challenges = []
         for i in range(n // 2):  # unanswered: they expire after 24 hours
             a, b = pair(1000 + i)
-            challenges.append((await s.challenge(GUILD + i, 3000 + i, a, b, one_day)).id)
+            challenges.append((await s.challenges.create(GUILD + i, 3000 + i, a, b, one_day)).id)
         timeouts = []
         for i in range(n):  # deadline after one day: timed out at the sweep
             a, b = pair(i)
@@ -319,7 +328,7 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
         s = env.service
         view = await start_game(s)
         clock = env.clock
-        await s.challenge(GUILD, 4242, ALICE, BOB, ChallengeOptions())
+        await s.challenges.create(GUILD, 4242, ALICE, BOB, ChallengeOptions())
         pg_server.stop("fast")
         try:
             actor = view.to_act()
@@ -328,17 +337,18 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
                 "act": lambda: (s.roll(view.id, actor.user_id, version=view.version) if view.game.phase is Phase.ROLL
                                 else s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)),
                 "read": lambda: s.get_game(view.id),
-                "challenge": lambda: s.challenge(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
+                "challenge": lambda: s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
                 "leaderboard": lambda: s.leaderboard(GUILD),
-                "process_due": lambda: s.process_due(clock.now + timedelta(days=5)),
+                "process_due": lambda: s.deadlines.process_due(clock.now + timedelta(days=5)),
             }
             for name, call in calls.items():
-                with pytest.raises((StorageError, ServiceError)) as info:
+                # the core says "busy" in its own words; the store's error is its cause
+                with pytest.raises(BusyError) as info:
                     await call()
-                assert isinstance(info.value, DatabaseUnavailableError), (name, info.value)
-                assert "try again" in str(info.value), (name, info.value)
+                assert isinstance(info.value.__cause__, DatabaseUnavailableError), (name, info.value)
+                assert "try again" in info.value.message, (name, info.value)
             # the scheduler survives it: it waits and tries again
-            scheduler = Scheduler(SimpleNamespace(service=s, settings=settings_of()))  # type: ignore[arg-type]
+            scheduler = Scheduler(s.deadlines, [].append, shard=None)
             assert await scheduler.delay() == scheduler.max_sleep
         finally:
             pg_server.start()
@@ -352,6 +362,6 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
         else:
             out = await s.play(fresh.id, actor.user_id, fresh.legal_play_texts()[0], version=fresh.version)
         assert out.view.version > view.version
-        assert (await s.challenge(GUILD, 4343, ALICE, BOB, ChallengeOptions())).status == "pending"
+        assert (await s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions())).status == "pending"
     finally:
         await env.store.close()

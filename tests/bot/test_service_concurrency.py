@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import ChallengeError, ChallengeOptions, GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
+from bot.core import ChallengeError, ChallengeOptions, GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
 from bot.store import Store, open_store
 from engine import Phase, SeededDice
 
@@ -150,18 +150,18 @@ async def test_a_challenge_answered_by_another_process_is_not_answered_again(env
     other_store = await open_store(env.path, clock=env.clock)
     try:
         s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
-        declined = await s1.challenge(1, 100, ALICE, BOB, ChallengeOptions())
-        accepted = await s1.challenge(1, 101, ALICE, BOB, ChallengeOptions())
-        await s2.decline(declined.id, BOB.user_id)
-        await s2.accept(accepted.id, BOB.user_id)
+        declined = await s1.challenges.create(1, 100, ALICE, BOB, ChallengeOptions())
+        accepted = await s1.challenges.create(1, 101, ALICE, BOB, ChallengeOptions())
+        await s2.challenges.decline(declined.id, BOB.user_id)
+        await s2.challenges.accept(accepted.id, BOB.user_id)
         for challenge in (declined, accepted):
             with pytest.raises(ChallengeError, match="already answered"):
-                await s1.accept(challenge.id, BOB.user_id)
+                await s1.challenges.accept(challenge.id, BOB.user_id)
         # s1 now reads them again, and has started no game of its own
         with pytest.raises(ChallengeError, match="already accepted"):
-            await s1.decline(accepted.id, BOB.user_id)
+            await s1.challenges.decline(accepted.id, BOB.user_id)
         with pytest.raises(ChallengeError, match="already declined"):
-            await s1.pending_challenge(declined.id)
+            await s1.challenges.pending(declined.id)
         assert await s1.game_in_channel(100) is None
         assert len(await env.store.games.active_for(BOB.user_id)) == 1
     finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import ChallengeOptions, GameService
+from bot.core import ChallengeOptions, GameService
 from bot.store import open_store
 from engine import Phase, ScriptedDice, SeededDice
 
@@ -44,22 +44,22 @@ async def test_reminder_once_at_75_percent_even_after_restart(env: Env) -> None:
     view = await start_game(s, options=ChallengeOptions(move_days=4))
     start = clock.now
     assert view.deadline == start + timedelta(days=4)
-    assert await s.next_wakeup() == start + timedelta(days=3)
+    assert await s.deadlines.next_wakeup() == start + timedelta(days=3)
     clock.now = start + timedelta(days=3) - timedelta(seconds=1)
-    assert await s.process_due() == []
+    assert await s.deadlines.process_due() == []
     clock.advance(seconds=1)
-    notices = await s.process_due()
+    notices = await s.deadlines.process_due()
     assert kinds(notices) == ["reminder"]
     assert notices[0].user_id == view.to_act().user_id and f"game #{view.id}" in notices[0].text
     assert "1 day" in notices[0].text or "24 hours" in notices[0].text
-    assert await s.process_due() == []
-    assert await s.next_wakeup() == start + timedelta(days=4)
+    assert await s.deadlines.process_due() == []
+    assert await s.deadlines.next_wakeup() == start + timedelta(days=4)
     # restart: a new connection and service on the same file
     await env.store.close()
     again = await open_env(env.path, clock=clock, dice=SeededDice(6))
     env.store = again.store
     clock.advance(hours=1)
-    assert await again.service.process_due() == []
+    assert await again.service.deadlines.process_due() == []
     row, _, _ = await stored_state(again.service, again.store, view.id)
     assert row.version == view.version  # a reminder does not change the game
 
@@ -70,7 +70,7 @@ async def test_reminder_once_across_two_services(env: Env) -> None:
         s2 = GameService(other, dice=SeededDice(1), clock=env.clock)
         view = await start_game(env.service)
         env.clock.advance(days=3 * 0.75, seconds=1)
-        a, b = await asyncio.gather(env.service.process_due(), s2.process_due())
+        a, b = await asyncio.gather(env.service.deadlines.process_due(), s2.deadlines.process_due())
         assert sorted(kinds(a) + kinds(b)) == ["reminder"]
         assert (await env.service.get_game(view.id)).version == view.version
     finally:
@@ -81,7 +81,7 @@ async def test_an_action_resets_the_deadline_and_the_next_turn_gets_its_reminder
     s, clock = env.service, env.clock
     view = await start_game(s)
     clock.advance(days=2, hours=12)
-    assert kinds(await s.process_due()) == ["reminder"]
+    assert kinds(await s.deadlines.process_due()) == ["reminder"]
     actor = view.to_act()
     if view.game.phase is Phase.PLAY:
         out = await s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)
@@ -91,12 +91,12 @@ async def test_an_action_resets_the_deadline_and_the_next_turn_gets_its_reminder
     assert out.view.deadline == acted_at + timedelta(days=3)
     # the old deadline passes: no timeout, the clock started again
     clock.advance(days=1)
-    assert await s.process_due() == []
-    assert await s.next_wakeup() == acted_at + timedelta(days=2.25)
+    assert await s.deadlines.process_due() == []
+    assert await s.deadlines.next_wakeup() == acted_at + timedelta(days=2.25)
     clock.now = acted_at + timedelta(days=2.25)
-    notices = await s.process_due()
+    notices = await s.deadlines.process_due()
     assert kinds(notices) == ["reminder"] and notices[0].user_id == out.view.to_act().user_id
-    assert await s.process_due() == []
+    assert await s.deadlines.process_due() == []
     assert (await s.get_game(view.id)).is_active
 
 
@@ -104,9 +104,9 @@ async def test_time_per_move_of_one_day(env: Env) -> None:
     s, clock = env.service, env.clock
     await start_game(s, options=ChallengeOptions(move_days=1))
     clock.advance(hours=18, seconds=-1)
-    assert await s.process_due() == []
+    assert await s.deadlines.process_due() == []
     clock.advance(seconds=1)
-    assert kinds(await s.process_due()) == ["reminder"]
+    assert kinds(await s.deadlines.process_due()) == ["reminder"]
 
 
 async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_url: str) -> None:
@@ -121,7 +121,7 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
         assert out.view.to_act() == ALICE and out.view.game.cube_value == 2
         await s2.get_game(view.id)
         clock.advance(days=3, seconds=1)  # no reminder was sent: the timeout covers it
-        a, b = await asyncio.gather(s1.process_due(), s2.process_due())
+        a, b = await asyncio.gather(s1.deadlines.process_due(), s2.deadlines.process_due())
         notices = a + b
         assert kinds(notices) == ["timeout"], notices
         timeout = notices[0]
@@ -135,8 +135,8 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
         for scope in (GUILD, None):
             bob = (await s1.stats(scope, BOB.user_id)).stats
             assert (bob.games, bob.wins, bob.points_won) == (1, 1, 6)
-        assert await s1.process_due() == [] and await s2.process_due() == []
-        assert await s1.next_wakeup() is None
+        assert await s1.deadlines.process_due() == [] and await s2.deadlines.process_due() == []
+        assert await s1.deadlines.next_wakeup() is None
         await assert_replays(s1, env.store, view.id)
     finally:
         await other.close()
@@ -148,9 +148,9 @@ async def test_timeout_in_a_match_forfeits_the_match(env: Env) -> None:
     view = await start_game(s, options=ChallengeOptions(match_length=5, move_days=2))
     loser = view.to_act()
     clock.advance(days=1.5)
-    assert kinds(await s.process_due()) == ["reminder"]
+    assert kinds(await s.deadlines.process_due()) == ["reminder"]
     clock.advance(days=0.5)
-    notices = await s.process_due()
+    notices = await s.deadlines.process_due()
     assert kinds(notices) == ["timeout"] and notices[0].user_id == loser.user_id
     assert notices[0].view.result["forfeited"] is True
     _, log, _ = await stored_state(s, env.store, view.id)
@@ -162,18 +162,18 @@ async def test_challenge_expires_after_24_hours_once(env: Env) -> None:
     other = await open_store(env.path, clock=env.clock)
     try:
         s2 = GameService(other, clock=env.clock)
-        ch = await env.service.challenge(GUILD, 100, ALICE, BOB, ChallengeOptions())
-        assert await env.service.next_wakeup() == env.clock.now + timedelta(hours=24)
+        ch = await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions())
+        assert await env.service.deadlines.next_wakeup() == env.clock.now + timedelta(hours=24)
         env.clock.advance(hours=23, minutes=59)
-        assert await env.service.process_due() == []
+        assert await env.service.deadlines.process_due() == []
         env.clock.advance(minutes=1)
-        a, b = await asyncio.gather(env.service.process_due(), s2.process_due())
+        a, b = await asyncio.gather(env.service.deadlines.process_due(), s2.deadlines.process_due())
         notices = a + b
         assert kinds(notices) == ["challenge_expired"]
         assert notices[0].challenge.id == ch.id and notices[0].user_id == ALICE.user_id
-        assert (await env.service.get_challenge(ch.id)).status == "expired"
-        assert await env.service.process_due() == [] and await s2.process_due() == []
-        assert await env.service.next_wakeup() is None
+        assert (await env.service.challenges.get(ch.id)).status == "expired"
+        assert await env.service.deadlines.process_due() == [] and await s2.deadlines.process_due() == []
+        assert await env.service.deadlines.next_wakeup() is None
     finally:
         await other.close()
 
@@ -194,9 +194,9 @@ async def test_a_failing_timeout_does_not_swallow_claimed_reminders(env: Env, mo
     with monkeypatch.context() as m:
         m.setattr(env.store.games, "append", busy)
         try:
-            first = await s.process_due()
+            first = await s.deadlines.process_due()
         except DatabaseBusyError:
             first = []
-    later = await s.process_due()
+    later = await s.deadlines.process_due()
     reminders = [n for n in first + later if n.kind == "reminder"]
     assert [n.view.id for n in reminders] == [late.id]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import ChallengeError, ChallengeOptions, GameService, ServiceError
+from bot.core import ChallengeError, ChallengeOptions, GameService, ServiceError
 from bot.store import open_store
 from engine import Phase
 from engine.fairdice import commitment
@@ -60,7 +60,7 @@ async def test_a_game_result_comes_before_the_next_game(env: Env) -> None:
 
 async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
     with pytest.raises(ChallengeError):
-        await env.service.challenge(GUILD, 300, ALICE, ROBOT, ChallengeOptions())
+        await env.service.challenges.create(GUILD, 300, ALICE, ROBOT, ChallengeOptions())
     with pytest.raises(ChallengeError):
         await env.service.play_computer(GUILD, 300, ALICE, BOB, ChallengeOptions(computer_level="beginner"))
     out = await env.service.play_computer(GUILD, 300, ALICE, ROBOT, ChallengeOptions(computer_level="beginner"))
@@ -98,9 +98,9 @@ async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
 async def test_a_thread_game_may_start_beside_a_busy_channel(env: Env) -> None:
     await start_game(env.service, channel=500)
     with pytest.raises(ChallengeError):
-        await env.service.challenge(GUILD, 500, ALICE, BOB, ChallengeOptions())
-    challenge = await env.service.challenge(GUILD, 500, ALICE, BOB, ChallengeOptions(thread=True))
-    out = await env.service.accept(challenge.id, BOB.user_id, channel_id=501)
+        await env.service.challenges.create(GUILD, 500, ALICE, BOB, ChallengeOptions())
+    challenge = await env.service.challenges.create(GUILD, 500, ALICE, BOB, ChallengeOptions(thread=True))
+    out = await env.service.challenges.accept(challenge.id, BOB.user_id, channel_id=501)
     assert out.view.channel_id == 501 and out.view.is_active
 
 
@@ -167,12 +167,12 @@ async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
     for shard, guild in guild_on.items():
         views[shard] = await start_game(env.service, guild=guild, channel=800 + shard)
     env.clock.advance(days=3, seconds=30)  # both turns just ran out
-    first = await env.service.process_due(shard=(2, (1,)))
+    first = await env.service.deadlines.process_due(shard=(2, (1,)))
     assert {n.view.guild_id for n in first if n.view} == {guild_on[1]}
     assert all(n.kind == "timeout" for n in first)
-    rest = await env.service.process_due(shard=(2, (0,)))
+    rest = await env.service.deadlines.process_due(shard=(2, (0,)))
     assert {n.view.guild_id for n in rest if n.view} == {guild_on[0]}
-    assert await env.service.process_due() == []
+    assert await env.service.deadlines.process_due() == []
 
 
 async def test_peek_gives_the_newest_view_without_the_database(env: Env) -> None:
@@ -200,7 +200,7 @@ async def test_the_computer_has_no_deadline_and_a_record(env: Env) -> None:
             view = (await env.service.play(view.id, ALICE.user_id, view.legal_play_texts()[0])).view
     assert view.deadline is None
     env.clock.advance(days=60)
-    assert [n for n in await env.service.process_due() if n.view and n.view.id == view.id] == []
+    assert [n for n in await env.service.deadlines.process_due() if n.view and n.view.id == view.id] == []
     await env.service.forfeit(view.id, ALICE.user_id)
     assert await env.service.computer_record(GUILD, ROBOT.user_id) == (1, 0)
     assert await env.service.computer_record(GUILD + 1, ROBOT.user_id) == (0, 0)

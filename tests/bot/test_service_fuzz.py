@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.service import ChallengeOptions, ServiceError
+from bot.core import ChallengeOptions, ServiceError
 from engine import SeededDice
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -17,7 +17,7 @@ from e2e.fake_discord import FakeDiscord
 def real_bot_available() -> bool:
     try:
         import bot.__main__  # noqa: F401
-        import bot.app  # noqa: F401
+        import bot.discord.client  # noqa: F401
     except Exception:  # noqa: BLE001
         return False
     return True

@@ -16,6 +16,7 @@ from typing import Any
 
 import discord
 
+from bot.discord.replies import table_of
 from engine import Move, Play, Step, format_play, format_point, next_steps
 
 MAX_STEP_BUTTONS = 20
@@ -77,7 +78,7 @@ class BuildButton(
         return cls(match["kind"], int(match["game"]), int(match["version"]), decode(match["steps"]), tag=tag)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        table = interaction.client.table  # type: ignore[attr-defined]
+        table = table_of(interaction)
         if self.kind == "bc":
             await table.confirm_built_play(interaction, self.game_id, self.version, self.steps)
         else:

@@ -1,6 +1,6 @@
 """One place that turns every failure into a private answer.
 
-Player mistakes (:class:`bot.service.ServiceError`, engine rule errors, our
+Player mistakes (:class:`bot.core.model.ServiceError`, engine rule errors, our
 own :class:`UserError`) are answered ephemerally with their message. Anything
 else is logged with its traceback and the player gets a private "something
 went wrong". Both the command tree's ``on_error`` and the buttons (whose
@@ -14,10 +14,9 @@ import logging
 import discord
 from discord import app_commands
 
-from bot import ai
-from bot.presenter import sentence, state_summary
-from bot.service import ServiceError, StaleGameError
-from bot.store import DatabaseBusyError, DatabaseUnavailableError
+from bot.core.advice import UNAVAILABLE_DETAIL
+from bot.core.model import AnalysisUnavailableError, BusyError, ServiceError, StaleGameError
+from bot.discord.presenter import sentence, state_summary
 from engine import GameError, IllegalPlayError, NotationError
 
 log = logging.getLogger("bot.errors")
@@ -33,14 +32,6 @@ class UserError(app_commands.AppCommandError):
         self.message = message
 
 
-UNAVAILABLE_DETAIL = "the computer, hints and analysis need the gnubg-nn and bgsage engines, which are not installed here."
-
-
-def unavailable_error() -> UserError:
-    """The friendly refusal when the engines are not installed."""
-    return UserError(f"{sentence(ai.UNAVAILABLE_MESSAGE)}: {UNAVAILABLE_DETAIL}")
-
-
 def unwrap(error: BaseException) -> BaseException:
     while isinstance(error, (app_commands.CommandInvokeError, app_commands.TransformerError)) and error.__cause__:
         error = error.__cause__
@@ -52,15 +43,13 @@ def unwrap(error: BaseException) -> BaseException:
 
 def player_message(error: BaseException) -> str | None:
     """The private answer for a player mistake, or None for a bug."""
+    if isinstance(error, AnalysisUnavailableError):
+        return f"{sentence(error.message)}: {UNAVAILABLE_DETAIL}"
     if isinstance(error, (ServiceError, UserError)):
         text = sentence(error.message)
         if isinstance(error, StaleGameError) and error.view is not None:
             text = f"{text.rstrip('.')}. {state_summary(error.view)}"
         return text
-    if isinstance(error, ai.AnalysisUnavailable):
-        return unavailable_error().message
-    if isinstance(error, (DatabaseUnavailableError, DatabaseBusyError)):
-        return sentence(str(error))
     if isinstance(error, (IllegalPlayError, NotationError, GameError)):
         return sentence(str(error))
     if isinstance(error, app_commands.BotMissingPermissions):
@@ -106,7 +95,7 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     """Answer a failed command or click (the single error path of the bot)."""
     error = unwrap(error)
     text = player_message(error)
-    if isinstance(error, (DatabaseUnavailableError, DatabaseBusyError)):
+    if isinstance(error, BusyError):
         log.warning("database trouble in interaction %s: %s", interaction.id, error)
     elif text is None:
         command = interaction.command.qualified_name if interaction.command else getattr(interaction, "data", {}) and interaction.data.get("custom_id")  # type: ignore[union-attr]

@@ -6,21 +6,20 @@ still works after it. Game controls carry the game id and the game's version
 (``bg:roll:12:57``): a click on an old board reaches the service with that
 version and gets "the game has moved on" instead of acting on a position the
 player never saw. The views hold no rules: each callback hands the click to
-:class:`bot.ui.table.Table`.
+:class:`bot.discord.table.Table`.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
-from bot.service import GameView
+from bot.core.model import GameState
+from bot.discord.builder import BuildButton, start_button
+from bot.discord.replies import table_of
 from engine import Phase
-
-if TYPE_CHECKING:
-    from bot.app import BackgammonBot
 
 GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "roll": ("Roll", discord.ButtonStyle.primary),
@@ -37,10 +36,6 @@ CHALLENGE_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "cancel": ("Withdraw", discord.ButtonStyle.secondary),
 }
 SELECT_LIMIT = 25
-
-
-def _bot(interaction: discord.Interaction) -> BackgammonBot:
-    return interaction.client  # type: ignore[return-value]
 
 
 class GameButton(
@@ -61,7 +56,7 @@ class GameButton(
         return cls(match["action"], int(match["game"]), int(match["version"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _bot(interaction).table.click_game_button(interaction, self.action, self.game_id, self.version)
+        await table_of(interaction).click_game_button(interaction, self.action, self.game_id, self.version)
 
 
 class PlaySelect(
@@ -90,7 +85,7 @@ class PlaySelect(
     async def callback(self, interaction: discord.Interaction) -> None:
         values = self.item.values or (interaction.data or {}).get("values", [])  # type: ignore[union-attr]
         play = values[0] if values else ""
-        await _bot(interaction).table.click_play(interaction, self.game_id, self.version, play)
+        await table_of(interaction).click_play(interaction, self.game_id, self.version, play)
 
 
 class ChallengeButton(
@@ -113,7 +108,7 @@ class ChallengeButton(
         return cls(match["action"], int(match["id"]), match["thread"] == "1")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _bot(interaction).table.click_challenge(interaction, self.action, self.challenge_id, self.thread)
+        await table_of(interaction).click_challenge(interaction, self.action, self.challenge_id, self.thread)
 
 
 class LeaderboardButton(
@@ -140,10 +135,9 @@ class LeaderboardButton(
         return cls(match["kind"], int(match["offset"]), match["dir"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _bot(interaction).table.click_leaderboard(interaction, self.kind, self.offset)
+        await table_of(interaction).click_leaderboard(interaction, self.kind, self.offset)
 
 
-from bot.ui.builder import BuildButton, start_button  # noqa: E402  (it needs nothing from here)
 
 DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, LeaderboardButton, BuildButton)
 
@@ -151,7 +145,7 @@ DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, LeaderboardButton, Bui
 # -- building views ---------------------------------------------------------------------
 
 
-def game_controls(view: GameView) -> discord.ui.View | None:
+def game_controls(view: GameState) -> discord.ui.View | None:
     """The controls for whoever must act now (None when nothing is clickable)."""
     if not view.is_active or view.match.game is None or view.to_act() is None:
         return None

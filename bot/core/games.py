@@ -1,4 +1,4 @@
-"""The game service: everything a player can do, with no Discord types.
+"""Games: everything a player does in a game, with no Discord types.
 
 The Discord layer translates an interaction into one call here. Each call
 loads the match (replaying its action log, or from a cache checked against
@@ -9,8 +9,9 @@ winner; the other gets :class:`StaleGameError` ("the game has moved on").
 
 What the service does by itself: the opening throw when a game starts, forced
 plays (exactly one legal play) and lost turns, the next game of a match, the
-rating update when a match ends, reminders at 75% of the time per move and a
-forfeit when the time runs out.
+rating update when a match ends (in the same transaction). Its parts:
+:attr:`GameService.challenges` (invitations) and :attr:`GameService.deadlines`
+(reminders and timeouts), sharing its player names and clock.
 """
 
 from __future__ import annotations
@@ -20,35 +21,35 @@ import copy
 import json
 import logging
 import secrets
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from engine import (
-    Action,
-    DiceSource,
-    Game,
-    GameError,
-    GameSettings,
-    IllegalPlayError,
-    Match,
-    NotationError,
-    Phase,
-    SecureDice,
-    WinKind,
-    export_match,
-    format_play,
+from bot.core import narration
+from bot.core.challenges import Challenges
+from bot.core.deadlines import Deadlines
+from bot.core.model import (
+    REMINDER_FRACTION,
+    SERVICE_ACTIONS,
+    ChallengeError,
+    ChallengeOptions,
+    Event,
+    GameState,
+    NoGameError,
+    NotInGameError,
+    NotYourTurnError,
+    Notice,
+    Outcome,
+    PlayerRef,
+    RuleError,
+    ServiceError,
+    StaleGameError,
+    storage_errors_as_service_errors,
 )
-from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
-from engine.fairdice import commitment as seed_commitment
-from engine.fairdice import verify as verify_dice
-from renderer import CLASSIC, BoardScene, Theme
-from renderer.from_game import scene_from_game
+from bot.core.players import PlayerNames
 from bot.store import (
     GLOBAL_SCOPE,
-    ChallengeClosedError,
-    ChallengeRow,
     ChannelBusyError,
     DiceStats,
     GameOverError,
@@ -57,247 +58,36 @@ from bot.store import (
     MatchOutcome,
     NotFoundError,
     PlayerStats,
-    RatingChange,
-    Shard,
     StaleVersionError,
-    StorageError,
     Store,
+    open_store,
+    redact,
 )
+from engine import (
+    Action,
+    DiceSource,
+    Game,
+    GameError,
+    IllegalPlayError,
+    Match,
+    NotationError,
+    Phase,
+    SecureDice,
+    WinKind,
+    export_match,
+)
+from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
+from engine.fairdice import commitment as seed_commitment
+from engine.fairdice import verify as verify_dice
 
 log = logging.getLogger(__name__)
-
-CHALLENGE_LIFETIME = timedelta(hours=24)
-KEPT_CHALLENGES = 10_000
-"""Pending challenges a service remembers (the oldest are forgotten first, and read again if needed)."""
-REMINDER_FRACTION = 0.75
-"""A reminder goes out when this much of the time per move has passed."""
-AUTOMATIC_DOUBLES_LIMIT = 2
-"""How many opening ties may double the cube when automatic doubles are on."""
-MAX_MATCH_LENGTH = 25
-MAX_STAKE = 1_000_000
-
-# Actions the service logs for itself; the engine never sees them.
-SERVICE_ACTIONS = frozenset({"abandon", "match_forfeit"})
-
-
-# -- errors -------------------------------------------------------------------
-
-
-class ServiceError(Exception):
-    """An action was refused; :attr:`message` tells the player what to do."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class NotInGameError(ServiceError):
-    """The user is not one of the two players."""
-
-
-class NotYourTurnError(ServiceError):
-    """The user plays in this game but it is the other player's move."""
-
-
-class StaleGameError(ServiceError):
-    """The game changed since the user looked at it (a stale button, a race)."""
-
-    def __init__(self, message: str = "the game has moved on", view: GameView | None = None) -> None:
-        super().__init__(message)
-        self.view = view
-
-
-class NoGameError(ServiceError):
-    """There is no such game (or no active game here)."""
-
-
-class ChallengeError(ServiceError):
-    """A challenge cannot be made, accepted or answered."""
-
-
-class RuleError(ServiceError):
-    """The engine refused the action: illegal play, unreadable notation, wrong phase."""
-
-
-# -- values -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerRef:
-    """A Discord user as the service knows them."""
-
-    user_id: int
-    name: str
-    is_bot: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ChallengeOptions:
-    """What the challenger chose: money game or match, time per move, rules."""
-
-    match_length: int = 0
-    """0 for a money game, else points to win the match."""
-    stake: int = 1
-    """Money game: what one point is worth on the points leaderboard."""
-    move_days: int = 3
-    """Time per move in days (1 to 14)."""
-    jacoby: bool = False
-    beavers: bool = False
-    automatic_doubles: bool = False
-    opening_reroll: bool = False
-    hints: bool = False
-    """Both players agreed to allow hints (used by the analysis commands)."""
-    thread: bool = False
-    """The game is played in a new thread, made when the challenge is accepted."""
-    computer_level: str | None = None
-    """Set for a game against the computer: its level (beginner, intermediate, expert)."""
-    practice: bool = False
-    """A practice game (from a set-up position): one game, unrated."""
-
-    @property
-    def rated(self) -> bool:
-        """Only games between two people that start from the opening are rated."""
-        return not (self.computer_level or self.practice)
-
-    def validate(self) -> None:
-        """:raises ChallengeError: with what is wrong."""
-        def whole(value: object) -> bool:
-            return isinstance(value, int) and not isinstance(value, bool)
-
-        if not whole(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
-            raise ChallengeError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for a money game)")
-        if not whole(self.stake) or not 1 <= self.stake <= MAX_STAKE:
-            raise ChallengeError("the stake is a whole number of at least 1")
-        if not whole(self.move_days) or not 1 <= self.move_days <= 14:
-            raise ChallengeError("the time per move is 1 to 14 days")
-        if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
-            raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
-
-    def game_settings(self) -> GameSettings:
-        return GameSettings(
-            match_length=self.match_length,
-            jacoby=self.jacoby,
-            beavers=self.beavers,
-            automatic_doubles=AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0,
-            opening_reroll=self.opening_reroll,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ChallengeOptions:
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    def describe(self) -> str:
-        """One line for a challenge message."""
-        kind = f"a {self.match_length}-point match" if self.match_length else f"a money game at {self.stake} per point"
-        rules = [name for name, on in (
-            ("Jacoby", self.jacoby), ("beavers", self.beavers),
-            ("automatic doubles", self.automatic_doubles), ("opening re-throw", self.opening_reroll),
-        ) if on]
-        days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
-        return ", ".join([kind, days, *rules])
-
-
-@dataclass(frozen=True, slots=True)
-class ChallengeView:
-    id: int
-    guild_id: int
-    channel_id: int
-    challenger: PlayerRef
-    challenged: PlayerRef
-    options: ChallengeOptions
-    status: str
-    expires_at: datetime | None
-    game_id: int | None = None
-    message_id: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GameView:
-    """A stored match and its engine state, as of :attr:`version`."""
-
-    id: int
-    guild_id: int
-    channel_id: int
-    players: tuple[PlayerRef, PlayerRef]
-    options: ChallengeOptions
-    version: int
-    status: str
-    match: Match
-    deadline: datetime | None
-    board_message: tuple[int, int] | None
-    result: dict[str, Any] | None = None
-    fair_dice: dict[str, str] | None = None
-    """``commitment`` and ``nonce`` of the provably fair dice; ``seed`` too once the game is over."""
-
-    @property
-    def game(self) -> Game:
-        """The current game of the match."""
-        assert self.match.game is not None
-        return self.match.game
-
-    @property
-    def is_active(self) -> bool:
-        return self.status == "active"
-
-    def seat(self, user_id: int) -> int | None:
-        for index, player in enumerate(self.players):
-            if player.user_id == user_id:
-                return index
-        return None
-
-    def to_act(self) -> PlayerRef | None:
-        """Who must act now (None once the match is over)."""
-        if not self.is_active or self.game.is_over:
-            return None
-        return self.players[self.game.turn]
-
-    def legal_play_texts(self) -> list[str]:
-        """Canonical notation of every legal play now (empty unless a play is due)."""
-        return sorted(format_play(play) for play in self.game.legal_plays())
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One thing that happened, in one line for people."""
-
-    kind: str
-    player: int | None
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The result of an action: the game as it now stands and what happened."""
-
-    view: GameView
-    events: list[Event]
-    rating_changes: list[RatingChange] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something the scheduler should post: a reminder, a timeout, an expired challenge."""
-
-    kind: str
-    view: GameView | None
-    challenge: ChallengeView | None
-    user_id: int | None
-    text: str
-    events: list[Event] = field(default_factory=list)
-    rating_changes: list[RatingChange] = field(default_factory=list)
 
 
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-# -- the service --------------------------------------------------------------
-
-
+@storage_errors_as_service_errors
 class GameService:
     """Game operations over a :class:`~bot.store.Store`.
 
@@ -328,93 +118,34 @@ class GameService:
         """The newest row of each active game this service wrote or read. Actions
         start from it without a read: the compare-and-set append catches a row
         another process has moved on since."""
-        self._players: dict[int, PlayerRef] = {}  # names change rarely; refreshed by _remember
-        self._latest: dict[int, GameView] = {}  # channel id -> newest view of its active game
-        self._pending: dict[int, ChallengeView] = {}
-        """Pending challenges this service made or read, oldest first. Answering
-        one starts from here without a read: the answer's own transaction checks
-        that it is still pending, which catches one another process answered."""
+        self._owns_store = False
+        self._latest: dict[int, GameState] = {}  # channel id -> newest view of its active game
+        self.names = PlayerNames(store)
+        self.challenges = Challenges(store, self.names, self.clock, self.start_game)
+        self.deadlines = Deadlines(store, self.clock, self.challenges, self.state_of, self._time_out)
 
-    # -- challenges -------------------------------------------------------------
+    @classmethod
+    async def open(
+        cls,
+        database_url: str,
+        *,
+        pool: Mapping[str, int] | None = None,
+        dice: DiceSource | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> GameService:
+        """Open the database ``database_url`` names (a SQLite path, or a URL: it may
+        hold a password, and only its redacted form is logged) and a service on it,
+        which closes the database when it is closed."""
+        store = await open_store(database_url, **(pool or {}))
+        log.info("database: %s (%s)", redact(database_url), store.backend)
+        service = cls(store, dice=dice, clock=clock)
+        service._owns_store = True
+        return service
 
-    async def challenge(
-        self,
-        guild_id: int,
-        channel_id: int,
-        challenger: PlayerRef,
-        challenged: PlayerRef,
-        options: ChallengeOptions,
-    ) -> ChallengeView:
-        """Challenge ``challenged`` to a money game or a match in this channel."""
-        if challenger.user_id == challenged.user_id:
-            raise ChallengeError("you can't challenge yourself: pick another member")
-        if challenged.is_bot:
-            raise ChallengeError(f"{challenged.name} is a bot and can't play")
-        options.validate()
-        if not options.thread and await self.store.games.active_in(channel_id) is not None:
-            raise ChallengeError(
-                "there is already a game in this channel: finish it first, or challenge with thread=True"
-            )
-        await self._remember(challenger)
-        await self._remember(challenged)
-        row = await self.store.challenges.create(
-            guild_id=guild_id,
-            channel_id=channel_id,
-            challenger=challenger.user_id,
-            challenged=challenged.user_id,
-            settings=options.to_dict(),
-            match_length=options.match_length,
-            expires_at=self.clock() + CHALLENGE_LIFETIME,
-        )
-        return self._keep(await self._challenge_view(row))
-
-    async def get_challenge(self, challenge_id: int) -> ChallengeView:
-        """A challenge as stored now (read from the database)."""
-        try:
-            row = await self.store.challenges.get(challenge_id)
-        except NotFoundError:
-            self._pending.pop(challenge_id, None)
-            raise ChallengeError("that challenge does not exist any more") from None
-        return self._keep(await self._challenge_view(row))
-
-    async def pending_challenge(self, challenge_id: int) -> ChallengeView:
-        """A challenge that can still be answered, as this service last saw it
-        (no read if it made or read it before; answering it checks again).
-
-        :raises ChallengeError: it was answered, withdrawn or expired, or never existed.
-        """
-        challenge = self._pending.get(challenge_id) or await self.get_challenge(challenge_id)
-        if challenge.status != "pending":
-            raise ChallengeError(f"this challenge is already {challenge.status}")
-        return challenge
-
-    def _keep(self, challenge: ChallengeView) -> ChallengeView:
-        """Remember a pending challenge, forget an answered one."""
-        self._pending.pop(challenge.id, None)
-        if challenge.status == "pending":
-            self._pending[challenge.id] = challenge
-            while len(self._pending) > KEPT_CHALLENGES:
-                del self._pending[next(iter(self._pending))]
-        return challenge
-
-    async def accept(self, challenge_id: int, user_id: int, *, channel_id: int | None = None) -> Outcome:
-        """The challenged player accepts: the game starts with the opening throw."""
-        challenge = await self.pending_challenge(challenge_id)
-        if user_id != challenge.challenged.user_id:
-            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
-        if challenge.expires_at is not None and challenge.expires_at <= self.clock():
-            raise ChallengeError("this challenge has expired: challenge again")
-        self._pending.pop(challenge_id, None)  # answered now, or refused: the next look reads it
-        try:
-            return await self._start_game(
-                challenge.guild_id,
-                channel_id or challenge.channel_id,
-                (challenge.challenger.user_id, challenge.challenged.user_id),
-                challenge.options,
-                challenge_id=challenge_id,
-            )
-        except ChallengeClosedError:
-            raise ChallengeError("this challenge was already answered") from None
+    async def close(self) -> None:
+        """Close the database if this service opened it."""
+        if self._owns_store:
+            await self.store.close()
 
     async def play_computer(
         self,
@@ -471,13 +202,13 @@ class GameService:
                 Game.from_gnubg_id(gnubg_id)  # check it before anything is written
             except ValueError as error:
                 raise ChallengeError(f"that is not a GNU Backgammon ID I can read: {error}") from None
-        await self._remember(player0)
-        await self._remember(player1)
-        return await self._start_game(
+        await self.names.remember(player0)
+        await self.names.remember(player1)
+        return await self.start_game(
             guild_id, channel_id, (player0.user_id, player1.user_id), options, gnubg_id=gnubg_id
         )
 
-    async def _start_game(
+    async def start_game(
         self,
         guild_id: int,
         channel_id: int,
@@ -520,32 +251,6 @@ class GameService:
 
         async with self._lock(row.id):
             return await self._commit(row, match, start, actor=None)
-
-    async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:
-        challenge = await self.pending_challenge(challenge_id)
-        if user_id != challenge.challenged.user_id:
-            raise ChallengeError(f"only {challenge.challenged.name} can decline this challenge")
-        return await self._close_challenge(challenge_id, "declined")
-
-    async def cancel(self, challenge_id: int, user_id: int) -> ChallengeView:
-        challenge = await self.pending_challenge(challenge_id)
-        if user_id != challenge.challenger.user_id:
-            raise ChallengeError(f"only {challenge.challenger.name} can withdraw this challenge")
-        return await self._close_challenge(challenge_id, "cancelled")
-
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self.store.challenges.set_message(challenge_id, message_id)
-        kept = self._pending.get(challenge_id)
-        if kept is not None:
-            self._pending[challenge_id] = replace(kept, message_id=message_id)
-
-    async def _close_challenge(self, challenge_id: int, status: str) -> ChallengeView:
-        self._pending.pop(challenge_id, None)
-        try:
-            row = await self.store.challenges.set_status(challenge_id, status)  # type: ignore[arg-type]
-        except ChallengeClosedError:
-            raise ChallengeError("this challenge was already answered") from None
-        return await self._challenge_view(row)
 
     # -- turn actions -------------------------------------------------------------
 
@@ -647,7 +352,7 @@ class GameService:
         game = match.game
         assert game is not None
         if not any_turn and game.turn != seat and game.phase is not Phase.OVER:
-            raise NotYourTurnError(f"it's not your turn: {await self._name(row.players[game.turn])} is to act")
+            raise NotYourTurnError(f"it's not your turn: {await self.names.name(row.players[game.turn])} is to act")
 
         def apply(m: Match, forced: set[int]) -> None:
             g = m.game
@@ -713,7 +418,7 @@ class GameService:
         else:
             game = match.game
             assert game is not None
-            if (await self._player(row.players[game.turn])).is_bot:
+            if (await self.names.get(row.players[game.turn])).is_bot:
                 # The computer is never reminded nor timed out; if its turn
                 # fails, people can retry it or forfeit.
                 updates.update(turn_deadline=None, reminder_at=None)
@@ -732,7 +437,7 @@ class GameService:
             self._cache[row.id] = (result.version, match)
             self._rows[row.id] = result.game
         view = await self._view(result.game, match)
-        events = self._describe(view, match, before, forced)
+        events = narration.describe(view, match, before, forced)
         return Outcome(view, events, result.rating_changes)
 
     @staticmethod
@@ -783,76 +488,27 @@ class GameService:
         span = timedelta(days=options.move_days)
         return {"turn_deadline": now + span, "reminder_at": now + span * REMINDER_FRACTION}
 
-    # -- describing what happened ---------------------------------------------------
-
-    def _describe(self, view: GameView, match: Match, before: int, forced: set[int]) -> list[Event]:
-        names = [p.name for p in view.players]
-        events: list[Event] = []
-        # Walk the games so each game's result comes right after its last move.
-        offset = 0  # index in match.log of this game's "game" marker
-        for number, game in enumerate(match.games, start=1):
-            marker, offset = offset, offset + 1 + len(game.log)
-            if offset <= before:
-                continue
-            if marker >= before and number > 1:
-                events.append(Event("new_game", None, f"game {number} begins"))
-            for action in game.log[max(0, before - marker - 1):]:
-                text = _describe_action(action, names)
-                if not text:
-                    continue
-                kind = action.kind
-                if kind == "play" and action.auto:
-                    kind = "dance"
-                elif id(action) in forced:
-                    kind = "forced"
-                    text = f"{names[action.player or 0]} has only one play: {action.text}"
-                events.append(Event(kind, action.player, text))
-            if game.result is not None:
-                r = game.result
-                kind_word = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[int(r.kind)]
-                how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(
-                    r.reason, f" ({r.reason})"
-                )
-                events.append(Event(
-                    "game_over", r.winner,
-                    f"{names[r.winner]} wins {kind_word}{how}: {r.points} point{'s' if r.points != 1 else ''}",
-                ))
-        if match.is_over or view.status == "finished":
-            winner = match.winner
-            if winner is None and view.result:
-                winner = view.result.get("winner_seat")
-            if winner is not None:
-                if match.is_money:
-                    text = f"{names[winner]} wins the money game"
-                else:
-                    s = match.score
-                    text = f"{names[winner]} wins the {match.length}-point match {max(s)}-{min(s)}"
-                if view.result and view.result.get("forfeited"):
-                    text += " (forfeit)"
-                events.append(Event("match_over", winner, text))
-        elif view.is_active:
-            game = view.game
-            if game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
-                events.append(Event("bar", game.player_on_roll, f"{names[game.player_on_roll]} is on the bar"))
-        return events
-
     # -- queries -----------------------------------------------------------------
 
-    async def get_game(self, game_id: int) -> GameView:
+    async def get_game(self, game_id: int) -> GameState:
         row = await self._row(game_id)
         return await self._view(row, await self._match(row))
 
-    async def game_in_channel(self, channel_id: int) -> GameView | None:
+    async def game_in_channel(self, channel_id: int) -> GameState | None:
         row = await self.store.games.active_in(channel_id)
         if row is None:
             return None
         return await self._view(row, await self._match(row))
 
-    async def active_games(self, guild_id: int, user_id: int) -> list[GameView]:
+    async def active_games(self, guild_id: int, user_id: int) -> list[GameState]:
         rows = await self.store.games.active_for(user_id, guild_id)
         return [await self._view(row, await self._match(row)) for row in rows]
 
-    async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameView]:
+    async def waiting_for(self, user_id: int) -> list[tuple[int, int]]:
+        """``(game id, guild id)`` of every active game a player sits in, oldest first."""
+        return [(row.id, row.guild_id) for row in await self.store.games.active_for(user_id)]
+
+    async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameState]:
         rows = await self.store.games.finished_for(user_id, guild_id, limit=limit)
         return [await self._view(row, await self._match(row)) for row in rows]
 
@@ -881,20 +537,6 @@ class GameService:
     async def dice_stats(self, guild_id: int | None, user_id: int) -> DiceStats:
         return await self.store.stats.dice_stats(user_id, guild_id)
 
-    def scene(self, view: GameView, viewpoint_user_id: int | None = None, theme: Theme = CLASSIC) -> BoardScene:
-        """The board to show: from the side of ``viewpoint_user_id`` if they
-        play, else from the side of the player to act."""
-        seat = view.seat(viewpoint_user_id) if viewpoint_user_id is not None else None
-        if seat is None:
-            seat = view.game.turn
-        return scene_from_game(
-            view.game,
-            (view.players[0].name, view.players[1].name),
-            viewer=seat,
-            stake=view.options.stake,
-            theme=theme,
-        )
-
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         await self.store.games.set_board_message(game_id, channel_id, message_id)
         cached = self._rows.get(game_id)
@@ -916,58 +558,11 @@ class GameService:
         return await self.store.stats.computer_record(computer_id, guild_id)
 
     async def remember_player(self, player: PlayerRef) -> None:
-        await self._remember(player)
+        await self.names.remember(player)
 
-    # -- deadlines -----------------------------------------------------------------
-
-    async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
-        return await self.store.schedule.next_wakeup(shard=shard)
-
-    async def process_due(self, now: datetime | None = None, *, shard: Shard | None = None) -> list[Notice]:
-        """Send what is due: expired challenges, reminders, timeouts.
-
-        Safe to run in several processes and after a restart: a reminder is
-        claimed atomically before it is reported, and a timeout is a
-        compare-and-set forfeit, so each happens once. With ``shard``
-        (shard count, shard ids) only games and challenges of guilds on those
-        Discord shards are handled, so the process that serves a guild claims
-        its notices; another shard's work is taken over once it is a few
-        minutes overdue (its process may be down).
-        """
-        now = now or self.clock()
-        notices: list[Notice] = []
-        for row in await self.store.schedule.expire_challenges(now, shard=shard):
-            view = self._keep(await self._challenge_view(row))
-            notices.append(Notice(
-                "challenge_expired", None, view, view.challenger.user_id,
-                f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
-            ))
-        for row in await self.store.schedule.due_reminders(now, shard=shard):
-            if row.turn_deadline is not None and row.turn_deadline <= now:
-                continue  # the timeout below covers it
-            if not await self.store.schedule.claim_reminder(row.id, row.version):
-                continue
-            view = await self._view(row, await self._match(row))
-            player = view.to_act()
-            if player is None:
-                continue
-            left = (row.turn_deadline - now) if row.turn_deadline else timedelta(0)
-            notices.append(Notice(
-                "reminder", view, None, player.user_id,
-                f"{player.name}, it's your move in game #{row.id}: {_span(left)} left before it is forfeited",
-            ))
-        for row in await self.store.schedule.due_deadlines(now, shard=shard):
-            try:
-                notice = await self._time_out(row)
-            except (StaleGameError, ServiceError):
-                continue
-            except StorageError:
-                # Try again on the next pass; what was claimed above still goes out.
-                log.warning("timeout of game %s failed; will retry", row.id, exc_info=True)
-                continue
-            if notice is not None:
-                notices.append(notice)
-        return notices
+    async def state_of(self, row: GameRow) -> GameState:
+        """A stored game as it stands at its row's version."""
+        return await self._view(row, await self._match(row))
 
     async def _time_out(self, row: GameRow) -> Notice | None:
         async with self._lock(row.id):
@@ -1082,14 +677,14 @@ class GameService:
         }
         return json.dumps(export, indent=1)
 
-    async def _view(self, row: GameRow, match: Match) -> GameView:
-        players = (await self._player(row.player0), await self._player(row.player1))
+    async def _view(self, row: GameRow, match: Match) -> GameState:
+        players = (await self.names.get(row.player0), await self.names.get(row.player1))
         board = (
             (row.board_channel_id, row.board_message_id)
             if row.board_channel_id is not None and row.board_message_id is not None
             else None
         )
-        view = GameView(
+        view = GameState(
             id=row.id,
             guild_id=row.guild_id,
             channel_id=row.channel_id,
@@ -1110,47 +705,11 @@ class GameService:
             del self._latest[row.channel_id]
         return view
 
-    def peek_game_in_channel(self, channel_id: int) -> GameView | None:
+    def peek_game_in_channel(self, channel_id: int) -> GameState | None:
         """The latest view of this channel's game this process has seen, without
         touching the database (for answers that can't wait, like autocomplete).
         It may be a moment behind another process; actions still check the version."""
         return self._latest.get(channel_id)
-
-    async def _player(self, user_id: int) -> PlayerRef:
-        known = self._players.get(user_id)
-        if known is not None:
-            return known
-        row = await self.store.players.get(user_id)
-        name = row.display_name if row and row.display_name else f"player {user_id}"
-        player = PlayerRef(user_id, name, bool(row.is_bot) if row else False)
-        self._players[user_id] = player
-        return player
-
-    async def _name(self, user_id: int) -> str:
-        return (await self._player(user_id)).name
-
-    async def _remember(self, player: PlayerRef) -> None:
-        """Store a player's current name (a write only when it changed since this service last saw it)."""
-        if self._players.get(player.user_id) == player:
-            return
-        await self.store.players.upsert(player.user_id, player.name, is_bot=player.is_bot)
-        self._players[player.user_id] = player
-
-    async def _challenge_view(self, row: ChallengeRow) -> ChallengeView:
-        challenged = await self._player(row.challenged) if row.challenged is not None else PlayerRef(0, "anyone")
-        return ChallengeView(
-            id=row.id,
-            guild_id=row.guild_id,
-            channel_id=row.channel_id,
-            challenger=await self._player(row.challenger),
-            challenged=challenged,
-            options=ChallengeOptions.from_dict(row.settings),
-            status=row.status,
-            expires_at=row.expires_at,
-            game_id=row.game_id,
-            message_id=row.message_id,
-        )
-
 
 def _public_fair_dice(row: GameRow) -> dict[str, str] | None:
     fair = row.settings.get("fair_dice")
@@ -1160,58 +719,3 @@ def _public_fair_dice(row: GameRow) -> dict[str, str] | None:
     if not row.is_active:
         public["seed"] = fair["seed"]  # revealed once the game is over
     return public
-
-
-# -- wording ------------------------------------------------------------------------
-
-
-def _span(delta: timedelta) -> str:
-    hours = max(int(delta.total_seconds() // 3600), 0)
-    if hours >= 48:
-        return f"{hours // 24} days"
-    if hours >= 1:
-        return f"{hours} hour{'s' if hours != 1 else ''}"
-    minutes = max(int(delta.total_seconds() // 60), 1)
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
-
-
-def _describe_action(action: Action, names: list[str]) -> str:
-    who = names[action.player] if action.player is not None else ""
-    kind = action.kind
-    if kind == "setup":
-        return f"the game starts from the position {action.text}"
-    if kind == "opening":
-        assert action.dice is not None
-        d0, d1 = action.dice
-        if d0 == d1:
-            return f"opening throw: both threw {d0}, throwing again"
-        starter = 0 if d0 > d1 else 1
-        return f"opening throw: {names[0]} {d0}, {names[1]} {d1}: {names[starter]} starts"
-    if kind == "roll":
-        assert action.dice is not None
-        high, low = max(action.dice), min(action.dice)
-        return f"{who} rolled {high}-{low}"
-    if kind == "play":
-        if action.auto:
-            return f"{who} can't move and loses the turn"
-        return f"{who} played {action.text}"
-    if kind == "closed_out":
-        return f"{who} is closed out and can't roll"
-    if kind == "double":
-        return f"{who} doubles to {action.value}"
-    if kind == "take":
-        return f"{who} takes"
-    if kind == "pass":
-        return f"{who} passes"
-    if kind == "beaver":
-        return f"{who} beavers: the cube is at {action.value}"
-    if kind == "resign":
-        level = {1: "a single game", 2: "a gammon", 3: "a backgammon"}.get(action.value or 1, "a single game")
-        return f"{who} offers to resign {level}"
-    if kind == "accept":
-        return f"{who} accepts the resignation"
-    if kind == "reject":
-        return f"{who} rejects the resignation; play goes on"
-    if kind == "forfeit":
-        return f"{who} {'ran out of time' if action.text == 'timeout' else 'forfeits'}"
-    return ""

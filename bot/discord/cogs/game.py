@@ -1,37 +1,50 @@
 """``/bg``: every slash command of the bot.
 
-Each command is a thin translation: read the options, call one service
-method (through :class:`bot.ui.table.Table`), show the result. Refusals are
-raised and answered privately by the tree's ``on_error``.
+Each command is a thin translation: read the options, call the core (through
+:class:`bot.discord.table.Table` where a board is shown), show the result.
+Refusals are raised and answered privately by the tree's ``on_error``.
 """
 
 from __future__ import annotations
 
 import io
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import ai, presenter
-from bot.cogs.base import BotCogMixin
-from bot.service import ChallengeOptions, GameView
-from bot.ui import replays
-from bot.ui.errors import UserError, unavailable_error
-from bot.ui.table import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, THREAD_PERMISSIONS, player_ref, require_permissions
+from bot.core.advice import parse_level
+from bot.core.model import ChallengeOptions
+from bot.discord import presenter, replays
+from bot.discord.errors import UserError
+from bot.discord.parts import Parts
+from bot.discord.replies import (
+    BOARD_PERMISSIONS,
+    CHANNEL_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    defer,
+    player_ref,
+    require_permissions,
+    send_private,
+    send_public,
+)
+from engine import WinKind
 
-if TYPE_CHECKING:
-    from bot.app import BackgammonBot
-
-RESIGN_LEVELS = {"single": 1, "gammon": 2, "backgammon": 3}
 LevelName = Literal["beginner", "intermediate", "expert"]
 
 
 @app_commands.guild_only()
-class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description="Play backgammon"):
+class GameCog(commands.GroupCog, group_name="bg", group_description="Play backgammon"):
     """Backgammon commands."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.settings = parts.settings
+        self.service = parts.service
+        self.advice = parts.advice
+        self.table = parts.table
+        super().__init__()
 
     # -- starting a game -------------------------------------------------------------
 
@@ -68,7 +81,7 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
         options = ChallengeOptions(
             match_length=match_length,
             stake=stake,
-            move_days=days if days is not None else self.bot.settings.default_move_days,
+            move_days=days if days is not None else self.settings.default_move_days,
             jacoby=jacoby,
             beavers=beavers,
             automatic_doubles=automatic_doubles,
@@ -76,13 +89,13 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
             thread=thread,
             hints=hints,
         )
-        if self.bot.user is not None and opponent.id == self.bot.user.id:
+        if opponent.id == self.table.computer.user_id:
             # challenging me: the computer plays at once (no challenge to accept)
             await self._start_computer_game(interaction, self.table.computer.default_level, options)
             return
         challenge = await self.table.quick(
             interaction,
-            self.service.challenge(
+            self.service.challenges.create(
                 interaction.guild_id,
                 interaction.channel_id,
                 player_ref(interaction.user),
@@ -103,18 +116,17 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
         level: LevelName | None = None,
         match_length: app_commands.Range[int, 0, 25] = 0,
     ) -> None:
-        options = ChallengeOptions(match_length=match_length, move_days=self.bot.settings.default_move_days)
+        options = ChallengeOptions(match_length=match_length, move_days=self.settings.default_move_days)
         await self._start_computer_game(interaction, level or self.table.computer.default_level, options)
 
     async def _start_computer_game(
         self, interaction: discord.Interaction, level: str, options: ChallengeOptions
     ) -> None:
-        if not ai.available():
-            raise unavailable_error()
+        self.advice.require()
         if options.thread:
             raise UserError("Games against the computer are played right here: leave out `thread`.")
         require_permissions(interaction, CHANNEL_PERMISSIONS)
-        level_name = ai.Level.parse(level).value
+        level_name = parse_level(level)
         options = replace(options, computer_level=level_name, thread=False, hints=True)
         outcome = await self.table.quick(
             interaction,
@@ -175,7 +187,7 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
         self, interaction: discord.Interaction, level: Literal["single", "gammon", "backgammon"] = "single"
     ) -> None:
         await self.table.slash_action(
-            interaction, lambda view: self.service.resign(view.id, interaction.user.id, RESIGN_LEVELS[level])
+            interaction, lambda view: self.service.resign(view.id, interaction.user.id, WinKind[level.upper()])
         )
 
     @app_commands.command(name="accept-resign", description="Accept your opponent's offer to resign")
@@ -209,8 +221,7 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
     @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
     async def hint(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
-        if not ai.available():
-            raise unavailable_error()
+        self.advice.require()
         user = interaction.user.id
         if view.seat(user) is None:
             raise UserError("You're not in this game: hints are for the player to act.")
@@ -222,22 +233,19 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
                 "Hints are off in this game: between people they need both players' agreement, "
                 "given with `/bg challenge hints:True` (accepting agrees)."
             )
-        advice = await self.table.quick(
-            interaction, ai.default_analyst().ahint(view.game, level=self.table.computer.hint_level)
-        )
-        await self.table.send_private(interaction, content=presenter.hint_text(view, advice.lines()))
+        lines = await self.table.quick(interaction, self.advice.hint(view))
+        await send_private(interaction, content=presenter.hint_text(view, lines))
 
     @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
-        if not ai.available():
-            raise unavailable_error()
+        self.advice.require()
         require_permissions(interaction, ("send_messages", "embed_links"))
         game_id = game or await self._latest_finished(interaction)
-        view = await self._game_of_this_server(interaction, game_id)
+        view = await self.table.game_of_this_server(interaction, game_id)
         if view.is_active:
             raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
-        summaries = await self.table.quick(interaction, self.table.analyses.summaries(view))
+        summaries = await self.table.quick(interaction, self.advice.summaries(view))
         await self._reply(interaction, embed=presenter.analysis_embed(view, summaries))
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
@@ -245,12 +253,6 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `/bg analysis game:12`.")
-
-    async def _game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameView:
-        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id))
-        if view.guild_id != interaction.guild_id:
-            raise UserError(f"There is no game #{game_id} in this server.")
-        return view
 
     # -- looking at games ----------------------------------------------------------------------
 
@@ -282,8 +284,8 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
-        view = await self._game_of_this_server(interaction, game_id)
-        await self.table.defer(interaction, ephemeral=True)  # the replay takes a moment to draw
+        view = await self.table.game_of_this_server(interaction, game_id)
+        await defer(interaction, ephemeral=True)  # the replay takes a moment to draw
         text = await self.service.export_mat(game_id)
         data = await self.service.export_json(game_id)
         files = [
@@ -343,10 +345,11 @@ class GameCog(BotCogMixin, commands.GroupCog, group_name="bg", group_description
 
     async def _reply(self, interaction: discord.Interaction, *, ephemeral: bool = False, **kwargs: object) -> None:
         if ephemeral:
-            await self.table.send_private(interaction, **kwargs)
+            await send_private(interaction, **kwargs)
         else:
-            await self.table.send_public(interaction, **kwargs)
+            await send_public(interaction, **kwargs)
 
 
-async def setup(bot: BackgammonBot) -> None:
-    await bot.add_cog(GameCog(bot))
+async def setup(bot: Any) -> None:
+    """The extension's entry (``bot.load_extension("bot.discord.cogs.game")``): its parts come from the client."""
+    await bot.add_cog(GameCog(bot.parts))

@@ -1,9 +1,12 @@
-"""The bot: a :class:`commands.Bot` that owns the store, the service and the scheduler.
+"""The bot: a :class:`commands.Bot` that builds the Discord layer's parts and runs them.
 
 :func:`create_bot` builds it without side effects; everything that needs the
-event loop (opening the database, adding the cog, registering the persistent
-buttons, starting the scheduler, syncing the slash commands) happens in
-:meth:`BackgammonBot.setup_hook`, which discord.py runs at login.
+event loop (opening the database, building the parts, loading the cogs as
+extensions, registering the persistent buttons, starting the scheduler,
+syncing the slash commands) happens in :meth:`BackgammonBot.setup_hook`,
+which discord.py runs at login. Each part gets what it needs through its
+constructor; the persistent components, which discord.py rebuilds from their
+custom ids, find their table through :func:`bot.discord.replies.table_of`.
 """
 
 from __future__ import annotations
@@ -16,14 +19,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import ai
 from bot.config import Settings
-from bot.scheduler import Scheduler
-from bot.service import GameService
-from bot.store import Store, open_store
-from bot.ui.components import DYNAMIC_ITEMS
-from bot.ui.errors import report
-from bot.ui.table import Table, warm_up_renderer
+from bot.core.advice import Advice
+from bot.core.games import GameService
+from bot.core.scheduler import Scheduler
+from bot.discord.analysis_notes import AnalysisNotes
+from bot.discord.boards import BoardPoster, warm_up_renderer
+from bot.discord.components import DYNAMIC_ITEMS
+from bot.discord.computer_seat import ComputerSeat
+from bot.discord.errors import report
+from bot.discord.notices import Notices
+from bot.discord.parts import Parts
+from bot.discord.table import Table
 from engine import DiceSource
 
 log = logging.getLogger("bot")
@@ -31,6 +38,9 @@ log = logging.getLogger("bot")
 INTENTS = discord.Intents(guilds=True)
 """Only guild and channel events: the bot works through interactions, so it
 neither needs nor parses the message events every channel post would send."""
+
+EXTENSIONS = ("bot.discord.cogs.game", "bot.discord.cogs.tools")
+"""The cogs, loaded by name: ``/bg`` and ``/bgtools``."""
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -41,7 +51,13 @@ class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
 
 
 class BackgammonBot(commands.Bot):
-    """The backgammon bot. Build it with :func:`create_bot`."""
+    """The backgammon bot. Build it with :func:`create_bot`.
+
+    :param service: the game service (else one on ``settings``' database is opened at login).
+    :param dice: a dice source for new games (tests; not provably fair).
+    :param clock: the service's clock (tests).
+    :param scheduler: whether reminders and timeouts run.
+    """
 
     user: discord.ClientUser  # filled in at login
 
@@ -49,7 +65,6 @@ class BackgammonBot(commands.Bot):
         self,
         settings: Settings,
         *,
-        store: Store | None = None,
         service: GameService | None = None,
         dice: DiceSource | None = None,
         clock: Callable[[], datetime] | None = None,
@@ -66,38 +81,40 @@ class BackgammonBot(commands.Bot):
             **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),
         )
         self.settings = settings
-        self.store: Store | None = store if store is not None else (service.store if service is not None else None)
-        self._service = service
-        self._owns_store = False
+        self.service: GameService | None = service
+        self._owns_service = False
         self._dice = dice
         self._clock = clock
-        self.table = Table(self)
-        self.scheduler = Scheduler(self) if scheduler else None
-
-    @property
-    def service(self) -> GameService:
-        if self._service is None:
-            raise RuntimeError("the bot is not set up yet (setup_hook has not run)")
-        return self._service
+        self._with_scheduler = scheduler
+        self.parts: Parts | None = None
+        """What the cogs are built from, once :meth:`setup_hook` has run."""
+        self.table: Table | None = None
+        self.scheduler: Scheduler | None = None
 
     async def setup_hook(self) -> None:
-        if self._service is None:
-            if self.store is None:
-                # DATABASE_URL (may hold a password: only the redacted form is logged) or DATABASE_PATH
-                self.store = await open_store(self.settings.database_url, **self.settings.pool_options)
-                self._owns_store = True
-                log.info("database: %s (%s)", self.settings.database_redacted, self.store.backend)
-            self._service = GameService(self.store, dice=self._dice, clock=self._clock)
-        from bot.cogs.game import GameCog
-        from bot.cogs.trust import TrustCog
-
-        await self.add_cog(GameCog(self))
-        await self.add_cog(TrustCog(self))
+        if self.service is None:
+            # DATABASE_URL or DATABASE_PATH
+            self.service = await GameService.open(
+                self.settings.database_url, pool=self.settings.pool_options, dice=self._dice, clock=self._clock
+            )
+            self._owns_service = True
+        service = self.service
+        advice = Advice(service)
+        poster = BoardPoster(self, service)
+        notes = AnalysisNotes(advice)
+        computer = ComputerSeat(self, service, advice, poster, notes)
+        poster.listeners += [computer.after_post, notes.after_game]
+        self.table = Table(self, service, poster, computer, notes)
+        self.parts = Parts(self.settings, service, advice, self.table)
+        if self._with_scheduler:
+            self.scheduler = Scheduler(service.deadlines, Notices(self, poster).post, shard=self.settings.shard)
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         if self.scheduler is not None:
             self.scheduler.start()
         await warm_up_renderer()
-        ai.available()  # import the engines now, not on the event loop when the first game ends
+        advice.available()  # import the engines now, not on the event loop when the first game ends
         await self.sync_commands()
 
     async def sync_commands(self) -> None:
@@ -113,21 +130,24 @@ class BackgammonBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s (%s) in %d servers", self.user, self.user.id, len(self.guilds))
-        await self.table.computer.resume()  # the computer's turns left waiting by a restart
+        if self.table is not None:
+            await self.table.computer.resume()  # the computer's turns left waiting by a restart
 
     async def close(self) -> None:
         if self.scheduler is not None:
             await self.scheduler.stop()
-        await self.table.close()  # the computer's turns, analyses, the analyst's worker processes
+        if self.table is not None:
+            await self.table.close()  # the computer's turns, the analyses in progress
+        if self.parts is not None:
+            await self.parts.advice.close()  # the analyst's worker processes
         await super().close()
-        if self._owns_store and self.store is not None:
-            await self.store.close()
+        if self._owns_service and self.service is not None:
+            await self.service.close()
 
 
 def create_bot(
     settings: Settings | None = None,
     *,
-    store: Store | None = None,
     service: GameService | None = None,
     dice: DiceSource | None = None,
     clock: Callable[[], datetime] | None = None,
@@ -141,7 +161,7 @@ def create_bot(
     if settings is None:
         settings = Settings.from_env()
     cls = ShardedBackgammonBot if settings.sharded else BackgammonBot
-    return cls(settings, store=store, service=service, dice=dice, clock=clock, scheduler=scheduler)
+    return cls(settings, service=service, dice=dice, clock=clock, scheduler=scheduler)
 
 
 class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):

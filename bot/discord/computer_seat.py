@@ -1,8 +1,8 @@
 """The computer's seat at the table: it plays its turns, the table posts them.
 
-After every posted outcome the table calls :meth:`ComputerSeat.kick`; when the
+After every posted board :meth:`ComputerSeat.after_post` looks; when the
 computer (the bot's own user) is to act, a background task runs
-:meth:`bot.computer.ComputerPlayer.take_turn` and posts each of its actions the
+:meth:`bot.core.computer.ComputerPlayer.take_turn` and posts each of its actions the
 way a person's are posted: while the computer keeps acting its board message is
 edited in place, and when the turn comes back to a person a new board is posted
 with a mention of them. A short pause between the posts lets people follow.
@@ -16,16 +16,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import discord
 
-from bot import ai
-from bot.service import Event, GameView, Outcome, PlayerRef
-
-if TYPE_CHECKING:
-    from bot.computer import ComputerPlayer
-    from bot.ui.table import Table
+from bot.core.advice import DEFAULT_LEVEL, Advice, parse_level
+from bot.core.computer import ComputerPlayer
+from bot.core.games import GameService
+from bot.core.model import AnalysisUnavailableError, Event, GameState, Outcome, PlayerRef
+from bot.discord.analysis_notes import AnalysisNotes
+from bot.discord.boards import BoardPoster, EditBoard, InChannel
 
 log = logging.getLogger(__name__)
 
@@ -38,14 +37,22 @@ MAX_RUNS = 200
 class ComputerSeat:
     """Plays the computer's turns in every game where the bot's user sits."""
 
-    def __init__(self, table: Table) -> None:
-        self.table = table
+    def __init__(
+        self,
+        client: discord.Client,
+        service: GameService,
+        advice: Advice,
+        poster: BoardPoster,
+        notes: AnalysisNotes,
+    ) -> None:
+        self.client = client
+        self.service = service
+        self.advice = advice
+        self.poster = poster
+        self.notes = notes
         self.pause = COMPUTER_PAUSE_SECONDS
-        self.default_level: ai.Level = ai.DEFAULT_LEVEL
+        self.default_level: str = DEFAULT_LEVEL
         """The level of ``/bg challenge @bot`` and of games that don't say."""
-        self.hint_level: ai.Level | str | int = ai.DEFAULT_LEVEL
-        """The level ``/bg hint`` thinks at."""
-        self._players: dict[ai.Level, ComputerPlayer] = {}
         self._running: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
 
@@ -53,40 +60,38 @@ class ComputerSeat:
 
     @property
     def user_id(self) -> int | None:
-        user = self.table.bot.user
+        user = self.client.user
         return user.id if user is not None else None
 
     def ref(self) -> PlayerRef:
-        user = self.table.bot.user
+        user = self.client.user
         assert user is not None, "the bot is not logged in"
         return PlayerRef(user.id, getattr(user, "display_name", None) or user.name, True)
 
-    def plays_in(self, view: GameView) -> bool:
+    def plays_in(self, view: GameState) -> bool:
         return self.user_id is not None and view.seat(self.user_id) is not None
 
-    def is_to_act(self, view: GameView) -> bool:
+    def is_to_act(self, view: GameState) -> bool:
         actor = view.to_act()
         return actor is not None and self.user_id is not None and actor.user_id == self.user_id
 
-    def player(self, level: ai.Level | str) -> ComputerPlayer:
-        from bot.computer import ComputerPlayer
+    def player(self, level: str | None) -> ComputerPlayer:
+        assert self.user_id is not None
+        return self.advice.computer(self.user_id, level)
 
-        parsed = ai.Level.parse(level)
-        player = self._players.get(parsed)
-        if player is None:
-            assert self.user_id is not None
-            player = self._players[parsed] = ComputerPlayer(self.table.service, self.user_id, parsed)
-        return player
-
-    def level_of(self, view: GameView) -> ai.Level:
+    def level_of(self, view: GameState) -> str:
         try:
-            return ai.Level.parse(view.options.computer_level or self.default_level)
+            return parse_level(view.options.computer_level or self.default_level)
         except ValueError:
-            return ai.Level.parse(self.default_level)
+            return parse_level(self.default_level)
 
     # -- running turns -----------------------------------------------------------------
 
-    def kick(self, view: GameView, events: Sequence[Event] = ()) -> None:
+    def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed]) -> None:
+        """A board was posted: the computer's turn, if it is."""
+        self.kick(outcome.view, outcome.events)
+
+    def kick(self, view: GameState, events: Sequence[Event] = ()) -> None:
         """If the computer is to act in this game, play its turn in the background."""
         if not self.is_to_act(view):
             return
@@ -102,11 +107,10 @@ class ComputerSeat:
             return 0
         kicked = 0
         try:
-            rows = await self.table.service.store.games.active_for(self.user_id)
-            for row in rows:
-                if self.table.bot.get_guild(row.guild_id) is None:
+            for game_id, guild_id in await self.service.waiting_for(self.user_id):
+                if self.client.get_guild(guild_id) is None:
                     continue  # another shard's (process's) server
-                view = await self.table.service.get_game(row.id)
+                view = await self.service.get_game(game_id)
                 if self.is_to_act(view) and view.id not in self._running:
                     self.kick(view)
                     kicked += 1
@@ -134,7 +138,7 @@ class ComputerSeat:
         try:
             for _ in range(MAX_RUNS):
                 self._again.discard(game_id)
-                view = await self.table.service.get_game(game_id)
+                view = await self.service.get_game(game_id)
                 outcomes: list[Outcome] = []
                 if self.is_to_act(view):
                     outcomes = await self.player(self.level_of(view)).take_turn(game_id)
@@ -155,9 +159,8 @@ class ComputerSeat:
             self._running.pop(game_id, None)
             self._again.discard(game_id)
 
-    async def post(self, before: GameView, outcomes: Sequence[Outcome], events: Sequence[Event] = ()) -> None:
+    async def post(self, before: GameState, outcomes: Sequence[Outcome], events: Sequence[Event] = ()) -> None:
         """Post the computer's outcomes: edits while it keeps acting, a new board when a person must act."""
-        table = self.table
         board = before.board_message
         shown: list[Event] = list(events)
         for outcome in outcomes:
@@ -165,30 +168,25 @@ class ComputerSeat:
                 await asyncio.sleep(self.pause)
             shown.extend(outcome.events)
             view = outcome.view
-            payload = await table.board_payload(view, shown, outcome.rating_changes)
-            message: discord.Message | None = None
-            if self.is_to_act(view) and board is not None:
-                message = await table.edit_board(board, payload)
-                if message is None:
-                    payload = await table.board_payload(view, shown, outcome.rating_changes)
+            channel = InChannel(self.client, board[0] if board is not None else view.channel_id, view.guild_id)
+            edit = EditBoard(self.client, board) if self.is_to_act(view) and board is not None else None
+            message = await self.poster.publish(
+                outcome, edit or channel, fallback=channel if edit else None, old=board, events=list(shown),
+                listeners=[self.notes.after_game],  # not itself: this loop plays on by itself
+            )
             if message is None:
-                channel_id = board[0] if board is not None else view.channel_id
-                message = await table.send_board(channel_id, view.guild_id, payload)
-                if message is None:
-                    raise RuntimeError(f"could not post the computer's move in game {view.id}")
-                await table.remember_board(view, message, board)
-                board = (message.channel.id, message.id)
-            table.analyses.after_game(outcome, message, payload["embeds"])
+                raise RuntimeError(f"could not post the computer's move in game {view.id}")
+            board = (message.channel.id, message.id)
 
     async def report_failure(self, game_id: int, error: BaseException) -> None:
         """Say in the game's channel that the computer could not act (never a silent stall)."""
         try:
-            view = await self.table.service.get_game(game_id)
+            view = await self.service.get_game(game_id)
         except Exception:
             log.exception("could not load game %s to report the computer's failure", game_id)
             return
-        if isinstance(error, ai.AnalysisUnavailable):
-            why = f"{ai.UNAVAILABLE_MESSAGE}, so the computer can't play"
+        if isinstance(error, AnalysisUnavailableError):
+            why = f"{error.message}, so the computer can't play"
         else:
             why = "something went wrong on my side"
         humans = " ".join(f"<@{p.user_id}>" for p in view.players if not p.is_bot)
@@ -197,5 +195,5 @@ class ComputerSeat:
             "`/bg board` asks it to try again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
         ).replace("⚠️  ", "⚠️ ")
         channel_id = view.board_message[0] if view.board_message else view.channel_id
-        await self.table.send_board(channel_id, view.guild_id, {"content": text})
+        await InChannel(self.client, channel_id, view.guild_id).send({"content": text})
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from bot.service import GameView
-from bot.ui.errors import UserError
+from bot.core.model import GameState
+from bot.discord.errors import UserError
 from renderer import render_replay, scenes_from_game
 
 MAX_FRAMES = 600
@@ -23,12 +23,8 @@ class Replay:
     """Numbers (1-based) of the match's games shown."""
     note: str = ""
 
-    @property
-    def filename(self) -> str:
-        return "replay.gif"
 
-
-def _scenes(view: GameView, number: int) -> list:  # type: ignore[type-arg]
+def _scenes(view: GameState, number: int) -> list:  # type: ignore[type-arg]
     game = view.match.games[number - 1]
     names = (view.players[0].name, view.players[1].name)
     stake = view.options.stake if not view.options.match_length else None
@@ -37,7 +33,7 @@ def _scenes(view: GameView, number: int) -> list:  # type: ignore[type-arg]
     )
 
 
-def build_scenes(view: GameView, number: int | None) -> tuple[list, tuple[int, ...], str]:  # type: ignore[type-arg]
+def build_scenes(view: GameState, number: int | None) -> tuple[list, tuple[int, ...], str]:  # type: ignore[type-arg]
     games = view.match.games
     if not games:
         raise UserError(f"Game #{view.id} has no moves to replay yet.")
@@ -60,7 +56,7 @@ def build_scenes(view: GameView, number: int | None) -> tuple[list, tuple[int, .
     return _scenes(view, last), (last,), note
 
 
-async def render(view: GameView, number: int | None = None, *, limit: int = DEFAULT_UPLOAD_LIMIT) -> Replay:
+async def render(view: GameState, number: int | None = None, *, limit: int = DEFAULT_UPLOAD_LIMIT) -> Replay:
     """Render the replay in a thread; :raises UserError: if it would not fit in a message."""
     scenes, shown, note = build_scenes(view, number)
     if len(scenes) > MAX_FRAMES:

@@ -8,26 +8,29 @@ table, and shows the result; refusals are raised and answered privately.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import ai, presenter
-from bot.cogs.base import BotCogMixin
-from bot.service import ChallengeOptions, GameView
-from bot.ui import replays
-from bot.ui.errors import UserError, unavailable_error
-from bot.ui.table import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, player_ref, require_permissions
-
-if TYPE_CHECKING:
-    from bot.app import BackgammonBot
+from bot.core.model import ChallengeOptions
+from bot.discord import presenter, replays
+from bot.discord.errors import UserError
+from bot.discord.parts import Parts
+from bot.discord.replies import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, defer, player_ref, require_permissions, send_public
 
 
 @app_commands.guild_only()
-class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
+class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
     """Fair dice, statistics, positions and replays."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.settings = parts.settings
+        self.service = parts.service
+        self.advice = parts.advice
+        self.table = parts.table
+        super().__init__()
 
     # -- fair dice ------------------------------------------------------------------------------
 
@@ -35,9 +38,9 @@ class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_descr
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game(interaction)
-        view = await self._game_of_this_server(interaction, game_id)
+        view = await self.table.game_of_this_server(interaction, game_id)
         result = await self.table.quick(interaction, self.service.verify(game_id))
-        await self.table.send_public(interaction, content=presenter.verify_text(view, result))
+        await send_public(interaction, content=presenter.verify_text(view, result))
 
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
     @app_commands.describe(member="Whose rolls (default: yours)")
@@ -45,14 +48,14 @@ class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_descr
         require_permissions(interaction, ("send_messages", "embed_links"))
         who = member or interaction.user
         stats = await self.table.quick(interaction, self.service.dice_stats(interaction.guild_id, who.id))
-        await self.table.send_public(interaction, embed=presenter.dice_embed(who.display_name, stats))
+        await send_public(interaction, embed=presenter.dice_embed(who.display_name, stats))
 
     # -- positions --------------------------------------------------------------------------------
 
     @app_commands.command(name="position", description="The GNU Backgammon ID of this channel's game")
     async def position(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
-        await self.table.send_public(interaction, content=presenter.position_text(view))
+        await send_public(interaction, content=presenter.position_text(view))
 
     @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID (unrated; default: against the computer)")
     @app_commands.describe(
@@ -66,16 +69,13 @@ class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_descr
         opponent: discord.Member | None = None,
     ) -> None:
         require_permissions(interaction, CHANNEL_PERMISSIONS)
-        computer = opponent is None or (self.bot.user is not None and opponent.id == self.bot.user.id)
-        options = ChallengeOptions(move_days=self.bot.settings.default_move_days)
+        computer = opponent is None or opponent.id == self.table.computer.user_id
+        options = ChallengeOptions(move_days=self.settings.default_move_days)
         if computer:
-            if not ai.available():
-                raise unavailable_error()
+            self.advice.require()
             other = self.table.computer.ref()
             options = ChallengeOptions(
-                move_days=self.bot.settings.default_move_days,
-                computer_level=ai.Level.parse(self.table.computer.default_level).value,
-                hints=True,
+                move_days=options.move_days, computer_level=self.table.computer.default_level, hints=True
             )
         else:
             assert opponent is not None
@@ -110,11 +110,11 @@ class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_descr
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         game_id = game or await self._default_game(interaction)
-        view = await self._game_of_this_server(interaction, game_id)
+        view = await self.table.game_of_this_server(interaction, game_id)
         if view.is_active:
             raise UserError(f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now).")
         replays.build_scenes(view, number)  # a wrong number is refused before anything is drawn
-        await self.table.defer(interaction)  # drawing takes a few seconds
+        await defer(interaction)  # drawing takes a few seconds
         replay = await replays.render(view, number, limit=replays.upload_limit(interaction.guild))
         names = " vs ".join(p.name for p in view.players)
         which = "" if len(view.match.games) == 1 else (
@@ -124,7 +124,7 @@ class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_descr
         if replay.note:
             content += "\n" + replay.note
         file = discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif")
-        await self.table.send_public(interaction, content=content, file=file)
+        await send_public(interaction, content=content, file=file)
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -134,12 +134,8 @@ class TrustCog(BotCogMixin, commands.GroupCog, group_name="bgtools", group_descr
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")
 
-    async def _game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameView:
-        view: GameView = await self.table.quick(interaction, self.service.get_game(game_id))
-        if view.guild_id != interaction.guild_id:
-            raise UserError(f"There is no game #{game_id} in this server.")
-        return view
 
 
-async def setup(bot: BackgammonBot) -> None:
-    await bot.add_cog(TrustCog(bot))
+async def setup(bot: Any) -> None:
+    """The extension's entry (``bot.load_extension("bot.discord.cogs.tools")``): its parts come from the client."""
+    await bot.add_cog(ToolsCog(bot.parts))

@@ -1,10 +1,10 @@
-"""Service results in words: message text and embeds.
+"""The core's results as Discord shows them: message text, mentions, timestamps and embeds.
 
-Nothing here talks to Discord; every function takes service values
-(:class:`~bot.service.GameView`, :class:`~bot.service.Event`, storage rows)
-and returns strings or :class:`discord.Embed` objects (the board picture's
-scene comes from :meth:`bot.service.GameService.scene`). The cogs and buttons
-decide where they go.
+Every function takes core values (:class:`~bot.core.model.GameState`,
+:class:`~bot.core.model.Event`, ...) and returns text in Discord's markdown
+or a :class:`discord.Embed`; it sends nothing. The board picture's scene is
+:func:`bot.discord.boards.scene_for`. The table, cogs and buttons decide
+where these go.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from datetime import datetime
 
 import discord
 
-from bot.store import DiceStats, LeaderboardPage, PlayerStats, RatingChange
-from bot.service import ChallengeView, Event, GameView
-from engine import Phase
+from bot.core.dice_stats import face_counts, roll_kinds_p_value
+from bot.core.model import ChallengeView, DiceStats, Event, GameState, LeaderboardPage, PlayerStats, RatingChange
+from engine import Phase, WinKind
+from engine.fairdice import chi_square_uniform
 
 COLOUR = discord.Colour(0x2E7D5B)
 """The bot's accent colour (felt green)."""
@@ -28,7 +29,6 @@ MAX_EVENT_CHARS = 300
 AUTOCOMPLETE_LIMIT = 25
 SELECT_LIMIT = 25
 
-RESIGN_WORDS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 VERIFY_SCRIPT = "python3 scripts/verify_dice.py game-<number>.json"
 
 
@@ -51,21 +51,21 @@ def jump_url(guild_id: int | None, channel_id: int, message_id: int) -> str:
     return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"
 
 
-def board_link(view: GameView) -> str | None:
+def board_link(view: GameState) -> str | None:
     if view.board_message is None:
         return None
     channel_id, message_id = view.board_message
     return jump_url(view.guild_id, channel_id, message_id)
 
 
-def opponent_of(view: GameView, user_id: int) -> str:
+def opponent_of(view: GameState, user_id: int) -> str:
     seat = view.seat(user_id)
     if seat is None:
         return " vs ".join(p.name for p in view.players)
     return view.players[1 - seat].name
 
 
-def describe_kind(view: GameView) -> str:
+def describe_kind(view: GameState) -> str:
     options = view.options
     if options.match_length:
         score = view.match.score
@@ -76,7 +76,7 @@ def describe_kind(view: GameView) -> str:
 # -- whose turn -----------------------------------------------------------------
 
 
-def what_to_do(view: GameView) -> str | None:
+def what_to_do(view: GameState) -> str | None:
     """``"to roll or double"``, ``"to play 6-5"``, ... for the player to act (None when over)."""
     actor = view.to_act()
     if actor is None:
@@ -97,13 +97,13 @@ def what_to_do(view: GameView) -> str | None:
         return f"to take{extra} or pass the double to {cube}"
     if phase is Phase.RESIGNATION:
         level = game.resignation[1] if game.resignation else 1
-        return f"to accept or reject the offer to resign {RESIGN_WORDS.get(level, 'a game')}"
+        return f"to accept or reject the offer to resign {WinKind(level).phrase if level in tuple(WinKind) else 'a game'}"
     if phase is Phase.OPENING:
         return "to throw the opening die"
     return None
 
 
-def turn_line(view: GameView, *, ping: bool = True) -> str:
+def turn_line(view: GameState, *, ping: bool = True) -> str:
     """The last line of a board message: who acts now, by when."""
     actor = view.to_act()
     todo = what_to_do(view)
@@ -118,7 +118,7 @@ def turn_line(view: GameView, *, ping: bool = True) -> str:
     return line
 
 
-def board_content(view: GameView, events: Sequence[Event] = (), *, ping: bool = True) -> str:
+def board_content(view: GameState, events: Sequence[Event] = (), *, ping: bool = True) -> str:
     """What happened (one line per event) and whose turn it is, within Discord's 2000 characters.
 
     The header and the turn line (with its mention) always stay; when there
@@ -144,12 +144,12 @@ def board_content(view: GameView, events: Sequence[Event] = (), *, ping: bool = 
     return "\n".join([header, *lines, *([footer] if footer else [])])[:MAX_CONTENT]
 
 
-def starts_match(view: GameView, events: Sequence[Event]) -> bool:
+def starts_match(view: GameState, events: Sequence[Event]) -> bool:
     """Whether these events start the first game of the stored game (its first message)."""
     return len(view.match.games) == 1 and any(e.kind in ("opening", "setup") for e in events)
 
 
-def commitment_line(view: GameView, events: Sequence[Event]) -> str:
+def commitment_line(view: GameState, events: Sequence[Event]) -> str:
     """The provably fair dice commitment, for the first message of a game."""
     fair = view.fair_dice
     if not fair or not starts_match(view, events):
@@ -164,14 +164,14 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def event_line(view: GameView, event: Event) -> str:
+def event_line(view: GameState, event: Event) -> str:
     """The event's text, capitalised unless it starts with a player's name (names keep their case)."""
     if any(p.name and event.text.startswith(p.name) for p in view.players):
         return event.text
     return sentence(event.text)
 
 
-def state_summary(view: GameView) -> str:
+def state_summary(view: GameState) -> str:
     """One or two lines on where a game stands (for private answers)."""
     if not view.is_active:
         return f"Game #{view.id} is {view.status}."
@@ -193,7 +193,7 @@ def game_over_events(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if e.kind in ("game_over", "match_over", "abandon", "timeout", "forfeit")]
 
 
-def result_embed(view: GameView, events: Sequence[Event], rating_changes: Sequence[RatingChange] = ()) -> discord.Embed | None:
+def result_embed(view: GameState, events: Sequence[Event], rating_changes: Sequence[RatingChange] = ()) -> discord.Embed | None:
     """An embed for a finished game or match (None if nothing ended)."""
     ended = [e for e in events if e.kind in ("game_over", "match_over", "abandon")]
     if not ended and view.is_active:
@@ -330,7 +330,7 @@ def stats_embed(name: str, stats: PlayerStats | None) -> discord.Embed:
     return embed
 
 
-def games_embed(views: Sequence[GameView], user_id: int) -> discord.Embed:
+def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
     embed = discord.Embed(title="Your games in this server", colour=COLOUR)
     if not views:
         embed.description = "No games going on. Start one with `/bg challenge`."
@@ -346,7 +346,7 @@ def games_embed(views: Sequence[GameView], user_id: int) -> discord.Embed:
     return embed
 
 
-def history_embed(views: Sequence[GameView], user_id: int, name: str) -> discord.Embed:
+def history_embed(views: Sequence[GameState], user_id: int, name: str) -> discord.Embed:
     embed = discord.Embed(title=f"Recent games · {name}", colour=COLOUR)
     if not views:
         embed.description = "No finished games yet."
@@ -429,7 +429,7 @@ def rules_embed() -> discord.Embed:
 MAX_EMBED_DESCRIPTION = 4096
 
 
-def hint_text(view: GameView, lines: Sequence[str]) -> str:
+def hint_text(view: GameState, lines: Sequence[str]) -> str:
     """The private answer to ``/bg hint``."""
     game = view.game
     if not lines:
@@ -443,7 +443,7 @@ def hint_text(view: GameView, lines: Sequence[str]) -> str:
     return _clip(title + "\n```\n" + "\n".join(lines) + "\n```", MAX_CONTENT)
 
 
-def analysis_embed(view: GameView, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
+def analysis_embed(view: GameState, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
     """Each player's error rate, blunders and luck, game by game (``(number, summary)`` pairs)."""
     names = " vs ".join(p.name for p in view.players)
     embed = discord.Embed(title=f"📊 Analysis · game #{view.id} · {names}", colour=COLOUR)
@@ -465,36 +465,7 @@ def analysis_embed(view: GameView, summaries: Sequence[tuple[int, str]]) -> disc
 
 # -- trust: fair dice, statistics, positions --------------------------------------------------
 
-ROLL_KINDS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
-"""The 21 kinds of roll: 15 non-doubles (2 ways in 36 each) and 6 doubles (1 way)."""
-
-
-def roll_kinds_p_value(counts: dict[tuple[int, int], int]) -> tuple[float, float]:
-    """Chi-square of the 21 roll kinds against fair dice (a double is 1/36, a non-double 2/36)."""
-    from engine.fairdice import chi_square_survival
-
-    total = sum(counts.get(kind, 0) for kind in ROLL_KINDS)
-    if total == 0:
-        return 0.0, 1.0
-    statistic = 0.0
-    for high, low in ROLL_KINDS:
-        expected = total * (1 if high == low else 2) / 36
-        statistic += (counts.get((high, low), 0) - expected) ** 2 / expected
-    return statistic, chi_square_survival(statistic, len(ROLL_KINDS) - 1)
-
-
-def face_counts(counts: dict[tuple[int, int], int]) -> list[int]:
-    """How often each face 1-6 came up, counting both dice of every roll (a double's face twice)."""
-    faces = [0] * 6
-    for (high, low), n in counts.items():
-        faces[high - 1] += n
-        faces[low - 1] += n
-    return faces
-
-
 def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
-    from engine.fairdice import chi_square_uniform
-
     embed = discord.Embed(title=f"🎲 Dice · {name}", colour=COLOUR)
     counts = {(max(k), min(k)): n for k, n in stats.counts.items()}
     rolls = stats.rolls
@@ -529,7 +500,7 @@ def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     return embed
 
 
-def verify_text(view: GameView, verification: object) -> str:
+def verify_text(view: GameState, verification: object) -> str:
     """The answer to ``/bgtools verify``: the result and how to check it yourself."""
     ok = bool(getattr(verification, "ok", False))
     reason = sentence(str(getattr(verification, "reason", "")))
@@ -545,7 +516,7 @@ def verify_text(view: GameView, verification: object) -> str:
     return "\n".join(lines)
 
 
-def position_text(view: GameView) -> str:
+def position_text(view: GameState) -> str:
     gnubg_id = view.game.gnubg_id()
     return (
         f"**Game #{view.id}** · GNU Backgammon ID of the current position:\n`{gnubg_id}`\n"

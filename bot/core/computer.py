@@ -1,7 +1,7 @@
 """The computer as a player: it acts through the game service like anyone else.
 
 :class:`ComputerPlayer` reads the game, asks :mod:`bot.ai` what to do, and
-calls the same :class:`~bot.service.GameService` methods a person's buttons
+calls the same :class:`~bot.core.games.GameService` methods a person's buttons
 call (with the version it looked at, so a race is refused, never doubled).
 No Discord types here: the Discord layer posts the outcomes.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import random
 
-from bot.ai import Analyst, Level, default_analyst
-from bot.service import GameService, GameView, Outcome, StaleGameError
+from bot.ai import AnalysisUnavailable, Analyst, Level, default_analyst
+from bot.core.games import GameService
+from bot.core.model import AnalysisUnavailableError, GameState, Outcome, StaleGameError
 from engine import Phase, WinKind, format_play
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class ComputerPlayer:
         self.resigns = resigns
         self._resigned: set[tuple[int, int]] = set()
 
-    def is_to_act(self, view: GameView) -> bool:
+    def is_to_act(self, view: GameState) -> bool:
         player = view.to_act()
         return player is not None and player.user_id == self.user_id
 
@@ -71,6 +72,8 @@ class ComputerPlayer:
                 return outcomes
             try:
                 outcome = await self._act(view)
+            except AnalysisUnavailable as error:
+                raise AnalysisUnavailableError(error.message) from error
             except StaleGameError as error:
                 log.info("game %s moved on under the computer", game_id)
                 view = error.view or await self.service.get_game(game_id)
@@ -79,7 +82,7 @@ class ComputerPlayer:
             view = outcome.view
         raise RuntimeError(f"the computer took more than {MAX_ACTIONS_PER_TURN} actions in game {game_id}")
 
-    async def decide(self, view: GameView) -> str:
+    async def decide(self, view: GameState) -> str:
         """What the computer does now: ``resign``, ``double``, ``roll``, ``play:<notation>``,
         ``beaver``, ``take``, ``pass``, ``accept`` or ``reject``."""
         game = view.game
@@ -107,7 +110,7 @@ class ComputerPlayer:
             return "accept" if self.analyst.resignation_verdict(game, seat) else "reject"
         raise RuntimeError(f"the computer cannot act in phase {game.phase.value}")
 
-    async def _act(self, view: GameView) -> Outcome:
+    async def _act(self, view: GameState) -> Outcome:
         decision = await self.decide(view)
         service, gid, uid, version = self.service, view.id, self.user_id, view.version
         if decision.startswith("play:"):
@@ -121,7 +124,7 @@ class ComputerPlayer:
         }[decision]
         return await method(gid, uid, version=version)
 
-    async def _hopeless(self, view: GameView, seat: int) -> bool:
+    async def _hopeless(self, view: GameState, seat: int) -> bool:
         """No chance to win and no gammon to save: resign a single game (once a game)."""
         game = view.game
         if (view.id, len(view.match.games)) in self._resigned:

@@ -1,1 +1,0 @@
-"""Slash-command cogs (one ``/bg`` group)."""

@@ -1,0 +1,148 @@
+"""Advice from GNU Backgammon's nets: hints, game analyses, the computer's levels.
+
+The core's only door to :mod:`bot.ai`. The layers above ask here for a hint
+or a game's analysis and get our own values back; when the engines are not
+installed they get :class:`AnalysisUnavailableError` (a :class:`ServiceError`)
+with a message fit to show. Analyses of finished games are kept in the
+database, so each game is analysed once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from bot import ai
+from bot.core.computer import ComputerPlayer
+from bot.core.games import GameService
+from bot.core.model import UNAVAILABLE_MESSAGE, AnalysisUnavailableError, GameState, ServiceError
+
+LEVELS: tuple[str, ...] = tuple(level.value for level in ai.Level)
+"""The computer's levels, weakest first: ``beginner``, ``intermediate``, ``expert``."""
+DEFAULT_LEVEL: str = ai.DEFAULT_LEVEL.value
+UNAVAILABLE_DETAIL = (
+    "the computer, hints and analysis need the gnubg-nn and bgsage engines, which are not installed here."
+)
+
+__all__ = [
+    "DEFAULT_LEVEL", "LEVELS", "UNAVAILABLE_DETAIL", "UNAVAILABLE_MESSAGE", "Advice",
+    "AnalysisUnavailableError", "parse_level",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _engines_required(method: F) -> F:
+    @functools.wraps(method)
+    async def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(*args, **kwargs)
+        except ai.AnalysisUnavailable as error:
+            raise AnalysisUnavailableError(error.message) from error
+
+    return checked  # type: ignore[return-value]
+
+
+def parse_level(value: str | None) -> str:
+    """A level's name from what a player typed (default: the strongest).
+
+    :raises ServiceError: for a name that is not a level.
+    """
+    try:
+        return ai.Level.parse(value).value
+    except ValueError as error:
+        raise ServiceError(str(error)) from None
+
+
+class Advice:
+    """Hints, analyses and computer players for one bot process.
+
+    :param service: the games, whose kept analyses it reads and writes.
+    :param analyst: the engines (the process's shared one by default).
+    :param hint_level: the level ``/bg hint`` thinks at.
+    :param ply: the depth of game analyses.
+    """
+
+    def __init__(
+        self,
+        service: GameService,
+        analyst: ai.Analyst | None = None,
+        *,
+        hint_level: str | int = DEFAULT_LEVEL,
+        ply: int = 0,
+    ) -> None:
+        self.service = service
+        self._analyst = analyst
+        self.hint_level = hint_level
+        self.ply = ply
+        self._players: dict[tuple[int, str], ComputerPlayer] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    @property
+    def analyst(self) -> ai.Analyst:
+        if self._analyst is None:
+            self._analyst = ai.default_analyst()
+        return self._analyst
+
+    @staticmethod
+    def available() -> bool:
+        """Whether the engines can be used on this server."""
+        return ai.available()
+
+    def require(self) -> None:
+        """:raises AnalysisUnavailableError: when the engines are not installed."""
+        if not self.available():
+            raise AnalysisUnavailableError()
+
+    def computer(self, user_id: int, level: str | None) -> ComputerPlayer:
+        """The computer player sitting as ``user_id`` at ``level`` (one per level)."""
+        name = parse_level(level)
+        player = self._players.get((user_id, name))
+        if player is None:
+            player = self._players[(user_id, name)] = ComputerPlayer(
+                self.service, user_id, name, analyst=self.analyst
+            )
+        return player
+
+    @_engines_required
+    async def hint(self, state: GameState) -> list[str]:
+        """The best plays with their equities, or the cube action, in lines for the player to act."""
+        advice = await self.analyst.ahint(state.game, level=self.hint_level)
+        return advice.lines()
+
+    @staticmethod
+    def finished_games(state: GameState) -> list[int]:
+        """Numbers (from 1) of the match's games that can be analysed now."""
+        return [
+            number
+            for number, game in enumerate(state.match.games, start=1)
+            if game.result is not None or (not state.is_active and game.log)
+        ]
+
+    @_engines_required
+    async def summaries(self, state: GameState, numbers: Sequence[int] | None = None) -> list[tuple[int, str]]:
+        """``(number, summary)`` of the given (default: every finished) game of a
+        match, analysing in a low-priority worker process what was not analysed
+        before, and keeping it."""
+        wanted = list(numbers) if numbers is not None else self.finished_games(state)
+        names = (state.players[0].name, state.players[1].name)
+        lock = self._locks.setdefault(state.id, asyncio.Lock())
+        async with lock:
+            stored = await self.service.analyses(state.id)
+            for number in wanted:
+                if number not in stored:
+                    analysis = await self.analyst.aanalyse_game(state.match.games[number - 1], ply=self.ply)
+                    stored[number] = analysis.summary(names)
+                    await self.service.save_analysis(state.id, number, self.ply, stored[number])
+        if not lock.locked():
+            self._locks.pop(state.id, None)
+        return [(number, stored[number]) for number in wanted]
+
+    async def close(self) -> None:
+        """Shut the engines' worker processes down (waits for work in progress)."""
+        analyst, self._analyst = self._analyst, None
+        if analyst is not None:
+            await analyst.aclose()
+        await asyncio.to_thread(ai.close_default)

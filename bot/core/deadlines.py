@@ -1,0 +1,80 @@
+"""What falls due by itself: challenges expiring, reminders, turns running out.
+
+Safe to run in several processes and after a restart: a reminder is claimed
+atomically before it is reported, a timeout is a compare-and-set forfeit and
+a challenge expires in one transaction, so each happens once. With a shard
+(shard count, shard ids) only games and challenges of guilds on those Discord
+shards are handled, so the process that serves a guild claims its notices;
+another shard's work is taken over once it is a few minutes overdue.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+
+from bot.core import narration
+from bot.core.challenges import Challenges
+from bot.core.model import GameState, Notice, ServiceError, storage_errors_as_service_errors
+from bot.store import GameRow, Shard, StorageError, Store
+
+log = logging.getLogger(__name__)
+
+
+@storage_errors_as_service_errors
+class Deadlines:
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], datetime],
+        challenges: Challenges,
+        state_of: Callable[[GameRow], Awaitable[GameState]],
+        time_out: Callable[[GameRow], Awaitable[Notice | None]],
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.challenges = challenges
+        self.state_of = state_of
+        self.time_out = time_out
+
+    async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
+        """When the next thing falls due (None: nothing is waiting)."""
+        return await self.store.schedule.next_wakeup(shard=shard)
+
+    async def process_due(self, now: datetime | None = None, *, shard: Shard | None = None) -> list[Notice]:
+        """Do what is due, and say what to post: expired challenges, reminders, timeouts."""
+        now = now or self.clock()
+        notices: list[Notice] = []
+        for row in await self.store.schedule.expire_challenges(now, shard=shard):
+            view = self.challenges.keep(await self.challenges.view_of(row))
+            notices.append(Notice(
+                "challenge_expired", None, view, view.challenger.user_id,
+                f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
+            ))
+        for row in await self.store.schedule.due_reminders(now, shard=shard):
+            if row.turn_deadline is not None and row.turn_deadline <= now:
+                continue  # the timeout below covers it
+            if not await self.store.schedule.claim_reminder(row.id, row.version):
+                continue
+            state = await self.state_of(row)
+            player = state.to_act()
+            if player is None:
+                continue
+            left = (row.turn_deadline - now) if row.turn_deadline else timedelta(0)
+            notices.append(Notice(
+                "reminder", state, None, player.user_id,
+                f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited",
+            ))
+        for row in await self.store.schedule.due_deadlines(now, shard=shard):
+            try:
+                notice = await self.time_out(row)
+            except ServiceError:
+                continue
+            except StorageError:
+                # Try again on the next pass; what was claimed above still goes out.
+                log.warning("timeout of game %s failed; will retry", row.id, exc_info=True)
+                continue
+            if notice is not None:
+                notices.append(notice)
+        return notices

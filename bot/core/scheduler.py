@@ -1,0 +1,103 @@
+"""The background task behind reminders, timeouts and expired challenges.
+
+It asks :class:`~bot.core.deadlines.Deadlines` what is due, hands each
+:class:`~bot.core.model.Notice` to a sink (the Discord layer posts it), then
+sleeps until the next wake-up time, but never longer than :data:`MAX_SLEEP`
+seconds, so a deadline set by another process (or after a restart) is seen
+within a minute. Processing is idempotent, so running it again after a crash
+is safe.
+
+Several processes (``SHARD_COUNT``/``SHARD_IDS``, one database): every process
+runs a scheduler. Each reminder is claimed and each timeout is a
+compare-and-set forfeit in the database, so whichever process gets a due game
+first fires it and the others skip it: every notice goes out exactly once.
+With its shard ``(shard_count, shard_ids)`` a process claims only its own
+guilds' work first, and takes over another shard's once it is a few minutes
+overdue (that process may be down).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from bot.core.deadlines import Deadlines
+from bot.core.model import Notice
+from bot.store import Shard
+
+log = logging.getLogger(__name__)
+
+MAX_SLEEP = 60.0
+MIN_SLEEP = 1.0
+
+Sink = Callable[[Notice], Awaitable[object]]
+"""Where notices go: posts one (the Discord layer's :class:`~bot.discord.notices.Notices`)."""
+
+
+class Scheduler:
+    def __init__(
+        self,
+        deadlines: Deadlines,
+        sink: Sink,
+        *,
+        shard: Shard | None = None,
+        max_sleep: float = MAX_SLEEP,
+        min_sleep: float = MIN_SLEEP,
+    ) -> None:
+        self.deadlines = deadlines
+        self.sink = sink
+        self.shard: Shard | None = (shard[0], tuple(sorted(shard[1]))) if shard is not None else None
+        """This process's ``(shard_count, shard_ids)``, or None when it serves every guild."""
+        self.max_sleep = max_sleep
+        self.min_sleep = min_sleep
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        if not self.running:
+            self._task = asyncio.create_task(self._run(), name="bg-scheduler")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the scheduler failed; trying again shortly")
+            await asyncio.sleep(await self.delay())
+
+    async def delay(self) -> float:
+        """Seconds until the next thing is due, between MIN_SLEEP and MAX_SLEEP."""
+        try:
+            wakeup = await self.deadlines.next_wakeup(shard=self.shard)
+        except Exception:
+            log.exception("could not read the next wake-up time")
+            return self.max_sleep
+        if wakeup is None:
+            return self.max_sleep
+        seconds = (wakeup - self.deadlines.clock()).total_seconds()
+        return min(max(seconds, self.min_sleep), self.max_sleep)
+
+    async def run_once(self, now: datetime | None = None) -> list[Notice]:
+        """Do everything due at ``now`` (default: the clock) and hand each notice to the sink."""
+        notices = await self.deadlines.process_due(now, shard=self.shard)
+        for notice in notices:
+            try:
+                await self.sink(notice)
+            except Exception:
+                log.exception("could not post a %s notice", notice.kind)
+        return notices

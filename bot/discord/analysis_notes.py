@@ -1,0 +1,83 @@
+"""Game analysis added to game-over messages.
+
+When a game ends, its result is posted first; the analysis (each player's
+error rate, blunders with the better play, luck) runs in the background
+(:meth:`bot.core.advice.Advice.summaries`, kept in the database) and is then
+added to the game-over message (or posted under it), so no answer ever waits
+on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+import discord
+
+from bot.core.advice import Advice
+from bot.core.model import GameState, Outcome
+from bot.discord import presenter
+
+log = logging.getLogger(__name__)
+
+MAX_EMBEDS_CHARS = 5800
+"""Discord allows 6000 characters over all embeds of a message."""
+
+
+class AnalysisNotes:
+    """Adds the analyst's notes to the messages of games that just ended."""
+
+    def __init__(self, advice: Advice) -> None:
+        self.advice = advice
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def available(self) -> bool:
+        return self.advice.available()
+
+    # -- after a game ----------------------------------------------------------------------
+
+    def after_game(self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed]) -> None:
+        """If games ended in this outcome, analyse them in the background and add the result to ``message``."""
+        ended = sum(1 for e in outcome.events if e.kind == "game_over")
+        if not ended or message is None or outcome.view.status == "abandoned":
+            return
+        if not self.available():
+            return
+        task = asyncio.create_task(
+            self._annotate(outcome.view, ended, message, list(embeds)), name=f"bg-analysis-{outcome.view.id}"
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _annotate(self, view: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]) -> None:
+        try:
+            numbers = [n for n, game in enumerate(view.match.games, start=1) if game.result is not None][-ended:]
+            if not numbers:
+                return
+            embed = presenter.analysis_embed(view, await self.advice.summaries(view, numbers))
+            if sum(len(e) for e in embeds) + len(embed) <= MAX_EMBEDS_CHARS and len(embeds) < 10:
+                try:
+                    await message.edit(embeds=[*embeds, embed])
+                    return
+                except discord.HTTPException:
+                    log.debug("could not add the analysis to game-over message %s", message.id, exc_info=True)
+            await message.channel.send(embed=embed, reference=message.to_reference(fail_if_not_exists=False))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the analysis of game %s failed", view.id)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._tasks)
+
+    async def wait(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def close(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

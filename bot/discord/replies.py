@@ -1,0 +1,118 @@
+"""Answering interactions within Discord's rules: who sees what, and the permissions a post needs.
+
+Every interaction is answered once within 3 seconds (a message, a deferral,
+an edit of the clicked message), then by followups. These helpers send the
+right kind of answer whatever state the interaction is in.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import discord
+
+from bot.core.model import PlayerRef
+from bot.discord.errors import UserError
+
+log = logging.getLogger(__name__)
+
+BOARD_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
+CHANNEL_PERMISSIONS = ("send_messages", "attach_files", "embed_links")
+THREAD_PERMISSIONS = ("create_public_threads", "send_messages_in_threads")
+
+
+class HasTable(Protocol):
+    table: Any
+
+
+def table_of(interaction: discord.Interaction) -> Any:
+    """The Table that answers this bot's persistent buttons: the one place a
+    component (rebuilt by discord.py from its custom id, with no constructor of
+    ours) finds the parts it hands the click to."""
+    client: HasTable = interaction.client  # type: ignore[assignment]
+    return client.table
+
+
+def asked_at(interaction: discord.Interaction) -> float:
+    """When the player clicked or typed: Discord's timestamp in the interaction's id."""
+    return interaction.created_at.timestamp()
+
+
+def player_ref(user: discord.abc.User) -> PlayerRef:
+    return PlayerRef(user.id, getattr(user, "display_name", None) or user.name, bool(user.bot))
+
+
+def permission_name(flag: str) -> str:
+    return flag.replace("_", " ").title()
+
+
+def require_permissions(interaction: discord.Interaction, flags: Sequence[str]) -> None:
+    """:raises UserError: naming the permissions the bot lacks in this channel."""
+    have = interaction.app_permissions
+    if isinstance(interaction.channel, discord.Thread):
+        flags = ["send_messages_in_threads" if f == "send_messages" else f for f in flags]
+    missing = [f for f in dict.fromkeys(flags) if not getattr(have, f, False)]
+    if missing:
+        names = ", ".join(permission_name(f) for f in missing)
+        raise UserError(
+            f"I'm missing the {names} permission{'s' if len(missing) > 1 else ''} in this channel. "
+            "Ask a moderator to grant it (I need Send Messages, Attach Files, Embed Links and "
+            "Use Application Commands; Create Public Threads for thread games)."
+        )
+
+
+async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
+    """A "thinking..." answer (private or public), unless the interaction is answered."""
+    if not interaction.response.is_done():
+        interaction.extras["ephemeral_defer"] = ephemeral
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+
+
+async def send_public(interaction: discord.Interaction, **payload: Any) -> discord.Message:
+    """Post a message everyone sees, however the interaction was acknowledged so far."""
+    kwargs = {k: v for k, v in payload.items() if v is not None}
+    if not interaction.response.is_done():
+        callback = await interaction.response.send_message(**kwargs)
+        resource = callback.resource
+        message = resource if isinstance(resource, discord.Message) else await interaction.original_response()
+    elif interaction.extras.get("ephemeral_defer"):
+        # the private "thinking..." can't become public: post in the channel, drop the placeholder
+        channel = interaction.channel
+        assert isinstance(channel, discord.abc.Messageable)
+        message = await channel.send(**kwargs)
+        try:
+            await interaction.delete_original_response()
+        except discord.HTTPException:
+            log.debug("could not remove the thinking placeholder", exc_info=True)
+    else:
+        message = await interaction.followup.send(wait=True, **kwargs)
+    interaction.extras["answered"] = True
+    return message
+
+
+async def send_private(interaction: discord.Interaction, **payload: Any) -> None:
+    """A message only the person who acted sees."""
+    kwargs = {k: v for k, v in payload.items() if v is not None}
+    if interaction.response.is_done():
+        await interaction.followup.send(ephemeral=True, **kwargs)
+    else:
+        await interaction.response.send_message(ephemeral=True, **kwargs)
+    interaction.extras["answered"] = True
+
+
+async def edit_clicked(interaction: discord.Interaction, **fields: Any) -> None:
+    """Edit the clicked message; this is the first answer to the click if there was none yet."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(**fields)
+    else:
+        await interaction.response.edit_message(**fields)
+
+
+async def take_buttons_off(interaction: discord.Interaction) -> None:
+    """Remove the clicked message's controls (best effort)."""
+    try:
+        await edit_clicked(interaction, view=None)
+    except discord.HTTPException as error:
+        log.debug("could not take the buttons off %s: %s", interaction.message, error)

@@ -1,0 +1,421 @@
+"""Where actions meet the channel: call the core, then show the board.
+
+Commands and clicks come here from the cogs and the persistent components;
+each flow calls the game service and hands the outcome to the
+:class:`~bot.discord.boards.BoardPoster`, which keeps one live board per game
+(see :mod:`bot.discord.boards` for the rule).
+
+Every answer is given within Discord's 3 seconds: commands and clicks defer
+before rendering, and also before the service call if that call is slow
+(:data:`SLOW_CALL_SECONDS`). A click whose action passes the turn is answered
+by taking the buttons off the clicked board, which acknowledges it in the same
+request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import discord
+
+from bot.core.games import GameService
+from bot.core.model import (
+    ChallengeError,
+    GameState,
+    NotInGameError,
+    NotYourTurnError,
+    Outcome,
+    StaleGameError,
+)
+from bot.discord import builder, presenter
+from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Reply
+from bot.discord.components import challenge_controls, disabled_copy, leaderboard_controls
+from bot.discord.analysis_notes import AnalysisNotes
+from bot.discord.computer_seat import ComputerSeat
+from bot.discord.errors import UserError, answer_privately, player_message, report
+from bot.discord.replies import (
+    BOARD_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    asked_at,
+    defer,
+    edit_clicked,
+    player_ref,
+    require_permissions,
+    send_public,
+    take_buttons_off,
+)
+from engine import Phase, format_play
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SLOW_CALL_SECONDS = 0.1
+"""A service call still running after this long gets the interaction deferred
+first, so the first answer stays well inside Discord's 3 seconds even when busy.
+A call that finishes sooner is answered directly, saving Discord requests."""
+BUSY_CALLS = 8
+"""With this many service calls already waiting, a new interaction is deferred
+at once: a crowd of calls finishes no faster than it queues."""
+LEADERBOARD_PAGE = 10
+
+class Table:
+    """The game's presence in Discord; one per bot.
+
+    :param client: the Discord client (its user is the computer's seat).
+    :param service: the game service.
+    :param poster: posts every board.
+    :param computer: the computer's seat.
+    :param notes: the analyses added to game-over messages.
+    """
+
+    def __init__(
+        self,
+        client: discord.Client,
+        service: GameService,
+        poster: BoardPoster,
+        computer: ComputerSeat,
+        notes: AnalysisNotes,
+    ) -> None:
+        self.client = client
+        self.service = service
+        self.poster = poster
+        self.computer = computer
+        self.notes = notes
+        self.waiting_calls = 0
+        """Service calls of interactions not yet acknowledged (see :meth:`_first`)."""
+
+    async def close(self) -> None:
+        """Stop the computer's turns and the analyses in progress."""
+        await self.computer.close()
+        await self.notes.close()
+
+    async def idle(self) -> None:
+        """Until the computer's turns and the analyses in progress are posted."""
+        while self.computer.busy or self.notes.busy:
+            await self.computer.wait()
+            await self.notes.wait()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    async def quick(self, interaction: discord.Interaction, call: Awaitable[T]) -> T:
+        """Await a service call; if it is slow, acknowledge first (3-second rule).
+
+        A command's acknowledgement is a *private* "thinking...": a refusal then
+        stays private, and a public result is posted with :meth:`send_public`.
+        A click's is a silent deferral of the clicked message's update.
+        """
+        task = asyncio.ensure_future(call)
+        if not interaction.response.is_done() and not await self._first(task):
+            if interaction.type is discord.InteractionType.component:
+                await interaction.response.defer()
+            else:
+                await defer(interaction, ephemeral=True)
+        return await task
+
+    async def _first(self, task: asyncio.Future[Any]) -> bool:
+        """Whether ``task`` finished within the grace time (no grace when busy)."""
+        if self.waiting_calls >= BUSY_CALLS or SLOW_CALL_SECONDS <= 0:
+            return task.done()
+        self.waiting_calls += 1
+        try:
+            await asyncio.wait((task,), timeout=SLOW_CALL_SECONDS)
+        finally:
+            self.waiting_calls -= 1
+        return task.done()
+
+    async def game_here(self, interaction: discord.Interaction) -> GameState:
+        """The active game of this channel, or a private answer saying where the user's games are."""
+        view = await self.service.game_in_channel(interaction.channel_id or 0)
+        if view is not None:
+            return view
+        hint = ""
+        if interaction.guild_id is not None:
+            mine = await self.service.active_games(interaction.guild_id, interaction.user.id)
+            if mine:
+                hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
+        raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
+
+    async def game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameState:
+        """A game read by its number, if it was played in this server."""
+        state: GameState = await self.quick(interaction, self.service.get_game(game_id))
+        if state.guild_id != interaction.guild_id:
+            raise UserError(f"There is no game #{game_id} in this server.")
+        return state
+
+    # -- slash-command actions -------------------------------------------------------------
+
+    async def slash_action(
+        self, interaction: discord.Interaction, call: Callable[[GameState], Awaitable[Outcome]]
+    ) -> Outcome:
+        """Run an action on this channel's game and post the new board."""
+        require_permissions(interaction, BOARD_PERMISSIONS)
+        view = await self.quick(interaction, self.game_here(interaction))
+        outcome = await self.quick(interaction, call(view))
+        await self.post_outcome(interaction, outcome, old=view.board_message)
+        return outcome
+
+    async def post_outcome(
+        self, interaction: discord.Interaction, outcome: Outcome, *, old: tuple[int, int] | None
+    ) -> discord.Message | None:
+        """A command's result: the new board as the answer, the old one without buttons."""
+        await defer(interaction)  # rendering takes a moment
+        return await self.poster.publish(outcome, Reply(interaction), old=old, asked=asked_at(interaction))
+
+    async def post_board(self, interaction: discord.Interaction, state: GameState) -> discord.Message | None:
+        """``/bg board``: the current board again, at the bottom of the channel."""
+        await defer(interaction)
+        message = await self.poster.publish(
+            Outcome(state, []), Reply(interaction), old=state.board_message, asked=asked_at(interaction), listeners=[]
+        )
+        self.computer.kick(state)  # a stuck computer's turn gets another try
+        return message
+
+    async def post_new_game(self, interaction: discord.Interaction, outcome: Outcome) -> discord.Message | None:
+        """The first board of a game started by a command (against the computer, a practice game)."""
+        await defer(interaction)
+        return await self.poster.publish(outcome, Reply(interaction), old=None, asked=asked_at(interaction))
+
+    # -- clicks ------------------------------------------------------------------------------
+
+    async def click_game_button(self, interaction: discord.Interaction, action: str, game_id: int, version: int) -> None:
+        service = self.service
+        user = interaction.user.id
+        calls: dict[str, Callable[[], Awaitable[Outcome]]] = {
+            "roll": lambda: service.roll(game_id, user, version=version),
+            "double": lambda: service.double(game_id, user, version=version),
+            "take": lambda: service.take(game_id, user, version=version),
+            "pass": lambda: service.pass_double(game_id, user, version=version),
+            "beaver": lambda: service.beaver(game_id, user, version=version),
+            "raccept": lambda: service.accept_resignation(game_id, user, version=version),
+            "rreject": lambda: service.reject_resignation(game_id, user, version=version),
+        }
+        await self.run_click(interaction, calls[action])
+
+    async def click_play(self, interaction: discord.Interaction, game_id: int, version: int, play: str) -> None:
+        await self.run_click(
+            interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version)
+        )
+
+    async def run_click(self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]]) -> None:
+        try:
+            try:
+                outcome = await self.quick(interaction, call())
+            except StaleGameError as error:
+                await self.answer_stale(interaction, error)
+                return
+            await self.show_after_click(interaction, outcome)
+        except Exception as error:  # buttons have no tree.on_error: same single error path
+            await report(interaction, error)
+
+    async def show_after_click(self, interaction: discord.Interaction, outcome: Outcome) -> None:
+        view = outcome.view
+        asked = asked_at(interaction)
+        actor = view.to_act()
+        clicked = interaction.message
+        same_player = actor is not None and actor.user_id == interaction.user.id
+        on_board = clicked is not None and (view.board_message is None or view.board_message[1] == clicked.id)
+        if same_player and on_board and clicked is not None:
+            if not interaction.response.is_done():
+                await interaction.response.defer()  # drawing takes a moment
+            await self.poster.publish(outcome, EditClicked(interaction), old=None, asked=asked)
+            return
+        # the turn passes: a new board below, drawn while the old one loses its buttons
+        if clicked is None and not interaction.response.is_done():
+            await interaction.response.defer()
+        await self.poster.publish(
+            outcome, Followup(interaction), old=view.board_message, skip=clicked.id if clicked else None,
+            asked=asked, alongside=take_buttons_off(interaction) if clicked is not None else None,
+        )
+
+    async def answer_stale(self, interaction: discord.Interaction, error: StaleGameError) -> None:
+        """"The game has moved on": disable the old message's controls, say where things stand."""
+        clicked = interaction.message
+        current = error.view.board_message if error.view is not None else None
+        if clicked is not None and (current is None or current[1] != clicked.id):
+            try:
+                await edit_clicked(interaction, view=disabled_copy(clicked))
+            except discord.HTTPException:
+                log.debug("could not disable a stale board", exc_info=True)
+        await answer_privately(interaction, player_message(error) or "The game has moved on.")
+
+    # -- the checker-by-checker builder -------------------------------------------------------
+
+    async def show_builder(
+        self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step], *, opened: bool
+    ) -> None:
+        """Open (from the board) or update (from the private panel) the builder."""
+        try:
+            view = await self.service.get_game(game_id)
+            seat = view.seat(interaction.user.id)
+            if seat is None:
+                raise NotInGameError("you're not in this game")
+            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, view, opened)
+                return
+            actor = view.to_act()
+            if actor is None or actor.user_id != interaction.user.id:
+                raise NotYourTurnError(f"it's not your turn: {actor.name if actor else 'nobody'} is to act")
+            dice = view.game.dice
+            dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
+            content, panel = builder.panel(game_id, version, view.game.legal_plays(), steps, dice_text)
+            if opened:
+                await interaction.response.send_message(content, view=panel, ephemeral=True)
+            else:
+                await interaction.response.edit_message(content=content, view=panel)
+        except Exception as error:
+            await report(interaction, error)
+
+    async def _builder_stale(self, interaction: discord.Interaction, view: GameState, opened: bool) -> None:
+        error = StaleGameError(view=view)
+        if opened:
+            await interaction.response.defer()
+            await self.answer_stale(interaction, error)
+        else:
+            await interaction.response.edit_message(content=player_message(error), view=None)
+
+    async def confirm_built_play(
+        self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step]
+    ) -> None:
+        try:
+            view = await self.service.get_game(game_id)
+            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, view, False)
+                return
+            play = builder.complete_play(view.game.legal_plays(), steps)
+            if play is None:
+                raise StaleGameError("those steps are not a whole legal play: start over", view=view)
+            text = format_play(play)
+            await interaction.response.edit_message(content=f"You play **{text}**.", view=None)
+            outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
+            await self.poster.publish(
+                outcome, Followup(interaction), old=outcome.view.board_message, asked=asked_at(interaction)
+            )
+        except Exception as error:
+            await report(interaction, error)
+
+    # -- challenges -----------------------------------------------------------------------------
+
+    async def post_challenge(self, interaction: discord.Interaction, challenge: Any, thread: bool) -> None:
+        message = await send_public(
+            interaction,
+            content=presenter.challenge_content(challenge, thread=thread),
+            view=challenge_controls(challenge.id, thread),
+        )
+        try:
+            await self.service.challenges.set_message(challenge.id, message.id)
+        except Exception:
+            log.debug("could not remember challenge message", exc_info=True)
+
+    async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:
+        try:
+            if action == "accept":
+                await self.accept_challenge(interaction, challenge_id, thread)
+                return
+            await interaction.response.defer()
+            if action == "decline":
+                challenge = await self.service.challenges.decline(challenge_id, interaction.user.id)
+            else:
+                challenge = await self.service.challenges.cancel(challenge_id, interaction.user.id)
+            await interaction.edit_original_response(
+                content=presenter.challenge_closed_content(challenge, challenge.status), view=None
+            )
+        except ChallengeError as error:
+            await self.close_dead_challenge(interaction, challenge_id)
+            await report(interaction, error)
+        except Exception as error:
+            await report(interaction, error)
+
+    async def close_dead_challenge(self, interaction: discord.Interaction, challenge_id: int) -> None:
+        """A click on an answered or expired challenge: take its buttons away."""
+        try:
+            challenge = await self.service.challenges.get(challenge_id)
+        except Exception:
+            return
+        expired = challenge.status == "pending" and challenge.expires_at is not None and challenge.expires_at <= self.service.clock()
+        if challenge.status == "pending" and not expired:
+            return
+        status = "expired" if expired else challenge.status
+        try:
+            await edit_clicked(interaction, content=presenter.challenge_closed_content(challenge, status), view=None)
+        except discord.HTTPException:
+            log.debug("could not close challenge message", exc_info=True)
+
+    async def accept_challenge(self, interaction: discord.Interaction, challenge_id: int, thread: bool) -> None:
+        into_thread = thread and interaction.message is not None
+
+        async def accept() -> tuple[Any, Outcome | None]:
+            challenge = await self.service.challenges.pending(challenge_id)
+            if interaction.user.id != challenge.challenged.user_id:
+                raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+            require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
+            if into_thread:
+                return challenge, None  # the thread comes first, then the game
+            await self.service.remember_player(player_ref(interaction.user))
+            return challenge, await self.service.challenges.accept(challenge_id, interaction.user.id)
+
+        # the checks may read the database (a challenge made before a restart): a busy bot acknowledges first
+        challenge, outcome = await self.quick(interaction, accept())
+        if outcome is None:
+            assert interaction.message is not None
+            await self._accept_into_thread(interaction, challenge, interaction.message)
+            return
+        closed = presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} starts below.")
+        # the first board is drawn while the challenge loses its buttons (which answers the click)
+        await self.poster.publish(
+            outcome, Followup(interaction), old=None, asked=asked_at(interaction),
+            alongside=edit_clicked(interaction, content=closed, view=None),
+        )
+
+    async def _accept_into_thread(
+        self, interaction: discord.Interaction, challenge: Any, challenge_message: discord.Message
+    ) -> None:
+        """Accept a thread challenge: the game and its boards go into a new thread under the challenge."""
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+        await self.service.remember_player(player_ref(interaction.user))
+        name = f"{challenge.challenger.name} vs {challenge.challenged.name}"[:100]
+        game_thread = await challenge_message.create_thread(name=name, auto_archive_duration=10080)
+        try:
+            outcome = await self.service.challenges.accept(challenge.id, interaction.user.id, channel_id=game_thread.id)
+        except BaseException:
+            try:
+                await game_thread.delete()
+            except discord.HTTPException:
+                log.debug("could not delete an unused game thread", exc_info=True)
+            raise
+        await interaction.edit_original_response(
+            content=presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} is in {game_thread.mention}."),
+            view=None,
+        )
+        await self.poster.publish(
+            outcome, InChannel(self.client, game_thread.id, game_thread.guild.id), old=None, asked=asked_at(interaction)
+        )
+
+    # -- leaderboard ----------------------------------------------------------------------------
+
+    async def leaderboard_message(self, guild: discord.Guild | None, kind: str, offset: int) -> dict[str, Any]:
+        page = await self.service.leaderboard(guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE)
+        record = await self.computer_record(guild.id if guild else None)
+        return {
+            "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None, record),
+            "view": leaderboard_controls(kind, page.offset, page.limit, page.total),
+        }
+
+    async def computer_record(self, guild_id: int | None) -> tuple[int, int] | None:
+        """The computer's wins and losses against this server's members (its games are unrated)."""
+        user_id = self.computer.user_id
+        if user_id is None or guild_id is None:
+            return None
+        wins, losses = await self.service.computer_record(guild_id, user_id)
+        return (wins, losses) if wins or losses else None
+
+    async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
+        try:
+            message = await self.leaderboard_message(interaction.guild, kind, offset)
+            await interaction.response.edit_message(**message)
+        except Exception as error:
+            await report(interaction, error)

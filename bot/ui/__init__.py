@@ -1,1 +1,0 @@
-"""Discord-facing pieces: persistent buttons, the board poster and error answers."""
