@@ -339,38 +339,6 @@ class GameStore:
             rating_changes=changes,
         )
 
-    @staticmethod
-    def _encode_updates(updates: Mapping[str, Any]) -> dict[str, Any]:
-        """Validate ``updates`` and convert values to column values."""
-        unknown = set(updates) - _GAME_UPDATABLE
-        if unknown:
-            raise ValueError(f"cannot update game columns: {sorted(unknown)}")
-        columns: dict[str, Any] = {}
-        for name, value in updates.items():
-            if name in _TIME_COLUMNS:
-                columns[name] = to_ts(value)
-            elif name in _JSON_COLUMNS:
-                columns[name] = None if value is None else dump_json(value)
-            elif name == "reminder_sent":
-                columns[name] = int(bool(value))
-            elif name == "status":
-                if value not in _GAME_STATUSES:
-                    raise ValueError(f"bad game status {value!r}")
-                columns[name] = value
-            else:
-                columns[name] = value
-        if "turn_deadline" in columns and "reminder_sent" not in columns:
-            columns["reminder_sent"] = 0
-        return columns
-
-    @staticmethod
-    def _finish_columns(columns: dict[str, Any], now: float) -> None:
-        """Fill the bookkeeping columns of a game that is ending."""
-        if columns.get("status") in ("finished", "abandoned"):
-            columns.setdefault("finished_at", now)
-            columns["turn_deadline"] = None
-            columns["reminder_at"] = None
-
     async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
         """Remember where the latest board post is (does not change the version)."""
 
@@ -407,6 +375,7 @@ def _encode_updates(updates: Mapping[str, Any]) -> dict[str, Any]:
     if "turn_deadline" in columns and "reminder_sent" not in columns:
         columns["reminder_sent"] = 0
     return columns
+
 
 def _finish_columns(columns: dict[str, Any], now: float) -> None:
     """Fill the bookkeeping columns of a game that is ending."""

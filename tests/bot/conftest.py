@@ -1,7 +1,7 @@
 """Fixtures for the Discord-layer tests (SimCord: an in-memory Discord).
 
 ``simcord_env`` comes from SimCord's pytest plugin; it builds the bot from our
-``simcord_bot`` fixture: a real :class:`bot.app.BackgammonBot` on a temporary
+``simcord_bot`` fixture: a real :class:`bot.discord.client.BackgammonBot` on a temporary
 SQLite file, with reproducible dice and a clock the test moves by hand.
 """
 

@@ -36,11 +36,10 @@ from bot.core import BusyError, ChallengeOptions, PlayerRef
 from bot.store import DatabaseUnavailableError, open_store
 from engine import Phase, SeededDice
 
-sys.path.insert(0, str(Path(__file__).parent))
-from service_helpers import ALICE, BOB, GUILD, FakeClock, open_env, start_game  # noqa: E402
+from tests.bot.core.helpers import ALICE, BOB, GUILD, FakeClock, open_env, start_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKER = Path(__file__).with_name("service_worker.py")
+WORKER = Path(__file__).resolve().parent / "core" / "worker.py"
 PASSWORD = "s3cr3t-Pa55word"
 
 SETTINGS = {

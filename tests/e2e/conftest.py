@@ -14,15 +14,6 @@ from e2e.botproc import REAL_BOT, TOY_BOT, BotProcess
 from e2e.fake_discord import FakeDiscord
 
 
-def real_bot_available() -> bool:
-    try:
-        import bot.__main__  # noqa: F401
-        import bot.discord.client  # noqa: F401
-    except Exception:  # noqa: BLE001
-        return False
-    return True
-
-
 @pytest.fixture
 async def fake():
     server = await FakeDiscord().start()
@@ -55,6 +46,4 @@ async def toy(launch):
 
 @pytest.fixture
 async def real(launch):
-    if not real_bot_available():
-        pytest.skip("bot.__main__ / bot.app not importable yet")
     return await launch(target=REAL_BOT, log_level="INFO")

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +21,7 @@ from bot.core import BusyError
 from bot.store import DatabaseBusyError
 from engine import Phase, ScriptedDice, SeededDice
 
-sys.path.insert(0, str(Path(__file__).parent))
-from service_helpers import (
+from tests.bot.core.helpers import (
     ALICE,
     BOB,
     CAROL,

@@ -21,8 +21,7 @@ from bot.core import ChallengeError, ChallengeOptions, GameService, NoGameError,
 from bot.store import Store, open_store
 from engine import Phase, SeededDice
 
-sys.path.insert(0, str(Path(__file__).parent))
-from service_helpers import (  # noqa: E402
+from tests.bot.core.helpers import (  # noqa: E402
     ALICE,
     BOB,
     Env,
@@ -32,8 +31,8 @@ from service_helpers import (  # noqa: E402
     stored_state,
 )
 
-WORKER = Path(__file__).with_name("service_worker.py")
-ROOT = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).with_name("worker.py")
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,8 +18,7 @@ from hypothesis import strategies as st
 from bot.core import ChallengeOptions, ServiceError
 from engine import SeededDice
 
-sys.path.insert(0, str(Path(__file__).parent))
-from service_helpers import ALICE, BOB, CAROL, assert_replays, open_env, start_game, stored_state  # noqa: E402
+from tests.bot.core.helpers import ALICE, BOB, CAROL, assert_replays, open_env, start_game, stored_state  # noqa: E402
 
 OPS = [
     "roll", "roll", "play_legal", "play_legal", "play_legal", "play_text", "double", "take",

@@ -16,7 +16,7 @@ from PIL import Image
 
 from engine import Game
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +12,7 @@ from bot.core import ChallengeOptions, GameService
 from bot.store import open_store
 from engine import Phase, ScriptedDice, SeededDice
 
-sys.path.insert(0, str(Path(__file__).parent))
-from service_helpers import (  # noqa: E402
+from tests.bot.core.helpers import (  # noqa: E402
     ALICE,
     BOB,
     GUILD,

@@ -4,18 +4,18 @@ Usage::
 
 DB is a SQLite path or a ``postgresql://`` URL (anything ``open_store`` takes).
 
-    python service_worker.py race DB GAME_ID USER_ID VERSION START_AT
+    python tests/bot/core/worker.py race DB GAME_ID USER_ID VERSION START_AT
         Open the database, load the game, wait until Unix time START_AT, then roll
         for USER_ID with the given expected VERSION.  Prints one JSON line:
         {"result": "ok" | "stale" | "not_your_turn" | "rule" | "error", ...}.
 
-    python service_worker.py sweep DB NOW START_AT
+    python tests/bot/core/worker.py sweep DB NOW START_AT
         One scheduler pass as a bot process runs it: a store and a service
         whose clock stands at Unix time NOW; at START_AT call
         ``process_due`` until nothing is left.  Prints one JSON line:
         {"notices": [[kind, game or challenge id], ...], "errors": [...]}.
 
-    python service_worker.py stream DB CHANNEL SEED
+    python tests/bot/core/worker.py stream DB CHANNEL SEED
         Play games through the service forever (a new game in the next channel
         when one finishes), printing "GAME_ID VERSION" after every acknowledged
         action (one flushed line each).  Meant to be killed with SIGKILL.
@@ -29,9 +29,7 @@ import random
 import sys
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
 
 from bot.core import (  # noqa: E402
     ChallengeOptions,
@@ -42,7 +40,7 @@ from bot.core import (  # noqa: E402
 )
 from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
-from service_helpers import ALICE, BOB, random_step, start_game  # noqa: E402
+from tests.bot.core.helpers import ALICE, BOB, random_step, start_game  # noqa: E402
 
 
 async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:

@@ -16,10 +16,9 @@ from bot.store import open_store
 from engine import Phase
 from engine.fairdice import commitment
 
-sys.path.insert(0, str(Path(__file__).parent))
-from service_helpers import ALICE, BOB, GUILD, ROBOT, Env, open_env, start_game
+from tests.bot.core.helpers import ALICE, BOB, GUILD, ROBOT, Env, open_env, start_game
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
