@@ -1,14 +1,16 @@
 """The application core: everything the bot does, with no Discord types and no pictures.
 
 - :mod:`.games`: :class:`GameService`, every game action, with its parts
-  :attr:`~GameService.challenges` (:mod:`.challenges`) and
-  :attr:`~GameService.deadlines` (:mod:`.deadlines`);
+  :attr:`~GameService.challenges` (:mod:`.challenges`),
+  :attr:`~GameService.deadlines` (:mod:`.deadlines`) and
+  :attr:`~GameService.deliveries` (:mod:`.deliveries`);
 - :mod:`.model`: the values handed up (:class:`GameState`, :class:`Outcome`,
   :class:`Notice`, ...) and the :class:`ServiceError` family;
 - :mod:`.narration`: what happened, in words;
 - :mod:`.computer`, :mod:`.advice`: the computer player, hints and analyses,
   the only door to :mod:`bot.ai`;
-- :mod:`.scheduler`: the loop that hands due notices to a sink;
+- :mod:`.deliveries`: the messages the outbox owes, worded for the dispatcher;
+- :mod:`.scheduler`: the loop that does what falls due;
 - :mod:`.dice_stats`: whether a player's dice look fair.
 
 The core reads and writes through :mod:`bot.store` and never imports

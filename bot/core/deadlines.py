@@ -1,8 +1,11 @@
 """What falls due by itself: challenges expiring, reminders, turns running out.
 
-Safe to run in several processes and after a restart: a reminder is claimed
-atomically before it is reported, a timeout is a compare-and-set forfeit and
-a challenge expires in one transaction, so each happens once. With a shard
+Each writes the message it owes to the outbox in its own transaction (the
+dispatcher posts it, :mod:`bot.core.deliveries`). Safe to run in several
+processes and after a restart: a reminder is claimed atomically, a timeout is
+a compare-and-set forfeit and a challenge expires in one transaction, so each
+happens once. Time the bot was down or cut off from Discord is not counted:
+:meth:`Deadlines.beat` moves every running clock on by the gap. With a shard
 (shard count, shard ids) only games and challenges of guilds on those Discord
 shards are handled, so the process that serves a guild claims its notices;
 another shard's work is taken over once it is a few minutes overdue.
@@ -16,10 +19,15 @@ from datetime import datetime, timedelta
 
 from bot.core import narration
 from bot.core.challenges import Challenges
+from bot.core.deliveries import Deliveries
 from bot.core.model import GameState, Notice, ServiceError, storage_errors_as_service_errors
-from bot.store import GameRow, Shard, StorageError, Store
+from bot.store import GameRow, Owed, Shard, StorageError, Store
 
 log = logging.getLogger(__name__)
+
+STALE_AFTER = timedelta(seconds=90)
+"""A heartbeat older than this means the bot was away (beats come every :data:`HEARTBEAT`)."""
+HEARTBEAT = timedelta(seconds=30)
 
 
 @storage_errors_as_service_errors
@@ -29,14 +37,30 @@ class Deadlines:
         store: Store,
         clock: Callable[[], datetime],
         challenges: Challenges,
+        deliveries: Deliveries,
         state_of: Callable[[GameRow], Awaitable[GameState]],
         time_out: Callable[[GameRow], Awaitable[Notice | None]],
     ) -> None:
         self.store = store
         self.clock = clock
         self.challenges = challenges
+        self.deliveries = deliveries
         self.state_of = state_of
         self.time_out = time_out
+
+    async def beat(
+        self, *, shard: Shard | None = None, now: datetime | None = None, coming_back: bool = False
+    ) -> timedelta:
+        """The bot is connected to Discord now (every :data:`HEARTBEAT`). When
+        ``coming_back`` (at start-up, after a lost connection) and the last beat
+        is older than :data:`STALE_AFTER`, every running clock of the shard's
+        games and challenges moves on by the gap; returns it (0 if none)."""
+        gap = await self.store.schedule.beat(
+            shard, now or self.clock(), stale_after=STALE_AFTER.total_seconds(), credit=coming_back
+        )
+        if gap:
+            log.info("the bot was away for %s: deadlines moved on by that much", narration.span(timedelta(seconds=gap)))
+        return timedelta(seconds=gap)
 
     async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
         """When the next thing falls due (None: nothing is waiting)."""
@@ -46,6 +70,13 @@ class Deadlines:
         """Do what is due, and say what to post: expired challenges, reminders, timeouts."""
         now = now or self.clock()
         notices: list[Notice] = []
+        try:
+            return await self._process_due(now, shard, notices)
+        finally:
+            if notices:
+                self.deliveries.wake()
+
+    async def _process_due(self, now: datetime, shard: Shard | None, notices: list[Notice]) -> list[Notice]:
         for row in await self.store.schedule.expire_challenges(now, shard=shard):
             view = self.challenges.keep(await self.challenges.view_of(row))
             notices.append(Notice(
@@ -55,17 +86,18 @@ class Deadlines:
         for row in await self.store.schedule.due_reminders(now, shard=shard):
             if row.turn_deadline is not None and row.turn_deadline <= now:
                 continue  # the timeout below covers it
-            if not await self.store.schedule.claim_reminder(row.id, row.version):
-                continue
             state = await self.state_of(row)
             player = state.to_act()
             if player is None:
                 continue
             left = (row.turn_deadline - now) if row.turn_deadline else timedelta(0)
-            notices.append(Notice(
-                "reminder", state, None, player.user_id,
-                f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited",
-            ))
+            text = f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited"
+            channel_id = row.board_channel_id or row.channel_id
+            owed = Owed("reminder", row.guild_id, channel_id, game_id=row.id, version=row.version,
+                        payload={"user_id": player.user_id, "text": text})
+            if await self.store.schedule.claim_reminder(row.id, row.version, owed) is None:
+                continue
+            notices.append(Notice("reminder", state, None, player.user_id, text))
         for row in await self.store.schedule.due_deadlines(now, shard=shard):
             try:
                 notice = await self.time_out(row)

@@ -29,6 +29,7 @@ from typing import Any
 from bot.core import narration
 from bot.core.challenges import Challenges
 from bot.core.deadlines import Deadlines
+from bot.core.deliveries import Deliveries, board_debt
 from bot.core.model import (
     REMINDER_FRACTION,
     SERVICE_ACTIONS,
@@ -82,6 +83,9 @@ from engine.fairdice import verify as verify_dice
 
 log = logging.getLogger(__name__)
 
+KEPT_BOARDS = 10_000
+"""Board messages remembered (the least recently posted are forgotten first)."""
+
 
 def _utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -120,9 +124,11 @@ class GameService:
         another process has moved on since."""
         self._owns_store = False
         self._latest: dict[int, GameState] = {}  # channel id -> newest view of its active game
+        self._boards: dict[int, tuple[tuple[int, int], int]] = {}  # game id -> (its board message, version shown)
         self.names = PlayerNames(store)
         self.challenges = Challenges(store, self.names, self.clock, self.start_game)
-        self.deadlines = Deadlines(store, self.clock, self.challenges, self.state_of, self._time_out)
+        self.deliveries = Deliveries(store, self.clock, self.challenges, self.state_of, self._remember_board)
+        self.deadlines = Deadlines(store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out)
 
     @classmethod
     async def open(
@@ -299,17 +305,25 @@ class GameService:
             match = await self._match(row)
             view_before = await self._view(row, match)
             actions = [{"kind": "abandon", "moderator": moderator_id}]
+            owed = board_debt(
+                guild_id=row.guild_id, channel_id=row.channel_id, game_id=row.id, version=row.version + 1,
+                since=row.version + 1, match=match, forced=(),
+            )
             try:
                 result = await self.store.games.append(
-                    game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"}
+                    game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"}, owed=[owed]
                 )
             except StaleVersionError:
                 self._forget(game_id)
                 raise StaleGameError(view=await self.get_game(game_id)) from None
             self._forget(game_id)
+            self.deliveries.hold(result.owed)
             view = await self._view(result.game, match)
             names = " and ".join(p.name for p in view_before.players)
-            return Outcome(view, [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")])
+            return Outcome(
+                view, [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")],
+                owed=tuple(result.owed),
+            )
 
     async def _act(
         self,
@@ -392,8 +406,13 @@ class GameService:
         *,
         actor: int | None,
         whole_match: bool = False,
+        headline: str | None = None,
+        ping: tuple[int, ...] = (),
+        held: bool = True,
     ) -> Outcome:
-        """Run ``step`` on a copy of the match and store the new actions atomically.
+        """Run ``step`` on a copy of the match and store the new actions atomically,
+        with the board they owe the players (under ``headline``, pinging ``ping``),
+        held for the caller to deliver (``held``) or left to the dispatcher.
 
         The match in the cache (and in views already handed out) is never
         changed: a refused action, a lost race or a storage error leaves no trace.
@@ -424,13 +443,22 @@ class GameService:
                 updates.update(turn_deadline=None, reminder_at=None)
             else:
                 updates.update(self._deadline(ChallengeOptions.from_dict(row.settings), now))
+        owed = board_debt(
+            guild_id=row.guild_id, channel_id=row.channel_id, game_id=row.id,
+            version=row.version + len(new_actions), since=before, match=match, forced=forced,
+            headline=headline, ping=ping,
+        )
         try:
             result = await self.store.games.append(
-                row.id, row.version, new_actions, updates=updates, outcome=outcome
+                row.id, row.version, new_actions, updates=updates, outcome=outcome, owed=[owed]
             )
         except (StaleVersionError, GameOverError):  # another process moved the game on
             self._forget(row.id)
             raise StaleGameError(view=await self.get_game(row.id)) from None
+        if held:
+            self.deliveries.hold(result.owed)
+        else:
+            self.deliveries.wake()
         if finished:
             self._forget(row.id)
         else:
@@ -438,7 +466,7 @@ class GameService:
             self._rows[row.id] = result.game
         view = await self._view(result.game, match)
         events = narration.describe(view, match, before, forced)
-        return Outcome(view, events, result.rating_changes)
+        return Outcome(view, events, result.rating_changes, owed=tuple(result.owed))
 
     @staticmethod
     def _winner_seat(match: Match) -> int:
@@ -537,12 +565,17 @@ class GameService:
     async def dice_stats(self, guild_id: int | None, user_id: int) -> DiceStats:
         return await self.store.stats.dice_stats(user_id, guild_id)
 
-    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
-        await self.store.games.set_board_message(game_id, channel_id, message_id)
+    def _remember_board(self, game_id: int, board: tuple[int, int], version: int) -> None:
+        """The game's new board message (the store has it already), for the cached
+        row and for :meth:`known_board`."""
+        known = self._boards.pop(game_id, None)
+        self._boards[game_id] = (board, version) if known is None or known[1] <= version else known
+        while len(self._boards) > KEPT_BOARDS:
+            del self._boards[next(iter(self._boards))]
         cached = self._rows.get(game_id)
-        if cached is not None:
+        if cached is not None and (cached.board_version is None or cached.board_version <= version):
             self._rows[game_id] = replace(
-                cached, board_channel_id=channel_id, board_message_id=message_id
+                cached, board_channel_id=board[0], board_message_id=board[1], board_version=version
             )
 
     async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
@@ -579,13 +612,13 @@ class GameService:
                 assert g is not None
                 g.forfeit(seat, WinKind.SINGLE, "timeout")
 
-            outcome = await self._commit(fresh, match, time_out, actor=None, whole_match=True)
-            loser = outcome.view.players[seat]
-            return Notice(
-                "timeout", outcome.view, None, loser.user_id,
-                f"{loser.name} ran out of time in game #{row.id} and forfeits",
-                outcome.events, outcome.rating_changes,
+            players = await self.names.get(fresh.players[seat]), await self.names.get(fresh.players[1 - seat])
+            text = f"{players[0].name} ran out of time in game #{row.id} and forfeits"
+            outcome = await self._commit(
+                fresh, match, time_out, actor=None, whole_match=True, headline=text,
+                ping=(players[0].user_id, players[1].user_id), held=False,
             )
+            return Notice("timeout", outcome.view, None, players[0].user_id, text, outcome.events, outcome.rating_changes)
 
     # -- loading -------------------------------------------------------------------
 
@@ -695,6 +728,7 @@ class GameService:
             match=match,
             deadline=row.turn_deadline,
             board_message=board,
+            board_version=row.board_version,
             result=row.result,
             fair_dice=_public_fair_dice(row),
         )
@@ -704,6 +738,13 @@ class GameService:
         elif not row.is_active and known is not None and known.id == row.id:
             del self._latest[row.channel_id]
         return view
+
+    def known_board(self, game_id: int) -> tuple[int, int] | None:
+        """The newest board message of a game this process has recorded (no read):
+        posting a board takes the controls off this one too, even if the caller
+        looked at the game before another post replaced it."""
+        known = self._boards.get(game_id)
+        return known[0] if known is not None else None
 
     def peek_game_in_channel(self, channel_id: int) -> GameState | None:
         """The latest view of this channel's game this process has seen, without

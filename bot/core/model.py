@@ -25,6 +25,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     PlayerRating,
     PlayerStats,
     RatingChange,
+    Shard,
 )
 from engine import Game, GameSettings, Match, format_play
 
@@ -232,6 +233,8 @@ class GameState:
     result: dict[str, Any] | None = None
     fair_dice: dict[str, str] | None = None
     """``commitment`` and ``nonce`` of the provably fair dice; ``seed`` too once the game is over."""
+    board_version: int | None = None
+    """The version :attr:`board_message` shows (older than :attr:`version` while a board is owed)."""
 
     @property
     def game(self) -> Game:
@@ -276,6 +279,33 @@ class Outcome:
     view: GameState
     events: list[Event]
     rating_changes: list[RatingChange] = field(default_factory=list)
+    owed: tuple[int, ...] = ()
+    """The outbox entries its board settles (:mod:`bot.core.deliveries`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A message the outbox owes, worded for the deliverer (:mod:`bot.core.deliveries`).
+
+    ``board``: :attr:`outcome` is the game as it stands, with everything since
+    its last board shown, under :attr:`headline` (a timeout) pinging :attr:`ping`.
+    ``reminder``: :attr:`text` for :attr:`ping`, about the game :attr:`state`.
+    ``challenge_expired``: :attr:`challenge` ran out; :attr:`text` says so.
+    :attr:`retried`: an earlier attempt may have reached Discord: look first.
+    """
+
+    kind: str
+    entries: tuple[int, ...]
+    guild_id: int
+    channel_id: int
+    attempts: int = 0
+    retried: bool = False
+    outcome: Outcome | None = None
+    headline: str | None = None
+    ping: tuple[int, ...] = ()
+    state: GameState | None = None
+    challenge: ChallengeView | None = None
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,8 +324,8 @@ class Notice:
 __all__ = [
     "AUTOMATIC_DOUBLES_LIMIT", "CHALLENGE_LIFETIME", "KEPT_CHALLENGES", "MAX_MATCH_LENGTH", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",
-    "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView",
+    "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView", "Delivery",
     "DiceStats", "Event", "GameState", "LeaderboardEntry", "LeaderboardPage", "NoGameError", "NotInGameError",
     "NotYourTurnError", "Notice", "Outcome", "PlayerRating", "PlayerRef", "PlayerStats", "RatingChange",
-    "RuleError", "ServiceError", "StaleGameError", "storage_errors_as_service_errors",
+    "RuleError", "ServiceError", "Shard", "StaleGameError", "storage_errors_as_service_errors",
 ]

@@ -1,11 +1,16 @@
 """The background task behind reminders, timeouts and expired challenges.
 
-It asks :class:`~bot.core.deadlines.Deadlines` what is due, hands each
-:class:`~bot.core.model.Notice` to a sink (the Discord layer posts it), then
-sleeps until the next wake-up time, but never longer than :data:`MAX_SLEEP`
-seconds, so a deadline set by another process (or after a restart) is seen
-within a minute. Processing is idempotent, so running it again after a crash
-is safe.
+It asks :class:`~bot.core.deadlines.Deadlines` to do what is due (each writes
+the message it owes to the outbox, which the Discord layer's dispatcher
+posts), then sleeps until the next wake-up time, but never longer than
+:data:`MAX_SLEEP` seconds, so a deadline set by another process (or after a
+restart) is seen within a minute. Processing is idempotent, so running it
+again after a crash is safe.
+
+It works only while its gate is open (:meth:`Scheduler.open`): the Discord
+layer opens it once the bot is connected, downtime is credited to the clocks
+and every board owed from before is delivered, and closes it while Discord
+is out of reach, so nobody is forfeited for the bot's absence.
 
 Several processes (``SHARD_COUNT``/``SHARD_IDS``, one database): every process
 runs a scheduler. Each reminder is claimed and each timeout is a
@@ -21,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from bot.core.deadlines import Deadlines
@@ -33,22 +37,22 @@ log = logging.getLogger(__name__)
 MAX_SLEEP = 60.0
 MIN_SLEEP = 1.0
 
-Sink = Callable[[Notice], Awaitable[object]]
-"""Where notices go: posts one (the Discord layer's :class:`~bot.discord.notices.Notices`)."""
-
 
 class Scheduler:
     def __init__(
         self,
         deadlines: Deadlines,
-        sink: Sink,
         *,
         shard: Shard | None = None,
         max_sleep: float = MAX_SLEEP,
         min_sleep: float = MIN_SLEEP,
+        gated: bool = True,
     ) -> None:
         self.deadlines = deadlines
-        self.sink = sink
+        self.gate = asyncio.Event()
+        """Open while the bot can reach the players (see the module's docstring)."""
+        if not gated:
+            self.gate.set()
         self.shard: Shard | None = (shard[0], tuple(sorted(shard[1]))) if shard is not None else None
         """This process's ``(shard_count, shard_ids)``, or None when it serves every guild."""
         self.max_sleep = max_sleep
@@ -70,8 +74,15 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
+    def open(self) -> None:
+        self.gate.set()
+
+    def close(self) -> None:
+        self.gate.clear()
+
     async def _run(self) -> None:
         while True:
+            await self.gate.wait()
             try:
                 await self.run_once()
             except asyncio.CancelledError:
@@ -93,11 +104,5 @@ class Scheduler:
         return min(max(seconds, self.min_sleep), self.max_sleep)
 
     async def run_once(self, now: datetime | None = None) -> list[Notice]:
-        """Do everything due at ``now`` (default: the clock) and hand each notice to the sink."""
-        notices = await self.deadlines.process_due(now, shard=self.shard)
-        for notice in notices:
-            try:
-                await self.sink(notice)
-            except Exception:
-                log.exception("could not post a %s notice", notice.kind)
-        return notices
+        """Do everything due at ``now`` (default: the clock); returns what was done."""
+        return await self.deadlines.process_due(now, shard=self.shard)

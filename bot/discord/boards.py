@@ -7,18 +7,21 @@ player, a new board message is posted with a mention of them (so they get a
 notification) and the old one keeps its picture but loses its buttons.
 
 :meth:`BoardPoster.publish` does all of it for every caller (a command's
-reply, a click, the computer's moves, a timeout): draw, send through a
-:class:`Target`, remember the message as the game's board, take the controls
-off the one before, then tell the listeners (the computer's seat, the
-analysis notes).
+reply, a click, the computer's moves, the dispatcher's owed boards): draw,
+send through a :class:`Target`, settle the outbox entries the board
+delivers and record it as the game's board (one transaction), take the
+controls off the board before, then tell the listeners (the computer's seat, the
+analysis notes). A board's picture is named ``board-<game>-<version>.png``,
+so after a crash the dispatcher can tell whether it was posted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 import discord
@@ -72,6 +75,11 @@ def scene_for(state: GameState, viewpoint_user_id: int | None = None, theme: The
     )
 
 
+def picture_name(state: GameState) -> str:
+    """The board picture's file name: which game and version it shows."""
+    return f"board-{state.id}-{state.version}.png"
+
+
 def _fields(payload: Payload) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if v is not None}
 
@@ -118,19 +126,31 @@ class EditClicked:
 
 
 class InChannel:
-    """A channel or thread, outside any interaction (the computer's moves, notices)."""
+    """A channel or thread, outside any interaction (the computer's moves, owed messages).
 
-    def __init__(self, client: discord.Client, channel_id: int, guild_id: int | None = None) -> None:
+    ``nonce``: Discord posts a message only once per nonce (for a few minutes),
+    so a post retried after a lost answer does not appear twice. A failure is
+    kept in :attr:`error` (None is returned).
+    """
+
+    def __init__(
+        self, client: discord.Client, channel_id: int, guild_id: int | None = None, *, nonce: str | None = None
+    ) -> None:
         self.client = client
         self.channel_id = channel_id
         self.guild_id = guild_id
+        self.nonce = nonce
+        self.error: discord.HTTPException | None = None
 
     async def send(self, payload: Payload) -> discord.Message | None:
         try:
             channel = self.client.get_partial_messageable(self.channel_id, guild_id=self.guild_id)
+            if self.nonce is not None:
+                return await channel.send(nonce=self.nonce, **_fields(payload))
             return await channel.send(**_fields(payload))
-        except discord.HTTPException:
-            log.warning("could not post in channel %s", self.channel_id, exc_info=True)
+        except discord.HTTPException as error:
+            self.error = error
+            log.warning("could not post in channel %s: %s", self.channel_id, error)
             return None
 
 
@@ -163,6 +183,20 @@ class BoardPoster:
         self.client = client
         self.service = service
         self.listeners: list[Listener] = []
+        self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+        """game id -> its posting lock and how many posts use it (forgotten at 0)."""
+
+    @contextlib.asynccontextmanager
+    async def _posting(self, game_id: int) -> AsyncIterator[None]:
+        lock, users = self._locks.setdefault(game_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[game_id]
 
     async def payload(
         self,
@@ -179,15 +213,16 @@ class BoardPoster:
         content = presenter.board_content(state, events, ping=headline is None)
         if headline:
             content = f"{headline}\n{content}"[: presenter.MAX_CONTENT]
+        name = picture_name(state)
         payload: Payload = {
             "content": content,
-            "file": discord.File(io.BytesIO(png), filename="board.png"),
+            "file": discord.File(io.BytesIO(png), filename=name),
             "embeds": [],
             "view": game_controls(state),
         }
         embed = presenter.result_embed(state, events, rating_changes)
         if embed is not None:
-            embed.set_image(url="attachment://board.png")
+            embed.set_image(url=f"attachment://{name}")
             payload["embeds"] = [embed]
         return payload
 
@@ -206,39 +241,59 @@ class BoardPoster:
         listeners: Sequence[Listener] | None = None,
     ) -> discord.Message | None:
         """Draw the outcome's board and send it through ``target`` (``fallback`` if
-        that fails); make it the game's board and take the controls off ``old``
-        (unless it is the message ``skip``, already answered); then tell the
-        listeners (``listeners``: only these). ``alongside`` runs while the board is drawn (the click's
-        own answer). Returns the message, or None if it could not be sent."""
+        that fails); take the controls off ``old`` (unless it is the message
+        ``skip``, already answered); settle what the board delivers and make it
+        the game's board; then tell the listeners (``listeners``: only these).
+        ``alongside`` runs while the board is drawn (the click's own answer).
+        Returns the message, or None if it could not be sent (the outbox
+        entries then go back to the dispatcher)."""
         state = outcome.view
+        deliveries = self.service.deliveries
         shown = outcome.events if events is None else events
-        drawing = self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline)
-        if alongside is not None:
-            payload, _ = await asyncio.gather(drawing, alongside)
-        else:
-            payload = await drawing
-        message = await target.send(payload)
-        if message is None and fallback is not None:
-            # the first target used up the file: draw it again for the second
-            payload = await self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline)
-            message = await fallback.send(payload)
-        if message is not None:
-            await self.remember(state, message, old, skip=skip)
+        message: discord.Message | None = None
+        async with self._posting(state.id):  # one post of a game at a time: each sees the last one's board
+            try:
+                drawing = self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline)
+                if alongside is not None:
+                    payload, _ = await asyncio.gather(drawing, alongside)
+                else:
+                    payload = await drawing
+                message = await target.send(payload)
+                if message is None and fallback is not None:
+                    # the first target used up the file: draw it again for the second
+                    payload = await self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline)
+                    message = await fallback.send(payload)
+                if message is None:
+                    deliveries.release(outcome.owed)
+                else:
+                    await self.shown(state, message, old, owed=outcome.owed, skip=skip)
+            except BaseException:
+                deliveries.release(outcome.owed, maybe_posted=True)
+                raise
         for listener in self.listeners if listeners is None else listeners:
             listener(outcome, message, payload["embeds"])
         return message
 
-    async def remember(
-        self, state: GameState, message: discord.Message, old: tuple[int, int] | None, *, skip: int | None = None
+    async def shown(
+        self,
+        state: GameState,
+        message: discord.Message,
+        old: tuple[int, int] | None,
+        *,
+        owed: Sequence[int] = (),
+        skip: int | None = None,
     ) -> None:
-        """Make ``message`` the game's board; take the controls off the previous one."""
-        if state.board_message is None or state.board_message != (message.channel.id, message.id):
-            try:
-                await self.service.set_board_message(state.id, message.channel.id, message.id)
-            except Exception:  # a finished game may refuse; the board is only a convenience
-                log.debug("could not store board message of game %s", state.id, exc_info=True)
-        if old is not None and old[1] not in (message.id, skip):
-            await self.strip(*old)
+        """``message`` shows ``state``: settle ``owed`` and make it the game's
+        board, then take the controls off the previous board. (In this order: a
+        command reading the game meanwhile already sees the new board. A crash
+        in between leaves the old board's buttons, which carry the old version:
+        a click on them says the game moved on and links to the new board.)"""
+        board = (message.channel.id, message.id)
+        before = {b for b in (old, self.service.known_board(state.id)) if b is not None and b[1] not in (message.id, skip)}
+        if owed or state.board_message != board or state.board_version != state.version:
+            await self.service.deliveries.delivered(owed, state=state, board=board)
+        for channel_id, message_id in before:
+            await self.strip(channel_id, message_id)
 
     async def strip(self, channel_id: int, message_id: int) -> None:
         """Remove the controls of an older board (best effort)."""
@@ -251,5 +306,5 @@ class BoardPoster:
 
 __all__ = [
     "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
-    "asked_at", "render_in_worker", "scene_for", "warm_up_renderer",
+    "asked_at", "picture_name", "render_in_worker", "scene_for", "warm_up_renderer",
 ]

@@ -2,15 +2,23 @@
 
 :func:`create_bot` builds it without side effects; everything that needs the
 event loop (opening the database, building the parts, loading the cogs as
-extensions, registering the persistent buttons, starting the scheduler,
-syncing the slash commands) happens in :meth:`BackgammonBot.setup_hook`,
-which discord.py runs at login. Each part gets what it needs through its
-constructor; the persistent components, which discord.py rebuilds from their
-custom ids, find their table through :func:`bot.discord.replies.table_of`.
+extensions, registering the persistent buttons, starting the dispatcher and
+the scheduler, syncing the slash commands) happens in
+:meth:`BackgammonBot.setup_hook`, which discord.py runs at login. Each part
+gets what it needs through its constructor; the persistent components, which
+discord.py rebuilds from their custom ids, find their table through
+:func:`bot.discord.replies.table_of`.
+
+Coming back (at start, and after Discord was out of reach): the downtime is
+credited to every running clock, everything owed is delivered, and only then
+do deadlines run again and the computer resume its turns. While Discord is
+out of reach, deadlines wait.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -21,14 +29,15 @@ from discord.ext import commands
 
 from bot.config import Settings
 from bot.core.advice import Advice
+from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS
 from bot.discord.computer_seat import ComputerSeat
+from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
-from bot.discord.notices import Notices
 from bot.discord.parts import Parts
 from bot.discord.table import Table
 from engine import DiceSource
@@ -90,6 +99,11 @@ class BackgammonBot(commands.Bot):
         """What the cogs are built from, once :meth:`setup_hook` has run."""
         self.table: Table | None = None
         self.scheduler: Scheduler | None = None
+        self.dispatcher: Dispatcher | None = None
+        self.connected = False
+        """Whether the gateway is up (deadlines run only then)."""
+        self._coming_back: asyncio.Task[None] | None = None
+        self._heartbeats: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         if self.service is None:
@@ -106,13 +120,16 @@ class BackgammonBot(commands.Bot):
         poster.listeners += [computer.after_post, notes.after_game]
         self.table = Table(self, service, poster, computer, notes)
         self.parts = Parts(self.settings, service, advice, self.table)
+        self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard)
         if self._with_scheduler:
-            self.scheduler = Scheduler(service.deadlines, Notices(self, poster).post, shard=self.settings.shard)
+            self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.dispatcher.start()
         if self.scheduler is not None:
             self.scheduler.start()
+            self._heartbeats = asyncio.create_task(self._beat_forever(), name="bg-heartbeat")
         await warm_up_renderer()
         advice.available()  # import the engines now, not on the event loop when the first game ends
         await self.sync_commands()
@@ -130,10 +147,62 @@ class BackgammonBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s (%s) in %d servers", self.user, self.user.id, len(self.guilds))
+        self._come_back()
+
+    async def on_resumed(self) -> None:
+        self._come_back()
+
+    async def on_disconnect(self) -> None:
+        self.connected = False
+        if self.scheduler is not None:
+            self.scheduler.close()  # nobody can move: no clock may run out meanwhile
+
+    def _come_back(self) -> None:
+        self.connected = True
+        if self._coming_back is None or self._coming_back.done():
+            self._coming_back = asyncio.create_task(self.come_back(), name="bg-come-back")
+
+    async def come_back(self) -> None:
+        """Connected again: credit the time away, deliver what is owed, then
+        let deadlines run and the computer take its turns."""
+        service, shard = self.service, self.settings.shard
+        assert service is not None
+        try:
+            await service.deadlines.beat(shard=shard, coming_back=True)
+        except Exception:
+            log.exception("could not record the heartbeat")
+        if self.dispatcher is not None:
+            try:
+                sent = await self.dispatcher.drain()
+                if sent:
+                    log.info("delivered %d messages owed from before", sent)
+            except Exception:
+                log.exception("could not deliver the messages owed from before")
+        if self.scheduler is not None and self.connected:
+            self.scheduler.open()
         if self.table is not None:
             await self.table.computer.resume()  # the computer's turns left waiting by a restart
 
+    async def _beat_forever(self) -> None:
+        """Every :data:`~bot.core.deadlines.HEARTBEAT` while connected: the bot is here."""
+        assert self.service is not None
+        while True:
+            await asyncio.sleep(HEARTBEAT.total_seconds())
+            if not self.connected:
+                continue
+            try:
+                await self.service.deadlines.beat(shard=self.settings.shard)
+            except Exception:
+                log.warning("could not record the heartbeat", exc_info=True)
+
     async def close(self) -> None:
+        for task in (self._heartbeats, self._coming_back):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if self.dispatcher is not None:
+            await self.dispatcher.stop()
         if self.scheduler is not None:
             await self.scheduler.stop()
         if self.table is not None:

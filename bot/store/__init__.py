@@ -13,8 +13,10 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.games``: games and their logs, the compare-and-set append;
 - ``store.challenges``: invitations, pending until answered;
 - ``store.ratings``: leaderboards and each player's standing;
-- ``store.schedule``: deadlines, reminders and expiries that fall due;
-- ``store.stats``: dice statistics, the computer's record, analyses.
+- ``store.schedule``: deadlines, reminders and expiries that fall due, and
+  heartbeats (downtime is added to deadlines);
+- ``store.stats``: dice statistics, the computer's record, analyses;
+- ``store.outbox``: messages owed to players until they are delivered.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -43,6 +45,7 @@ from bot.store.errors import (
     StorageError,
 )
 from bot.store.games import GameStore
+from bot.store.outbox import Owed, OutboxEntry, OutboxStore
 from bot.store.players import PlayerStore
 from bot.store.ratings import RatingStore
 from bot.store.rows import (
@@ -61,7 +64,8 @@ from bot.store.rows import (
     RatingChange,
     utcnow,
 )
-from bot.store.schedule import ORPHAN_AFTER, DueWork, Shard, serves, shard_of
+from bot.store.schedule import DueWork
+from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from bot.store.stats import StatsStore
 
@@ -70,7 +74,7 @@ __all__ = [
     "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeRow", "ChannelBusyError",
     "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
     "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
-    "Migration", "NotFoundError", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
+    "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
     "Shard", "StaleVersionError", "StorageError", "Store", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
 ]
@@ -87,6 +91,7 @@ class Store:
         self.ratings = RatingStore(db)
         self.schedule = DueWork(db)
         self.stats = StatsStore(db)
+        self.outbox = OutboxStore(db)
 
     @property
     def backend(self) -> str:

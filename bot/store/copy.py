@@ -42,10 +42,13 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("challenges", ("id",)),
     ("ratings", ("scope", "user_id")),
     ("rating_history", ("id",)),
+    ("game_analyses", ("game_id", "game_number")),
+    ("outbox", ("id",)),
+    ("heartbeats", ("shard_count", "shard_id")),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
-IDENTITY_TABLES = ("games", "challenges", "rating_history")
+IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox")
 
 
 class CopyError(Exception):

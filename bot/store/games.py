@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bot.store import challenges, players, ratings
+from bot.store import challenges, outbox, players, ratings
 from bot.store.database import Database, Tx
+from bot.store.outbox import Owed
 from bot.store.errors import ChannelBusyError, ConstraintError, GameOverError, NotFoundError, StaleVersionError
 from bot.store.rows import (
     ActionRow,
@@ -209,6 +210,7 @@ class GameStore:
         actor: Any = INFER,
         updates: Mapping[str, Any] | None = None,
         outcome: MatchOutcome | None = None,
+        owed: Sequence[Owed] = (),
     ) -> AppendResult:
         """Compare-and-set: append actions and update the game in ONE transaction.
 
@@ -237,6 +239,9 @@ class GameStore:
         both players' rows in the guild scope and the global scope (0) are
         updated with the FIBS formula, all in the same transaction.  The
         changes are returned in ``AppendResult.rating_changes``.
+
+        ``owed``: messages the change owes the players (:mod:`bot.store.outbox`),
+        written in the same transaction; their ids are in ``AppendResult.owed``.
         """
         if not actions:
             raise ValueError("append_actions needs at least one action")
@@ -253,7 +258,7 @@ class GameStore:
 
         now = self.db.now()
 
-        async def transaction(tx: Tx) -> tuple[Row | None, list[RatingChange], list[tuple[Any, ...]]]:
+        async def transaction(tx: Tx) -> tuple[Row | None, list[RatingChange], list[tuple[Any, ...]], list[int]]:
             # FOR UPDATE (PostgreSQL): a racing append waits here and then sees our version.
             row = await tx.fetchone("SELECT * FROM games WHERE id = ?" + tx.for_update, (game_id,))
             if row is None:
@@ -317,9 +322,10 @@ class GameStore:
             changes: list[RatingChange] = []
             if outcome is not None and outcome.rated:
                 changes = await ratings.apply_outcome(tx, game, outcome, now)
-            return new_row, changes, action_params
+            owed_ids = [await outbox.add(tx, entry, now) for entry in owed]
+            return new_row, changes, action_params, owed_ids
 
-        new_row, changes, action_params = await self.db.transact(transaction)
+        new_row, changes, action_params, owed_ids = await self.db.transact(transaction)
         stamp = req_ts(now)
         return AppendResult(
             game=GameRow.from_row(new_row),
@@ -337,20 +343,8 @@ class GameStore:
                 for (action, _, _, _), params in zip(encoded, action_params)
             ],
             rating_changes=changes,
+            owed=owed_ids,
         )
-
-    async def set_board_message(self, game_id: int, channel_id: int, message_id: int) -> None:
-        """Remember where the latest board post is (does not change the version)."""
-
-        async def transaction(tx: Tx) -> None:
-            updated = await tx.execute(
-                "UPDATE games SET board_channel_id = ?, board_message_id = ? WHERE id = ?",
-                (channel_id, message_id, game_id),
-            )
-            if updated != 1:
-                raise NotFoundError(f"Game #{game_id} does not exist.")
-
-        await self.db.transact(transaction)
 
 
 def _encode_updates(updates: Mapping[str, Any]) -> dict[str, Any]:

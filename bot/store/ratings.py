@@ -125,6 +125,20 @@ class RatingStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    async def changes_of(self, game_id: int) -> list[RatingChange]:
+        """How a finished match moved its players' ratings (empty if unrated), in the order they were written."""
+        rows = await self.db.fetchall(
+            """
+            SELECT scope, user_id, rating_before, rating_after, experience_after, won
+            FROM rating_history WHERE game_id = ? ORDER BY id
+            """,
+            (game_id,),
+        )
+        return [
+            RatingChange(r["scope"], r["user_id"], r["rating_before"], r["rating_after"], r["experience_after"], bool(r["won"]))
+            for r in rows
+        ]
+
     async def player_stats(self, user_id: int, scope: int = GLOBAL_SCOPE) -> PlayerStats | None:
         """Return a player's ratings row with their rank by rating in the scope."""
         rows = await self.db.fetchall(

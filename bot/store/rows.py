@@ -104,6 +104,8 @@ class GameRow:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+    board_version: int | None = None
+    """The version of the game its board message shows (None: no board yet)."""
 
     @classmethod
     def from_row(cls, row: Row) -> GameRow:
@@ -129,6 +131,7 @@ class GameRow:
             created_at=req_ts(row["created_at"]),
             updated_at=req_ts(row["updated_at"]),
             finished_at=from_ts(row["finished_at"]),
+            board_version=row["board_version"],
         )
 
     @property
@@ -339,6 +342,8 @@ class AppendResult:
     game: GameRow
     actions: list[ActionRow]
     rating_changes: list[RatingChange] = field(default_factory=list)
+    owed: list[int] = field(default_factory=list)
+    """Ids of the outbox entries written with the actions."""
 
     @property
     def version(self) -> int:

@@ -1,69 +1,38 @@
 """Due work: turn deadlines, reminders and challenge expiries, and which
-bot process does them.
+bot process does them; heartbeats, so downtime is not counted against them.
 
 With several bot processes each running some of Discord's shards, the
 process that serves a guild claims its due work; another shard's work is
-taken over once it is :data:`ORPHAN_AFTER` overdue (its process may be down).
-Claims are compare-and-set, so each piece of work is done once.
+taken over once it is :data:`~bot.store.shards.ORPHAN_AFTER` overdue (its
+process may be down). Claims are compare-and-set, so each piece of work is
+done once.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Final
 
+from bot.store import outbox
 from bot.store.database import Database, Tx
+from bot.store.outbox import Owed
 from bot.store.rows import ChallengeRow, GameRow, from_ts, to_ts
-
-Shard = tuple[int, tuple[int, ...]]
-"""(shard count, shard ids): the Discord shards one bot process serves."""
-
-ORPHAN_AFTER: Final = 300.0
-"""Seconds after which due work of other shards is taken over (their process may be down)."""
-
-SHARD_SQL: Final = "(guild_id / 4194304) % ?"
-""":func:`shard_of` in SQL (``guild_id >> 22`` is ``guild_id / 2**22`` for ids, which are positive)."""
-
-
-def shard_of(guild_id: int, shard_count: int) -> int:
-    """The shard that receives a guild's events, as Discord assigns them:
-    ``(guild_id >> 22) % shard_count`` (direct messages, guild 0, go to shard 0)."""
-    return (guild_id >> 22) % shard_count
-
-
-def serves(shard: Shard | None, guild_id: int | None) -> bool:
-    """Whether a process running ``shard`` (None: all of them) receives this guild's events."""
-    return shard is None or shard_of(guild_id or 0, shard[0]) in shard[1]
-
-
-def shard_clause(shard: Shard | None, column: str, ts: float) -> tuple[str, tuple[float | int, ...]]:
-    """SQL keeping rows of guilds on ``shard``, and rows of other shards overdue
-    by :data:`ORPHAN_AFTER` on ``column`` (claims keep the work to once)."""
-    if shard is None:
-        return "", ()
-    count, ids = shard
-    if count < 1 or not ids:
-        raise ValueError("a shard filter needs a shard count and at least one shard id")
-    marks = ", ".join("?" for _ in ids)
-    return (
-        f" AND (({SHARD_SQL}) IN ({marks}) OR {column} <= ?)",
-        (count, *ids, ts - ORPHAN_AFTER),
-    )
-
+from bot.store.shards import ORPHAN_AFTER, SHARD_SQL, Shard, shard_clause
 
 class DueWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def claim_reminder(self, game_id: int, version: int) -> bool:
-        """Atomically mark the current turn's reminder as sent.
+    async def claim_reminder(self, game_id: int, version: int, owed: Owed) -> int | None:
+        """Atomically mark the current turn's reminder as sent, and write the
+        reminder message ``owed`` to the outbox in the same transaction.
 
-        Returns True if this caller should send the reminder: the game is
-        still active at ``version`` and no reminder was sent for this turn.
-        Does not change the version.
+        Returns the outbox entry's id if this caller claimed the reminder: the
+        game is still active at ``version`` and no reminder was claimed for
+        this turn; else None. Does not change the version.
         """
+        now = self.db.now()
 
-        async def transaction(tx: Tx) -> bool:
+        async def transaction(tx: Tx) -> int | None:
             claimed = await tx.execute(
                 """
                 UPDATE games SET reminder_sent = 1
@@ -71,7 +40,10 @@ class DueWork:
                 """,
                 (game_id, version),
             )
-            return claimed == 1
+            if claimed != 1:
+                return None
+            return await outbox.add(tx, owed, now)
+
         return await self.db.transact(transaction)
 
     async def due_deadlines(
@@ -148,6 +120,8 @@ class DueWork:
     ) -> list[ChallengeRow]:
         """Mark every overdue pending challenge 'expired'; return those rows.
 
+        Each expiry owes its channel a word (an outbox entry of kind
+        ``challenge_expired``, written in the same transaction).
         Each challenge is returned by exactly one caller, even with several
         bot processes expiring at once (on PostgreSQL rows another process is
         expiring are skipped, ``FOR UPDATE SKIP LOCKED``).
@@ -178,8 +152,71 @@ class DueWork:
                     continue
                 row = await tx.fetchone("SELECT * FROM challenges WHERE id = ?", (cid,))
                 assert row is not None
-                result.append(ChallengeRow.from_row(row))
+                challenge = ChallengeRow.from_row(row)
+                await outbox.add(
+                    tx, Owed("challenge_expired", challenge.guild_id, challenge.channel_id, challenge_id=cid), stamp
+                )
+                result.append(challenge)
             return result
 
         result = await self.db.transact(transaction)
         return result
+
+
+    # -- downtime ------------------------------------------------------------------------
+
+    async def beat(
+        self, shard: Shard | None, now: datetime | None = None, *, stale_after: float, credit: bool = True
+    ) -> float:
+        """Record that the bot is connected to Discord for ``shard`` (None: all guilds).
+
+        With ``credit`` (coming back: at start-up, after a lost connection), if
+        a shard's last beat is more than ``stale_after`` seconds old, the bot
+        was down (or cut off from Discord) for the gap: every active game's
+        turn deadline and reminder, and every pending challenge's expiry, still
+        ahead at the last beat, move later by the gap, all in one transaction.
+        Returns the longest gap credited (0.0 if none)."""
+        ts = to_ts(now) if now is not None else self.db.now()
+        count, ids = shard if shard is not None else (1, (0,))
+
+        async def transaction(tx: Tx) -> float:
+            credited = 0.0
+            for shard_id in ids:
+                row = await tx.fetchone(
+                    "SELECT seen_at FROM heartbeats WHERE shard_count = ? AND shard_id = ?" + tx.for_update,
+                    (count, shard_id),
+                )
+                if row is None:
+                    await tx.execute(
+                        "INSERT INTO heartbeats (shard_count, shard_id, seen_at) VALUES (?, ?, ?)",
+                        (count, shard_id, ts),
+                    )
+                    continue
+                last = row["seen_at"]
+                gap = ts - last
+                if credit and gap > stale_after:
+                    mine = f"({SHARD_SQL}) = ?"
+                    await tx.execute(
+                        f"""
+                        UPDATE games SET turn_deadline = turn_deadline + ?,
+                               reminder_at = CASE WHEN reminder_at IS NULL THEN NULL ELSE reminder_at + ? END
+                        WHERE status = 'active' AND turn_deadline IS NOT NULL AND turn_deadline > ? AND {mine}
+                        """,
+                        (gap, gap, last, count, shard_id),
+                    )
+                    await tx.execute(
+                        f"""
+                        UPDATE challenges SET expires_at = expires_at + ?
+                        WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at > ? AND {mine}
+                        """,
+                        (gap, last, count, shard_id),
+                    )
+                    credited = max(credited, gap)
+                if ts > last:
+                    await tx.execute(
+                        "UPDATE heartbeats SET seen_at = ? WHERE shard_count = ? AND shard_id = ?",
+                        (ts, count, shard_id),
+                    )
+            return credited
+
+        return await self.db.transact(transaction)

@@ -133,9 +133,15 @@ class World:
     def board(self, channel: Any = None) -> discord.Message:
         """The newest message with an attached board."""
         for message in reversed((channel or self.channel).history()):
-            if any(a.filename == "board.png" for a in message.attachments):
+            if any(a.filename.startswith("board-") and a.filename.endswith(".png") for a in message.attachments):
                 return message
         raise AssertionError("no board posted")
+
+    @staticmethod
+    def game_id(board: discord.Message) -> int:
+        """The game a board message shows (its picture is ``board-<game>-<version>.png``)."""
+        (picture,) = [a for a in board.attachments if a.filename.startswith("board-")]
+        return int(picture.filename.split("-")[1])
 
     def public(self, channel: Any = None) -> list[discord.Message]:
         return [m for m in (channel or self.channel).history() if not m.flags.ephemeral]

@@ -231,18 +231,17 @@ class RecordingService:
 async def test_the_scheduler_hands_its_shard_to_the_service() -> None:
     deadlines = RecordingService()
     settings = settings_of(SHARD_COUNT="4", SHARD_IDS="2,3")
-    posted: list[Any] = []
-    scheduler = Scheduler(deadlines, posted.append, shard=settings.shard)  # type: ignore[arg-type]
+    scheduler = Scheduler(deadlines, shard=settings.shard)  # type: ignore[arg-type]
     assert scheduler.shard == (4, (2, 3))
     assert [serves(scheduler.shard, g << 22) for g in range(4)] == [False, False, True, True]
     await scheduler.run_once()
     assert await scheduler.delay() == scheduler.max_sleep
     assert deadlines.calls == [("process_due", (4, (2, 3))), ("next_wakeup", (4, (2, 3)))]
     unsharded = RecordingService()
-    scheduler = Scheduler(unsharded, posted.append, shard=settings_of().shard)  # type: ignore[arg-type]
+    scheduler = Scheduler(unsharded, shard=settings_of().shard)  # type: ignore[arg-type]
     await scheduler.run_once()
     assert scheduler.shard is None and unsharded.calls == [("process_due", None)]
-    explicit = Scheduler(deadlines, posted.append, shard=(2, [1]))  # type: ignore[arg-type]
+    explicit = Scheduler(deadlines, shard=(2, [1]))  # type: ignore[arg-type]
     assert explicit.shard == (2, (1,))
 
 
@@ -347,7 +346,7 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
                 assert isinstance(info.value.__cause__, DatabaseUnavailableError), (name, info.value)
                 assert "try again" in info.value.message, (name, info.value)
             # the scheduler survives it: it waits and tries again
-            scheduler = Scheduler(s.deadlines, [].append, shard=None)
+            scheduler = Scheduler(s.deadlines, shard=None)
             assert await scheduler.delay() == scheduler.max_sleep
         finally:
             pg_server.start()

@@ -15,7 +15,7 @@ from engine import Phase, ScriptedDice
 
 
 async def board_png(message) -> Image.Image:
-    attachment = next(a for a in message.attachments if a.filename == "board.png")
+    attachment = next(a for a in message.attachments if a.filename.startswith("board-"))
     image = Image.open(io.BytesIO(await attachment.read()))
     assert image.format == "PNG"
     return image
@@ -301,7 +301,9 @@ async def test_pass_ends_a_money_game_with_a_result_embed(world):
     assert final.embeds, final.content
     embed = final.embeds[0]
     assert "bob wins" in embed.description.lower()
-    assert embed.image.url == "attachment://board.png"
+    (picture,) = final.attachments
+    assert picture.filename == f"board-{w.game_id(final)}-{(await w.service.get_game(w.game_id(final))).version}.png"
+    assert embed.image.url == f"attachment://{picture.filename}"  # the embed shows the board
     assert any(f.name == "Rating" for f in embed.fields)
     assert w.custom_ids(final) == []
     assert await w.service.game_in_channel(w.channel.id) is None

@@ -139,6 +139,7 @@ async def test_reminder_then_timeout(world, clock):
     clock.advance(hours=6)
     (notice,) = await w.bot.scheduler.run_once()
     assert notice.kind == "timeout"
+    await w.bot.dispatcher.idle()  # the dispatcher posts the final board
     posted = w.board()
     assert posted.content.startswith(f"⌛ {w.alice.mention} alice ran out of time")
     assert w.bob.mention in posted.content
@@ -148,14 +149,18 @@ async def test_reminder_then_timeout(world, clock):
     assert await w.service.game_in_channel(w.channel.id) is None
 
 
-async def test_expired_challenge_notice(world, clock):
+async def test_an_expired_challenge_says_so_in_place(world, clock):
     w = world
     result = await w.challenge()
+    before = len(w.channel.history())
     clock.advance(hours=25)
     (notice,) = await w.bot.scheduler.run_once()
     assert notice.kind == "challenge_expired"
-    assert w.channel.last_message.content.startswith(f"⌛ {w.alice.mention}")
-    assert "expired" in result.response.content and not result.response.components
+    await w.bot.dispatcher.idle()
+    challenge = next(m for m in w.channel.history() if m.id == result.response.id)
+    assert "expired" in challenge.content and not challenge.components
+    assert len(w.channel.history()) == before  # edited in place: no new message, no ping
+    assert await w.service.store.outbox.owed() == []
 
 
 async def test_scheduler_sleeps_at_most_a_minute(world, clock):

@@ -32,7 +32,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from bot.store import GameOverError, StaleVersionError, open_store
+from bot.store import GameOverError, Owed, StaleVersionError, open_store
 
 
 async def hammer(db: str, game_id: int, attempts: int, worker: int, start_at: float) -> None:
@@ -87,7 +87,8 @@ async def sweep(db: str, now_ts: float, worker: int, start_at: float) -> None:
         await asyncio.sleep(max(0.0, start_at - time.time()))
         for game in await store.schedule.due_reminders(now):
             await asyncio.sleep(rng.random() * 0.002)
-            if await store.schedule.claim_reminder(game.id, game.version):
+            owed = Owed("reminder", game.guild_id, game.channel_id, game_id=game.id, version=game.version)
+            if await store.schedule.claim_reminder(game.id, game.version, owed) is not None:
                 reminded.append(game.id)
         for game in await store.schedule.due_deadlines(now):
             await asyncio.sleep(rng.random() * 0.002)

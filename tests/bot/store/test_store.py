@@ -40,6 +40,7 @@ from bot.store import (
     MatchOutcome,
     Migration,
     NotFoundError,
+    Owed,
     StaleVersionError,
     StorageError,
     Store,
@@ -171,6 +172,11 @@ async def new_game(store: Store, channel: int = CHANNEL, p0: int = ALICE, p1: in
     return await store.games.create(guild_id=GUILD, channel_id=channel, player0=p0, player1=p1, **kw)  # type: ignore[arg-type]
 
 
+def reminder_owed(game) -> Owed:
+    return Owed("reminder", game.guild_id, game.channel_id, game_id=game.id, version=game.version,
+                payload={"user_id": game.player0, "text": "your move"})
+
+
 def roll(player: int, d1: int, d2: int) -> dict[str, object]:
     return {"kind": "roll", "player": player, "dice": [d1, d2]}
 
@@ -189,7 +195,7 @@ async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
         gate = threading.Event()
         s.db.driver._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]  # hold the writer thread up
         try:
-            write = asyncio.ensure_future(s.games.set_board_message(game.id, CHANNEL, 777))
+            write = asyncio.ensure_future(s.outbox.delivered([], game_id=game.id, board=(CHANNEL, 777), version=0))
             await asyncio.sleep(0)  # the write is issued (queued behind the held-up job)
             read = asyncio.ensure_future(s.games.get(game.id))
             await asyncio.sleep(0.1)
@@ -582,7 +588,7 @@ async def test_stale_version_writes_nothing(store: Store) -> None:
 
 async def test_updates_are_applied_with_the_action(store: Store, clock: FakeClock) -> None:
     game = await new_game(store, reminder_at=T0 + timedelta(hours=1), turn_deadline=T0 + timedelta(hours=2))
-    assert await store.schedule.claim_reminder(game.id, 0)
+    assert await store.schedule.claim_reminder(game.id, 0, reminder_owed(game)) is not None
     deadline = T0 + timedelta(days=1)
     res = await store.games.append(
         game.id,
@@ -834,9 +840,10 @@ async def test_deadlines_and_reminders(store: Store, clock: FakeClock) -> None:
     assert await store.schedule.due_deadlines(T0) == []
     assert [g.id for g in await store.schedule.due_reminders(T0 + timedelta(hours=4))] == [g2.id, g1.id]
 
-    assert await store.schedule.claim_reminder(g2.id, 0) is True
-    assert await store.schedule.claim_reminder(g2.id, 0) is False  # already sent
-    assert await store.schedule.claim_reminder(g1.id, 5) is False  # stale version
+    assert await store.schedule.claim_reminder(g2.id, 0, reminder_owed(g2)) is not None
+    assert await store.schedule.claim_reminder(g2.id, 0, reminder_owed(g2)) is None  # already sent
+    assert await store.schedule.claim_reminder(g1.id, 5, reminder_owed(g1)) is None  # stale version
+    assert [e.game_id for e in await store.outbox.owed(kinds=("reminder",))] == [g2.id]  # owed once
     assert [g.id for g in await store.schedule.due_reminders(T0 + timedelta(hours=4))] == [g1.id]
 
     clock.now = T0 + timedelta(hours=6)
@@ -852,11 +859,9 @@ async def test_deadlines_and_reminders(store: Store, clock: FakeClock) -> None:
 
 async def test_board_message(store: Store) -> None:
     game = await new_game(store)
-    await store.games.set_board_message(game.id, 777, 888)
+    await store.outbox.delivered([], game_id=game.id, board=(777, 888), version=0)
     g = await store.games.get(game.id)
-    assert (g.board_channel_id, g.board_message_id, g.version) == (777, 888, 0)
-    with pytest.raises(NotFoundError):
-        await store.games.set_board_message(999, 1, 2)
+    assert (g.board_channel_id, g.board_message_id, g.board_version, g.version) == (777, 888, 0, 0)
 
 
 # --------------------------------------------------------------------------
@@ -1380,7 +1385,7 @@ async def _populate(s: Store, clock: FakeClock) -> None:
         reminder_at=T0 + timedelta(days=1, seconds=0.123456),
     )
     await s.games.append(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}])
-    await s.games.set_board_message(live.id, big + 3, big + 4)
+    await s.outbox.delivered([], game_id=live.id, board=(big + 3, big + 4), version=2)
     ch = await s.challenges.create(guild_id=GUILD, channel_id=9, challenger=DAVE, challenged=None, expires_at=T0)
     await s.challenges.set_message(ch.id, 42)
     await s.challenges.create(guild_id=GUILD, channel_id=10, challenger=ALICE, challenged=DAVE)

@@ -1,0 +1,252 @@
+"""The dispatcher: posts what the outbox owes that no command is posting.
+
+Boards left owed by a crash or a failed post, the final boards of timeouts,
+reminders and expired challenges (:mod:`bot.core.deliveries` words them)
+go out from here, in the order they were owed, each game on its own: one
+that fails waits for its back-off and holds up no other.
+
+Before posting something an earlier attempt may have posted already (a
+crash right after the post), the dispatcher looks through the channel's
+latest messages: a board is known by its picture's name
+(:func:`bot.discord.boards.picture_name`), a reminder by its text. Channel
+posts also carry a nonce, which Discord honours for a few minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import discord
+
+from bot.core.games import GameService
+from bot.core.model import Delivery, GameState, ServiceError, Shard
+from bot.discord import presenter
+from bot.discord.boards import BoardPoster, InChannel, picture_name
+
+log = logging.getLogger(__name__)
+
+IDLE_SECONDS = 60.0
+"""The longest sleep between two looks at the outbox (another process may owe us work)."""
+LOOK_BACK = 50
+"""How many of a channel's latest messages are searched for an earlier post."""
+PARALLEL = 4
+"""Deliveries in flight at once: a slow channel does not hold up the others."""
+EXPIRIES_PER_PASS = 10
+EXPIRY_PACE = 0.2
+"""Expired challenges are tidied at most this many per pass, this many seconds apart
+(a flood of challenges expiring together must not become a flood of edits)."""
+
+
+class NotDelivered(Exception):
+    """A post failed without an answer from Discord to show for it."""
+
+
+class Dispatcher:
+    """Delivers owed messages for the guilds of ``shard`` (None: all)."""
+
+    def __init__(
+        self, client: discord.Client, service: GameService, poster: BoardPoster, *, shard: Shard | None = None
+    ) -> None:
+        self.client = client
+        self.service = service
+        self.deliveries = service.deliveries
+        self.poster = poster
+        self.shard = shard
+        self._task: asyncio.Task[None] | None = None
+        self._kicked: asyncio.Task[None] | None = None
+        self._again = False
+        self._limit = asyncio.Semaphore(PARALLEL)
+        self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
+        self.deliveries.wakers.append(self.kick)
+
+    # -- running ---------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        if not self.running:
+            self._task = asyncio.create_task(self._run(), name="bg-dispatcher")
+
+    async def stop(self) -> None:
+        for task in (self._task, self._kicked):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._kicked = None
+
+    def kick(self) -> None:
+        """Something is owed now: a pass soon (another after it, if one is running)."""
+        if self._kicked is None or self._kicked.done():
+            self._kicked = asyncio.get_running_loop().create_task(self._passes(), name="bg-dispatch")
+        else:
+            self._again = True
+
+    async def idle(self) -> None:
+        """Until the passes asked for so far are done (tests, shutdown)."""
+        while self._kicked is not None and not self._kicked.done():
+            await asyncio.wait({self._kicked})
+
+    async def _passes(self) -> None:
+        while True:
+            self._again = False
+            await self._safe_pass()
+            if not self._again:
+                return
+
+    async def _run(self) -> None:
+        """The slow beat: retries when their back-off ends, and other processes' leftovers."""
+        while True:
+            await asyncio.sleep(await self._delay())
+            await self._safe_pass()
+
+    async def _safe_pass(self) -> None:
+        try:
+            await self.run_once()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the dispatcher failed; trying again shortly")
+
+    async def _delay(self) -> float:
+        try:
+            due = await self.deliveries.next_attempt(shard=self.shard)
+        except Exception:
+            return IDLE_SECONDS
+        if due is None:
+            return IDLE_SECONDS
+        return min(max((due - self.service.clock()).total_seconds(), 0.05), IDLE_SECONDS)
+
+    async def drain(self) -> int:
+        """Deliver everything owed now (at start-up, before deadlines run again);
+        returns how many messages went out. What fails waits for its back-off."""
+        total = 0
+        for _ in range(1000):
+            done = await self.run_once()
+            total += done
+            if not done:
+                return total
+        return total
+
+    async def run_once(self) -> int:
+        """One pass: boards and reminders first, then a few expired challenges.
+        Returns how many deliveries were attempted."""
+        async with self._pass:
+            return await self._run_pass()
+
+    async def _run_pass(self) -> int:
+        urgent = await self.deliveries.owed(shard=self.shard, kinds=("board", "reminder"), limit=100)
+        await asyncio.gather(*(self._guarded(d) for d in urgent))
+        expired = await self.deliveries.owed(shard=self.shard, kinds=("challenge_expired",), limit=EXPIRIES_PER_PASS)
+        for number, delivery in enumerate(expired):
+            if number:
+                await asyncio.sleep(EXPIRY_PACE)
+            await self._guarded(delivery)
+        return len(urgent) + len(expired)
+
+    async def _guarded(self, delivery: Delivery) -> None:
+        async with self._limit:
+            try:
+                await self.deliver(delivery)
+            except discord.NotFound:
+                log.info("channel %s is gone: dropping a %s message", delivery.channel_id, delivery.kind)
+                await self._failed(delivery, permanent=True)
+            except (discord.HTTPException, NotDelivered, OSError, asyncio.TimeoutError) as error:
+                log.warning("could not deliver a %s message to channel %s: %s", delivery.kind, delivery.channel_id, error)
+                await self._failed(delivery)
+            except ServiceError as error:  # the database: the entry stays owed
+                log.warning("could not settle a %s message: %s", delivery.kind, error)
+            except Exception:
+                log.exception("delivering a %s message to channel %s failed", delivery.kind, delivery.channel_id)
+                await self._failed(delivery)
+
+    async def _failed(self, delivery: Delivery, *, permanent: bool = False) -> None:
+        with contextlib.suppress(ServiceError):
+            await self.deliveries.failed(delivery, permanent=permanent)
+
+    # -- delivering --------------------------------------------------------------------------
+
+    async def deliver(self, delivery: Delivery) -> None:
+        if delivery.kind == "board":
+            await self._board(delivery)
+        elif delivery.kind == "reminder":
+            await self._reminder(delivery)
+        elif delivery.kind == "challenge_expired":
+            await self._expired(delivery)
+        else:
+            await self.deliveries.delivered(delivery.entries)
+
+    def _where(self, delivery: Delivery) -> InChannel:
+        return InChannel(self.client, delivery.channel_id, delivery.guild_id, nonce=f"bg-outbox-{delivery.entries[-1]}")
+
+    async def _board(self, delivery: Delivery) -> None:
+        outcome = delivery.outcome
+        assert outcome is not None
+        state = outcome.view
+        if delivery.retried:
+            found = await self._posted_board(delivery.channel_id, state)
+            if found is not None:
+                log.info("game %s: its board was posted before the restart; taking it as the board", state.id)
+                await self.poster.shown(state, found, state.board_message, owed=delivery.entries)
+                return
+        headline = None
+        if delivery.headline:
+            about, *others = [presenter.mention(u) for u in delivery.ping] or [""]
+            headline = " ".join(p for p in ("⌛", about, f"{delivery.headline}.", *others) if p)
+        where = self._where(delivery)
+        message = await self.poster.publish(
+            outcome, where, old=state.board_message, headline=headline,
+            listeners=None if delivery.headline is None else [],
+        )
+        if message is None:
+            raise where.error or NotDelivered("the board could not be posted")
+
+    async def _posted_board(self, channel_id: int, state: GameState) -> discord.Message | None:
+        """Our message in the channel showing ``state``'s board, if one was posted."""
+        name = picture_name(state)
+        return await self._look_back(channel_id, lambda m: any(a.filename == name for a in m.attachments))
+
+    async def _look_back(self, channel_id: int, match: object) -> discord.Message | None:
+        channel = self.client.get_partial_messageable(channel_id)
+        me = self.client.user.id if self.client.user else None
+        try:
+            async for message in channel.history(limit=LOOK_BACK):
+                if message.author.id == me and match(message):  # type: ignore[operator]
+                    return message
+        except discord.Forbidden:
+            log.info("can't read the history of channel %s to look for an earlier post", channel_id)
+        return None
+
+    async def _reminder(self, delivery: Delivery) -> None:
+        state = delivery.state
+        assert state is not None
+        who = " ".join(presenter.mention(u) for u in delivery.ping)
+        text = f"⏰ {who} {delivery.text}.".replace("⏰  ", "⏰ ")
+        link = presenter.board_link(state)
+        if link:
+            text += f" [Go to the board]({link})"
+        if delivery.retried and await self._look_back(delivery.channel_id, lambda m: m.content == text):
+            await self.deliveries.delivered(delivery.entries)
+            return
+        where = self._where(delivery)
+        if await where.send({"content": text}) is None:
+            raise where.error or NotDelivered("the reminder could not be posted")
+        await self.deliveries.delivered(delivery.entries)
+
+    async def _expired(self, delivery: Delivery) -> None:
+        """An expired challenge loses its buttons and says so, in place: no new message."""
+        challenge = delivery.challenge
+        assert challenge is not None
+        if challenge.message_id:
+            channel = self.client.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
+            try:
+                await channel.get_partial_message(challenge.message_id).edit(
+                    content=presenter.challenge_closed_content(challenge, "expired"), view=None
+                )
+            except discord.NotFound:
+                pass  # deleted: nothing left to tidy
+        await self.deliveries.delivered(delivery.entries)
