@@ -40,7 +40,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
+# tests/ for the stand-in (e2e.*), and the repository before it: tests/bot/ is no package
+# and must not shadow the bot's own.
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from bot.__main__ import settle_memory  # noqa: E402
 from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
