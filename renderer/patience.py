@@ -100,15 +100,18 @@ def suit_ink(theme: Theme, suit: Suit) -> RGB:
     return (_FOUR_COLOUR_INK if theme == HIGH_CONTRAST else _CLASSIC_INK)[suit]
 
 
-def _face(theme: Theme) -> RGB:
+def face_colour(theme: Theme) -> RGB:
+    """A card's face."""
     return (255, 255, 255) if theme == HIGH_CONTRAST else (250, 246, 236)
 
 
-def _face_edge(theme: Theme) -> RGB:
+def face_edge_colour(theme: Theme) -> RGB:
+    """A card's edge."""
     return (0, 0, 0) if theme == HIGH_CONTRAST else (120, 108, 90)
 
 
-def _slot(theme: Theme) -> RGB:
+def slot_colour(theme: Theme) -> RGB:
+    """An empty square: the felt, darker."""
     return _mix(theme.felt, (0, 0, 0), 0.28)
 
 
@@ -135,7 +138,7 @@ def _rounded(size: tuple[int, int], fill: RGB | tuple[int, int, int, int], outli
 def card_sprite(card: Card, theme: Theme) -> Image.Image:
     """A card's face: the rank large above the suit's symbol, in the suit's ink."""
     edge_width = 3 if theme == HIGH_CONTRAST else 2
-    sprite = _rounded((CARD_WIDTH, CARD_HEIGHT), _face(theme), _face_edge(theme), edge_width)
+    sprite = _rounded((CARD_WIDTH, CARD_HEIGHT), face_colour(theme), face_edge_colour(theme), edge_width)
     draw = ImageDraw.Draw(sprite)
     ink = suit_ink(theme, card.suit)
     middle = CARD_WIDTH // 2
@@ -158,7 +161,7 @@ def ghost_sprite(card: Card, theme: Theme) -> Image.Image:
 @functools.lru_cache(maxsize=8)
 def slot_sprite(theme: Theme) -> Image.Image:
     """An empty square: a recess in the felt."""
-    return _rounded((CARD_WIDTH, CARD_HEIGHT), _slot(theme), None, 0)
+    return _rounded((CARD_WIDTH, CARD_HEIGHT), slot_colour(theme), None, 0)
 
 
 @functools.lru_cache(maxsize=8)

@@ -23,14 +23,14 @@ from engine.patience.grid import (
 from engine.patience.hands import (
     AMERICAN, ENGLISH, SCORINGS, Category, HandError, Scoring, classify, is_straight, scoring_named,
 )
-from engine.patience.layout import Layout, LineScore, PlacementError
-from engine.patience.solver import best_score, solve
+from engine.patience.layout import Layout, LineScore, PlacementError, unchecked_layout
+from engine.patience.solver import Tables, best_score, prepare, solve
 
 __all__ = [
     "AMERICAN", "CELLS", "COLUMNS", "DEAL_SIZE", "ENGLISH", "FULL_DECK", "HOYLE_BEST", "HOYLE_DEAL",
     "LINES", "ROWS", "SCORINGS", "SIZE",
     "Card", "CardError", "Category", "Cell", "CellError", "Deal", "DealError", "HandError", "Layout",
-    "Line", "LineScore", "PlacementError", "Rank", "Scoring", "Suit",
+    "Line", "LineScore", "PlacementError", "Rank", "Scoring", "Suit", "Tables",
     "best_score", "classify", "completable", "deal_from_seed", "format_path", "is_straight",
-    "parse_cards", "parse_path", "rook_paths", "scoring_named", "solve",
+    "parse_cards", "parse_path", "prepare", "rook_paths", "scoring_named", "solve", "unchecked_layout",
 ]

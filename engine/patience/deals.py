@@ -38,7 +38,7 @@ HOYLE_BEST = 81
 """Hoyle's answer for :data:`HOYLE_DEAL` under the English table, which the solver confirms."""
 
 
-def card_at(seed: bytes, nonce: str, k: int, left: int) -> int:
+def draw_index(seed: bytes, nonce: str, k: int, left: int) -> int:
     """Which of the ``left`` cards still in the deck card ``k`` of the deal is (0 .. left - 1)."""
     limit = 256 - 256 % left
     attempt = 0
@@ -60,5 +60,5 @@ def deal_from_seed(seed: bytes | str, nonce: str = "patience") -> Deal:
     if not key:
         raise ValueError("a seed needs at least one byte")
     deck: list[Card] = list(FULL_DECK)
-    cards = [deck.pop(card_at(key, nonce, k, len(deck))) for k in range(DEAL_SIZE)]
+    cards = [deck.pop(draw_index(key, nonce, k, len(deck))) for k in range(DEAL_SIZE)]
     return Deal(tuple(cards))

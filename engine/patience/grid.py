@@ -173,7 +173,7 @@ def rook_path_numbers() -> tuple[tuple[int, ...], ...]:
 
     Walked from one square of each kind (corner ``A1``, edge ``C1``, ``B2`` and
     the centre ``C3``; the other dark squares are their turns and mirrors),
-    then turned and mirrored: computed once, in about a tenth of a second, and kept.
+    then turned and mirrored: computed once per process (about 0.15 s) and kept.
     """
     walked: list[tuple[int, ...]] = []
     degree = [len(n) for n in _NEIGHBOUR_INDEXES]

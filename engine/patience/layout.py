@@ -179,7 +179,7 @@ class Layout:
         """
         cell = _as_cell(cell)
         _check(self.deal, self.path, cell)
-        return _unchecked(self.deal, self.path + (cell,))
+        return unchecked_layout(self.deal, self.path + (cell,))
 
     def undo(self) -> Layout:
         """The layout with the last card taken back.
@@ -188,7 +188,7 @@ class Layout:
         """
         if not self.path:
             raise PlacementError("there is no card to take back: the grid is empty")
-        return _unchecked(self.deal, self.path[:-1])
+        return unchecked_layout(self.deal, self.path[:-1])
 
     def __str__(self) -> str:
         return format_path(self.path)
@@ -227,8 +227,9 @@ def _check(deal: Deal, path: tuple[Cell, ...], cell: Cell) -> None:
         )
 
 
-def _unchecked(deal: Deal, path: tuple[Cell, ...]) -> Layout:
-    """A Layout built without checks: only for paths checked step by step."""
+def unchecked_layout(deal: Deal, path: tuple[Cell, ...]) -> Layout:
+    """A Layout built without checks: only for paths known to obey the rule
+    (checked step by step, or a rook's path from :mod:`engine.patience.grid`)."""
     layout = object.__new__(Layout)
     object.__setattr__(layout, "deal", deal)
     object.__setattr__(layout, "path", path)

@@ -18,7 +18,8 @@ best score. Three facts make that quick:
    the product to points, one for mixed suits and one for a single suit,
    filled by :func:`engine.patience.hands.classify` itself.
 
-So a deal costs 2,427 lookups and 1,081 sums of ten: a few milliseconds.
+So a deal costs 2,427 lookups and 1,081 sums of ten: under a millisecond
+(``bench/patience.py``), once the tables are built (:func:`prepare`).
 Among layouts of equal score the one returned is the first in the order of
 :func:`engine.patience.grid.rook_paths`, so the answer is the same every time.
 """
@@ -26,13 +27,14 @@ Among layouts of equal score the one returned is the first in the order of
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 from itertools import combinations_with_replacement
 from math import prod
 
 from engine.patience.cards import Card, Deal, Rank, Suit
 from engine.patience.grid import CELLS, LINES, SIZE, rook_path_numbers
 from engine.patience.hands import ENGLISH, HAND_SIZE, Scoring, classify
-from engine.patience.layout import Layout, _unchecked
+from engine.patience.layout import Layout, unchecked_layout
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 """A prime per rank, ace to king."""
@@ -74,6 +76,28 @@ def _points_by_product(scoring: Scoring) -> tuple[dict[int, int], dict[int, int]
     return mixed, suited
 
 
+class Tables(NamedTuple):
+    """What :func:`prepare` built: the sizes the module docstring gives."""
+
+    paths: int
+    """Directed rook's paths: 8,648."""
+    classes: int
+    """Classes of eight paths that score alike: 1,081."""
+    line_sets: int
+    """Different 5-card sets (by deal position) a line can hold: 2,427."""
+
+
+def prepare(*scorings: Scoring) -> Tables:
+    """Build the solver's tables now (about a fifth of a second, once per
+    process, and a few hundredths more per score table, English if none is
+    named) rather than in the first :func:`solve`; say, in a worker thread at
+    start-up."""
+    sets, classes, _ = _tables()
+    for scoring in scorings or (ENGLISH,):
+        _points_by_product(scoring)
+    return Tables(len(rook_path_numbers()), len(classes), len(sets))
+
+
 def best_score(deal: Deal, scoring: Scoring = ENGLISH) -> int:
     """The highest score any layout of ``deal`` makes."""
     return _best(deal, scoring)[0]
@@ -83,7 +107,7 @@ def solve(deal: Deal, scoring: Scoring = ENGLISH) -> Layout:
     """A finished layout of ``deal`` with the highest score (the first such in
     the order of the rook's paths)."""
     _, path = _best(deal, scoring)
-    return _unchecked(deal, tuple(CELLS[square] for square in path))
+    return unchecked_layout(deal, tuple(CELLS[square] for square in path))
 
 
 def _best(deal: Deal, scoring: Scoring) -> tuple[int, tuple[int, ...]]:

@@ -3,6 +3,8 @@ serpent rule, Hoyle's worked example, the exact solver and seeded deals."""
 
 from __future__ import annotations
 
+import doctest
+import functools
 import hashlib
 import hmac
 import random
@@ -16,7 +18,7 @@ from engine.fairdice import chi_square_uniform
 from engine.patience import (
     AMERICAN, CELLS, ENGLISH, FULL_DECK, HOYLE_BEST, HOYLE_DEAL, LINES, SCORINGS, Card, CardError, Category,
     Cell, CellError, Deal, DealError, HandError, Layout, PlacementError, Rank, Suit, best_score, classify,
-    completable, deal_from_seed, format_path, parse_cards, parse_path, rook_paths, scoring_named, solve,
+    completable, deal_from_seed, format_path, parse_cards, parse_path, prepare, rook_paths, scoring_named, solve,
 )
 
 # -- Hoyle's example, transcribed from the book ---------------------------------------
@@ -266,6 +268,21 @@ def test_the_rook_paths_are_all_there(searched_paths) -> None:
     assert {tuple(reversed(path)) for path in paths} == set(paths)
 
 
+@functools.cache
+def all_rook_paths() -> frozenset:
+    return frozenset(rook_paths())
+
+
+def test_the_package_docstring_example() -> None:
+    import engine.patience
+
+    assert doctest.testmod(engine.patience).failed == 0
+
+
+def test_prepare_builds_the_tables() -> None:
+    assert prepare(ENGLISH, AMERICAN) == (8648, 1081, 2427)
+
+
 def test_cells_and_their_spelling() -> None:
     assert str(Cell(0, 0)) == "A1" and str(Cell(4, 4)) == "E5" and str(Cell(2, 3)) == "D3"
     assert Cell.parse("d3") == Cell(2, 3) == Cell.at(2, 3)
@@ -426,7 +443,7 @@ def test_the_rule_holds_on_every_placement(tries: list[int], seed: int) -> None:
         layout = layout.place(rng.choice(layout.legal_cells()))
     assert len(set(layout.path)) == 25
     assert all(a.touches(b) for a, b in zip(layout.path, layout.path[1:]))
-    assert layout.path in set(rook_paths())
+    assert layout.path in all_rook_paths()
     assert Layout(deal, layout.path) == layout
 
 

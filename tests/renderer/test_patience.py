@@ -63,7 +63,7 @@ def test_cards_path_and_felt_where_they_belong(finished: Layout) -> None:
     # Every card's face shows near its corner, below the number tab.
     for cell in finished.path:
         left, top, _, _ = P.card_box(cell)
-        assert close(image.getpixel((left + 8, top + 40)), P._face(CLASSIC)), cell
+        assert close(image.getpixel((left + 8, top + 40)), P.face_colour(CLASSIC)), cell
     # The serpent joins each card to the next across the felt ...
     for a, b in zip(finished.path, finished.path[1:]):
         assert close(image.getpixel(gutter(a, b)), CLASSIC.highlight), (a, b)
@@ -80,12 +80,12 @@ def test_a_partial_layout_marks_where_the_next_card_may_go(partial: Layout) -> N
     assert dashes > (right - left) // 2  # the dashed outline
     free = Cell(4, 4)
     fl, ft, _, _ = P.card_box(free)
-    assert close(image.getpixel((fl + 30, ft + 30)), P._slot(CLASSIC))  # an empty square, unmarked
+    assert close(image.getpixel((fl + 30, ft + 30)), P.slot_colour(CLASSIC))  # an empty square, unmarked
     # The card laid last is ringed.
     ll, lt, _, _ = P.card_box(partial.last_cell)
     assert close(image.getpixel((ll - 3, lt + 60)), CLASSIC.highlight, 30)
     plain = decode(P.render_patience(partial, show_legal=False))
-    assert close(plain.getpixel((left + 30, top + 30)), P._slot(CLASSIC))
+    assert close(plain.getpixel((left + 30, top + 30)), P.slot_colour(CLASSIC))
 
 
 def test_the_same_layout_gives_the_same_bytes_in_any_thread(finished: Layout, partial: Layout) -> None:
