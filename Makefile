@@ -43,6 +43,7 @@ postgres:
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/render.py
+	$(BIN)/python bench/patience.py
 	$(BIN)/python bench/service.py
 	$(BIN)/python bench/ai.py
 	$(BIN)/python bench/e2e_load.py

@@ -1,10 +1,14 @@
-"""Command line: ``python -m engine plays --jsonl``.
+"""Command line: ``python -m engine plays --jsonl`` and ``python -m engine patience solve``.
 
 Reads lines ``{"position_id": "<ID, player on roll to move>", "dice": [d1, d2]}``
 and writes, for each, ``{"plays": [{"play": "<canonical notation>",
 "position_id": "<ID after the play, opponent on roll>"}, ...]}``. A line that
 cannot be handled gets ``{"error": "..."}`` and the rest go on. The exit
 status is 0 when every line was answered with plays, 1 otherwise.
+
+``python -m engine patience solve --deal "D6 S5 CQ ..." [--scoring english|american]``
+prints one JSON line for a best layout of a Serpent Poker Patience deal
+(:mod:`engine.patience.cli`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any, TextIO
 
 from engine.dice import Roll
 from engine.moves import legal_plays
+from engine.patience.cli import run_solve
+from engine.patience.hands import SCORINGS
 from engine.play import format_play
 from engine.position import Position
 
@@ -63,9 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     plays = commands.add_parser("plays", help="list the legal plays of positions and dice")
     plays.add_argument("--jsonl", action="store_true", required=True, help="read JSON lines on stdin")
+    patience = commands.add_parser("patience", help="Serpent Poker Patience")
+    patience_commands = patience.add_subparsers(dest="patience_command", required=True)
+    solve = patience_commands.add_parser("solve", help="print a best layout of a deal as one JSON line")
+    solve.add_argument("--deal", required=True, help='the 25 cards in deal order, as "D6 S5 CQ ..."')
+    solve.add_argument("--scoring", choices=sorted(SCORINGS), default="english", help="the score table")
     args = parser.parse_args(argv)
     if args.command == "plays":
         return run_plays(sys.stdin, sys.stdout)
+    if args.command == "patience":
+        return run_solve(args.deal, args.scoring, sys.stdout)
     return 2
 
 
