@@ -1,21 +1,29 @@
-"""Provably fair dice: every die comes from a secret seed committed in advance.
+"""Provably fair dice: every die comes from a secret seed committed in advance,
+mixed with a salt the bot cannot choose.
 
 The scheme (also in the README and in ``scripts/verify_dice.py``):
 
-1. When a game starts, a 32-byte secret ``seed`` is drawn from the operating
-   system's secure generator, and its commitment ``SHA-256(seed)`` (hex) is
-   published together with a public ``nonce`` (text).
-2. Die number ``k`` (0, 1, 2, ... in the order the dice are thrown, opening
+1. When a challenge is made, a 32-byte secret ``seed`` is drawn from the
+   operating system's secure generator, and its commitment ``SHA-256(seed)``
+   (hex) is published with the challenge, together with a public ``nonce``.
+2. When the challenge is accepted, a public ``salt`` is fixed from what the
+   bot could not know when it committed: the id Discord gave the Accept click,
+   and the seeds the players chose (if any). The dice use the *salted nonce*
+   ``f"{nonce}|{salt}"`` (:func:`salted`); without a salt (games from before,
+   or with nothing to mix in) the nonce alone.
+3. Die number ``k`` (0, 1, 2, ... in the order the dice are thrown, opening
    throws included, player 0's die first) is
-   ``HMAC-SHA256(key=seed, msg=f"{nonce}:{k}")``: the first byte below 252
-   gives ``byte % 6 + 1``. (252 is the largest multiple of 6 below 256, so
+   ``HMAC-SHA256(key=seed, msg=f"{salted nonce}:{k}")``: the first byte below
+   252 gives ``byte % 6 + 1``. (252 is the largest multiple of 6 below 256, so
    every face is equally likely; the bytes from 252 up are rejected.) If all
-   32 bytes are rejected, the message ``f"{nonce}:{k}:{j}"`` for j = 1, 2, ...
-   is used the same way.
-3. When the game ends the seed is revealed; anyone can check that it matches
+   32 bytes are rejected, the message ``f"{salted nonce}:{k}:{j}"`` for
+   j = 1, 2, ... is used the same way.
+4. When the game ends the seed is revealed; anyone can check that it matches
    the commitment and recompute every die.
 
-The seed cannot change after the commitment: another seed would not hash to it.
+The seed cannot change after the commitment (another seed would not hash to
+it), and it was fixed before the salt existed: the bot could not pick a seed
+that gives good dice for the salt, nor the salt for the seed.
 """
 
 from __future__ import annotations
@@ -40,6 +48,17 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+def salted(nonce: str, salt: str | None) -> str:
+    """The nonce the dice are drawn with: ``nonce|salt``, or the nonce alone without a salt."""
+    return f"{nonce}|{salt}" if salt else nonce
+
+
+def player_part(name: str, text: str) -> str:
+    """A player's own seed as part of a salt: ``name=`` and the first 16 hex
+    digits of its SHA-256 (any text will do; the player can hash it to check)."""
+    return f"{name}={hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+
+
 def die_at(seed: bytes, nonce: str, index: int) -> int:
     """Die number ``index`` of the game with this seed and nonce."""
     attempt = 0
@@ -53,17 +72,17 @@ def die_at(seed: bytes, nonce: str, index: int) -> int:
 
 
 class FairDice:
-    """A dice source that derives every die from a committed seed.
+    """A dice source that derives every die from a committed seed and a salt.
 
     ``counter`` is how many dice have been thrown already (a game rebuilt
     from its log goes on from where it stopped).
     """
 
-    def __init__(self, seed: bytes, nonce: str, counter: int = 0) -> None:
+    def __init__(self, seed: bytes, nonce: str, counter: int = 0, *, salt: str | None = None) -> None:
         if len(seed) < 16:
             raise ValueError("a seed needs at least 16 bytes")
         self.seed = seed
-        self.nonce = nonce
+        self.nonce = salted(nonce, salt)
         self.counter = counter
 
     @property
@@ -86,7 +105,9 @@ class Verification:
     first_mismatch: int | None = None
 
 
-def verify(seed_hex: str, commitment_hex: str, nonce: str, dice: Iterable[int]) -> Verification:
+def verify(
+    seed_hex: str, commitment_hex: str, nonce: str, dice: Iterable[int], *, salt: str | None = None
+) -> Verification:
     """Check a revealed seed against its commitment and recompute every die."""
     try:
         seed = bytes.fromhex(seed_hex)
@@ -94,6 +115,7 @@ def verify(seed_hex: str, commitment_hex: str, nonce: str, dice: Iterable[int]) 
         return Verification(False, "the seed is not hex", 0)
     if not hmac.compare_digest(commitment(seed), commitment_hex.lower()):
         return Verification(False, "the seed does not match the commitment", 0)
+    nonce = salted(nonce, salt)
     count = 0
     for index, value in enumerate(dice):
         if die_at(seed, nonce, index) != value:

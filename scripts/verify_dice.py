@@ -4,12 +4,15 @@
 Usage: python3 verify_dice.py game-123.json
 
 The file is what ``/bg export`` attaches as JSON: ``{"dice": {"commitment",
-"nonce", "seed"}, "actions": [...]}``. The check: SHA-256 of the revealed
-seed equals the commitment posted when the game started, and every die in the
-log equals HMAC-SHA256(key=seed, msg="<nonce>:<k>") turned into a die by
-taking the first byte below 252, modulo 6, plus 1 (k counts dice from 0 in
-the order thrown; if all 32 bytes are 252 or more, "<nonce>:<k>:<j>" for
-j = 1, 2, ... is used the same way). Exit status 0 when everything matches.
+"nonce", "salt", "seed"}, "actions": [...]}``. The check: SHA-256 of the
+revealed seed equals the commitment posted with the challenge, and every die
+in the log equals HMAC-SHA256(key=seed, msg="<nonce>|<salt>:<k>") turned into
+a die by taking the first byte below 252, modulo 6, plus 1 (k counts dice
+from 0 in the order thrown; if all 32 bytes are 252 or more,
+"<nonce>|<salt>:<k>:<j>" for j = 1, 2, ... is used the same way). The salt
+holds the id Discord gave the Accept click and a hash of each player's own
+seed; games without a salt use "<nonce>:<k>". Exit status 0 when everything
+matches.
 """
 
 import hashlib
@@ -39,10 +42,11 @@ def main(path: str) -> int:
     if hashlib.sha256(seed).hexdigest() != fair["commitment"].lower():
         print("FAIL: the revealed seed does not match the commitment")
         return 1
+    nonce = f"{fair['nonce']}|{fair['salt']}" if fair.get("salt") else fair["nonce"]
     thrown = [int(d) for a in export["actions"] if a.get("kind") in ("opening", "roll") and a.get("dice")
               for d in a["dice"]]
     for index, value in enumerate(thrown):
-        expected = die_at(seed, fair["nonce"], index)
+        expected = die_at(seed, nonce, index)
         if expected != value:
             print(f"FAIL: die {index + 1} should be {expected}, the log says {value}")
             return 1

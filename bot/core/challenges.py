@@ -3,13 +3,20 @@
 A challenge stays pending for :data:`~bot.core.model.CHALLENGE_LIFETIME`.
 Answering one is checked in the answer's own transaction, so a challenge
 answered twice (two clicks, two bot processes) is answered once.
+
+The game's dice are committed with the challenge: its secret seed is drawn
+when the challenge is made and only its commitment is shown; accepting salts
+it with what the bot cannot choose (the Accept click's Discord id, the
+players' own seeds; :mod:`engine.fairdice`).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from bot.core.model import (
     CHALLENGE_LIFETIME,
@@ -23,6 +30,25 @@ from bot.core.model import (
 )
 from bot.core.players import PlayerNames
 from bot.store import ChallengeClosedError, ChallengeRow, NotFoundError, Store
+from engine.fairdice import commitment, new_seed, player_part
+
+FairDice = dict[str, Any]
+"""A game's dice record: ``commitment``, ``nonce``, ``seed`` (secret until the end), ``salt``."""
+
+
+def new_fair_dice(seed: bytes, label: str) -> FairDice:
+    """A fresh dice record for a seed: its commitment and a public nonce."""
+    return {"commitment": commitment(seed), "nonce": f"bg-{label}-{secrets.token_hex(8)}", "seed": seed.hex()}
+
+
+def salt_of(accepted_by: int | None, challenger_seed: str | None = None, accepter_seed: str | None = None) -> str | None:
+    """The salt an accepted challenge's dice are mixed with (see :mod:`engine.fairdice`)."""
+    parts = [f"accept={accepted_by}"] if accepted_by else []
+    if challenger_seed:
+        parts.append(player_part("challenger", challenger_seed))
+    if accepter_seed:
+        parts.append(player_part("accepter", accepter_seed))
+    return ";".join(parts) or None
 
 StartGame = Callable[..., Awaitable[Outcome]]
 """How an accepted challenge starts its game: ``(guild_id, channel_id, players, options, *, challenge_id)``."""
@@ -31,12 +57,20 @@ StartGame = Callable[..., Awaitable[Outcome]]
 @storage_errors_as_service_errors
 class Challenges:
     def __init__(
-        self, store: Store, names: PlayerNames, clock: Callable[[], datetime], start_game: StartGame
+        self,
+        store: Store,
+        names: PlayerNames,
+        clock: Callable[[], datetime],
+        start_game: StartGame,
+        seed_source: Callable[[], bytes] = new_seed,
     ) -> None:
         self.store = store
         self.names = names
         self.clock = clock
         self.start_game = start_game
+        self.seed_source = seed_source
+        self._secrets: dict[int, tuple[FairDice | None, str | None]] = {}
+        """The dice seed and the challenger's own seed of each challenge in :attr:`_pending`."""
         self._pending: dict[int, ChallengeView] = {}
         """Pending challenges this process made or read, oldest first. Answering
         one starts from here without a read: the answer's own transaction checks
@@ -49,8 +83,11 @@ class Challenges:
         challenger: PlayerRef,
         challenged: PlayerRef,
         options: ChallengeOptions,
+        *,
+        seed: str | None = None,
     ) -> ChallengeView:
-        """Challenge ``challenged`` to a money game or a match in this channel."""
+        """Challenge ``challenged`` to a money game or a match in this channel;
+        ``seed``: the challenger's own text for the dice (see the module)."""
         if challenger.user_id == challenged.user_id:
             raise ChallengeError("you can't challenge yourself: pick another member")
         if challenged.is_bot:
@@ -67,7 +104,11 @@ class Challenges:
             channel_id=channel_id,
             challenger=challenger.user_id,
             challenged=challenged.user_id,
-            settings=options.to_dict(),
+            settings={
+                **options.to_dict(),
+                "fair_dice": new_fair_dice(self.seed_source(), "challenge"),
+                **({"challenger_seed": seed} if seed else {}),
+            },
             match_length=options.match_length,
             expires_at=self.clock() + CHALLENGE_LIFETIME,
         )
@@ -99,17 +140,39 @@ class Challenges:
         if challenge.status == "pending":
             self._pending[challenge.id] = challenge
             while len(self._pending) > KEPT_CHALLENGES:
-                del self._pending[next(iter(self._pending))]
+                forgotten = next(iter(self._pending))
+                del self._pending[forgotten]
+                self._secrets.pop(forgotten, None)
+        else:
+            self._secrets.pop(challenge.id, None)
         return challenge
 
-    async def accept(self, challenge_id: int, user_id: int, *, channel_id: int | None = None) -> Outcome:
-        """The challenged player accepts: the game starts with the opening throw."""
+    async def accept(
+        self,
+        challenge_id: int,
+        user_id: int,
+        *,
+        channel_id: int | None = None,
+        accepted_by: int | None = None,
+        seed: str | None = None,
+    ) -> Outcome:
+        """The challenged player accepts: the game starts with the opening throw.
+
+        ``accepted_by``: the Discord id of the accepting click; ``seed``: the
+        accepter's own text. Both salt the committed dice."""
         challenge = await self.pending(challenge_id)
         if user_id != challenge.challenged.user_id:
             raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
         if challenge.expires_at is not None and challenge.expires_at <= self.clock():
             raise ChallengeError("this challenge has expired: challenge again")
         self._pending.pop(challenge_id, None)  # answered now, or refused: the next look reads it
+        secret = self._secrets.pop(challenge_id, None)
+        if secret is None:  # made by another process, or forgotten: read it
+            row = await self.store.challenges.get(challenge_id)
+            secret = (row.settings.get("fair_dice"), row.settings.get("challenger_seed"))
+        fair, challenger_seed = secret
+        if fair is not None:
+            fair = {**fair, "salt": salt_of(accepted_by, challenger_seed, seed)}
         try:
             return await self.start_game(
                 challenge.guild_id,
@@ -117,6 +180,7 @@ class Challenges:
                 (challenge.challenger.user_id, challenge.challenged.user_id),
                 challenge.options,
                 challenge_id=challenge_id,
+                fair=fair,
             )
         except ChallengeClosedError:
             raise ChallengeError("this challenge was already answered") from None
@@ -141,6 +205,7 @@ class Challenges:
 
     async def _close_challenge(self, challenge_id: int, status: str) -> ChallengeView:
         self._pending.pop(challenge_id, None)
+        self._secrets.pop(challenge_id, None)
         try:
             row = await self.store.challenges.set_status(challenge_id, status)  # type: ignore[arg-type]
         except ChallengeClosedError:
@@ -148,6 +213,8 @@ class Challenges:
         return await self.view_of(row)
 
     async def view_of(self, row: ChallengeRow) -> ChallengeView:
+        if row.status == "pending":
+            self._secrets[row.id] = (row.settings.get("fair_dice"), row.settings.get("challenger_seed"))
         challenged = await self.names.get(row.challenged) if row.challenged is not None else PlayerRef(0, "anyone")
         return ChallengeView(
             id=row.id,
@@ -160,4 +227,9 @@ class Challenges:
             expires_at=row.expires_at,
             game_id=row.game_id,
             message_id=row.message_id,
+            fair_dice=_public(row.settings.get("fair_dice")),
         )
+
+
+def _public(fair: FairDice | None) -> dict[str, str] | None:
+    return None if not fair else {"commitment": fair["commitment"], "nonce": fair["nonce"]}

@@ -20,14 +20,13 @@ import asyncio
 import copy
 import json
 import logging
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from bot.core import narration
-from bot.core.challenges import Challenges
+from bot.core.challenges import Challenges, new_fair_dice
 from bot.core.deadlines import Deadlines
 from bot.core.deliveries import Deliveries, board_debt
 from bot.core.model import (
@@ -78,7 +77,6 @@ from engine import (
     export_match,
 )
 from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
-from engine.fairdice import commitment as seed_commitment
 from engine.fairdice import verify as verify_dice
 
 log = logging.getLogger(__name__)
@@ -126,7 +124,7 @@ class GameService:
         self._latest: dict[int, GameState] = {}  # channel id -> newest view of its active game
         self._boards: dict[int, tuple[tuple[int, int], int]] = {}  # game id -> (its board message, version shown)
         self.names = PlayerNames(store)
-        self.challenges = Challenges(store, self.names, self.clock, self.start_game)
+        self.challenges = Challenges(store, self.names, self.clock, self.start_game, seed_source)
         self.deliveries = Deliveries(store, self.clock, self.challenges, self.state_of, self._remember_board)
         self.deadlines = Deadlines(store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out)
 
@@ -223,15 +221,13 @@ class GameService:
         *,
         challenge_id: int | None = None,
         gnubg_id: str | None = None,
+        fair: dict[str, Any] | None = None,
     ) -> Outcome:
-        """Create the stored game with its fair-dice seed and make its first moves."""
+        """Create the stored game with its fair-dice record (``fair``: committed
+        with its challenge, else a new one) and make its first moves."""
         now = self.clock()
-        seed = self.seed_source()
-        fair = {
-            "commitment": seed_commitment(seed),
-            "nonce": f"bg-{challenge_id or 'direct'}-{secrets.token_hex(8)}",
-            "seed": seed.hex(),
-        }
+        if fair is None:
+            fair = new_fair_dice(self.seed_source(), f"{challenge_id or 'direct'}")
         try:
             row = await self.store.games.create(
                 guild_id=guild_id,
@@ -680,7 +676,7 @@ class GameService:
         fair = settings.get("fair_dice")
         if not fair:
             return SecureDice()
-        return FairDice(bytes.fromhex(fair["seed"]), fair["nonce"], counter=thrown)
+        return FairDice(bytes.fromhex(fair["seed"]), fair["nonce"], counter=thrown, salt=fair.get("salt"))
 
     async def verify(self, game_id: int) -> Verification:
         """Recompute every die of a finished game from its revealed seed."""
@@ -693,7 +689,9 @@ class GameService:
                 f"game #{game_id} is still being played: its seed is revealed when it ends "
                 f"(commitment {fair['commitment'][:16]}...)"
             )
-        return verify_dice(fair["seed"], fair["commitment"], fair["nonce"], dice_in_log(a.action for a in actions))
+        return verify_dice(
+            fair["seed"], fair["commitment"], fair["nonce"], dice_in_log(a.action for a in actions), salt=fair.get("salt")
+        )
 
     async def export_json(self, game_id: int) -> str:
         """The game's log with its dice commitment (and seed once over), for
@@ -757,6 +755,8 @@ def _public_fair_dice(row: GameRow) -> dict[str, str] | None:
     if not fair:
         return None
     public = {"commitment": fair["commitment"], "nonce": fair["nonce"]}
+    if fair.get("salt"):
+        public["salt"] = fair["salt"]
     if not row.is_active:
         public["seed"] = fair["seed"]  # revealed once the game is over
     return public

@@ -214,6 +214,9 @@ class ChallengeView:
     expires_at: datetime | None
     game_id: int | None = None
     message_id: int | None = None
+    fair_dice: dict[str, str] | None = None
+    """The dice's public ``commitment`` and ``nonce``, published with the challenge
+    (the seed behind them stays secret until the game ends)."""
 
 
 @dataclass(frozen=True, slots=True)
