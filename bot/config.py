@@ -14,10 +14,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from bot.store import Shard
-from bot.store.drivers.url import parse_database_url, redact
+from bot.store.drivers.url import parse_database_url, redact, secrets_of
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_MOVE_DAYS = 3
@@ -181,17 +180,8 @@ class Settings:
 
     @property
     def database_secrets(self) -> tuple[str, ...]:
-        """The password inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
-        url = self.database_url_setting or ""
-        if "://" not in url:
-            return ()
-        try:
-            password = urlsplit(url).password
-        except ValueError:
-            return ()
-        if not password:
-            return ()
-        return tuple(dict.fromkeys((password, unquote(password))))
+        """The passwords inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
+        return secrets_of(self.database_url_setting or "")
 
     @property
     def pool_options(self) -> dict[str, int]:
