@@ -77,7 +77,8 @@ class BackgammonBot(commands.Bot):
             intents=INTENTS,
             help_command=None,
             tree_cls=BackgammonTree,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False),
+            # nobody is pinged unless a send names them (bot.discord.limits.pinging)
+            allowed_mentions=discord.AllowedMentions.none(),
             **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),
         )
         self.settings = settings

@@ -15,6 +15,7 @@ import discord
 from bot.core.model import Notice, Outcome
 from bot.discord import presenter
 from bot.discord.boards import BoardPoster, InChannel
+from bot.discord.limits import fit, pinging, plain
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +35,18 @@ class Notices:
         where = InChannel(self.client, channel_id, state.guild_id)
         who = presenter.mention(notice.user_id) if notice.user_id else ""
         if notice.kind == "reminder":
-            text = f"⏰ {who} {notice.text}."
+            text = f"⏰ {who} {plain(notice.text)}."
             link = presenter.board_link(state)
             if link:
                 text += f" [Go to the board]({link})"
-            return await where.send({"content": text})
+            return await where.send({"content": text, "allowed_mentions": pinging(notice.user_id)})
         # a timeout: the game ended; show the final board and the result
         others = " ".join(presenter.mention(p.user_id) for p in state.players if p.user_id != notice.user_id)
+        humans = [p.user_id for p in state.players if not p.is_bot]
         return await self.poster.publish(
             Outcome(state, list(notice.events), list(notice.rating_changes)), where,
-            old=state.board_message, headline=f"⌛ {who} {notice.text}. {others}".strip(), listeners=[],
+            old=state.board_message, headline=f"⌛ {who} {plain(notice.text)}. {others}".strip(), listeners=[],
+            pings=humans,
         )
 
     async def _post_expired_challenge(self, notice: Notice) -> discord.Message | None:
@@ -53,11 +56,11 @@ class Notices:
         if challenge.message_id:
             try:
                 await channel.get_partial_message(challenge.message_id).edit(
-                    content=presenter.challenge_closed_content(challenge, "expired"), view=None
+                    **fit(content=presenter.challenge_closed_content(challenge, "expired"), view=None)
                 )
             except discord.HTTPException:
                 log.debug("could not close expired challenge message", exc_info=True)
         who = presenter.mention(notice.user_id) if notice.user_id else ""
         return await InChannel(self.client, challenge.channel_id, challenge.guild_id).send(
-            {"content": f"⌛ {who} {notice.text}.".strip()}
+            {"content": f"⌛ {who} {plain(notice.text)}.".strip(), "allowed_mentions": pinging(notice.user_id)}
         )

@@ -15,6 +15,7 @@ import discord
 
 from bot.core.model import PlayerRef
 from bot.discord.errors import UserError
+from bot.discord.limits import fit
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +72,10 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) ->
 
 
 async def send_public(interaction: discord.Interaction, **payload: Any) -> discord.Message:
-    """Post a message everyone sees, however the interaction was acknowledged so far."""
-    kwargs = {k: v for k, v in payload.items() if v is not None}
+    """Post a message everyone sees, however the interaction was acknowledged so far.
+
+    It pings only the members its ``allowed_mentions`` names (nobody by default)."""
+    kwargs = fit(**{k: v for k, v in payload.items() if v is not None})
     if not interaction.response.is_done():
         callback = await interaction.response.send_message(**kwargs)
         resource = callback.resource
@@ -94,7 +97,7 @@ async def send_public(interaction: discord.Interaction, **payload: Any) -> disco
 
 async def send_private(interaction: discord.Interaction, **payload: Any) -> None:
     """A message only the person who acted sees."""
-    kwargs = {k: v for k, v in payload.items() if v is not None}
+    kwargs = fit(**{k: v for k, v in payload.items() if v is not None})
     if interaction.response.is_done():
         await interaction.followup.send(ephemeral=True, **kwargs)
     else:
@@ -104,6 +107,7 @@ async def send_private(interaction: discord.Interaction, **payload: Any) -> None
 
 async def edit_clicked(interaction: discord.Interaction, **fields: Any) -> None:
     """Edit the clicked message; this is the first answer to the click if there was none yet."""
+    fields = fit(**fields)
     if interaction.response.is_done():
         await interaction.edit_original_response(**fields)
     else:

@@ -36,6 +36,7 @@ from bot.discord.components import challenge_controls, disabled_copy, leaderboar
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.errors import UserError, answer_privately, player_message, report
+from bot.discord.limits import fit, pinging
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,
@@ -263,9 +264,9 @@ class Table:
             dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
             content, panel = builder.panel(game_id, version, view.game.legal_plays(), steps, dice_text)
             if opened:
-                await interaction.response.send_message(content, view=panel, ephemeral=True)
+                await interaction.response.send_message(**fit(content=content, view=panel, ephemeral=True))
             else:
-                await interaction.response.edit_message(content=content, view=panel)
+                await interaction.response.edit_message(**fit(content=content, view=panel))
         except Exception as error:
             await report(interaction, error)
 
@@ -275,7 +276,7 @@ class Table:
             await interaction.response.defer()
             await self.answer_stale(interaction, error)
         else:
-            await interaction.response.edit_message(content=player_message(error), view=None)
+            await interaction.response.edit_message(**fit(content=player_message(error), view=None))
 
     async def confirm_built_play(
         self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step]
@@ -289,7 +290,7 @@ class Table:
             if play is None:
                 raise StaleGameError("those steps are not a whole legal play: start over", view=view)
             text = format_play(play)
-            await interaction.response.edit_message(content=f"You play **{text}**.", view=None)
+            await interaction.response.edit_message(**fit(content=f"You play **{text}**.", view=None))
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
             await self.poster.publish(
                 outcome, Followup(interaction), old=outcome.view.board_message, asked=asked_at(interaction)
@@ -304,6 +305,7 @@ class Table:
             interaction,
             content=presenter.challenge_content(challenge, thread=thread),
             view=challenge_controls(challenge.id, thread),
+            allowed_mentions=pinging(challenge.challenged.user_id),
         )
         try:
             await self.service.challenges.set_message(challenge.id, message.id)
@@ -321,7 +323,7 @@ class Table:
             else:
                 challenge = await self.service.challenges.cancel(challenge_id, interaction.user.id)
             await interaction.edit_original_response(
-                content=presenter.challenge_closed_content(challenge, challenge.status), view=None
+                **fit(content=presenter.challenge_closed_content(challenge, challenge.status), view=None)
             )
         except ChallengeError as error:
             await self.close_dead_challenge(interaction, challenge_id)
@@ -387,10 +389,10 @@ class Table:
             except discord.HTTPException:
                 log.debug("could not delete an unused game thread", exc_info=True)
             raise
-        await interaction.edit_original_response(
+        await interaction.edit_original_response(**fit(
             content=presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} is in {game_thread.mention}."),
             view=None,
-        )
+        ))
         await self.poster.publish(
             outcome, InChannel(self.client, game_thread.id, game_thread.guild.id), old=None, asked=asked_at(interaction)
         )
@@ -416,6 +418,6 @@ class Table:
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
         try:
             message = await self.leaderboard_message(interaction.guild, kind, offset)
-            await interaction.response.edit_message(**message)
+            await interaction.response.edit_message(**fit(**message))
         except Exception as error:
             await report(interaction, error)

@@ -19,6 +19,7 @@ from bot.core.advice import parse_level
 from bot.core.model import ChallengeOptions
 from bot.discord import presenter, replays
 from bot.discord.errors import UserError
+from bot.discord.limits import shown
 from bot.discord.parts import Parts
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
@@ -93,6 +94,8 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             # challenging me: the computer plays at once (no challenge to accept)
             await self._start_computer_game(interaction, self.table.computer.default_level, options)
             return
+        if opponent.bot:
+            raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: challenge a member, or me to play the computer.")
         challenge = await self.table.quick(
             interaction,
             self.service.challenges.create(
@@ -227,7 +230,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             raise UserError("You're not in this game: hints are for the player to act.")
         actor = view.to_act()
         if actor is None or actor.user_id != user:
-            raise UserError(f"It's not your turn: hints are for the player to act ({actor.name if actor else 'nobody'} now).")
+            raise UserError(f"It's not your turn: hints are for the player to act ({shown(actor.name) if actor else 'nobody'} now).")
         if not (self.table.computer.plays_in(view) or view.options.hints):
             raise UserError(
                 "Hints are off in this game: between people they need both players' agreement, "
@@ -339,7 +342,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     @app_commands.command(name="rules", description="How to play here: commands and notation")
     async def rules(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(embed=presenter.rules_embed(), ephemeral=True)
+        await send_private(interaction, embed=presenter.rules_embed())
 
     # -- replying ---------------------------------------------------------------------------------
 

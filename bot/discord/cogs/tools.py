@@ -17,8 +17,16 @@ from discord.ext import commands
 from bot.core.model import ChallengeOptions
 from bot.discord import presenter, replays
 from bot.discord.errors import UserError
+from bot.discord.limits import shown
 from bot.discord.parts import Parts
-from bot.discord.replies import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, defer, player_ref, require_permissions, send_public
+from bot.discord.replies import (
+    BOARD_PERMISSIONS,
+    CHANNEL_PERMISSIONS,
+    defer,
+    player_ref,
+    require_permissions,
+    send_public,
+)
 
 
 @app_commands.guild_only()
@@ -80,7 +88,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         else:
             assert opponent is not None
             if opponent.bot:
-                raise UserError(f"{opponent.display_name} is a bot and can't play: leave out `opponent` to play me.")
+                raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: leave out `opponent` to play me.")
             other = player_ref(opponent)
         outcome = await self.table.quick(
             interaction,
