@@ -25,12 +25,13 @@ from bot.core.games import GameService
 from bot.core.model import (
     ChallengeError,
     GameState,
+    NoGameError,
     NotInGameError,
     NotYourTurnError,
     Outcome,
     StaleGameError,
 )
-from bot.discord import builder, presenter
+from bot.discord import builder, presenter, privacy
 from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Reply
 from bot.discord.components import challenge_controls, disabled_copy, leaderboard_controls
 from bot.discord.analysis_notes import AnalysisNotes
@@ -140,12 +141,21 @@ class Table:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
 
-    async def game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameState:
-        """A game read by its number, if it was played in this server."""
-        state: GameState = await self.quick(interaction, self.service.get_game(game_id))
-        if state.guild_id != interaction.guild_id:
+    async def readable_game(self, interaction: discord.Interaction, game_id: int) -> GameState:
+        """A game read by its number: played in this server, and readable by whoever asks
+        (:mod:`bot.discord.privacy`). To anyone else it does not exist: one answer for all three."""
+        try:
+            state: GameState | None = await self.quick(interaction, self.service.get_game(game_id))
+        except NoGameError:
+            state = None
+        if state is None or state.guild_id != interaction.guild_id or not self.may_read(interaction, state):
             raise UserError(f"There is no game #{game_id} in this server.")
         return state
+
+    def may_read(self, interaction: discord.Interaction, state: GameState) -> bool:
+        """Whether the member who asks may read ``state`` (a player, or one who can see its channel)."""
+        where = privacy.sight(interaction.guild, state.channel_id, interaction.user, asked_in=interaction.channel_id)
+        return privacy.may_read([p.user_id for p in state.players], interaction.user.id, where)
 
     # -- slash-command actions -------------------------------------------------------------
 

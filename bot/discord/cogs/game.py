@@ -34,6 +34,8 @@ from bot.discord.replies import (
 from engine import WinKind
 
 LevelName = Literal["beginner", "intermediate", "expert"]
+HISTORY_SEARCH = 30
+"""Another member's recent games looked through for the 10 the asker may see."""
 
 
 @app_commands.guild_only()
@@ -245,7 +247,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         self.advice.require()
         require_permissions(interaction, ("send_messages", "embed_links"))
         game_id = game or await self._latest_finished(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         if view.is_active:
             raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
         summaries = await self.table.quick(interaction, self.advice.summaries(view))
@@ -277,9 +279,12 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     @app_commands.describe(member="Whose games (default: yours)")
     async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         who = member or interaction.user
+        mine = who.id == interaction.user.id
         views = await self.table.quick(
-            interaction, self.service.history(interaction.guild_id, who.id, limit=10)
+            interaction, self.service.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH)
         )
+        if not mine:  # only the games the asker could read by number
+            views = [v for v in views if self.table.may_read(interaction, v)][:10]
         embed = presenter.history_embed(views, who.id, who.display_name)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
@@ -287,7 +292,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         await defer(interaction, ephemeral=True)  # the replay takes a moment to draw
         text = await self.service.export_mat(game_id)
         data = await self.service.export_json(game_id)

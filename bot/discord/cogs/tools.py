@@ -46,7 +46,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         result = await self.table.quick(interaction, self.service.verify(game_id))
         await send_public(interaction, content=presenter.verify_text(view, result))
 
@@ -118,7 +118,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         game_id = game or await self._default_game(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         if view.is_active:
             raise UserError(f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now).")
         replays.build_scenes(view, number)  # a wrong number is refused before anything is drawn
