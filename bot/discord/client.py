@@ -27,6 +27,7 @@ from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS
 from bot.discord.computer_seat import ComputerSeat
+from bot.discord.cooldowns import Cooldowns
 from bot.discord.errors import report
 from bot.discord.notices import Notices
 from bot.discord.parts import Parts
@@ -105,8 +106,9 @@ class BackgammonBot(commands.Bot):
         notes = AnalysisNotes(advice)
         computer = ComputerSeat(self, service, advice, poster, notes)
         poster.listeners += [computer.after_post, notes.after_game]
-        self.table = Table(self, service, poster, computer, notes)
-        self.parts = Parts(self.settings, service, advice, self.table)
+        cooldowns = Cooldowns(self.settings.cooldowns)
+        self.table = Table(self, service, poster, computer, notes, cooldowns)
+        self.parts = Parts(self.settings, service, advice, self.table, cooldowns)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, Notices(self, poster).post, shard=self.settings.shard)
         for extension in EXTENSIONS:

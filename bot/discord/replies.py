@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import discord
+from discord import app_commands
 
 from bot.core.model import PlayerRef
 from bot.discord.errors import UserError
-from bot.discord.limits import fit
+from bot.discord.limits import fit, quote
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,25 @@ def require_permissions(interaction: discord.Interaction, flags: Sequence[str]) 
             "Ask a moderator to grant it (I need Send Messages, Attach Files, Embed Links and "
             "Use Application Commands; Create Public Threads for thread games)."
         )
+
+
+def require_option_lengths(interaction: discord.Interaction) -> None:
+    """:raises UserError: if a text option is longer than the command declares.
+
+    Discord's apps keep to the declared lengths; a crafted request need not,
+    and nothing should parse (or quote back) 6,000 characters of it."""
+    command = interaction.command
+    if not isinstance(command, app_commands.Command):
+        return
+    for parameter in command.parameters:
+        if parameter.type is not discord.AppCommandOptionType.string or parameter.max_value is None:
+            continue
+        value = getattr(interaction.namespace, parameter.display_name, None)
+        if isinstance(value, str) and len(value) > parameter.max_value:
+            raise UserError(
+                f"`{parameter.display_name}` takes at most {int(parameter.max_value)} characters, not {len(value)}: "
+                f"{quote(value, 40)}"
+            )
 
 
 async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) -> None:

@@ -36,6 +36,7 @@ from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Re
 from bot.discord.components import challenge_controls, disabled_copy, leaderboard_controls
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.computer_seat import ComputerSeat
+from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.errors import UserError, answer_privately, player_message, report
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import (
@@ -72,6 +73,7 @@ class Table:
     :param poster: posts every board.
     :param computer: the computer's seat.
     :param notes: the analyses added to game-over messages.
+    :param cooldowns: the members' buckets, also taken by button clicks.
     """
 
     def __init__(
@@ -81,12 +83,14 @@ class Table:
         poster: BoardPoster,
         computer: ComputerSeat,
         notes: AnalysisNotes,
+        cooldowns: Cooldowns,
     ) -> None:
         self.client = client
         self.service = service
         self.poster = poster
         self.computer = computer
         self.notes = notes
+        self.cooldowns = cooldowns
         self.waiting_calls = 0
         """Service calls of interactions not yet acknowledged (see :meth:`_first`)."""
 
@@ -213,6 +217,7 @@ class Table:
 
     async def run_click(self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]]) -> None:
         try:
+            hold(self.cooldowns, "turn", interaction.user)
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
@@ -260,6 +265,7 @@ class Table:
     ) -> None:
         """Open (from the board) or update (from the private panel) the builder."""
         try:
+            hold(self.cooldowns, "turn", interaction.user)
             view = await self.service.get_game(game_id)
             seat = view.seat(interaction.user.id)
             if seat is None:
@@ -292,6 +298,7 @@ class Table:
         self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step]
     ) -> None:
         try:
+            hold(self.cooldowns, "turn", interaction.user)
             view = await self.service.get_game(game_id)
             if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
                 await self._builder_stale(interaction, view, False)
@@ -324,6 +331,7 @@ class Table:
 
     async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:
         try:
+            hold(self.cooldowns, "challenge", interaction.user)
             if action == "accept":
                 await self.accept_challenge(interaction, challenge_id, thread)
                 return
@@ -427,6 +435,7 @@ class Table:
 
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
         try:
+            hold(self.cooldowns, "lookup", interaction.user)
             message = await self.leaderboard_message(interaction.guild, kind, offset)
             await interaction.response.edit_message(**fit(**message))
         except Exception as error:

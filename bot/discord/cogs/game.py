@@ -16,8 +16,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.advice import parse_level
-from bot.core.model import ChallengeOptions
+from bot.core.model import ChallengeOptions, ServiceError
 from bot.discord import presenter, replays
+from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
 from bot.discord.limits import shown
 from bot.discord.parts import Parts
@@ -27,6 +28,7 @@ from bot.discord.replies import (
     THREAD_PERMISSIONS,
     defer,
     player_ref,
+    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -47,10 +49,18 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         self.service = parts.service
         self.advice = parts.advice
         self.table = parts.table
+        self.cooldowns = parts.cooldowns
         super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+        """Before every command: its text options within their declared lengths, and the member's cooldown."""
+        require_option_lengths(interaction)
+        hold(self.cooldowns, family_of(interaction), interaction.user)
+        return True
 
     # -- starting a game -------------------------------------------------------------
 
+    @cooldown("challenge")
     @app_commands.command(name="challenge", description="Challenge a member to a money game or a match")
     @app_commands.describe(
         opponent="Who you want to play",
@@ -110,6 +120,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         )
         await self.table.post_challenge(interaction, challenge, thread)
 
+    @cooldown("challenge")
     @app_commands.command(name="computer", description="Play the computer (unrated); it moves by itself")
     @app_commands.describe(
         level="How strong it plays (default: expert)",
@@ -147,10 +158,12 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- turn actions ---------------------------------------------------------------------
 
+    @cooldown("turn")
     @app_commands.command(name="roll", description="Roll the dice")
     async def roll(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.roll(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="move", description="Play your roll, e.g. 13/7 8/7 or bar/22 6/off")
     @app_commands.describe(play="Your play; start typing to see the legal ones")
     async def move(self, interaction: discord.Interaction, play: app_commands.Range[str, 1, 100]) -> None:
@@ -161,7 +174,10 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         # Autocomplete can't be deferred: answer from memory when this process
         # has seen the game (a stale view only ranks suggestions; play() checks).
         channel_id = interaction.channel_id or 0
-        view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
+        try:
+            view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
+        except ServiceError:  # a busy database: no suggestions this time (autocomplete has no error answer)
+            return []
         if view is None:
             return []
         actor = view.to_act()
@@ -170,22 +186,27 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         plays = presenter.rank_plays(view.legal_play_texts(), current)
         return [app_commands.Choice(name=p[:100], value=p[:100]) for p in plays]
 
+    @cooldown("turn")
     @app_commands.command(name="double", description="Offer a double")
     async def double(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.double(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="take", description="Take the double")
     async def take(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.take(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="pass", description="Pass the double (you lose the game at the current cube)")
     async def pass_(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.pass_double(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="beaver", description="Money game: take the double and redouble at once")
     async def beaver(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.beaver(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
     @app_commands.describe(level="How much you give up: a single game, a gammon or a backgammon")
     async def resign(
@@ -195,22 +216,26 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             interaction, lambda view: self.service.resign(view.id, interaction.user.id, WinKind[level.upper()])
         )
 
+    @cooldown("turn")
     @app_commands.command(name="accept-resign", description="Accept your opponent's offer to resign")
     async def accept_resign(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
             interaction, lambda view: self.service.accept_resignation(view.id, interaction.user.id)
         )
 
+    @cooldown("turn")
     @app_commands.command(name="reject-resign", description="Reject your opponent's offer to resign and play on")
     async def reject_resign(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
             interaction, lambda view: self.service.reject_resignation(view.id, interaction.user.id)
         )
 
+    @cooldown("turn")
     @app_commands.command(name="forfeit", description="Give up the whole match (it counts as a loss)")
     async def forfeit(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.forfeit(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="abandon", description="Moderators: end a stuck game in this channel, unrated")
     async def abandon(self, interaction: discord.Interaction) -> None:
         perms = interaction.permissions
@@ -223,6 +248,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- advice and analysis ------------------------------------------------------------------
 
+    @cooldown("hint")
     @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
     async def hint(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
@@ -241,6 +267,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         lines = await self.table.quick(interaction, self.advice.hint(view))
         await send_private(interaction, content=presenter.hint_text(view, lines))
 
+    @cooldown("review")
     @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
@@ -261,12 +288,14 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- looking at games ----------------------------------------------------------------------
 
+    @cooldown("board")
     @app_commands.command(name="board", description="Show the board of this channel's game again, at the bottom")
     async def board(self, interaction: discord.Interaction) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         view = await self.table.quick(interaction, self.table.game_here(interaction))
         await self.table.post_board(interaction, view)
 
+    @cooldown("lookup")
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
         views = await self.table.quick(
@@ -275,6 +304,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         embed = presenter.games_embed(views, interaction.user.id)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
+    @cooldown("lookup")
     @app_commands.command(name="history", description="Your recent finished games in this server")
     @app_commands.describe(member="Whose games (default: yours)")
     async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
@@ -288,6 +318,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         embed = presenter.history_embed(views, who.id, who.display_name)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
+    @cooldown("review")
     @app_commands.command(name="export", description="Download a game: .mat (GNU Backgammon, XG), JSON and a GIF replay")
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
@@ -328,6 +359,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- tables -------------------------------------------------------------------------------
 
+    @cooldown("lookup")
     @app_commands.command(name="leaderboard", description="The server's best players")
     @app_commands.describe(kind="Order by rating (default) or by points won")
     async def leaderboard(
@@ -337,6 +369,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         message = await self.table.quick(interaction, self.table.leaderboard_message(interaction.guild, kind, 0))
         await self._reply(interaction, **message)
 
+    @cooldown("lookup")
     @app_commands.command(name="stats", description="Rating and record of a member")
     @app_commands.describe(member="Whose stats (default: yours)")
     async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
@@ -345,6 +378,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         stats = await self.table.quick(interaction, self.service.stats(interaction.guild_id, who.id))
         await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats))
 
+    @cooldown("lookup")
     @app_commands.command(name="rules", description="How to play here: commands and notation")
     async def rules(self, interaction: discord.Interaction) -> None:
         await send_private(interaction, embed=presenter.rules_embed())

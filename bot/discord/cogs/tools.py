@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.core.model import ChallengeOptions
 from bot.discord import presenter, replays
+from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
 from bot.discord.limits import shown
 from bot.discord.parts import Parts
@@ -24,6 +25,7 @@ from bot.discord.replies import (
     CHANNEL_PERMISSIONS,
     defer,
     player_ref,
+    require_option_lengths,
     require_permissions,
     send_public,
 )
@@ -38,10 +40,18 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         self.service = parts.service
         self.advice = parts.advice
         self.table = parts.table
+        self.cooldowns = parts.cooldowns
         super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+        """Before every command: its text options within their declared lengths, and the member's cooldown."""
+        require_option_lengths(interaction)
+        hold(self.cooldowns, family_of(interaction), interaction.user)
+        return True
 
     # -- fair dice ------------------------------------------------------------------------------
 
+    @cooldown("review")
     @app_commands.command(name="verify", description="Recompute every roll of a finished game from its revealed seed")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
@@ -50,6 +60,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         result = await self.table.quick(interaction, self.service.verify(game_id))
         await send_public(interaction, content=presenter.verify_text(view, result))
 
+    @cooldown("lookup")
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
     @app_commands.describe(member="Whose rolls (default: yours)")
     async def dice(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
@@ -60,11 +71,13 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
 
     # -- positions --------------------------------------------------------------------------------
 
+    @cooldown("lookup")
     @app_commands.command(name="position", description="The GNU Backgammon ID of this channel's game")
     async def position(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
         await send_public(interaction, content=presenter.position_text(view))
 
+    @cooldown("challenge")
     @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID (unrated; default: against the computer)")
     @app_commands.describe(
         gnubg_id="PositionID:MatchID, as GNU Backgammon or /bgtools position shows it",
@@ -105,6 +118,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
 
     # -- replays ----------------------------------------------------------------------------------
 
+    @cooldown("review")
     @app_commands.command(name="replay", description="An animated GIF of a finished game")
     @app_commands.describe(
         game="Game number (default: your latest finished game)",

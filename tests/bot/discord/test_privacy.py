@@ -10,6 +10,7 @@ from simcord.actors import MemberActor
 from simcord.builders import ChannelHandle
 from simcord.enums import ChannelType
 
+from bot.config import Settings
 from bot.core import ChallengeOptions, PlayerRef
 from bot.discord.privacy import NOTHING, Sight, may_read
 
@@ -42,6 +43,12 @@ READS = [
     ("bgtools replay", {}),
     ("bg analysis", {}),
 ]
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    """No cooldowns: one outsider tries every read here (tests/bot/discord/test_cooldowns.py has them)."""
+    return Settings(token="fake-token", database_path=str(tmp_path / "data" / "bg.sqlite3"), cooldowns=())
 
 
 @pytest.fixture
