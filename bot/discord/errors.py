@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 
 from bot.core.advice import UNAVAILABLE_DETAIL
-from bot.core.model import AnalysisUnavailableError, BusyError, ServiceError, StaleGameError
+from bot.core.model import AnalysisUnavailableError, BusyError, RuleError, ServiceError, StaleGameError
 from bot.discord.limits import fit, plain, quote, reason
 from bot.discord.presenter import sentence, state_summary
 from engine import GameError, IllegalPlayError, NotationError
@@ -51,6 +51,8 @@ def player_message(error: BaseException) -> str | None:
     and :func:`~bot.discord.limits.quote` (clipped, markdown and mentions
     neutralised, never re-capitalised where a player's words come first).
     """
+    if isinstance(error, RuleError) and isinstance(error.__context__, (NotationError, IllegalPlayError, GameError)):
+        error = error.__context__  # the core re-raises the engine's error as text: quote from the original
     if isinstance(error, AnalysisUnavailableError):
         return f"{plain(sentence(error.message))}: {UNAVAILABLE_DETAIL}"
     if isinstance(error, UserError):

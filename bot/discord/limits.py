@@ -77,14 +77,20 @@ def visible(text: str) -> str:
 
 
 def escape(text: str) -> str:
-    """Markdown, mentions (``@everyone``, ``<@id>``, ``<#id>``, ``<t:...>``) and links shown as typed."""
-    text = discord.utils.escape_markdown(text)
-    text = discord.utils.escape_mentions(text)
-    return _OPENERS.sub(r"\g<1>\\\g<2>", text)
+    """Markdown, mentions (``@everyone``, ``<@id>``, ``<#id>``, ``<t:...>``) and links shown as typed.
+
+    Every markup character gets a backslash (Discord drops it when drawing):
+    discord.py's ``escape_markdown`` looks for pairs and whole links, and a
+    crafted name holding a link and code fools it into escaping only the first."""
+    text = _MARKUP.sub(r"\\\g<0>", text)
+    text = _LINE_START.sub(r"\\\g<0>", text)
+    return discord.utils.escape_mentions(text)
 
 
-_OPENERS = re.compile(r"(?<!\\)((?:\\\\)*)([<\[])")
-"""What starts a mention, a timestamp or a link (a clipped one could close later)."""
+_MARKUP = re.compile(r"[\\*_~|`\[\]<]")
+"""Emphasis, strike, spoilers, code, links, and what starts a mention or a timestamp."""
+_LINE_START = re.compile(r"^[#>\-]")
+"""Headings, quotes, lists and subtext count only at the start of a line (text here has no newlines)."""
 
 
 def neutral(text: str, limit: int) -> str:

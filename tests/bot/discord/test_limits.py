@@ -34,6 +34,7 @@ NASTY = [
     "> quoted",
     "<#123456789012345678> <t:0:R> </bg roll:1>",
     "\u202eevil reversed",
+    "[a](http://x.example) `x` 3, [a](http://x.example) `x`",  # fools discord.utils.escape_markdown
 ]
 
 
@@ -76,6 +77,18 @@ def test_any_text_quoted_is_short_safe_and_encodable(text):
         assert len(shown) <= 4 * limits.QUOTE_MAX
         assert not re.search("[\x00-\x1f\u202a-\u202e]", shown)
         assert not re.search(r"(?<!\\)<@", shown) and "@everyone" not in shown
+
+
+def test_the_core_rewords_engine_errors_but_the_original_is_quoted():
+    from bot.core.model import RuleError
+
+    try:
+        try:
+            raise NotationError("\x00ab", 0, "unexpected '\\x00'")
+        except NotationError as error:
+            raise RuleError(str(error)) from None  # what GameService does
+    except RuleError as rule:
+        assert player_message(rule) == "I can't read “␀ab” at character 1: unexpected “␀”."
 
 
 def test_engine_reasons_lose_their_python_literals():
