@@ -332,7 +332,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
         ]
         limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
-        lines = [f"Game #{game_id}: {' vs '.join(p.name for p in view.players)}"]
+        lines = [f"Game #{game_id}: {' vs '.join(shown(p.name) for p in view.players)}"]
         try:
             replay = await replays.render(view, limit=limit)
         except UserError as error:

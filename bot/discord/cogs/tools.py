@@ -138,7 +138,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         replays.build_scenes(view, number)  # a wrong number is refused before anything is drawn
         await defer(interaction)  # drawing takes a few seconds
         replay = await replays.render(view, number, limit=replays.upload_limit(interaction.guild))
-        names = " vs ".join(p.name for p in view.players)
+        names = " vs ".join(shown(p.name) for p in view.players)
         which = "" if len(view.match.games) == 1 else (
             f" (game {replay.games[0]})" if len(replay.games) == 1 else f" (games {replay.games[0]}-{replay.games[-1]})"
         )
