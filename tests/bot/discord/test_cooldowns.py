@@ -94,7 +94,7 @@ def test_the_example_settings_name_every_family():
     assert read_env_file(example).keys().isdisjoint(documented)  # commented out: the defaults apply
 
 
-def test_every_command_that_costs_has_a_family(simcord_bot):
+def test_every_command_that_costs_has_a_family():
     from bot.discord.cogs.game import GameCog
     from bot.discord.cogs.tools import ToolsCog
 

@@ -22,6 +22,7 @@ def hostile(world):
     w.mallory = w.guild.add_member(w.env.create_user("mallory"), nick=f"<@{w.bob.id}>")
     w.eve = w.guild.add_member(w.env.create_user("eve"), nick="@everyone")
     w.zed = w.guild.add_member(w.env.create_user("zed"), nick="[free nitro](http://evil.example) `x`")
+    w.huge = w.guild.add_member(w.env.create_user("huge"), nick="*_~`|" * 200)  # Discord stops at 32; a bug might not
     return w
 
 
@@ -132,3 +133,12 @@ async def every_kind_of_answer(w) -> None:
     await w.mallory.slash(w.channel, "bg accept-resign")
     await w.zed.slash(w.channel, "bg leaderboard")
     await w.zed.slash(w.channel, "bg export", game=1)
+    huge = w.guild.create_text_channel("huge")
+    board = await w.start_game(w.huge, w.zed, channel=huge, match_length=5)
+    assert "5-point match, \\*\\_\\~\\`\\|" in board.content and "…" in board.content  # clipped, escaped
+    await w.huge.select(board, ["8/5 6/5"])
+    await w.huge.slash(huge, "bg forfeit")
+    await w.zed.slash(huge, "bg stats", member=w.huge)
+    await w.zed.slash(huge, "bg history", member=w.huge)
+    await w.zed.slash(huge, "bg leaderboard", kind="points")
+    await w.zed.slash(huge, "bgtools replay", game=2)
