@@ -115,7 +115,8 @@ def plain(text: str, limit: int = PLAIN_MAX) -> str:
     return neutral(text, limit)
 
 
-_LITERAL = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\"""")
+_LITERAL = re.compile(r"""(?<!\w)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?!\w)""")
+"""A Python string literal (``repr``) standing alone: not the apostrophes of "can't ... it's"."""
 
 
 def reason(text: str, limit: int = PLAIN_MAX) -> str:

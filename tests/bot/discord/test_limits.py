@@ -94,6 +94,7 @@ def test_the_core_rewords_engine_errors_but_the_original_is_quoted():
 def test_engine_reasons_lose_their_python_literals():
     assert limits.reason("unexpected '\\x00'") == "unexpected “␀”"
     assert limits.reason("'/' needs a point before it") == "“/” needs a point before it"
+    assert limits.reason("you can't move: it's blocked") == "you can't move: it's blocked"
 
 
 # -- error messages ----------------------------------------------------------------------------------------
