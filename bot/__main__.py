@@ -28,8 +28,10 @@ _HANDLER_NAME = "bot-console"
 class RedactFilter(logging.Filter):
     """Replaces secrets in every log record (belt and braces: nothing should log them).
 
-    The secrets are the bot token and the password of ``DATABASE_URL`` (the
-    bot itself only ever logs the redacted URL).
+    The secrets are the bot token and the passwords of ``DATABASE_URL`` (the
+    bot itself only ever logs the redacted URL). The message, the traceback
+    (``exc_info``, formatted here so the formatter prints the redacted text)
+    and the stack (``stack_info``) are all checked.
     """
 
     def __init__(self, *secrets: str) -> None:
@@ -41,16 +43,32 @@ class RedactFilter(logging.Filter):
     def secret(self) -> str:
         return self.secrets[0] if self.secrets else ""
 
+    def hide(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            message = record.getMessage()
-            hidden = message
-            for secret in self.secrets:
-                hidden = hidden.replace(secret, "[redacted]")
-            if hidden != message:
-                record.msg = hidden
-                record.args = None
+        if not self.secrets:
+            return True
+        message = record.getMessage()
+        hidden = self.hide(message)
+        if hidden != message:
+            record.msg = hidden
+            record.args = None
+        if record.exc_info or record.exc_text:
+            trace = record.exc_text or _TRACEBACKS.formatException(record.exc_info)  # type: ignore[arg-type]
+            hidden = self.hide(trace)
+            if hidden != trace:
+                # A formatter re-formats exc_info when it has it; without it, it prints exc_text as is.
+                record.exc_info = None
+                record.exc_text = hidden
+        if record.stack_info:
+            record.stack_info = self.hide(record.stack_info)
         return True
+
+
+_TRACEBACKS = logging.Formatter()
 
 
 def setup_logging(settings: Settings) -> logging.Handler:

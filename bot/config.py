@@ -14,16 +14,28 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from bot.store import Shard
-from bot.store.drivers.url import parse_database_url, redact
+from bot.store.drivers.url import parse_database_url, redact, secrets_of
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_MOVE_DAYS = 3
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+COOLDOWN_FAMILIES: dict[str, tuple[int, float]] = {
+    "challenge": (5, 60.0),  # /bg challenge, /bg computer, /bgtools setup, Accept / Decline / Withdraw
+    "turn": (30, 30.0),  # roll, move, double, take, pass, resign, ... and every button of a board
+    "board": (3, 30.0),  # /bg board: a new picture and message
+    "lookup": (10, 60.0),  # /bg history, stats, leaderboard (and its pages), games, rules; /bgtools dice, position
+    "review": (3, 60.0),  # /bg export, /bg analysis, /bgtools replay, /bgtools verify: files, drawings, engines
+    "hint": (5, 60.0),  # /bg hint: the engine thinks
+}
+"""Per member and family: ``(uses, seconds)``, a burst of ``uses`` refilled over ``seconds``
+(``COOLDOWN_<FAMILY>=uses/seconds`` or ``off``). Generous for play, strict for what is costly."""
+MAX_COOLDOWN_USES = 1000
+MAX_COOLDOWN_SECONDS = 86_400.0
 
 TOKEN_HELP = (
     "copy .env.example to .env and set DISCORD_TOKEN=<your bot token> "
@@ -90,6 +102,8 @@ class Settings:
     """Sync the slash commands to this guild only (instant, for development)."""
     default_move_days: int = DEFAULT_MOVE_DAYS
     log_level: str = "INFO"
+    cooldowns: tuple[tuple[str, int, float], ...] = tuple((f, u, s) for f, (u, s) in COOLDOWN_FAMILIES.items())
+    """``(family, uses, seconds)`` of each family that has a cooldown (see :data:`COOLDOWN_FAMILIES`)."""
 
     @classmethod
     def from_env(
@@ -149,6 +163,12 @@ class Settings:
         shard_count = _whole("SHARD_COUNT", get("SHARD_COUNT"), 1, MAX_SHARD_COUNT)
         shard_ids = _shard_ids(get("SHARD_IDS"), shard_count)
 
+        cooldowns = []
+        for family, default in COOLDOWN_FAMILIES.items():
+            rate = _rate(f"COOLDOWN_{family.upper()}", get(f"COOLDOWN_{family.upper()}"), default)
+            if rate is not None:
+                cooldowns.append((family, *rate))
+
         return cls(
             token=token,
             database_path=get("DATABASE_PATH") or DEFAULT_DATABASE_PATH,
@@ -160,6 +180,7 @@ class Settings:
             dev_guild_id=dev_guild_id,
             default_move_days=days,
             log_level=level,
+            cooldowns=tuple(cooldowns),
         )
 
     @property
@@ -181,17 +202,8 @@ class Settings:
 
     @property
     def database_secrets(self) -> tuple[str, ...]:
-        """The password inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
-        url = self.database_url_setting or ""
-        if "://" not in url:
-            return ()
-        try:
-            password = urlsplit(url).password
-        except ValueError:
-            return ()
-        if not password:
-            return ()
-        return tuple(dict.fromkeys((password, unquote(password))))
+        """The passwords inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
+        return secrets_of(self.database_url_setting or "")
 
     @property
     def pool_options(self) -> dict[str, int]:
@@ -243,6 +255,25 @@ def _whole(name: str, text: str, low: int, high: int) -> int | None:
     if not low <= value <= high:
         raise ConfigError(f"{name} must be {low} to {high}, not {value}")
     return value
+
+
+def _rate(name: str, text: str, default: tuple[int, float]) -> tuple[int, float] | None:
+    """A cooldown: ``uses/seconds`` (``5/60``), ``off`` (None), or the default when empty."""
+    if not text:
+        return default
+    if text.lower() in ("off", "0", "none"):
+        return None
+    uses_text, slash, seconds_text = text.partition("/")
+    try:
+        uses, seconds = int(uses_text), float(seconds_text)
+    except ValueError:
+        raise ConfigError(f"{name} must be uses/seconds such as 5/60, or off; not {text!r}") from None
+    if not slash or not 1 <= uses <= MAX_COOLDOWN_USES or not 0 < seconds <= MAX_COOLDOWN_SECONDS:
+        raise ConfigError(
+            f"{name} must be uses/seconds with 1 to {MAX_COOLDOWN_USES} uses in at most {MAX_COOLDOWN_SECONDS:.0f} s, "
+            f"or off; not {text!r}"
+        )
+    return uses, seconds
 
 
 def _shard_ids(text: str, shard_count: int | None) -> tuple[int, ...] | None:

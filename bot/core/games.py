@@ -612,7 +612,7 @@ class GameService:
             text = f"{players[0].name} ran out of time in game #{row.id} and forfeits"
             outcome = await self._commit(
                 fresh, match, time_out, actor=None, whole_match=True, headline=text,
-                ping=(players[0].user_id, players[1].user_id), held=False,
+                ping=tuple(p.user_id for p in players if not p.is_bot), held=False,
             )
             return Notice("timeout", outcome.view, None, players[0].user_id, text, outcome.events, outcome.rating_changes)
 

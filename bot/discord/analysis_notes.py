@@ -18,6 +18,7 @@ import discord
 from bot.core.advice import Advice
 from bot.core.model import GameState, Outcome
 from bot.discord import presenter
+from bot.discord.limits import fit
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +59,11 @@ class AnalysisNotes:
             embed = presenter.analysis_embed(view, await self.advice.summaries(view, numbers))
             if sum(len(e) for e in embeds) + len(embed) <= MAX_EMBEDS_CHARS and len(embeds) < 10:
                 try:
-                    await message.edit(embeds=[*embeds, embed])
+                    await message.edit(**fit(embeds=[*embeds, embed]))
                     return
                 except discord.HTTPException:
                     log.debug("could not add the analysis to game-over message %s", message.id, exc_info=True)
-            await message.channel.send(embed=embed, reference=message.to_reference(fail_if_not_exists=False))
+            await message.channel.send(**fit(embed=embed, reference=message.to_reference(fail_if_not_exists=False)))
         except asyncio.CancelledError:
             raise
         except Exception:

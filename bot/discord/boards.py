@@ -30,6 +30,7 @@ from bot.core.games import GameService
 from bot.core.model import Event, GameState, Outcome
 from bot.discord import presenter
 from bot.discord.components import game_controls
+from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
 from renderer import CLASSIC, BoardScene, Theme
 from renderer.from_game import scene_from_game
@@ -81,7 +82,7 @@ def picture_name(state: GameState) -> str:
 
 
 def _fields(payload: Payload) -> dict[str, Any]:
-    return {k: v for k, v in payload.items() if v is not None}
+    return fit(**{k: v for k, v in payload.items() if v is not None})
 
 
 class Target(Protocol):
@@ -119,9 +120,10 @@ class EditClicked:
         self.interaction = interaction
 
     async def send(self, payload: Payload) -> discord.Message | None:
-        await self.interaction.edit_original_response(
+        await self.interaction.edit_original_response(**fit(
             content=payload["content"], attachments=[payload["file"]], embeds=payload["embeds"], view=payload["view"],
-        )
+            allowed_mentions=payload.get("allowed_mentions"),
+        ))
         return self.interaction.message
 
 
@@ -165,12 +167,13 @@ class EditBoard:
         channel_id, message_id = self.board
         try:
             channel = self.client.get_partial_messageable(channel_id)
-            return await channel.get_partial_message(message_id).edit(
+            return await channel.get_partial_message(message_id).edit(**fit(
                 content=payload.get("content"),
                 attachments=[payload["file"]] if payload.get("file") else [],
                 embeds=payload.get("embeds") or [],
                 view=payload.get("view"),
-            )
+                allowed_mentions=payload.get("allowed_mentions"),
+            ))
         except discord.HTTPException as error:
             log.debug("could not edit board %s/%s: %s", channel_id, message_id, error)
             return None
@@ -206,9 +209,11 @@ class BoardPoster:
         *,
         asked_at: float | None = None,
         headline: str | None = None,
+        pings: Sequence[int] = (),
     ) -> Payload:
-        """content / file / embeds / view of a board message. ``headline`` goes
-        first (a notice); then nobody is pinged by the turn line."""
+        """content / file / embeds / view / allowed_mentions of a board message.
+        ``headline`` goes first (a notice, pinging ``pings``); then nobody is
+        pinged by the turn line, else the player to act is."""
         png = await render_in_worker(scene_for(state), asked_at=asked_at)
         content = presenter.board_content(state, events, ping=headline is None)
         if headline:
@@ -219,6 +224,7 @@ class BoardPoster:
             "file": discord.File(io.BytesIO(png), filename=name),
             "embeds": [],
             "view": game_controls(state),
+            "allowed_mentions": pinging(*pings, *presenter.turn_pings(state, ping=headline is None)),
         }
         embed = presenter.result_embed(state, events, rating_changes)
         if embed is not None:
@@ -236,6 +242,7 @@ class BoardPoster:
         events: Sequence[Event] | None = None,
         asked: float | None = None,
         headline: str | None = None,
+        pings: Sequence[int] = (),
         alongside: Awaitable[Any] | None = None,
         fallback: Target | None = None,
         listeners: Sequence[Listener] | None = None,
@@ -253,7 +260,7 @@ class BoardPoster:
         message: discord.Message | None = None
         async with self._posting(state.id):  # one post of a game at a time: each sees the last one's board
             try:
-                drawing = self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline)
+                drawing = self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline, pings=pings)
                 if alongside is not None:
                     payload, _ = await asyncio.gather(drawing, alongside)
                 else:
@@ -261,7 +268,9 @@ class BoardPoster:
                 message = await target.send(payload)
                 if message is None and fallback is not None:
                     # the first target used up the file: draw it again for the second
-                    payload = await self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline)
+                    payload = await self.payload(
+                        state, shown, outcome.rating_changes, asked_at=asked, headline=headline, pings=pings
+                    )
                     message = await fallback.send(payload)
                 if message is None:
                     deliveries.release(outcome.owed)
@@ -299,7 +308,7 @@ class BoardPoster:
         """Remove the controls of an older board (best effort)."""
         try:
             channel = self.client.get_partial_messageable(channel_id)
-            await channel.get_partial_message(message_id).edit(view=None)
+            await channel.get_partial_message(message_id).edit(**fit(view=None))
         except discord.HTTPException as error:
             log.debug("could not strip buttons of %s/%s: %s", channel_id, message_id, error)
 

@@ -36,6 +36,7 @@ from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS
 from bot.discord.computer_seat import ComputerSeat
+from bot.discord.cooldowns import Cooldowns
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
 from bot.discord.parts import Parts
@@ -86,7 +87,8 @@ class BackgammonBot(commands.Bot):
             intents=INTENTS,
             help_command=None,
             tree_cls=BackgammonTree,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False),
+            # nobody is pinged unless a send names them (bot.discord.limits.pinging)
+            allowed_mentions=discord.AllowedMentions.none(),
             **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),
         )
         self.settings = settings
@@ -118,8 +120,9 @@ class BackgammonBot(commands.Bot):
         notes = AnalysisNotes(advice)
         computer = ComputerSeat(self, service, advice, poster, notes)
         poster.listeners += [computer.after_post, notes.after_game]
-        self.table = Table(self, service, poster, computer, notes)
-        self.parts = Parts(self.settings, service, advice, self.table)
+        cooldowns = Cooldowns(self.settings.cooldowns)
+        self.table = Table(self, service, poster, computer, notes, cooldowns)
+        self.parts = Parts(self.settings, service, advice, self.table, cooldowns)
         self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)

@@ -25,6 +25,7 @@ from bot.core.games import GameService
 from bot.core.model import AnalysisUnavailableError, Event, GameState, Outcome, PlayerRef
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, EditBoard, InChannel
+from bot.discord.limits import pinging, plain
 
 log = logging.getLogger(__name__)
 
@@ -186,14 +187,15 @@ class ComputerSeat:
             log.exception("could not load game %s to report the computer's failure", game_id)
             return
         if isinstance(error, AnalysisUnavailableError):
-            why = f"{error.message}, so the computer can't play"
+            why = f"{plain(error.message)}, so the computer can't play"
         else:
             why = "something went wrong on my side"
-        humans = " ".join(f"<@{p.user_id}>" for p in view.players if not p.is_bot)
+        people = [p.user_id for p in view.players if not p.is_bot]
+        humans = " ".join(f"<@{user_id}>" for user_id in people)
         text = (
             f"⚠️ {humans} The computer could not make its move in game #{game_id}: {why}. "
             "`/bg board` asks it to try again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
         ).replace("⚠️  ", "⚠️ ")
         channel_id = view.board_message[0] if view.board_message else view.channel_id
-        await InChannel(self.client, channel_id, view.guild_id).send({"content": text})
+        await InChannel(self.client, channel_id, view.guild_id).send({"content": text, "allowed_mentions": pinging(*people)})
 

@@ -24,6 +24,7 @@ from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import presenter
 from bot.discord.boards import BoardPoster, InChannel, picture_name
+from bot.discord.limits import fit, pinging, plain
 
 log = logging.getLogger(__name__)
 
@@ -196,10 +197,10 @@ class Dispatcher:
         headline = None
         if delivery.headline:
             about, *others = [presenter.mention(u) for u in delivery.ping] or [""]
-            headline = " ".join(p for p in ("⌛", about, f"{delivery.headline}.", *others) if p)
+            headline = " ".join(p for p in ("⌛", about, f"{plain(delivery.headline)}.", *others) if p)
         where = self._where(delivery)
         message = await self.poster.publish(
-            outcome, where, old=state.board_message, headline=headline,
+            outcome, where, old=state.board_message, headline=headline, pings=delivery.ping,
             listeners=None if delivery.headline is None else [],
         )
         if message is None:
@@ -225,7 +226,7 @@ class Dispatcher:
         state = delivery.state
         assert state is not None
         who = " ".join(presenter.mention(u) for u in delivery.ping)
-        text = f"⏰ {who} {delivery.text}.".replace("⏰  ", "⏰ ")
+        text = " ".join(p for p in ("⏰", who, f"{plain(delivery.text)}.") if p)
         link = presenter.board_link(state)
         if link:
             text += f" [Go to the board]({link})"
@@ -233,7 +234,7 @@ class Dispatcher:
             await self.deliveries.delivered(delivery.entries)
             return
         where = self._where(delivery)
-        if await where.send({"content": text}) is None:
+        if await where.send({"content": text, "allowed_mentions": pinging(*delivery.ping)}) is None:
             raise where.error or NotDelivered("the reminder could not be posted")
         await self.deliveries.delivered(delivery.entries)
 
@@ -245,7 +246,7 @@ class Dispatcher:
             channel = self.client.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
             try:
                 await channel.get_partial_message(challenge.message_id).edit(
-                    content=presenter.challenge_closed_content(challenge, "expired"), view=None
+                    **fit(content=presenter.challenge_closed_content(challenge, "expired"), view=None)
                 )
             except discord.NotFound:
                 pass  # deleted: nothing left to tidy

@@ -10,12 +10,14 @@ errors discord.py would otherwise only log) come here.
 from __future__ import annotations
 
 import logging
+import math
 
 import discord
 from discord import app_commands
 
 from bot.core.advice import UNAVAILABLE_DETAIL
-from bot.core.model import AnalysisUnavailableError, BusyError, ServiceError, StaleGameError
+from bot.core.model import AnalysisUnavailableError, BusyError, RuleError, ServiceError, StaleGameError
+from bot.discord.limits import fit, plain, quote, reason
 from bot.discord.presenter import sentence, state_summary
 from engine import GameError, IllegalPlayError, NotationError
 
@@ -42,16 +44,32 @@ def unwrap(error: BaseException) -> BaseException:
 
 
 def player_message(error: BaseException) -> str | None:
-    """The private answer for a player mistake, or None for a bug."""
+    """The private answer for a player mistake, or None for a bug.
+
+    The core's and the engine's messages are plain text that may hold names or
+    what the player typed: they are shown through :func:`~bot.discord.limits.plain`
+    and :func:`~bot.discord.limits.quote` (clipped, markdown and mentions
+    neutralised, never re-capitalised where a player's words come first).
+    """
+    if isinstance(error, RuleError) and isinstance(error.__context__, (NotationError, IllegalPlayError, GameError)):
+        error = error.__context__  # the core re-raises the engine's error as text: quote from the original
     if isinstance(error, AnalysisUnavailableError):
-        return f"{sentence(error.message)}: {UNAVAILABLE_DETAIL}"
-    if isinstance(error, (ServiceError, UserError)):
-        text = sentence(error.message)
+        return f"{plain(sentence(error.message))}: {UNAVAILABLE_DETAIL}"
+    if isinstance(error, UserError):
+        return error.message  # our own words, written as shown (names through limits.shown)
+    if isinstance(error, ServiceError):
+        text = plain(sentence(error.message))
         if isinstance(error, StaleGameError) and error.view is not None:
             text = f"{text.rstrip('.')}. {state_summary(error.view)}"
         return text
-    if isinstance(error, (IllegalPlayError, NotationError, GameError)):
-        return sentence(str(error))
+    if isinstance(error, NotationError):
+        return f"I can't read {quote(error.text, around=error.position)} at character {error.position + 1}: {reason(error.reason)}."
+    if isinstance(error, IllegalPlayError):
+        if not error.text:
+            return plain(sentence(error.reason))
+        return f"You can't play {quote(error.text)}: {reason(error.reason)}."
+    if isinstance(error, GameError):
+        return plain(sentence(str(error)))
     if isinstance(error, app_commands.BotMissingPermissions):
         missing = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
         return f"I'm missing the {missing} permission in this channel. Ask a moderator to grant it."
@@ -61,11 +79,11 @@ def player_message(error: BaseException) -> str | None:
     if isinstance(error, app_commands.NoPrivateMessage):
         return "Backgammon is played in a server channel, not in direct messages."
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {error.retry_after:.0f} s."
+        return f"Slow down: try again in {max(math.ceil(error.retry_after), 1)} s."
     if isinstance(error, app_commands.CheckFailure):
-        return sentence(str(error)) or "You can't use that here."
+        return plain(sentence(str(error))) or "You can't use that here."
     if isinstance(error, app_commands.TransformerError):
-        return f"I couldn't read {error.value!r}: check the option and try again."
+        return f"I couldn't read {quote(str(error.value))}: check the option and try again."
     return None
 
 
@@ -73,7 +91,7 @@ async def answer_privately(interaction: discord.Interaction, text: str) -> None:
     """Send ``text`` only to the person who acted, whatever state the interaction is in."""
     try:
         if not interaction.response.is_done():
-            await interaction.response.send_message(text, ephemeral=True)
+            await interaction.response.send_message(**fit(content=text, ephemeral=True))
             return
         if (
             interaction.response.type is discord.InteractionResponseType.deferred_channel_message
@@ -86,9 +104,9 @@ async def answer_privately(interaction: discord.Interaction, text: str) -> None:
                 await interaction.delete_original_response()
             except discord.HTTPException:
                 pass
-        await interaction.followup.send(text, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not answer interaction %s privately", interaction.id, exc_info=True)
+        await interaction.followup.send(**fit(content=text, ephemeral=True))
+    except discord.HTTPException as error:
+        log.warning("could not answer interaction %s privately: %s", interaction.id, error)
 
 
 async def report(interaction: discord.Interaction, error: BaseException) -> None:

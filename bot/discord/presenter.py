@@ -17,6 +17,7 @@ import discord
 
 from bot.core.dice_stats import face_counts, roll_kinds_p_value
 from bot.core.model import ChallengeView, DiceStats, Event, GameState, LeaderboardPage, PlayerStats, RatingChange
+from bot.discord.limits import in_code, plain, shown
 from engine import Phase, WinKind
 from engine.fairdice import chi_square_uniform
 
@@ -33,7 +34,10 @@ VERIFY_SCRIPT = "python3 scripts/verify_dice.py game-<number>.json"
 
 
 def sentence(text: str) -> str:
-    """The service speaks in lower-case clauses; a message starts with a capital."""
+    """The service speaks in lower-case clauses; a message starts with a capital.
+
+    Only for our own words: a text that may start with what a player typed or
+    their name is shown through :func:`bot.discord.limits.plain` as it is."""
     text = text.strip()
     return text[:1].upper() + text[1:] if text else text
 
@@ -61,15 +65,15 @@ def board_link(view: GameState) -> str | None:
 def opponent_of(view: GameState, user_id: int) -> str:
     seat = view.seat(user_id)
     if seat is None:
-        return " vs ".join(p.name for p in view.players)
-    return view.players[1 - seat].name
+        return " vs ".join(shown(p.name) for p in view.players)
+    return shown(view.players[1 - seat].name)
 
 
 def describe_kind(view: GameState) -> str:
     options = view.options
     if options.match_length:
         score = view.match.score
-        return f"{options.match_length}-point match, {view.players[0].name} {score[0]} - {score[1]} {view.players[1].name}"
+        return f"{options.match_length}-point match, {shown(view.players[0].name)} {score[0]} - {score[1]} {shown(view.players[1].name)}"
     return f"money game at {options.stake} per point, cube {view.game.cube_value}"
 
 
@@ -110,12 +114,20 @@ def turn_line(view: GameState, *, ping: bool = True) -> str:
     if actor is None or todo is None:
         return ""
     if actor.is_bot:  # the computer: no mention, no deadline
-        return f"▶ 🤖 **{actor.name}** {todo} (thinking…)"
-    who = mention(actor.user_id) if ping else f"**{actor.name}**"
+        return f"▶ 🤖 **{shown(actor.name)}** {todo} (thinking…)"
+    who = mention(actor.user_id) if ping else f"**{shown(actor.name)}**"
     line = f"▶ {who} {todo}"
     if view.deadline is not None:
         line += f" (time runs out {timestamp(view.deadline)})"
     return line
+
+
+def turn_pings(view: GameState, *, ping: bool = True) -> list[int]:
+    """Whom :func:`turn_line` pings: the person to act (not the computer), if ``ping``."""
+    actor = view.to_act()
+    if not ping or actor is None or actor.is_bot or what_to_do(view) is None:
+        return []
+    return [actor.user_id]
 
 
 def board_content(view: GameState, events: Sequence[Event] = (), *, ping: bool = True) -> str:
@@ -165,10 +177,11 @@ def _clip(text: str, limit: int) -> str:
 
 
 def event_line(view: GameState, event: Event) -> str:
-    """The event's text, capitalised unless it starts with a player's name (names keep their case)."""
+    """The event's text, capitalised unless it starts with a player's name (names keep their
+    case), and neutralised: it holds names, which may hold markdown or mentions."""
     if any(p.name and event.text.startswith(p.name) for p in view.players):
-        return event.text
-    return sentence(event.text)
+        return plain(event.text, MAX_EVENT_CHARS)
+    return plain(sentence(event.text), MAX_EVENT_CHARS)
 
 
 def state_summary(view: GameState) -> str:
@@ -179,7 +192,7 @@ def state_summary(view: GameState) -> str:
     todo = what_to_do(view)
     text = f"Game #{view.id}: {describe_kind(view)}."
     if actor is not None and todo is not None:
-        text += f" Now: {actor.name} {todo}."
+        text += f" Now: {shown(actor.name)} {todo}."
     link = board_link(view)
     if link:
         text += f" [Current board]({link})"
@@ -209,14 +222,14 @@ def result_embed(view: GameState, events: Sequence[Event], rating_changes: Seque
     if view.options.match_length:
         embed.add_field(
             name="Score",
-            value=f"{view.players[0].name} {score[0]} - {score[1]} {view.players[1].name} (to {view.options.match_length})",
+            value=f"{shown(view.players[0].name)} {score[0]} - {score[1]} {shown(view.players[1].name)} (to {view.options.match_length})",
             inline=False,
         )
     else:
         stake = view.options.stake
         embed.add_field(
             name="Points",
-            value=f"{view.players[0].name} {score[0]} - {score[1]} {view.players[1].name}"
+            value=f"{shown(view.players[0].name)} {score[0]} - {score[1]} {shown(view.players[1].name)}"
             + (f" (x{stake} stake)" if stake != 1 else ""),
             inline=False,
         )
@@ -232,13 +245,13 @@ def result_embed(view: GameState, events: Sequence[Event], rating_changes: Seque
         )
     if not view.options.rated:
         embed.set_footer(text="Unrated: " + ("a game against the computer" if view.options.computer_level else "a practice game"))
-    shown = [c for c in rating_changes if c.scope == view.guild_id] or list(rating_changes)
-    if shown:
-        names = {p.user_id: p.name for p in view.players}
+    changes = [c for c in rating_changes if c.scope == view.guild_id] or list(rating_changes)
+    if changes:
+        names = {p.user_id: shown(p.name) for p in view.players}
         embed.add_field(
             name="Rating",
             value="\n".join(
-                f"{names.get(c.user_id, c.user_id)}: {c.before:.1f} → {c.after:.1f} ({c.delta:+.1f})" for c in shown
+                f"{names.get(c.user_id, c.user_id)}: {c.before:.1f} → {c.after:.1f} ({c.delta:+.1f})" for c in changes
             ),
             inline=False,
         )
@@ -262,11 +275,12 @@ def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
 
 
 def challenge_closed_content(challenge: ChallengeView, status: str, extra: str = "") -> str:
+    challenger, challenged = shown(challenge.challenger.name), shown(challenge.challenged.name)
     words = {
-        "accepted": f"✅ {challenge.challenged.name} accepted {challenge.challenger.name}'s challenge",
-        "declined": f"❌ {challenge.challenged.name} declined {challenge.challenger.name}'s challenge",
-        "cancelled": f"↩️ {challenge.challenger.name} withdrew the challenge to {challenge.challenged.name}",
-        "expired": f"⌛ {challenge.challenger.name}'s challenge to {challenge.challenged.name} expired",
+        "accepted": f"✅ {challenged} accepted {challenger}'s challenge",
+        "declined": f"❌ {challenged} declined {challenger}'s challenge",
+        "cancelled": f"↩️ {challenger} withdrew the challenge to {challenged}",
+        "expired": f"⌛ {challenger}'s challenge to {challenged} expired",
     }
     text = words.get(status, f"The challenge is {status}")
     text += f" ({challenge.options.describe()})."
@@ -293,7 +307,7 @@ def leaderboard_embed(
     guild_name: str | None = None,
     computer: tuple[int, int] | None = None,
 ) -> discord.Embed:
-    where = f" · {guild_name}" if guild_name else ""
+    where = f" · {plain(guild_name, 100)}" if guild_name else ""
     embed = discord.Embed(title=f"Leaderboard by {kind}{where}", colour=COLOUR)
     if not page.entries:
         embed.description = "Nobody is ranked yet. Finish a game with `/bg challenge` to get on the board."
@@ -301,7 +315,7 @@ def leaderboard_embed(
         rows = []
         for entry in page.entries:
             s = entry.stats
-            name = discord.utils.escape_markdown(s.display_name or f"player {s.user_id}")
+            name = shown(s.display_name or f"player {s.user_id}")
             if kind == "points":
                 rows.append(f"`{entry.rank:>3}` **{name}** · {s.net_points:+d} points · {s.wins}-{s.losses}")
             else:
@@ -316,7 +330,7 @@ def leaderboard_embed(
 
 
 def stats_embed(name: str, stats: PlayerStats | None) -> discord.Embed:
-    embed = discord.Embed(title=f"Stats · {name}", colour=COLOUR)
+    embed = discord.Embed(title=f"Stats · {shown(name)}", colour=COLOUR)
     if stats is None:
         embed.description = "No finished games yet. Challenge someone with `/bg challenge`."
         return embed
@@ -338,7 +352,7 @@ def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
     rows = []
     for view in views[:20]:
         actor = view.to_act()
-        status = "**your turn**" if actor and actor.user_id == user_id else f"waiting for {actor.name}" if actor else view.status
+        status = "**your turn**" if actor and actor.user_id == user_id else f"waiting for {shown(actor.name)}" if actor else view.status
         link = board_link(view)
         where = f"[board]({link})" if link else f"<#{view.channel_id}>"
         rows.append(f"#{view.id} vs {opponent_of(view, user_id)} · {status} · {where}")
@@ -347,7 +361,7 @@ def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
 
 
 def history_embed(views: Sequence[GameState], user_id: int, name: str) -> discord.Embed:
-    embed = discord.Embed(title=f"Recent games · {name}", colour=COLOUR)
+    embed = discord.Embed(title=f"Recent games · {shown(name)}", colour=COLOUR)
     if not views:
         embed.description = "No finished games yet."
         return embed
@@ -440,18 +454,18 @@ def hint_text(view: GameState, lines: Sequence[str]) -> str:
         title = "Take or pass:"
     else:
         title = "Cube action:"
-    return _clip(title + "\n```\n" + "\n".join(lines) + "\n```", MAX_CONTENT)
+    return _clip(title + "\n```\n" + in_code("\n".join(lines)) + "\n```", MAX_CONTENT)
 
 
 def analysis_embed(view: GameState, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
     """Each player's error rate, blunders and luck, game by game (``(number, summary)`` pairs)."""
-    names = " vs ".join(p.name for p in view.players)
+    names = " vs ".join(shown(p.name) for p in view.players)
     embed = discord.Embed(title=f"📊 Analysis · game #{view.id} · {names}", colour=COLOUR)
     several = len(view.match.games) > 1
     parts = []
     for number, summary in summaries:
         head = f"**Game {number}**\n" if several else ""
-        parts.append(f"{head}```\n{summary or 'no decisions'}\n```")
+        parts.append(f"{head}```\n{in_code(summary) or 'no decisions'}\n```")
     text = "\n".join(parts) or "Nothing to analyse."
     if len(text) > MAX_EMBED_DESCRIPTION - 100:
         text = text[: MAX_EMBED_DESCRIPTION - 110].rsplit("\n", 1)[0] + "\n…```"
@@ -466,7 +480,7 @@ def analysis_embed(view: GameState, summaries: Sequence[tuple[int, str]]) -> dis
 # -- trust: fair dice, statistics, positions --------------------------------------------------
 
 def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
-    embed = discord.Embed(title=f"🎲 Dice · {name}", colour=COLOUR)
+    embed = discord.Embed(title=f"🎲 Dice · {shown(name)}", colour=COLOUR)
     counts = {(max(k), min(k)): n for k, n in stats.counts.items()}
     rolls = stats.rolls
     if rolls == 0:
@@ -503,7 +517,7 @@ def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
 def verify_text(view: GameState, verification: object) -> str:
     """The answer to ``/bgtools verify``: the result and how to check it yourself."""
     ok = bool(getattr(verification, "ok", False))
-    reason = sentence(str(getattr(verification, "reason", "")))
+    reason = plain(sentence(str(getattr(verification, "reason", ""))))
     fair = view.fair_dice or {}
     mark = "✅" if ok else "❌"
     lines = [f"{mark} **Game #{view.id}**: {reason.rstrip('.')}."]

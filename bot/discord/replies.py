@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import discord
+from discord import app_commands
 
 from bot.core.model import PlayerRef
 from bot.discord.errors import UserError
+from bot.discord.limits import fit, quote
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,25 @@ def require_permissions(interaction: discord.Interaction, flags: Sequence[str]) 
         )
 
 
+def require_option_lengths(interaction: discord.Interaction) -> None:
+    """:raises UserError: if a text option is longer than the command declares.
+
+    Discord's apps keep to the declared lengths; a crafted request need not,
+    and nothing should parse (or quote back) 6,000 characters of it."""
+    command = interaction.command
+    if not isinstance(command, app_commands.Command):
+        return
+    for parameter in command.parameters:
+        if parameter.type is not discord.AppCommandOptionType.string or parameter.max_value is None:
+            continue
+        value = getattr(interaction.namespace, parameter.display_name, None)
+        if isinstance(value, str) and len(value) > parameter.max_value:
+            raise UserError(
+                f"`{parameter.display_name}` takes at most {int(parameter.max_value)} characters, not {len(value)}: "
+                f"{quote(value, 40)}"
+            )
+
+
 async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) -> None:
     """A "thinking..." answer (private or public), unless the interaction is answered."""
     if not interaction.response.is_done():
@@ -71,8 +92,10 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) ->
 
 
 async def send_public(interaction: discord.Interaction, **payload: Any) -> discord.Message:
-    """Post a message everyone sees, however the interaction was acknowledged so far."""
-    kwargs = {k: v for k, v in payload.items() if v is not None}
+    """Post a message everyone sees, however the interaction was acknowledged so far.
+
+    It pings only the members its ``allowed_mentions`` names (nobody by default)."""
+    kwargs = fit(**{k: v for k, v in payload.items() if v is not None})
     if not interaction.response.is_done():
         callback = await interaction.response.send_message(**kwargs)
         resource = callback.resource
@@ -94,7 +117,7 @@ async def send_public(interaction: discord.Interaction, **payload: Any) -> disco
 
 async def send_private(interaction: discord.Interaction, **payload: Any) -> None:
     """A message only the person who acted sees."""
-    kwargs = {k: v for k, v in payload.items() if v is not None}
+    kwargs = fit(**{k: v for k, v in payload.items() if v is not None})
     if interaction.response.is_done():
         await interaction.followup.send(ephemeral=True, **kwargs)
     else:
@@ -104,6 +127,7 @@ async def send_private(interaction: discord.Interaction, **payload: Any) -> None
 
 async def edit_clicked(interaction: discord.Interaction, **fields: Any) -> None:
     """Edit the clicked message; this is the first answer to the click if there was none yet."""
+    fields = fit(**fields)
     if interaction.response.is_done():
         await interaction.edit_original_response(**fields)
     else:

@@ -25,17 +25,20 @@ from bot.core.games import GameService
 from bot.core.model import (
     ChallengeError,
     GameState,
+    NoGameError,
     NotInGameError,
     NotYourTurnError,
     Outcome,
     StaleGameError,
 )
-from bot.discord import builder, presenter
+from bot.discord import builder, presenter, privacy
 from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Reply
 from bot.discord.components import challenge_controls, disabled_copy, leaderboard_controls
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.computer_seat import ComputerSeat
+from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.errors import UserError, answer_privately, player_message, report
+from bot.discord.limits import fit, pinging
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,
@@ -70,6 +73,7 @@ class Table:
     :param poster: posts every board.
     :param computer: the computer's seat.
     :param notes: the analyses added to game-over messages.
+    :param cooldowns: the members' buckets, also taken by button clicks.
     """
 
     def __init__(
@@ -79,12 +83,14 @@ class Table:
         poster: BoardPoster,
         computer: ComputerSeat,
         notes: AnalysisNotes,
+        cooldowns: Cooldowns,
     ) -> None:
         self.client = client
         self.service = service
         self.poster = poster
         self.computer = computer
         self.notes = notes
+        self.cooldowns = cooldowns
         self.waiting_calls = 0
         """Service calls of interactions not yet acknowledged (see :meth:`_first`)."""
 
@@ -139,12 +145,21 @@ class Table:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
 
-    async def game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameState:
-        """A game read by its number, if it was played in this server."""
-        state: GameState = await self.quick(interaction, self.service.get_game(game_id))
-        if state.guild_id != interaction.guild_id:
+    async def readable_game(self, interaction: discord.Interaction, game_id: int) -> GameState:
+        """A game read by its number: played in this server, and readable by whoever asks
+        (:mod:`bot.discord.privacy`). To anyone else it does not exist: one answer for all three."""
+        try:
+            state: GameState | None = await self.quick(interaction, self.service.get_game(game_id))
+        except NoGameError:
+            state = None
+        if state is None or state.guild_id != interaction.guild_id or not self.may_read(interaction, state):
             raise UserError(f"There is no game #{game_id} in this server.")
         return state
+
+    def may_read(self, interaction: discord.Interaction, state: GameState) -> bool:
+        """Whether the member who asks may read ``state`` (a player, or one who can see its channel)."""
+        where = privacy.sight(interaction.guild, state.channel_id, interaction.user, asked_in=interaction.channel_id)
+        return privacy.may_read([p.user_id for p in state.players], interaction.user.id, where)
 
     # -- slash-command actions -------------------------------------------------------------
 
@@ -202,6 +217,7 @@ class Table:
 
     async def run_click(self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]]) -> None:
         try:
+            hold(self.cooldowns, "turn", interaction.user)
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
@@ -249,6 +265,7 @@ class Table:
     ) -> None:
         """Open (from the board) or update (from the private panel) the builder."""
         try:
+            hold(self.cooldowns, "turn", interaction.user)
             view = await self.service.get_game(game_id)
             seat = view.seat(interaction.user.id)
             if seat is None:
@@ -263,9 +280,9 @@ class Table:
             dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
             content, panel = builder.panel(game_id, version, view.game.legal_plays(), steps, dice_text)
             if opened:
-                await interaction.response.send_message(content, view=panel, ephemeral=True)
+                await interaction.response.send_message(**fit(content=content, view=panel, ephemeral=True))
             else:
-                await interaction.response.edit_message(content=content, view=panel)
+                await interaction.response.edit_message(**fit(content=content, view=panel))
         except Exception as error:
             await report(interaction, error)
 
@@ -275,12 +292,13 @@ class Table:
             await interaction.response.defer()
             await self.answer_stale(interaction, error)
         else:
-            await interaction.response.edit_message(content=player_message(error), view=None)
+            await interaction.response.edit_message(**fit(content=player_message(error), view=None))
 
     async def confirm_built_play(
         self, interaction: discord.Interaction, game_id: int, version: int, steps: list[builder.Step]
     ) -> None:
         try:
+            hold(self.cooldowns, "turn", interaction.user)
             view = await self.service.get_game(game_id)
             if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
                 await self._builder_stale(interaction, view, False)
@@ -289,7 +307,7 @@ class Table:
             if play is None:
                 raise StaleGameError("those steps are not a whole legal play: start over", view=view)
             text = format_play(play)
-            await interaction.response.edit_message(content=f"You play **{text}**.", view=None)
+            await interaction.response.edit_message(**fit(content=f"You play **{text}**.", view=None))
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
             await self.poster.publish(
                 outcome, Followup(interaction), old=outcome.view.board_message, asked=asked_at(interaction)
@@ -304,6 +322,7 @@ class Table:
             interaction,
             content=presenter.challenge_content(challenge, thread=thread),
             view=challenge_controls(challenge.id, thread),
+            allowed_mentions=pinging(challenge.challenged.user_id),
         )
         try:
             await self.service.challenges.set_message(challenge.id, message.id)
@@ -312,6 +331,7 @@ class Table:
 
     async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:
         try:
+            hold(self.cooldowns, "challenge", interaction.user)
             if action == "accept":
                 await self.accept_challenge(interaction, challenge_id, thread)
                 return
@@ -321,7 +341,7 @@ class Table:
             else:
                 challenge = await self.service.challenges.cancel(challenge_id, interaction.user.id)
             await interaction.edit_original_response(
-                content=presenter.challenge_closed_content(challenge, challenge.status), view=None
+                **fit(content=presenter.challenge_closed_content(challenge, challenge.status), view=None)
             )
         except ChallengeError as error:
             await self.close_dead_challenge(interaction, challenge_id)
@@ -387,10 +407,10 @@ class Table:
             except discord.HTTPException:
                 log.debug("could not delete an unused game thread", exc_info=True)
             raise
-        await interaction.edit_original_response(
+        await interaction.edit_original_response(**fit(
             content=presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} is in {game_thread.mention}."),
             view=None,
-        )
+        ))
         await self.poster.publish(
             outcome, InChannel(self.client, game_thread.id, game_thread.guild.id), old=None, asked=asked_at(interaction)
         )
@@ -415,7 +435,8 @@ class Table:
 
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
         try:
+            hold(self.cooldowns, "lookup", interaction.user)
             message = await self.leaderboard_message(interaction.guild, kind, offset)
-            await interaction.response.edit_message(**message)
+            await interaction.response.edit_message(**fit(**message))
         except Exception as error:
             await report(interaction, error)

@@ -32,7 +32,7 @@ class BotProcess:
         fake.diagnostics = self.tail
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD", "LOG_LEVEL"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD", "LOG_LEVEL", "COOLDOWN_"))}
         env.update(
             DISCORD_TOKEN=self.fake.token,
             DATABASE_PATH=str(self.database),

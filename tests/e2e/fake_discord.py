@@ -13,14 +13,16 @@ Discord's rules are enforced and answered with Discord's error codes:
   Unknown interaction), and only once (400, code 40060 already acknowledged);
 * follow-ups and ``@original`` need an acknowledged interaction (404, 10015 Unknown
   Webhook) and a token younger than 15 minutes (401, 50027 Invalid Webhook Token);
-* message limits (content, embeds, components, select options, choices) give
-  400, code 50035 Invalid Form Body, with Discord's nested ``errors``;
+* message limits (content, embeds, components, select options, choices,
+  ``allowed_mentions``) give 400, code 50035 Invalid Form Body, with Discord's nested ``errors``;
   an attachment over 25 MiB gives 413, code 40005 Request entity too large;
 * REST calls need ``Authorization: Bot <token>`` (401, code 0).
 
 Every refusal is appended to :attr:`FakeDiscord.violations` (tests assert it
 stays empty); every route the stand-in lacks answers 404 and lands in
-:attr:`FakeDiscord.unhandled`.
+:attr:`FakeDiscord.unhandled`. Whom each new message notifies (its mentions that
+``allowed_mentions`` lets through, :func:`e2e.limits.pinged`) is kept in
+:attr:`FakeDiscord.pings`.
 """
 
 from __future__ import annotations
@@ -217,6 +219,11 @@ class FakeDiscord:
         self.channels: dict[int, dict[str, Any]] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.member_permissions: dict[int, str] = {}
+        self.nicks: dict[int, str] = {}
+        self.thread_members: dict[int, set[int]] = {}
+        """Members of each private thread."""
+        self.pings: dict[int, dict[str, Any]] = {}
+        """Message id -> whom it notified when it appeared (``users``, ``roles``, ``everyone``) and its ``allowed_mentions``."""
         self.messages: dict[int, dict[str, Any]] = {}
         self.channel_messages: dict[int, list[int]] = {}
         self.files: dict[int, bytes] = {}
@@ -274,11 +281,26 @@ class FakeDiscord:
 
     # -- the world ---------------------------------------------------------------------------
 
-    def add_user(self, name: str, *, permissions: str = payloads.MEMBER_PERMISSIONS) -> dict[str, Any]:
+    def add_user(self, name: str, *, permissions: str = payloads.MEMBER_PERMISSIONS, nick: str | None = None) -> dict[str, Any]:
         user = payloads.user(self.snowflake(), name)
         self.users[int(user["id"])] = user
         self.member_permissions[int(user["id"])] = permissions
+        if nick is not None:
+            self.nicks[int(user["id"])] = nick
         return user
+
+    def add_private_thread(self, parent: dict[str, Any], name: str, owner: dict[str, Any],
+                           members: list[dict[str, Any]]) -> dict[str, Any]:
+        """A private thread under ``parent`` made by ``owner``, with ``members`` and the bot added."""
+        thread = payloads.thread_channel(self.snowflake(), self.guild_id, int(parent["id"]), name, int(owner["id"]),
+                                         private=True)
+        thread_id = int(thread["id"])
+        self.channels[thread_id] = thread
+        self.channel_messages[thread_id] = []
+        self.thread_members[thread_id] = {int(owner["id"]), self.application_id, *(int(m["id"]) for m in members)}
+        if self.session is not None:
+            self._spawn(self.dispatch("THREAD_CREATE", {**thread, "newly_created": True}))
+        return thread
 
     def add_channel(self, name: str) -> dict[str, Any]:
         channel = payloads.text_channel(self.snowflake(), self.guild_id, name, position=len(self.channels))
@@ -293,7 +315,8 @@ class FakeDiscord:
         return next(iter(self.channels.values()))
 
     def member_of(self, user: dict[str, Any], *, with_user: bool = True) -> dict[str, Any]:
-        return payloads.member(user, permissions=self.member_permissions.get(int(user["id"])), with_user=with_user)
+        return payloads.member(user, permissions=self.member_permissions.get(int(user["id"])), with_user=with_user,
+                               nick=self.nicks.get(int(user["id"])))
 
     def guild_payload(self) -> dict[str, Any]:
         bot_member = payloads.member(self.bot_user)
@@ -910,10 +933,20 @@ class FakeDiscord:
         )
         self.messages[message_id] = message
         self.channel_messages.setdefault(channel_id, []).append(message_id)
+        self._note_pings(message, body)
         if inter is not None:
             inter.messages.append(message_id)
             self._note_board(inter, attachments)
         return message
+
+    def _note_pings(self, message: dict[str, Any], body: dict[str, Any]) -> None:
+        """Whom ``message`` notifies as it appears (edits notify nobody; an ephemeral message nobody else)."""
+        self.pings[int(message["id"])] = {
+            **limits.pinged(message["content"], body.get("allowed_mentions")),
+            "allowed_mentions": body.get("allowed_mentions"),
+            "ephemeral": bool(message["flags"] & EPHEMERAL),
+            "content": message["content"],
+        }
 
     def _edit_message(self, message: dict[str, Any], body: dict[str, Any], files: list[tuple[str, str, bytes]],
                       inter: Interaction | None = None) -> dict[str, Any]:
@@ -1116,6 +1149,7 @@ class FakeDiscord:
                 # The first follow-up after a "thinking" defer fills the placeholder (Discord's documented behaviour).
                 body = dict(body)
                 message = self._edit_message(original, body, files, inter)
+                self._note_pings(message, body)  # it appears now, and notifies
                 self._touch(inter)
                 return json_response(message)
             flags = int(body.get("flags") or 0) & EPHEMERAL

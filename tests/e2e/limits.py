@@ -37,6 +37,8 @@ COMMAND_NAME = re.compile(r"^[-_\w]{1,32}$")
 COMMAND_DESCRIPTION_MAX = 100
 COMMAND_OPTIONS_MAX = 25
 COMMANDS_MAX = 100
+ALLOWED_MENTIONS_IDS_MAX = 100
+MENTION_TYPES = ("roles", "users", "everyone")
 
 
 class Errors:
@@ -163,9 +165,49 @@ def check_components(errors: Errors, rows: Any) -> None:
         errors.add(("components",), "BASE_TYPE_MAX_LENGTH", f"Must be {COMPONENTS_MAX} or fewer components.")
 
 
+def check_allowed_mentions(errors: Errors, allowed: Any) -> None:
+    """``allowed_mentions``: ``parse`` of mention types, or explicit ``users`` / ``roles`` (not both for one kind)."""
+    if allowed is None:
+        return
+    if not isinstance(allowed, dict):
+        errors.add(("allowed_mentions",), "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType")
+        return
+    parse = allowed.get("parse") or []
+    for i, kind in enumerate(parse):
+        if kind not in MENTION_TYPES:
+            errors.add(("allowed_mentions", "parse", i), "BASE_TYPE_CHOICES", f"Value must be one of {MENTION_TYPES}.")
+    for kind in ("users", "roles"):
+        ids = allowed.get(kind)
+        if ids is None:
+            continue
+        errors.too_many(("allowed_mentions", kind), ids, ALLOWED_MENTIONS_IDS_MAX)
+        if kind in parse and ids:
+            errors.add(("allowed_mentions",), "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                       f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.')
+
+
+def pinged(content: str, allowed: Any) -> dict[str, Any]:
+    """Whom a new message with ``content`` notifies, by Discord's rules: the mentions in the
+    content that ``allowed_mentions`` lets through (without it, every kind; the bot here
+    may mention everyone). Mentions in embeds never notify."""
+    users = list(dict.fromkeys(re.findall(r"<@!?(\d+)>", content or "")))
+    roles = list(dict.fromkeys(re.findall(r"<@&(\d+)>", content or "")))
+    if allowed is None:
+        allowed = {"parse": list(MENTION_TYPES)}
+    parse = set(allowed.get("parse") or [])
+    listed_users = {str(u) for u in allowed.get("users") or []}
+    listed_roles = {str(r) for r in allowed.get("roles") or []}
+    return {
+        "users": [int(u) for u in users if "users" in parse or u in listed_users],
+        "roles": [int(r) for r in roles if "roles" in parse or r in listed_roles],
+        "everyone": "everyone" in parse and ("@everyone" in (content or "") or "@here" in (content or "")),
+    }
+
+
 def message_errors(body: dict[str, Any], *, files: int = 0) -> dict[str, Any]:
     """Form-body errors of a message create/edit body (``{}`` if valid)."""
     errors = Errors()
+    check_allowed_mentions(errors, body.get("allowed_mentions"))
     content = body.get("content")
     if content is not None and not isinstance(content, str):
         errors.add(("content",), "BASE_TYPE_BAD_STRING", "Must be a string.")

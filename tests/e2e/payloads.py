@@ -74,10 +74,12 @@ def user(user_id: int, name: str, *, bot: bool = False) -> dict[str, Any]:
     }
 
 
-def member(user_obj: dict[str, Any], *, permissions: str | None = None, with_user: bool = True) -> dict[str, Any]:
+def member(
+    user_obj: dict[str, Any], *, permissions: str | None = None, with_user: bool = True, nick: str | None = None
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "roles": [],
-        "nick": None,
+        "nick": nick,
         "avatar": None,
         "joined_at": "2024-01-01T00:00:00+00:00",
         "premium_since": None,
@@ -111,10 +113,13 @@ def text_channel(channel_id: int, guild_id: int, name: str, position: int = 0) -
     }
 
 
-def thread_channel(thread_id: int, guild_id: int, parent_id: int, name: str, owner_id: int) -> dict[str, Any]:
+def thread_channel(
+    thread_id: int, guild_id: int, parent_id: int, name: str, owner_id: int, *, private: bool = False
+) -> dict[str, Any]:
+    """A public thread (type 11), or a private one (type 12: only its members and those who manage threads see it)."""
     return {
         "id": str(thread_id),
-        "type": 11,
+        "type": 12 if private else 11,
         "guild_id": str(guild_id),
         "parent_id": str(parent_id),
         "owner_id": str(owner_id),
@@ -129,6 +134,7 @@ def thread_channel(thread_id: int, guild_id: int, parent_id: int, name: str, own
             "auto_archive_duration": 10080,
             "archive_timestamp": iso_now(),
             "locked": False,
+            **({"invitable": False} if private else {}),
         },
     }
 

@@ -18,6 +18,7 @@ async def test_login_sync_slash_and_button(fake, toy):
     inter = await fake.slash(alice, fake.general, "toy ping", who=bob)
     message = await fake.wait_message(inter, lambda m: m["content"].startswith("pong"))
     assert message["content"] == f"pong <@{bob['id']}>"
+    assert fake.pings[int(message["id"])]["users"] == [int(bob["id"])]  # no allowed_mentions: Discord pings
     assert fake.custom_ids(int(message["id"])) == ["toy:count:0"]
     assert inter.first_response_latency < 1.0
 
@@ -83,6 +84,20 @@ def test_limits_catalogue():
     assert limits.message_errors({"components": [{"type": 1, "components": [select]}]})
     assert limits.choices_errors([{"name": "a", "value": "a"}] * 26)
     assert limits.command_errors([{"name": "Bad Name", "description": "x"}])
+
+
+def test_pings_follow_allowed_mentions():
+    content = "<@1> <@!2> <@&3> @everyone <@\u200b4>"
+    everything = {"users": [1, 2], "roles": [3], "everyone": True}
+    assert limits.pinged(content, None) == everything
+    assert limits.pinged(content, {"parse": ["users", "roles", "everyone"]}) == everything
+    assert limits.pinged(content, {"parse": []}) == {"users": [], "roles": [], "everyone": False}
+    assert limits.pinged(content, {"parse": [], "users": [2, 4]}) == {"users": [2], "roles": [], "everyone": False}
+    assert limits.pinged("@\u200beveryone", {"parse": ["everyone"]})["everyone"] is False
+    assert limits.message_errors({"content": "x", "allowed_mentions": {"parse": ["users"], "users": ["1"]}})
+    assert limits.message_errors({"content": "x", "allowed_mentions": {"parse": ["all"]}})
+    assert limits.message_errors({"content": "x", "allowed_mentions": {"parse": [], "users": list(range(101))}})
+    assert limits.message_errors({"content": "x", "allowed_mentions": {"parse": [], "users": ["1"]}}) == {}
 
 
 async def test_rate_limit_is_honoured(fake, toy):

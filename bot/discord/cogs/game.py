@@ -16,9 +16,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.advice import parse_level
-from bot.core.model import ChallengeOptions
+from bot.core.model import ChallengeOptions, ServiceError
 from bot.discord import presenter, replays
+from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
+from bot.discord.limits import shown
 from bot.discord.parts import Parts
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
@@ -26,6 +28,7 @@ from bot.discord.replies import (
     THREAD_PERMISSIONS,
     defer,
     player_ref,
+    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -33,6 +36,8 @@ from bot.discord.replies import (
 from engine import WinKind
 
 LevelName = Literal["beginner", "intermediate", "expert"]
+HISTORY_SEARCH = 30
+"""Another member's recent games looked through for the 10 the asker may see."""
 
 
 @app_commands.guild_only()
@@ -44,10 +49,18 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         self.service = parts.service
         self.advice = parts.advice
         self.table = parts.table
+        self.cooldowns = parts.cooldowns
         super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+        """Before every command: its text options within their declared lengths, and the member's cooldown."""
+        require_option_lengths(interaction)
+        hold(self.cooldowns, family_of(interaction), interaction.user)
+        return True
 
     # -- starting a game -------------------------------------------------------------
 
+    @cooldown("challenge")
     @app_commands.command(name="challenge", description="Challenge a member to a money game or a match")
     @app_commands.describe(
         opponent="Who you want to play",
@@ -93,6 +106,8 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             # challenging me: the computer plays at once (no challenge to accept)
             await self._start_computer_game(interaction, self.table.computer.default_level, options)
             return
+        if opponent.bot:
+            raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: challenge a member, or me to play the computer.")
         challenge = await self.table.quick(
             interaction,
             self.service.challenges.create(
@@ -105,6 +120,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         )
         await self.table.post_challenge(interaction, challenge, thread)
 
+    @cooldown("challenge")
     @app_commands.command(name="computer", description="Play the computer (unrated); it moves by itself")
     @app_commands.describe(
         level="How strong it plays (default: expert)",
@@ -142,10 +158,12 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- turn actions ---------------------------------------------------------------------
 
+    @cooldown("turn")
     @app_commands.command(name="roll", description="Roll the dice")
     async def roll(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.roll(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="move", description="Play your roll, e.g. 13/7 8/7 or bar/22 6/off")
     @app_commands.describe(play="Your play; start typing to see the legal ones")
     async def move(self, interaction: discord.Interaction, play: app_commands.Range[str, 1, 100]) -> None:
@@ -156,7 +174,10 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         # Autocomplete can't be deferred: answer from memory when this process
         # has seen the game (a stale view only ranks suggestions; play() checks).
         channel_id = interaction.channel_id or 0
-        view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
+        try:
+            view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
+        except ServiceError:  # a busy database: no suggestions this time (autocomplete has no error answer)
+            return []
         if view is None:
             return []
         actor = view.to_act()
@@ -165,22 +186,27 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         plays = presenter.rank_plays(view.legal_play_texts(), current)
         return [app_commands.Choice(name=p[:100], value=p[:100]) for p in plays]
 
+    @cooldown("turn")
     @app_commands.command(name="double", description="Offer a double")
     async def double(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.double(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="take", description="Take the double")
     async def take(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.take(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="pass", description="Pass the double (you lose the game at the current cube)")
     async def pass_(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.pass_double(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="beaver", description="Money game: take the double and redouble at once")
     async def beaver(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.beaver(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
     @app_commands.describe(level="How much you give up: a single game, a gammon or a backgammon")
     async def resign(
@@ -190,22 +216,26 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             interaction, lambda view: self.service.resign(view.id, interaction.user.id, WinKind[level.upper()])
         )
 
+    @cooldown("turn")
     @app_commands.command(name="accept-resign", description="Accept your opponent's offer to resign")
     async def accept_resign(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
             interaction, lambda view: self.service.accept_resignation(view.id, interaction.user.id)
         )
 
+    @cooldown("turn")
     @app_commands.command(name="reject-resign", description="Reject your opponent's offer to resign and play on")
     async def reject_resign(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
             interaction, lambda view: self.service.reject_resignation(view.id, interaction.user.id)
         )
 
+    @cooldown("turn")
     @app_commands.command(name="forfeit", description="Give up the whole match (it counts as a loss)")
     async def forfeit(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(interaction, lambda view: self.service.forfeit(view.id, interaction.user.id))
 
+    @cooldown("turn")
     @app_commands.command(name="abandon", description="Moderators: end a stuck game in this channel, unrated")
     async def abandon(self, interaction: discord.Interaction) -> None:
         perms = interaction.permissions
@@ -218,6 +248,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- advice and analysis ------------------------------------------------------------------
 
+    @cooldown("hint")
     @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
     async def hint(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
@@ -227,7 +258,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             raise UserError("You're not in this game: hints are for the player to act.")
         actor = view.to_act()
         if actor is None or actor.user_id != user:
-            raise UserError(f"It's not your turn: hints are for the player to act ({actor.name if actor else 'nobody'} now).")
+            raise UserError(f"It's not your turn: hints are for the player to act ({shown(actor.name) if actor else 'nobody'} now).")
         if not (self.table.computer.plays_in(view) or view.options.hints):
             raise UserError(
                 "Hints are off in this game: between people they need both players' agreement, "
@@ -236,13 +267,14 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         lines = await self.table.quick(interaction, self.advice.hint(view))
         await send_private(interaction, content=presenter.hint_text(view, lines))
 
+    @cooldown("review")
     @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         self.advice.require()
         require_permissions(interaction, ("send_messages", "embed_links"))
         game_id = game or await self._latest_finished(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         if view.is_active:
             raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
         summaries = await self.table.quick(interaction, self.advice.summaries(view))
@@ -256,12 +288,14 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- looking at games ----------------------------------------------------------------------
 
+    @cooldown("board")
     @app_commands.command(name="board", description="Show the board of this channel's game again, at the bottom")
     async def board(self, interaction: discord.Interaction) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         view = await self.table.quick(interaction, self.table.game_here(interaction))
         await self.table.post_board(interaction, view)
 
+    @cooldown("lookup")
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
         views = await self.table.quick(
@@ -270,21 +304,26 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         embed = presenter.games_embed(views, interaction.user.id)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
+    @cooldown("lookup")
     @app_commands.command(name="history", description="Your recent finished games in this server")
     @app_commands.describe(member="Whose games (default: yours)")
     async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         who = member or interaction.user
+        mine = who.id == interaction.user.id
         views = await self.table.quick(
-            interaction, self.service.history(interaction.guild_id, who.id, limit=10)
+            interaction, self.service.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH)
         )
+        if not mine:  # only the games the asker could read by number
+            views = [v for v in views if self.table.may_read(interaction, v)][:10]
         embed = presenter.history_embed(views, who.id, who.display_name)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
+    @cooldown("review")
     @app_commands.command(name="export", description="Download a game: .mat (GNU Backgammon, XG), JSON and a GIF replay")
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         await defer(interaction, ephemeral=True)  # the replay takes a moment to draw
         text = await self.service.export_mat(game_id)
         data = await self.service.export_json(game_id)
@@ -293,7 +332,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
         ]
         limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
-        lines = [f"Game #{game_id}: {' vs '.join(p.name for p in view.players)}"]
+        lines = [f"Game #{game_id}: {' vs '.join(shown(p.name) for p in view.players)}"]
         try:
             replay = await replays.render(view, limit=limit)
         except UserError as error:
@@ -320,6 +359,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     # -- tables -------------------------------------------------------------------------------
 
+    @cooldown("lookup")
     @app_commands.command(name="leaderboard", description="The server's best players")
     @app_commands.describe(kind="Order by rating (default) or by points won")
     async def leaderboard(
@@ -329,6 +369,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         message = await self.table.quick(interaction, self.table.leaderboard_message(interaction.guild, kind, 0))
         await self._reply(interaction, **message)
 
+    @cooldown("lookup")
     @app_commands.command(name="stats", description="Rating and record of a member")
     @app_commands.describe(member="Whose stats (default: yours)")
     async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
@@ -337,9 +378,10 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         stats = await self.table.quick(interaction, self.service.stats(interaction.guild_id, who.id))
         await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats))
 
+    @cooldown("lookup")
     @app_commands.command(name="rules", description="How to play here: commands and notation")
     async def rules(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(embed=presenter.rules_embed(), ephemeral=True)
+        await send_private(interaction, embed=presenter.rules_embed())
 
     # -- replying ---------------------------------------------------------------------------------
 

@@ -16,9 +16,19 @@ from discord.ext import commands
 
 from bot.core.model import ChallengeOptions
 from bot.discord import presenter, replays
+from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
+from bot.discord.limits import shown
 from bot.discord.parts import Parts
-from bot.discord.replies import BOARD_PERMISSIONS, CHANNEL_PERMISSIONS, defer, player_ref, require_permissions, send_public
+from bot.discord.replies import (
+    BOARD_PERMISSIONS,
+    CHANNEL_PERMISSIONS,
+    defer,
+    player_ref,
+    require_option_lengths,
+    require_permissions,
+    send_public,
+)
 
 
 @app_commands.guild_only()
@@ -30,18 +40,27 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         self.service = parts.service
         self.advice = parts.advice
         self.table = parts.table
+        self.cooldowns = parts.cooldowns
         super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+        """Before every command: its text options within their declared lengths, and the member's cooldown."""
+        require_option_lengths(interaction)
+        hold(self.cooldowns, family_of(interaction), interaction.user)
+        return True
 
     # -- fair dice ------------------------------------------------------------------------------
 
+    @cooldown("review")
     @app_commands.command(name="verify", description="Recompute every roll of a finished game from its revealed seed")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         result = await self.table.quick(interaction, self.service.verify(game_id))
         await send_public(interaction, content=presenter.verify_text(view, result))
 
+    @cooldown("lookup")
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
     @app_commands.describe(member="Whose rolls (default: yours)")
     async def dice(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
@@ -52,11 +71,13 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
 
     # -- positions --------------------------------------------------------------------------------
 
+    @cooldown("lookup")
     @app_commands.command(name="position", description="The GNU Backgammon ID of this channel's game")
     async def position(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
         await send_public(interaction, content=presenter.position_text(view))
 
+    @cooldown("challenge")
     @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID (unrated; default: against the computer)")
     @app_commands.describe(
         gnubg_id="PositionID:MatchID, as GNU Backgammon or /bgtools position shows it",
@@ -80,7 +101,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         else:
             assert opponent is not None
             if opponent.bot:
-                raise UserError(f"{opponent.display_name} is a bot and can't play: leave out `opponent` to play me.")
+                raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: leave out `opponent` to play me.")
             other = player_ref(opponent)
         outcome = await self.table.quick(
             interaction,
@@ -97,6 +118,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
 
     # -- replays ----------------------------------------------------------------------------------
 
+    @cooldown("review")
     @app_commands.command(name="replay", description="An animated GIF of a finished game")
     @app_commands.describe(
         game="Game number (default: your latest finished game)",
@@ -110,13 +132,13 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         game_id = game or await self._default_game(interaction)
-        view = await self.table.game_of_this_server(interaction, game_id)
+        view = await self.table.readable_game(interaction, game_id)
         if view.is_active:
             raise UserError(f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now).")
         replays.build_scenes(view, number)  # a wrong number is refused before anything is drawn
         await defer(interaction)  # drawing takes a few seconds
         replay = await replays.render(view, number, limit=replays.upload_limit(interaction.guild))
-        names = " vs ".join(p.name for p in view.players)
+        names = " vs ".join(shown(p.name) for p in view.players)
         which = "" if len(view.match.games) == 1 else (
             f" (game {replay.games[0]})" if len(replay.games) == 1 else f" (games {replay.games[0]}-{replay.games[-1]})"
         )

@@ -26,7 +26,7 @@ TOOLS = {"verify", "dice", "position", "setup", "replay"}
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
-    parts = SimpleNamespace(settings=bot.settings, service=None, advice=None, table=None)  # the tree only
+    parts = SimpleNamespace(settings=bot.settings, service=None, advice=None, table=None, cooldowns=None)  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts))  # type: ignore[arg-type]
     yield bot
