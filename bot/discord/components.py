@@ -32,6 +32,7 @@ GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
 }
 CHALLENGE_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "accept": ("Accept", discord.ButtonStyle.success),
+    "seed": ("Accept with my own seed", discord.ButtonStyle.secondary),
     "decline": ("Decline", discord.ButtonStyle.danger),
     "cancel": ("Withdraw", discord.ButtonStyle.secondary),
 }
@@ -90,9 +91,9 @@ class PlaySelect(
 
 class ChallengeButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:ch:(?P<action>accept|decline|cancel):(?P<id>[0-9]+):(?P<thread>[01])",
+    template=r"bg:ch:(?P<action>accept|seed|decline|cancel):(?P<id>[0-9]+):(?P<thread>[01])",
 ):
-    """Accept / Decline (the challenged member) and Withdraw (the challenger)."""
+    """Accept, Accept with my own seed, Decline (the challenged member) and Withdraw (the challenger)."""
 
     def __init__(self, action: str, challenge_id: int, thread: bool) -> None:
         label, style = CHALLENGE_BUTTONS[action]
@@ -179,9 +180,29 @@ def game_controls(view: GameState) -> discord.ui.View | None:
     return controls
 
 
+class SeedModal(discord.ui.Modal, title="Accept with your own seed"):
+    """The accepter's own text for the dice: it salts the committed seed."""
+
+    seed: discord.ui.TextInput[SeedModal] = discord.ui.TextInput(
+        custom_id="seed",
+        label="Any text: the dice are mixed with it",
+        placeholder="e.g. a word, a number, the time",
+        min_length=1,
+        max_length=64,
+    )
+
+    def __init__(self, challenge_id: int, thread: bool) -> None:
+        super().__init__(timeout=900)
+        self.challenge_id = challenge_id
+        self.thread = thread
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await table_of(interaction).accept_with_seed(interaction, self.challenge_id, self.thread, str(self.seed.value))
+
+
 def challenge_controls(challenge_id: int, thread: bool) -> discord.ui.View:
     controls = discord.ui.View(timeout=None)
-    for action in ("accept", "decline", "cancel"):
+    for action in ("accept", "seed", "decline", "cancel"):
         controls.add_item(ChallengeButton(action, challenge_id, thread))
     return controls
 

@@ -166,8 +166,9 @@ def commitment_line(view: GameState, events: Sequence[Event]) -> str:
     fair = view.fair_dice
     if not fair or not starts_match(view, events):
         return ""
+    salt = f", salt `{fair['salt']}`" if fair.get("salt") else ""
     return (
-        f"🎲 Fair dice: commitment `{fair['commitment']}`, nonce `{fair['nonce']}`. "
+        f"🎲 Fair dice: commitment `{fair['commitment']}`, nonce `{fair['nonce']}`{salt}. "
         "The seed is revealed when the game ends: check every roll with `/bgtools verify`."
     )
 
@@ -268,10 +269,18 @@ def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
         " Hints are on: accepting agrees that both players may ask `/bg hint` on their turn."
         if challenge.options.hints else ""
     )
-    return (
+    text = (
         f"{mention(challenge.challenged.user_id)}, {mention(challenge.challenger.user_id)} challenges you to "
         f"{challenge.options.describe()}.{hints}{where}{expires}"
     )
+    fair = challenge.fair_dice
+    if fair:
+        text += (
+            f"\n🎲 Dice committed now: `{fair['commitment']}` (nonce `{fair['nonce']}`). Accepting mixes in the "
+            "click's Discord id (and your own seed, if you give one), so nobody can pick the dice; the seed is "
+            "revealed when the game ends. This message keeps these words."
+        )
+    return text
 
 
 def challenge_closed_content(challenge: ChallengeView, status: str, extra: str = "") -> str:
@@ -522,7 +531,8 @@ def verify_text(view: GameState, verification: object) -> str:
     mark = "✅" if ok else "❌"
     lines = [f"{mark} **Game #{view.id}**: {reason.rstrip('.')}."]
     if fair:
-        lines.append(f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`, seed `{fair.get('seed', '?')}`.")
+        salt = f", salt `{fair['salt']}`" if fair.get("salt") else ""
+        lines.append(f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`{salt}, seed `{fair.get('seed', '?')}`.")
     lines.append(
         f"Check it yourself: `/bg export game:{view.id}` gives the game's JSON; run `{VERIFY_SCRIPT}` "
         "(Python standard library only)."

@@ -33,7 +33,7 @@ from bot.core.model import (
 )
 from bot.discord import builder, presenter, privacy
 from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Reply
-from bot.discord.components import challenge_controls, disabled_copy, leaderboard_controls
+from bot.discord.components import SeedModal, challenge_controls, disabled_copy, leaderboard_controls
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns, hold
@@ -335,6 +335,9 @@ class Table:
             if action == "accept":
                 await self.accept_challenge(interaction, challenge_id, thread)
                 return
+            if action == "seed":
+                await self.ask_for_seed(interaction, challenge_id, thread)
+                return
             await interaction.response.defer()
             if action == "decline":
                 challenge = await self.service.challenges.decline(challenge_id, interaction.user.id)
@@ -359,12 +362,36 @@ class Table:
         if challenge.status == "pending" and not expired:
             return
         status = "expired" if expired else challenge.status
+        # an accepted challenge keeps its words (they hold the game's dice commitment)
+        words = {} if status == "accepted" else {"content": presenter.challenge_closed_content(challenge, status)}
         try:
-            await edit_clicked(interaction, content=presenter.challenge_closed_content(challenge, status), view=None)
+            await edit_clicked(interaction, view=None, **words)
         except discord.HTTPException:
             log.debug("could not close challenge message", exc_info=True)
 
-    async def accept_challenge(self, interaction: discord.Interaction, challenge_id: int, thread: bool) -> None:
+    async def ask_for_seed(self, interaction: discord.Interaction, challenge_id: int, thread: bool) -> None:
+        """"Accept with my own seed": the challenged member types it in a form."""
+        challenge = await self.service.challenges.pending(challenge_id)
+        if interaction.user.id != challenge.challenged.user_id:
+            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+        await interaction.response.send_modal(SeedModal(challenge_id, thread))
+
+    async def accept_with_seed(self, interaction: discord.Interaction, challenge_id: int, thread: bool, seed: str) -> None:
+        """The form is sent: accept, the dice salted with this submission's id and the seed."""
+        try:
+            await self.accept_challenge(interaction, challenge_id, thread, seed=seed)
+        except ChallengeError as error:
+            await self.close_dead_challenge(interaction, challenge_id)
+            await report(interaction, error)
+        except Exception as error:
+            await report(interaction, error)
+
+    async def accept_challenge(
+        self, interaction: discord.Interaction, challenge_id: int, thread: bool, *, seed: str | None = None
+    ) -> None:
+        """Accept: the game starts, its dice salted with this interaction's Discord id (and
+        ``seed``). The challenge keeps its words, which hold the dice commitment: only its
+        buttons go."""
         into_thread = thread and interaction.message is not None
 
         async def accept() -> tuple[Any, Outcome | None]:
@@ -375,23 +402,25 @@ class Table:
             if into_thread:
                 return challenge, None  # the thread comes first, then the game
             await self.service.remember_player(player_ref(interaction.user))
-            return challenge, await self.service.challenges.accept(challenge_id, interaction.user.id)
+            return challenge, await self.service.challenges.accept(
+                challenge_id, interaction.user.id, accepted_by=interaction.id, seed=seed
+            )
 
         # the checks may read the database (a challenge made before a restart): a busy bot acknowledges first
         challenge, outcome = await self.quick(interaction, accept())
         if outcome is None:
             assert interaction.message is not None
-            await self._accept_into_thread(interaction, challenge, interaction.message)
+            await self._accept_into_thread(interaction, challenge, interaction.message, seed=seed)
             return
-        closed = presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} starts below.")
         # the first board is drawn while the challenge loses its buttons (which answers the click)
         await self.poster.publish(
             outcome, Followup(interaction), old=None, asked=asked_at(interaction),
-            alongside=edit_clicked(interaction, content=closed, view=None),
+            alongside=edit_clicked(interaction, view=None),
         )
 
     async def _accept_into_thread(
-        self, interaction: discord.Interaction, challenge: Any, challenge_message: discord.Message
+        self, interaction: discord.Interaction, challenge: Any, challenge_message: discord.Message,
+        *, seed: str | None = None,
     ) -> None:
         """Accept a thread challenge: the game and its boards go into a new thread under the challenge."""
         if not interaction.response.is_done():
@@ -400,17 +429,16 @@ class Table:
         name = f"{challenge.challenger.name} vs {challenge.challenged.name}"[:100]
         game_thread = await challenge_message.create_thread(name=name, auto_archive_duration=10080)
         try:
-            outcome = await self.service.challenges.accept(challenge.id, interaction.user.id, channel_id=game_thread.id)
+            outcome = await self.service.challenges.accept(
+                challenge.id, interaction.user.id, channel_id=game_thread.id, accepted_by=interaction.id, seed=seed
+            )
         except BaseException:
             try:
                 await game_thread.delete()
             except discord.HTTPException:
                 log.debug("could not delete an unused game thread", exc_info=True)
             raise
-        await interaction.edit_original_response(**fit(
-            content=presenter.challenge_closed_content(challenge, "accepted", f"Game #{outcome.view.id} is in {game_thread.mention}."),
-            view=None,
-        ))
+        await interaction.edit_original_response(**fit(view=None))  # its words (the commitment) stay
         await self.poster.publish(
             outcome, InChannel(self.client, game_thread.id, game_thread.guild.id), old=None, asked=asked_at(interaction)
         )

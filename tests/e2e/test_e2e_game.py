@@ -34,8 +34,10 @@ async def test_full_game_with_rating_update(fake, real):
     game = GameDriver(fake, fake.general, alice, bob, plays_before_double=3, use_slash_move=True)
     challenge = await game.challenge()
     assert challenge["content"].startswith(f"<@{bob['id']}>, <@{alice['id']}> challenges you")
+    words = challenge["content"]
+    assert "Dice committed now" in words
     board = await game.accept(challenge)
-    assert "accepted" in fake.messages[int(challenge["id"])]["content"]
+    assert fake.messages[int(challenge["id"])]["content"] == words  # the commitment stays as it was
     assert not fake.messages[int(challenge["id"])]["components"], "the challenge keeps its buttons"
     png = fake.attachment_bytes(board["attachments"][0])
     assert Image.open(io.BytesIO(png)).format == "PNG"

@@ -73,6 +73,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         opening_reroll="The opening throw only decides who starts; the winner throws again",
         thread="Play in a new public thread",
         hints="Allow /bg hint for both players (accepting the challenge agrees to it)",
+        seed="Any text of yours the dice are mixed with (provably fair: see /bg rules)",
     )
     async def challenge(
         self,
@@ -87,6 +88,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         opening_reroll: bool = False,
         thread: bool = False,
         hints: bool = False,
+        seed: app_commands.Range[str, 1, 64] | None = None,
     ) -> None:
         if thread and isinstance(interaction.channel, discord.Thread):
             raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
@@ -116,6 +118,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
                 player_ref(interaction.user),
                 player_ref(opponent),
                 options,
+                seed=seed,
             ),
         )
         await self.table.post_challenge(interaction, challenge, thread)

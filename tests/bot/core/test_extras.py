@@ -212,3 +212,71 @@ async def test_analyses_are_kept(env: Env) -> None:
     await env.service.save_analysis(view.id, 1, 1, "alice: 10.1 mp")
     await env.service.save_analysis(view.id, 2, 0, "bob: 3.0 mp")
     assert await env.service.analyses(view.id) == {1: "alice: 10.1 mp", 2: "bob: 3.0 mp"}
+
+
+# -- dice committed with the challenge, salted at Accept ---------------------------------------
+
+
+def _fixed_seed() -> bytes:
+    return bytes(range(32))
+
+
+async def _opening(url: str, channel: int, accepted_by: int | None, seed: str | None = None,
+                   challenger_seed: str | None = None) -> tuple[list[int], dict[str, str], dict]:
+    """The opening dice of a game whose secret seed is always the same."""
+    store = await open_store(url)
+    try:
+        service = GameService(store, seed_source=_fixed_seed)
+        challenge = await service.challenges.create(GUILD, channel, ALICE, BOB, ChallengeOptions(), seed=challenger_seed)
+        view = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=accepted_by, seed=seed)).view
+        dice = [d for a in view.match.log if a.kind == "opening" and a.dice for d in a.dice]
+        assert view.fair_dice is not None and challenge.fair_dice is not None
+        return dice, challenge.fair_dice, view.fair_dice
+    finally:
+        await store.close()
+
+
+async def test_the_commitment_comes_with_the_challenge_and_the_seed_stays_secret(fair_env: Env) -> None:
+    service = fair_env.service
+    challenge = await service.challenges.create(GUILD, 900, ALICE, BOB, ChallengeOptions(), seed="alice's luck")
+    assert challenge.fair_dice is not None and set(challenge.fair_dice) == {"commitment", "nonce"}
+    view = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=123456789, seed="bob")).view
+    fair = view.fair_dice
+    assert fair is not None and "seed" not in fair  # nothing shows the seed before the end
+    assert (fair["commitment"], fair["nonce"]) == (challenge.fair_dice["commitment"], challenge.fair_dice["nonce"])
+    assert fair["salt"].startswith("accept=123456789;challenger=") and ";accepter=" in fair["salt"]
+    assert "seed" not in json.loads(await service.export_json(view.id))["dice"]
+    over = (await service.forfeit(view.id, ALICE.user_id)).view
+    assert over.fair_dice is not None and commitment(bytes.fromhex(over.fair_dice["seed"])) == fair["commitment"]
+    assert (await service.verify(view.id)).ok
+
+
+async def test_the_dice_follow_the_accepting_click_and_the_players_seeds(new_db_url) -> None:
+    """A game's dice are those of its committed seed under the salted nonce; the
+    same seed and nonce salted by another Accept click (or another player seed)
+    give other dice: the bot cannot choose them."""
+    from engine.fairdice import die_at, salted
+
+    url = new_db_url()
+    cases = [(1111, None, None), (2222, None, None), (1111, "x", None), (1111, None, "y")]
+    salts = []
+    for n, (accepted_by, seed, challenger_seed) in enumerate(cases):
+        dice, public, fair = await _opening(url, 910 + n, accepted_by, seed, challenger_seed)
+        assert dice == [die_at(_fixed_seed(), salted(public["nonce"], fair["salt"]), k) for k in range(len(dice))]
+        salts.append(fair["salt"])
+    assert salts[0] == "accept=1111" and salts[1] == "accept=2222" and len(set(salts)) == 4
+    # the same seed and nonce under each salt: the first twenty dice differ between any two salts
+    streams = {tuple(die_at(_fixed_seed(), salted("bg-challenge-0", salt), k) for k in range(20)) for salt in salts}
+    assert len(streams) == len(salts)
+
+
+async def test_games_made_before_the_salt_still_verify(fair_env: Env) -> None:
+    """A stored game whose dice record has no salt replays and verifies as before."""
+    service = fair_env.service
+    view = await start_game(service, channel=950)  # accepted without a click id: no salt
+    assert view.fair_dice is not None and "salt" not in view.fair_dice
+    actor = view.to_act()
+    assert actor is not None
+    await service.forfeit(view.id, actor.user_id)
+    assert (await service.verify(view.id)).ok
+    assert (await GameService(fair_env.store).verify(view.id)).ok  # a restart rebuilds the same dice

@@ -30,7 +30,7 @@ async def test_challenge_posts_mentions_and_buttons(world):
     message = result.response
     assert w.bob.mention in message.content and w.alice.mention in message.content
     assert "5-point match" in message.content and "2 days per move" in message.content
-    assert w.labels(message.message) == ["Accept", "Decline", "Withdraw"]
+    assert w.labels(message.message) == ["Accept", "Accept with my own seed", "Decline", "Withdraw"]
     assert all(cid.startswith("bg:ch:") for cid in w.custom_ids(message.message))
 
 
@@ -42,7 +42,7 @@ async def test_only_the_challenged_member_can_accept(world):
     denied = await w.alice.click(result.response, label="Decline")
     assert "only bob can decline" in w.private(denied).lower()
     # nothing changed: still pending with its buttons, no game
-    assert w.labels(w.channel.last_message) == ["Accept", "Decline", "Withdraw"] or w.labels(result.response.message)
+    assert w.labels(w.channel.last_message) == ["Accept", "Accept with my own seed", "Decline", "Withdraw"]
     assert await w.service.game_in_channel(w.channel.id) is None
     assert (await w.service.challenges.get(1)).status == "pending"
 
@@ -105,6 +105,7 @@ async def test_thread_game(world):
     w = world
     result = await w.challenge(thread=True)
     assert "own thread" in result.response.content
+    words = result.response.content
     await w.bob.click(result.response, label="Accept")
     (thread,) = w.channel.threads
     assert thread.name == "alice vs bob"
@@ -112,7 +113,8 @@ async def test_thread_game(world):
     assert w.alice.mention in board.content
     game = await w.service.game_in_channel(thread.id)
     assert game is not None and game.board_message == (thread.id, board.id)
-    assert thread.mention in result.response.content
+    challenge = next(m for m in w.channel.history() if m.id == result.response.id)
+    assert challenge.content == words and not challenge.components  # the thread hangs under it
     # the game is played in the thread
     played = await w.alice.select(board, ["24/23 24/21"])
     assert not w.private(played)

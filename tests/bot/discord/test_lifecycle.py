@@ -256,10 +256,12 @@ async def test_a_quick_click_that_passes_the_turn_is_answered_by_taking_the_butt
 
     await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
     challenge = w.channel.last_message
+    words = challenge.content
     await w.bob.click(challenge, label="Accept")
     accepted = callbacks()[-1]
     assert accepted["type"] == 7 and accepted["data"]["components"] == []  # UPDATE_MESSAGE without buttons
-    assert "accepted" in next(m for m in w.channel.history() if m.id == challenge.id).content
+    assert "content" not in accepted["data"]  # the challenge keeps its words (the dice commitment)
+    assert next(m for m in w.channel.history() if m.id == challenge.id).content == words
     board = w.board()
     await w.alice.select(board, ["8/5 6/5"])
     played = callbacks()[-1]

@@ -29,6 +29,12 @@ def quick(world):
     return world
 
 
+def answered_interaction(w) -> int:
+    """The Discord id of the latest interaction the bot answered (from its callback's path)."""
+    path = next(r.path for r in reversed(w.env.http_requests) if r.path.endswith("/callback"))
+    return int(re.search(r"/interactions/(\d+)/", path).group(1))
+
+
 async def finish_by_forfeit(w, channel=None) -> int:
     game = await w.service.game_in_channel((channel or w.channel).id)
     result = await w.bob.slash(channel or w.channel, "bg forfeit")
@@ -42,10 +48,16 @@ async def finish_by_forfeit(w, channel=None) -> int:
 @pytest.mark.parametrize("dice", [None])  # the service's own provably fair dice
 async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     w = quick
-    first = await w.start_game()
+    challenge = (await w.challenge()).response
+    words = challenge.content
+    commitment = re.search(r"Dice committed now: `([0-9a-f]{64})`", words).group(1)
+    await w.bob.click(challenge, label="Accept")
+    click_id = answered_interaction(w)
+    first = w.board()
     game = await w.service.game_in_channel(w.channel.id)
-    commitment = game.fair_dice["commitment"]
+    assert game.fair_dice["commitment"] == commitment  # the one posted before the first die
     assert f"commitment `{commitment}`" in first.content and game.fair_dice["nonce"] in first.content
+    assert game.fair_dice["salt"] == f"accept={click_id}"  # Discord's id of the click
     assert "seed" not in game.fair_dice
     early = await w.alice.slash(w.channel, "bgtools verify", game=game.id)
     assert early.ephemeral and "still being played" in early.response.content
@@ -56,6 +68,8 @@ async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     seed = re.search(r"Seed `([0-9a-f]+)`", field.value).group(1)
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
 
+    # the message holding the commitment never changed, from before the first die to the end
+    assert next(m for m in w.channel.history() if m.id == challenge.id).content == words
     verified = await w.carol.slash(w.channel, "bgtools verify", game=game_id)
     assert not verified.ephemeral
     text = verified.response.content
@@ -72,6 +86,22 @@ async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     check = subprocess.run([sys.executable, str(ROOT / "scripts" / "verify_dice.py"), str(path)],
                            capture_output=True, text=True, timeout=30)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.parametrize("dice", [None])
+async def test_accept_with_my_own_seed(quick, dice):
+    w = quick
+    challenge = (await w.challenge()).response
+    denied = await w.carol.click(challenge, label="Accept with my own seed")
+    assert "only bob can accept" in w.private(denied).lower()
+    form = await w.bob.click(challenge, label="Accept with my own seed")
+    await w.bob.submit_modal(form, {"seed": "bob's lucky 7"})
+    game = await w.service.game_in_channel(w.channel.id)
+    assert game is not None and w.board() is not None
+    expected = "accept={};accepter={}".format(
+        answered_interaction(w), hashlib.sha256("bob's lucky 7".encode()).hexdigest()[:16])
+    assert game.fair_dice["salt"] == expected
+    assert not next(m for m in w.channel.history() if m.id == challenge.id).components
 
 
 async def test_verify_refuses_games_elsewhere_and_unknown(quick):

@@ -83,7 +83,8 @@ async def test_challenge_options(tree_bot):
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
     assert list(options) == ["opponent", "match_length", "stake", "days", "jacoby", "beavers",
-                             "automatic_doubles", "opening_reroll", "thread", "hints"]
+                             "automatic_doubles", "opening_reroll", "thread", "hints", "seed"]
+    assert (options["seed"]["min_length"], options["seed"]["max_length"]) == (1, 64)
     assert options["opponent"]["required"] and options["opponent"]["type"] == 6
     assert (options["days"]["min_value"], options["days"]["max_value"]) == (1, 14)
     assert options["match_length"]["min_value"] == 0
