@@ -223,10 +223,36 @@ def test_roll_with_an_entry_is_not_a_dance():
     assert all(p.moves[0].source == 25 for p in plays)
 
 
-def test_closed_out_player_does_not_roll():
-    # Player 0 on roll, holding all six home points; player 1 on the bar.
-    board = P({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
-    game = Game.from_gnubg_id(gid(board, player_on_roll=0))
+CLOSED = P({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
+"""Player 0 holds all six home points; player 1 is on the bar."""
+
+
+def test_closed_out_player_rolls_and_dances_by_default():
+    game = Game.from_gnubg_id(gid(CLOSED, player_on_roll=0))
+    assert game.settings.closed_out == "roll"
+    game.roll(0, (2, 1))
+    game.play(0, "10/8 10/9")
+    assert game.phase is Phase.ROLL and game.turn == game.player_on_roll == 1
+    assert game.position.is_closed_out()
+    game.roll(1, (6, 6))  # the roll is shown, and danced
+    assert game.log[-2:] == [Action("roll", 1, dice=(6, 6)), Action("play", 1, text="", auto=True)]
+    assert game.phase is Phase.ROLL and game.turn == 0
+
+
+def test_closed_out_player_may_double_before_rolling():
+    game = Game.from_gnubg_id(gid(CLOSED, player_on_roll=0))
+    game.roll(0, (2, 1))
+    game.play(0, "10/8 10/9")
+    assert game.can_double(1)
+    game.double(1)
+    game.take(0)
+    assert (game.cube_value, game.cube_owner, game.turn) == (2, 0, 1)
+    game.roll(1, (3, 2))
+    assert game.log[-1] == Action("play", 1, text="", auto=True)
+
+
+def test_closed_out_skip_setting_passes_the_turn_without_a_roll():
+    game = Game.from_gnubg_id(gid(CLOSED, player_on_roll=0), GameSettings(closed_out="skip"))
     game.roll(0, (2, 1))
     game.play(0, "10/8 10/9")
     assert game.log[-1] == Action("closed_out", 1, auto=True)
@@ -238,17 +264,47 @@ def test_closed_out_player_does_not_roll():
     assert game.phase is Phase.PLAY
 
 
+def test_closed_out_skip_at_setup():
+    # Set up with the closed-out player on roll: under skip they never throw.
+    game = Game.from_gnubg_id(gid(CLOSED.swap(), player_on_roll=1), GameSettings(closed_out="skip"))
+    assert game.log[-1] == Action("closed_out", 1, auto=True)
+    assert game.turn == game.player_on_roll == 0
+
+
 def test_closed_out_replays():
-    board = P({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
-    game = Game.from_gnubg_id(gid(board))
-    game.roll(0, (2, 1))
-    game.play(0, "10/8 10/9")
-    game.roll(0, (6, 6))
-    assert state(Game.replay(game.log)) == state(game)
+    for rule in ("roll", "skip"):
+        settings = GameSettings(closed_out=rule)
+        game = Game.from_gnubg_id(gid(CLOSED), settings)
+        game.roll(0, (2, 1))
+        game.play(0, "10/8 10/9")
+        if rule == "roll":
+            game.roll(1, (5, 5))
+        game.roll(0, (6, 6))
+        assert state(Game.replay(game.log, settings)) == state(game)
     # A log claiming a closed-out turn that did not happen is refused.
-    fake = list(game.log[:2]) + [Action("closed_out", 1, auto=True)]
+    fake = list(game.log[:2]) + [Action("closed_out", 0, auto=True)]
     with pytest.raises(GameError):
-        Game.replay(fake)
+        Game.replay(fake, settings)
+
+
+def test_a_log_from_before_the_setting_replays_under_skip():
+    """Stored games were played under skip, with no closed_out in their settings."""
+    old_settings = {"match_length": 0, "jacoby": False}  # as stored then: no closed_out key
+    assert GameSettings.from_dict(old_settings).closed_out == "skip"
+    assert GameSettings.from_dict(GameSettings().to_dict()).closed_out == "roll"
+    log = [
+        {"kind": "setup", "text": gid(CLOSED)},
+        {"kind": "roll", "player": 0, "dice": [2, 1]},
+        {"kind": "play", "player": 0, "text": "10/8 10/9"},
+        {"kind": "closed_out", "player": 1, "auto": True},
+        {"kind": "roll", "player": 0, "dice": [6, 6]},
+    ]
+    under_skip = Game.replay(log, GameSettings.from_dict(old_settings))
+    # Even replayed with today's default (a caller that passes no setting),
+    # the logged closed-out turn replays, and the game goes on under skip.
+    game = Game.replay(log)
+    assert state(game) == state(under_skip)
+    assert game.settings.closed_out == "skip" and game.phase is Phase.PLAY and game.turn == 0
 
 
 # -- the cube ---------------------------------------------------------------------

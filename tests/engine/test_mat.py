@@ -35,6 +35,9 @@ def scripted_match() -> Match:
     return match
 
 
+# Byte for byte what GNU Backgammon 1.07 writes when it re-exports this file
+# (``export match mat``), trailing spaces included: its reader splits rows by
+# that layout.
 EXPECTED = (
     '; [Site "Discord"]\n'
     '; [Event "Test"]\n'
@@ -44,17 +47,16 @@ EXPECTED = (
     "\n"
     " Game 1\n"
     " Alice_Smith : 0                bob_the_builder : 0\n"
-    "  1) 62: 13/11 13/7              64: 24/18* 13/9\n"
+    "  1) 62: 13/11 13/7              64: 24/18* 13/9 \n"
     "  2) 65: 25/20 13/7*              Doubles => 2\n"
-    "  3)  Takes\n"
+    "  3)  Takes                      \n"
     "      Wins 2 points\n"
     "\n"
     " Game 2\n"
     " Alice_Smith : 2                bob_the_builder : 0\n"
-    "  1)                             52: 13/11 13/8\n"
+    "  1)                             52: 13/11 13/8 \n"
     "  2) 31: 8/5 6/5                  Doubles => 2\n"
-    "  3)  Drops\n"
-    "                                  Wins 1 point\n"
+    "  3)  Drops                       Wins 1 point \n"
     "\n"
 )
 
@@ -77,12 +79,15 @@ def test_layout_rules():
         number = int(row[:3])
         assert row[3:5] == ") "
         assert number >= 1
-        if len(row) > 33:
-            assert row[32] == " "  # the left column is 27 characters plus one space
+        # The left column is always 27 characters and a space, even alone on
+        # its row: GNU Backgammon's reader needs the padding.
+        assert len(row) >= 33 and row[32] == " "
     # Game 2 starts with player 1: an empty left column.
     first_of_game_2 = rows[3]
     assert first_of_game_2.startswith("  1) " + " " * 28)
-    assert first_of_game_2[33:] == "52: 13/11 13/8"
+    assert first_of_game_2[33:] == "52: 13/11 13/8 "
+    # A drop in the left column carries the winner's "Wins" on its row, in the right column.
+    assert rows[-1] == "  3)  Drops" + " " * 23 + "Wins 1 point "
 
 
 def test_money_game_is_a_zero_point_match_and_names_are_sanitized():
@@ -140,8 +145,9 @@ def test_dance_and_closed_out_rows():
     g.play(0, "8/2 8/3")
     g.forfeit(1)
     lines = export_match(match, ("x", "y")).splitlines()
-    assert "  1)                             54:" in lines
-    assert "  2) 65: 8/3 8/2" in lines
+    assert "  1)                             54: " in lines
+    assert "  2) 65: 8/3 8/2                 " in lines
+    assert lines[-2:] == ["      Wins 1 point", ""]
 
 
 def beaver_export() -> str:
