@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 
-from engine import Game, GameSettings, Match, Position, Roll, legal_plays, parse_play
+from engine import Game, GameSettings, Match, Position, Roll, ScriptedDice, WinKind, legal_plays, parse_play
 from engine.gnubgid import MatchState, encode_match_id
-from engine.mat import export_match, format_play_plain
+from engine.mat import export_games, export_match, format_play_plain, set_pos_line, xg_position
 
 P = Position.from_counts
 
@@ -200,3 +200,47 @@ def test_every_legal_play_formats_one_die_per_move():
         for part in parts:
             src, dst = part.rstrip("*").split("/")
             assert int(src) - int(dst) == 4
+
+
+def test_a_set_up_game_carries_its_position():
+    """A game set up from an ID starts from a "; Set Pos=" line (eXtreme
+    Gammon's extension, which GNU Backgammon 1.07 reads): without it, GNU
+    Backgammon would replay "65: 5/0 4/0" from the standard start."""
+    game = Game.from_gnubg_id("6RoAALYtAAAAAA")
+    game.roll(0, (6, 5))
+    game.play(0, "5/off 4/off")
+    game.roll(1, (2, 1))
+    game.play(1, "6/5 6/4")
+    text = export_games([game], ("alice", "bob"))
+    assert text.splitlines()[4:] == [
+        " Game 1",
+        " alice : 0                      bob : 0",
+        "; Set Pos=-BBBBA-------------baca-a-/0",
+        "  1) 65: 5/0 4/0                 21: 6/5 6/4 ",
+    ]
+
+
+def test_set_pos_cube_and_sides():
+    # Uppercase is player 0, seen from player 0; the cube: 0 centred, -n player 0's, n player 1's.
+    start = Position.start()
+    assert xg_position(start) == "-b----E-C---eE---c-e----B-"
+    assert set_pos_line(start, 1, None).endswith("/0")
+    assert set_pos_line(start, 4, 0).endswith("/-2")
+    assert set_pos_line(start, 8, 1).endswith("/3")
+    on_bar = P({25: 2, 6: 13}, {25: 1, 6: 14})
+    assert xg_position(on_bar)[0] == "a" and xg_position(on_bar)[25] == "B"
+    # Player 1 on roll in the ID: the line still shows player 0's side in capitals.
+    game = Game.from_gnubg_id(f"{start.position_id()}:{encode_match_id(MatchState(player_on_roll=1, turn=1, cube=2, cube_owner=0))}")
+    assert export_games([game], ("x", "y")).splitlines()[6] == "; Set Pos=-b----E-C---eE---c-e----B-/-1"
+
+
+def test_a_session_of_money_games_carries_the_running_score():
+    first = Game(dice=ScriptedDice([]))
+    first.opening_roll((3, 1))
+    first.forfeit(1, WinKind.GAMMON)
+    second = Game(dice=ScriptedDice([]), score=(2, 0))
+    second.opening_roll((1, 3))
+    second.forfeit(0)
+    lines = export_games([first, second], ("x", "y")).splitlines()
+    assert " 0 point match" in lines
+    assert [line for line in lines if " : " in line] == [" x : 0" + " " * 26 + "y : 0", " x : 2" + " " * 26 + "y : 0"]
