@@ -397,8 +397,9 @@ class Game:
 
     @property
     def first_play_made(self) -> bool:
-        """Whether the game's first play (a lost turn included) has been made."""
-        return self.last_play is not None
+        """Whether the game's first play (a lost turn included) has been made;
+        a game set up from a position is past it."""
+        return self.last_play is not None or (bool(self.log) and self.log[0].kind == "setup")
 
     def can_beaver(self, player: int) -> bool:
         return (
@@ -935,7 +936,8 @@ def _check_setup(position: Position, state: MatchState, settings: GameSettings) 
     if position.is_closed_out() and position.swap().is_closed_out():
         raise SetupError("both sides are on the bar against closed boards: neither could ever move")
     if state.match_length and max(state.score) >= state.match_length:
-        raise SetupError(f"a score of {state.score[0]}-{state.score[1]} has already won a {state.match_length}-point match")
+        score, length = state.score, state.match_length
+        raise SetupError(f"a score of {score[0]}-{score[1]} has already won a {length}-point match")
     if state.crawford and not state.match_length:
         raise SetupError("a money game has no Crawford game")
     if state.cube > settings.cube_limit:
@@ -967,7 +969,8 @@ def _logged_dice(action: Action, *, required: bool = False) -> tuple[int, int] |
 def _logged_kind(action: Action) -> WinKind:
     value = action.value or 1
     if value not in (1, 2, 3):
-        raise LogError(f"a logged {_short(action.kind, 20)} is at single (1), gammon (2) or backgammon (3), not {value}")
+        kind = _short(action.kind, 20)
+        raise LogError(f"a logged {kind} is at single (1), gammon (2) or backgammon (3), not {value}")
     return WinKind(value)
 
 

@@ -88,7 +88,8 @@ class _Record:
     """One entry of GNU Backgammon's game record, as ``ExportGameJF`` sees it."""
 
     kind: str
-    """``move``, ``dice`` (rolled, then resigned), ``double``, ``take``, ``beaver``, ``drop``, ``resign`` or ``skip``."""
+    """``move``, ``dice`` (rolled, then resigned), ``double``, ``take``, ``beaver``,
+    ``drop``, ``resign`` or ``skip``."""
     player: int
     text: str = ""
     points: int = 0
@@ -101,8 +102,7 @@ def _records(game: Game) -> tuple[str | None, list[_Record]]:
     records: list[_Record] = []
     set_pos: str | None = None
     rolled: tuple[int, int, int] | None = None  # (player, high, low) of dice not played yet
-    log = game.log
-    for index, action in enumerate(log):
+    for action in game.log:
         kind = action.kind
         if action.auto and kind != "play":
             replayed.apply(action)
@@ -111,7 +111,11 @@ def _records(game: Game) -> tuple[str | None, list[_Record]]:
             continue
         offer = replayed.opening_offer
         # Several plays to choose from: a forced play is read back as played.
-        choice = replayed.dice is not None and len(legal_plays(replayed.position, replayed.dice)) > 1
+        choice = (
+            kind in ("accept", "forfeit")
+            and replayed.dice is not None
+            and len(legal_plays(replayed.position, replayed.dice)) > 1
+        )
         replayed.apply(action)
         if kind == "setup":
             set_pos = set_pos_line(replayed.position_for(0), replayed.cube_value, replayed.cube_owner)
@@ -124,7 +128,7 @@ def _records(game: Game) -> tuple[str | None, list[_Record]]:
             rolled = (action.player, max(action.dice), min(action.dice))
         elif kind == "use_opening" and offer is not None and action.player is not None:
             rolled = (action.player, offer.high, offer.low)
-        elif kind in ("opening", "roll") and replayed.dice is not None:
+        elif kind == "opening" and replayed.dice is not None:
             rolled = (replayed.player_on_roll, replayed.dice.high, replayed.dice.low)
         if kind == "play" and action.player is not None and rolled is not None:
             assert replayed.last_play is not None

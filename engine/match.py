@@ -131,8 +131,9 @@ class Match:
         if self.game is None:
             raise LogError("the log starts with an action before any game")
         self.game.apply(action)
-        if self.game.settings.closed_out == "skip" != self.settings.closed_out:
-            # The log was written under the period rule: the rest of the match is too.
+        if self.game.settings.closed_out == "skip" and self.settings.closed_out != "skip":
+            # The game met a logged skipped turn (Game.apply): the log was
+            # written under the period rule, and the rest of the match is too.
             self.settings = replace(self.settings, closed_out="skip")
 
     @classmethod

@@ -138,7 +138,8 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
             digits = match.group("n")
             n = int(digits) if len(digits) <= 2 else 0
             if not 1 <= n <= 4:
-                raise NotationError(text, i, f"a move can be repeated 1 to 4 times{f', not {digits}' if len(digits) <= 2 else ''}")
+                shown = f", not {digits}" if len(digits) <= 2 else ""
+                raise NotationError(text, i, f"a move can be repeated 1 to 4 times{shown}")
             # A chain a space closed is already in once.
             for _ in range(n if current is not None else n - 1):
                 chains.append(list(repeated))

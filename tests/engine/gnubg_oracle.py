@@ -331,7 +331,11 @@ def expected_game(game: Game, *, first: bool = True) -> Expected:
         elif kind == "resign":
             resign_state = before
         offer = replay.opening_offer
-        choice = replay.dice is not None and len(legal_plays(replay.position, replay.dice)) > 1
+        choice = (
+            kind in ("accept", "forfeit")
+            and replay.dice is not None
+            and len(legal_plays(replay.position, replay.dice)) > 1
+        )
         replay.apply(action)
         if kind == "roll" and action.dice is not None:
             rolled = (action.player, Roll(*action.dice))

@@ -230,7 +230,8 @@ def test_set_pos_cube_and_sides():
     on_bar = P({25: 2, 6: 13}, {25: 1, 6: 14})
     assert xg_position(on_bar)[0] == "a" and xg_position(on_bar)[25] == "B"
     # Player 1 on roll in the ID: the line still shows player 0's side in capitals.
-    game = Game.from_gnubg_id(f"{start.position_id()}:{encode_match_id(MatchState(player_on_roll=1, turn=1, cube=2, cube_owner=0))}")
+    state = MatchState(player_on_roll=1, turn=1, cube=2, cube_owner=0)
+    game = Game.from_gnubg_id(f"{start.position_id()}:{encode_match_id(state)}")
     assert export_games([game], ("x", "y")).splitlines()[6] == "; Set Pos=-b----E-C---eE---c-e----B-/-1"
 
 
