@@ -336,11 +336,16 @@ class Game:
         self._cursor = 0  # replay: where the next logged action belongs in self.log
         self.log: list[Action] = []
         if starter is not None:
-            if starter not in (0, 1):
-                raise GameError(f"there is no player {starter}")
-            self.log.append(Action("throws_first", starter, auto=True))
-            self.player_on_roll = self.turn = starter
-            self.phase = Phase.ROLL
+            self._throw_first(starter)
+
+    def _throw_first(self, starter: int) -> None:
+        """The winner of the last hit starts: no opening throw (docs/rules.md section 2)."""
+        if starter not in (0, 1):
+            raise GameError(f"there is no player {starter}")
+        self.starter = starter
+        self.log.append(Action("throws_first", starter, auto=True))
+        self.player_on_roll = self.turn = starter
+        self.phase = Phase.ROLL
 
     def __deepcopy__(self, memo: dict[int, object]) -> Game:
         """An independent copy. Every value a game holds is immutable except its
@@ -725,12 +730,21 @@ class Game:
             if self._cursor < len(self.log) and self.log[self._cursor] == action:
                 self._cursor += 1
                 return
-            if self._old_skip(action):
+            if self._old_skip(action) or self._logged_starter(action):
                 return
             raise GameError(f"the log says {_short(action.kind, 20)} happened by itself here, but it did not")
         start = len(self.log)
         self._apply_action(action)
         self._cursor = start + 1
+
+    def _logged_starter(self, action: Action) -> bool:
+        """A game replayed without its ``starter`` (by code that only has the
+        log): the log's first entry says who threw first."""
+        if action.kind != "throws_first" or self.log or self.phase is not Phase.OPENING:
+            return False
+        self._throw_first(_player(action.player))
+        self._cursor = len(self.log)
+        return True
 
     def _old_skip(self, action: Action) -> bool:
         """A logged closed-out turn the game did not make: the log was written

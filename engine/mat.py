@@ -9,10 +9,14 @@ winner's column. Moves are written one die at a time with ``25`` for the bar
 and ``0`` for off, hits marked ``*`` (docs/rules.md section 13).
 
 A game set up from a position carries it on a ``; Set Pos=`` line, the
-eXtreme Gammon extension GNU Backgammon reads (1.07 and later). What the
-format cannot say: the skipped turn of ``closed_out = skip`` (written as an
-empty cell), a centred cube above 1, automatic doubles and a backgammon worth
-4 (each written as the points scored).
+eXtreme Gammon extension GNU Backgammon reads (1.07 and later). Where GNU
+Backgammon's own layout would mislead its reader (a "Wins" after the
+winner's dice, a beaver no roll follows) the text takes the form the reader
+gets right. What the format cannot say: the skipped turn of ``closed_out =
+skip`` (written as an empty cell), a centred cube above 1 in a set-up game,
+automatic doubles and a backgammon worth 4 (each written as the points
+scored), a resignation before any dice of a game from the start were shown
+(the reader ignores it).
 """
 
 from __future__ import annotations
@@ -151,14 +155,29 @@ def _records(game: Game) -> tuple[str | None, list[_Record]]:
             records.append(_Record("drop", action.player, points=replayed.result.points))
         elif kind in ("accept", "forfeit") and replayed.result is not None:
             loser = 1 - replayed.result.winner
-            # The dice of a roll left unplayed show only when the roller
-            # resigns (GNU Backgammon's reader loses a "Wins" written after
-            # the other player's dice) and had a choice of plays (it plays a
-            # forced one by itself).
-            if rolled is not None and rolled[0] == loser and choice:
-                records.append(_Record("dice", loser, f"{rolled[1]}{rolled[2]}: "))
+            # The dice of a roll left unplayed, unless the play was forced
+            # (GNU Backgammon's reader would play it).
+            if rolled is not None and choice:
+                records.append(_Record("dice", rolled[0], f"{rolled[1]}{rolled[2]}: "))
             records.append(_Record("resign", loser, points=replayed.result.points))
-    return set_pos, records
+    return set_pos, _beavers_taken(records)
+
+
+def _beavers_taken(records: list[_Record]) -> list[_Record]:
+    """A beaver is written ``Beavers => N`` and the reader takes it for the
+    doubler at their next roll; where no roll follows (the game ends, or is
+    not over), ``Doubles => N`` and an explicit ``Takes`` instead: GNU
+    Backgammon's reader would carry a pending beaver into the next game and
+    lose that game's first roll."""
+    out: list[_Record] = []
+    for index, record in enumerate(records):
+        follows = records[index + 1].kind if index + 1 < len(records) else None
+        if record.kind == "beaver" and follows not in ("move", "dice"):
+            out.append(_Record("double", record.player, record.text.replace("Beavers", "Doubles")))
+            out.append(_Record("take", 1 - record.player, " Takes"))
+        else:
+            out.append(record)
+    return out
 
 
 def _setup_roll(gnubg_id: str) -> tuple[int, int, int] | None:
@@ -199,11 +218,16 @@ def _layout(records: list[_Record]) -> str:
             out.append(f"{(column >> 1) + 1:3d}) {text:<{_LEFT_WIDTH}} ")
         column += 1
 
+    previous: _Record | None = None
     for record in records:
         if record.kind == "resign":
             # Written wherever the row stands: "Wins" goes in the winner's column.
             shifted = bool(column & 1) ^ dice_rolled
-            if record.player == 1:  # player 0 wins: the left column
+            if previous is not None and previous.kind == "dice" and previous.player != record.player:
+                # After the winner's dice GNU Backgammon writes "Wins" on the
+                # dice's row, where its reader takes it for a play: a row of its own.
+                indent = "\n      " if record.player == 1 else "\n" + " " * _RIGHT_COLUMN
+            elif record.player == 1:  # player 0 wins: the left column
                 indent = "\n      " if shifted else "      "
             elif shifted:  # player 1 wins, on the row player 0 opened
                 indent = " "
@@ -211,7 +235,9 @@ def _layout(records: list[_Record]) -> str:
                 indent = " " * (24 if column & 1 else _RIGHT_COLUMN)
             out.append(f"{indent}{_wins(record.points)}\n\n")
             column += 1
+            previous = record
             continue
+        previous = record
         while (column & 1) != record.player:
             cell("")
         if record.kind == "move":

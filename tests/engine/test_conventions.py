@@ -129,11 +129,18 @@ def test_a_backgammon_worth_four_stops_at_the_rubber():
     assert match.score == (0, 2)  # the score stops at the rubber's two
 
 
-def test_throwing_first_is_replayed_only_when_the_game_made_it():
-    game = Game.replay([Action("throws_first", 1, auto=True)], GameSettings.hoyle(), starter=1)
-    assert game.turn == 1
+def test_who_throws_first_is_in_the_log():
+    """Code that only has a game's log (a replay, an analysis) rebuilds it without knowing the starter."""
+    made = Game.replay([Action("throws_first", 1, auto=True)], GameSettings.hoyle(), starter=1)
+    read = Game.replay([Action("throws_first", 1, auto=True)], GameSettings.hoyle())
+    assert (made.turn, made.phase, made.starter) == (read.turn, read.phase, read.starter) == (1, Phase.ROLL, 1)
+    assert made.log == read.log
+    game = Game(GameSettings.hoyle(), dice=ScriptedDice([]))
+    game.opening_roll((6, 1))
+    with pytest.raises(GameError):  # only a game's first entry
+        game.apply(Action("throws_first", 1, auto=True))
     with pytest.raises(GameError):
-        Game.replay([Action("throws_first", 1, auto=True)], GameSettings.hoyle())
+        Game.replay([Action("throws_first", 1, auto=True)], GameSettings.hoyle(), starter=0)
 
 
 # -- seed 003: automatic doubles without a limit; no double before the first play -------

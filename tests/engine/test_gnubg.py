@@ -127,7 +127,36 @@ def hoyle_rubber() -> Sample:
     return Sample("hoyle", match.games, 2, match.settings)
 
 
-HAND_MADE = (issue_reproducer, closed_out_session, set_up_session, hoyle_rubber)
+def beaver_and_resign_session() -> Sample:
+    """A beaver the doubler resigns on at once, a resignation after the
+    winner's dice, one right after the opening: then another game, read intact."""
+    rules = GameSettings(beavers=True)
+    first = Game(rules)
+    first.opening_roll((3, 1))
+    first.play(0, "8/5 6/5")
+    first.double(1)
+    first.beaver(0)
+    first.offer_resignation(1, 1)
+    first.accept_resignation(0)
+    second = Game(rules, score=(4, 0))
+    second.opening_roll((3, 1))
+    second.play(0, "8/5 6/5")
+    second.roll(1, (6, 4))
+    second.offer_resignation(0, 2)
+    second.accept_resignation(1)
+    third = Game(rules, score=(4, 2))
+    third.opening_roll((2, 5))
+    third.offer_resignation(0, 1)
+    third.accept_resignation(1)
+    fourth = Game(rules, score=(4, 3))
+    fourth.opening_roll((6, 5))
+    fourth.play(0, "24/13")
+    fourth.double(1)
+    fourth.drop(0)
+    return Sample("beaver", [first, second, third, fourth], 0, rules)
+
+
+HAND_MADE = (issue_reproducer, closed_out_session, set_up_session, hoyle_rubber, beaver_and_resign_session)
 
 
 @dataclass
@@ -173,7 +202,7 @@ def test_money_sessions_read_back_exactly(reading: Reading) -> None:
 
 
 def test_the_issues_cases_read_back_exactly(reading: Reading) -> None:
-    differences = reading.differences(("reproducer", "closed", "setup", "hoyle"))
+    differences = reading.differences(("reproducer", "closed", "setup", "hoyle", "beaver"))
     assert not differences, "\n".join(differences)
     # Not "double, drop, double, resign" as it once read.
     records = reading.answer("reproducer")["games"][0]["records"]
@@ -183,6 +212,10 @@ def test_the_issues_cases_read_back_exactly(reading: Reading) -> None:
     dances = [r for r in closed if r["action"] == "move" and not r["move"]]
     assert [tuple(r["dice"]) for r in dances] == [(6, 6), (3, 3)]
     assert reading.answer("closed")["games"][1]["info"]["points-won"] == 1  # Jacoby
+    # After a beaver the doubler resigned on, the next game is read whole.
+    beaver = reading.answer("beaver")["games"]
+    assert [g["info"]["points-won"] for g in beaver] == [4, 2, 1, 1]
+    assert [r["action"] for r in beaver[3]["records"]] == ["move", "double", "drop"]
     # The set-up game starts from its position, not from the standard start.
     setup = reading.answer("setup")["games"][0]
     assert setup["states"][3][0] == "6RoAALYtAAAAAA"

@@ -245,3 +245,49 @@ def test_a_session_of_money_games_carries_the_running_score():
     lines = export_games([first, second], ("x", "y")).splitlines()
     assert " 0 point match" in lines
     assert [line for line in lines if " : " in line] == [" x : 0" + " " * 26 + "y : 0", " x : 2" + " " * 26 + "y : 0"]
+
+
+def test_a_beaver_that_ends_the_game_is_written_as_a_double_and_a_take():
+    """GNU Backgammon takes a "Beavers" for the doubler at their next roll; with
+    no roll after it, its reader would carry the beaver into the next game."""
+    game = Game(GameSettings(beavers=True), dice=ScriptedDice([]))
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    game.double(1)
+    game.beaver(0)
+    game.offer_resignation(1, 1)
+    game.accept_resignation(0)
+    lines = export_games([game], ("x", "y")).splitlines()
+    assert lines[6:] == [
+        "  1) 31: 8/5 6/5                  Doubles => 2",
+        "  2)  Doubles => 4                Takes",
+        "      Wins 4 points",
+        "",
+    ]
+    assert " Beavers => 4" in beaver_export()  # a roll follows: the usual spelling
+
+
+def test_a_resignation_after_the_winners_dice_gets_a_row_of_its_own():
+    """Written on the dice's row, GNU Backgammon's reader would take "Wins" for a play."""
+    game = opened()
+    game.roll(1, (6, 4))
+    game.offer_resignation(0, 2)  # the player not on roll resigns
+    game.accept_resignation(1)
+    lines = export_games([game], ("x", "y")).splitlines()
+    assert lines[6:] == [
+        "  1) 31: 8/5 6/5                 64: ",
+        " " * 34 + "Wins 2 points",
+        "",
+    ]
+    game = Game(dice=ScriptedDice([]))
+    game.opening_roll((5, 2))
+    game.offer_resignation(1, 1)
+    game.accept_resignation(0)
+    assert export_games([game], ("x", "y")).splitlines()[6:] == ["  1) 52: ", "      Wins 1 point", ""]
+
+
+def opened() -> Game:
+    game = Game(dice=ScriptedDice([]))
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    return game
