@@ -30,7 +30,6 @@ import os
 import random
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -598,7 +597,3 @@ def write_samples(samples: list[Sample], folder: Path) -> list[dict]:
         path.write_text(sample.text)
         cases.append({"path": str(path), **sample.gnubg_options})
     return cases
-
-
-def temporary_folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="gnubg-oracle-"))
