@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test postgres bench lock clean
+.PHONY: run test postgres gnubg bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,12 +33,17 @@ run: $(VENV)/.installed-run
 	$(BIN)/python -m bot
 
 # The storage tests also run on a private PostgreSQL server they start
-# themselves; `postgres` installs the server binaries where missing.
-test: $(VENV)/.installed-test postgres
+# themselves; `postgres` installs the server binaries where missing. The
+# engine's oracle tests import our .mat files into GNU Backgammon; `gnubg`
+# installs it where it can (never failing: without it those tests skip).
+test: $(VENV)/.installed-test postgres gnubg
 	$(BIN)/python -m pytest -q
 
 postgres:
 	sh scripts/ensure_postgres.sh
+
+gnubg:
+	sh scripts/ensure_gnubg.sh
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/engine.py

@@ -11,11 +11,14 @@ One obvious entry point per job::
     'sGfwATDgc/ABMA'
 """
 
-from engine.analysis import all_rolls, blots, pip_count, shot_count
+from engine.analysis import all_rolls, blot_exposure, blots, direct_shots, pip_count, shot_count, total_exposure
 from engine.dice import DiceSource, Roll, ScriptedDice, SecureDice, SeededDice, roll
-from engine.game import Action, Game, GameError, GameResult, GameSettings, Phase, WinKind
+from engine.game import (
+    UNLIMITED, Action, Game, GameError, GameResult, GameSettings, LogError, Phase, SetupError, WinKind,
+)
+from engine.glossary import GLOSSARY, Term, call
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
-from engine.mat import export_match
+from engine.mat import export_games, export_match
 from engine.match import Match
 from engine.moves import legal_plays
 from engine.notation import IllegalPlayError, NotationError, parse_moves, parse_play
@@ -23,11 +26,13 @@ from engine.play import Move, Play, Step, format_moves, format_play, format_poin
 from engine.position import BAR, CHECKERS, OFF, IdError, Position, PositionError, decode_position_id, encode_position_id
 
 __all__ = [
-    "BAR", "CHECKERS", "OFF",
+    "BAR", "CHECKERS", "GLOSSARY", "OFF", "UNLIMITED",
     "Action", "DiceSource", "Game", "GameError", "GameResult", "GameSettings", "IdError",
-    "IllegalPlayError", "Match", "MatchState", "Move", "NotationError", "Phase", "Play",
-    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "Step", "WinKind",
-    "all_rolls", "blots", "decode_match_id", "decode_position_id", "encode_match_id",
-    "encode_position_id", "export_match", "format_moves", "format_play", "format_point",
-    "legal_plays", "next_steps", "parse_moves", "parse_play", "pip_count", "roll", "shot_count",
+    "IllegalPlayError", "LogError", "Match", "MatchState", "Move", "NotationError", "Phase", "Play",
+    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "SetupError", "Step",
+    "Term", "WinKind",
+    "all_rolls", "blot_exposure", "blots", "call", "decode_match_id", "decode_position_id", "direct_shots",
+    "encode_match_id", "encode_position_id", "export_games", "export_match", "format_moves", "format_play",
+    "format_point", "legal_plays", "next_steps", "parse_moves", "parse_play", "pip_count", "roll", "shot_count",
+    "total_exposure",
 ]

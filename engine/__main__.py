@@ -36,7 +36,9 @@ def plays_for_line(line: str) -> dict[str, Any]:
         dice = request.get("dice")
         if not isinstance(position_id, str):
             raise ValueError("position_id must be a string")
-        if not isinstance(dice, list) or len(dice) != 2 or not all(isinstance(d, int) for d in dice):
+        if not isinstance(dice, list) or len(dice) != 2 or not all(
+            isinstance(d, int) and not isinstance(d, bool) for d in dice
+        ):
             raise ValueError("dice must be a list of two integers")
         position = Position.from_position_id(position_id)
         roll = Roll(dice[0], dice[1])

@@ -1,5 +1,6 @@
-"""Position analysis that needs no neural net: pip counts and shot counts
-(docs/rules.md section 12 has the table the shot counter reproduces)."""
+"""Position analysis that needs no neural net: pip counts and shot counts,
+the old texts' "odds of being hit" (docs/rules.md section 12 has the table
+the shot counter reproduces)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,45 @@ def shot_count(position: Position, point: int) -> int:
 def blots(position: Position) -> list[int]:
     """Points (mover's numbering) where the opponent has a lone checker."""
     return [p for p in range(1, 25) if position.theirs(p) == 1]
+
+
+def blot_exposure(position: Position) -> dict[int, int]:
+    """The odds of being hit: for each blot of the player on roll (point in
+    their numbering), how many of the 36 throws would let the opponent hit it
+    if the opponent were to throw now, every rule counted.
+
+    Ask it of the position a play leaves (``play.position``, still seen from
+    the mover): which blots the play exposes, and how badly.
+    """
+    theirs = position.swap()
+    return {point: shot_count(theirs, 25 - point) for point in range(1, 25) if position.ours(point) == 1}
+
+
+def total_exposure(position: Position) -> int:
+    """How many of the 36 throws would let the opponent hit at least one blot
+    of the player on roll (0 without blots): the throws that hit several
+    blots count once."""
+    theirs = position.swap()
+    targets = {25 - point for point in range(1, 25) if position.ours(point) == 1}
+    if not targets:
+        return 0
+    return sum(
+        ways
+        for roll, ways in all_rolls()
+        if any(move.hit and move.destination in targets for play in legal_plays(theirs, roll) for move in play.moves)
+    )
+
+
+def direct_shots(distance: int) -> int:
+    """Ways out of 36 to hit a lone blot ``distance`` pips away (1-24) with
+    nothing in between: the old texts' table, worked out by the engine
+    (docs/rules.md section 12). The hitter comes in from the bar, the only
+    checkers on the board are the two.
+
+    :raises ValueError: for a distance outside 1-24.
+    """
+    if not 1 <= distance <= 24:
+        raise ValueError(f"a blot is 1 to 24 pips away, not {distance}")
+    blot = 25 - distance  # in the hitter's numbering
+    position = Position.from_counts({25: 1}, {25 - blot: 1})
+    return shot_count(position, blot)

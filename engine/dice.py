@@ -21,7 +21,8 @@ class Roll:
 
     def __post_init__(self) -> None:
         for die in (self.die1, self.die2):
-            if not isinstance(die, int) or not 1 <= die <= 6:
+            # bool is an int to Python, but True is no die.
+            if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
                 raise ValueError(f"a die shows 1 to 6, not {die!r}")
 
     @property

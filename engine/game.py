@@ -30,6 +30,16 @@ class GameError(ValueError):
     """Raised for an action out of turn or out of phase; the game is unchanged."""
 
 
+class LogError(GameError):
+    """Raised when a stored action log cannot be read: an entry that is not an
+    action, misses a field or holds a value of the wrong kind."""
+
+
+class SetupError(GameError):
+    """Raised when a GNU Backgammon ID names a state no game can start from: a
+    finished game, both players closed out on the bar, a cube past the limit."""
+
+
 class Phase(enum.Enum):
     """Where a game stands."""
 
@@ -68,6 +78,13 @@ class WinKind(enum.IntEnum):
         return "a single game" if self is WinKind.SINGLE else f"a {self.word}"
 
 
+CLOSED_OUT_RULES = ("roll", "skip")
+"""The values of :attr:`GameSettings.closed_out`."""
+
+UNLIMITED = -1
+"""``automatic_doubles = UNLIMITED``: every tie of the opening throw doubles the cube, up to ``cube_limit``."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameSettings:
     """The rules a game is played by (docs/rules.md section 14; money-only options are refused in matches)."""
@@ -79,15 +96,31 @@ class GameSettings:
     beavers: bool = False
     """Money: a doubled player may take and at once redouble, keeping the cube."""
     automatic_doubles: int = 0
-    """Money: how many ties in the opening throw double the cube (0 = none)."""
+    """Money: how many ties in the opening throw double the cube (0 = none, :data:`UNLIMITED` = every tie)."""
     opening_reroll: bool = False
     """The opening throw only decides who starts; the winner throws both dice again."""
     cube_limit: int = 64
-    """The highest value the cube may reach."""
+    """The highest value the cube may reach (automatic doubles included)."""
     backgammon_value: int = 3
     """What a backgammon multiplies by (Hoyle allows 4 by agreement)."""
     cube: bool = True
     """Whether the doubling cube is used at all."""
+    closed_out: str = "roll"
+    """A player on the bar against a closed board: ``roll`` (they still roll,
+    may double first, and dance; GNU Backgammon and the servers) or ``skip``
+    (they do not throw and the opponent throws again; the period texts).
+    A ``.mat`` file cannot express ``skip``: GNU Backgammon replays such a
+    game differently from the skipped turn on."""
+    opening_choice: bool = False
+    """The winner of the opening throw chooses each time: play the opening dice
+    (:meth:`Game.use_opening`) or throw again (:meth:`Game.roll`) (Hoyle, the Britannica)."""
+    hit_winner_throws_first: bool = False
+    """In a match, the winner of a single game (a "hit") throws first in the
+    next game without an opening throw; after a gammon or backgammon both throw
+    again (Hoyle, the Britannica)."""
+    double_before_first_play: bool = True
+    """False: nobody may double until the game's first play is made (seed 003:
+    "at any time after the first turn")."""
 
     def __post_init__(self) -> None:
         if self.match_length < 0:
@@ -98,19 +131,45 @@ class GameSettings:
             raise ValueError(f"the cube limit must be a power of two, not {self.cube_limit}")
         if self.backgammon_value not in (3, 4):
             raise ValueError("a backgammon counts 3 (or 4 by agreement)")
-        if self.automatic_doubles < 0:
-            raise ValueError("automatic doubles cannot be negative")
+        if self.automatic_doubles < UNLIMITED:
+            raise ValueError("automatic doubles are a count of ties, or UNLIMITED (-1) for every tie")
+        if self.closed_out not in CLOSED_OUT_RULES:
+            raise ValueError(f"closed_out is 'roll' or 'skip', not {self.closed_out!r}")
+        if self.opening_reroll and self.opening_choice:
+            raise ValueError("opening_reroll always throws again; opening_choice lets the winner choose: pick one")
 
     def __deepcopy__(self, memo: dict[int, object]) -> GameSettings:
         return self  # immutable: copies of a game share it
+
+    @classmethod
+    def hoyle(cls, backgammon_value: int = 3) -> GameSettings:
+        """Hoyle's rubber: the best of three games, no cube, a gammon counting
+        two games (a match to 2 points); a backgammon counts 3 or 4 "as may
+        have been agreed"; the winner of a hit throws first in the next game;
+        the opening winner chooses to play the opening dice or throw again."""
+        return cls(
+            match_length=2,
+            cube=False,
+            backgammon_value=backgammon_value,
+            hit_winner_throws_first=True,
+            opening_choice=True,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameSettings:
+        """Settings as :meth:`to_dict` wrote them. Settings stored before
+        ``closed_out`` existed were played under ``skip`` and load so; unknown
+        keys are ignored.
+
+        :raises ValueError: for a value no game can be played by.
+        """
         known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        values = {k: v for k, v in data.items() if k in known}
+        values.setdefault("closed_out", "skip")
+        return cls(**values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,13 +177,16 @@ class Action:
     """One entry of the action log.
 
     ``kind`` is one of: ``setup`` (``text`` = GNU Backgammon ID), ``opening``
-    (``dice`` = player 0's die, player 1's die), ``roll``, ``closed_out`` (on
-    the bar against a closed board: no roll, the turn passes), ``play``
-    (``text`` = canonical notation, empty for a lost turn), ``double``
-    (``value`` = the cube offered), ``take``, ``pass``, ``beaver``, ``resign``
-    (``value`` = 1, 2 or 3), ``accept``, ``reject``, ``forfeit`` (``value`` =
-    the win kind awarded to the opponent, ``text`` = reason). ``auto`` marks
-    actions the game made itself (a lost turn, a closed-out turn).
+    (``dice`` = player 0's die, player 1's die), ``throws_first`` (the winner
+    of the last hit starts without an opening throw), ``use_opening`` (the
+    opening winner plays the opening dice), ``roll``, ``closed_out`` (under
+    ``closed_out = skip``: on the bar against a closed board, no roll, the
+    turn passes), ``play`` (``text`` = canonical notation, empty for a lost
+    turn), ``double`` (``value`` = the cube offered), ``take``, ``pass``,
+    ``beaver``, ``resign`` (``value`` = 1, 2 or 3), ``accept``, ``reject``,
+    ``forfeit`` (``value`` = the win kind awarded to the opponent, ``text`` =
+    reason). ``auto`` marks actions the game made itself (a lost turn, a
+    closed-out turn, who throws first).
     """
 
     kind: str
@@ -153,15 +215,43 @@ class Action:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Action:
+        """An action as :meth:`to_dict` wrote it.
+
+        :raises LogError: if ``data`` is not such a dictionary.
+        """
+        if not isinstance(data, dict):
+            raise LogError(f"a logged action is a dictionary, not {_short(data)}")
+        kind = data.get("kind")
+        if not isinstance(kind, str):
+            raise LogError(f"a logged action needs a kind: {_short(data)}")
+        for name in ("player", "value"):
+            if data.get(name) is not None and not _whole(data[name]):
+                raise LogError(f"the {name} of a logged {_short(kind, 20)} is a whole number: {_short(data)}")
+        if data.get("text") is not None and not isinstance(data["text"], str):
+            raise LogError(f"the text of a logged {_short(kind, 20)} is a string: {_short(data)}")
         dice = data.get("dice")
+        if dice is not None and not (
+            isinstance(dice, (list, tuple)) and len(dice) == 2 and all(_whole(d) for d in dice)
+        ):
+            raise LogError(f"the dice of a logged {_short(kind, 20)} are two whole numbers: {_short(data)}")
         return cls(
-            kind=data["kind"],
+            kind=kind,
             player=data.get("player"),
-            dice=(int(dice[0]), int(dice[1])) if dice is not None else None,
+            dice=(dice[0], dice[1]) if dice is not None else None,
             text=data.get("text"),
             value=data.get("value"),
             auto=bool(data.get("auto", False)),
         )
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: object, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters: error messages never echo a whole log."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +286,9 @@ class Game:
         (secure by default; tests pass a seeded source).
     :param score: the match score before this game (players 0 and 1).
     :param crawford: this is the Crawford game: no doubling.
+    :param starter: the player who throws first without an opening throw (the
+        winner of the last hit under ``hit_winner_throws_first``; a
+        :class:`~engine.match.Match` passes it), or None for an opening throw.
     """
 
     def __init__(
@@ -205,6 +298,7 @@ class Game:
         dice: DiceSource | None = None,
         score: tuple[int, int] = (0, 0),
         crawford: bool = False,
+        starter: int | None = None,
     ) -> None:
         self.settings = settings or GameSettings()
         self.dice_source: DiceSource = dice or SecureDice()
@@ -221,6 +315,10 @@ class Game:
         """The dice to play now (phase PLAY), else None."""
         self.opening_dice: tuple[int, int] | None = None
         """The last opening throw: (player 0's die, player 1's die)."""
+        self.opening_offer: Roll | None = None
+        """Under ``opening_choice``: the opening dice the winner may still play instead of throwing again."""
+        self.starter = starter
+        """Who threw first without an opening throw, or None."""
         self.cube_value = 1
         self.cube_owner: int | None = None
         self.cube_turned = False
@@ -231,10 +329,23 @@ class Game:
         self.result: GameResult | None = None
         self.last_play: tuple[int, Play] | None = None
         """The latest play: (player, play in that player's numbering)."""
+        self.unplayed_dice: Roll | None = None
+        """Once over: the dice thrown and not played (the game ended by a resignation or forfeit after a roll)."""
         self._before_resignation: _Snapshot | None = None
         self._plays: list[Play] | None = None
         self._cursor = 0  # replay: where the next logged action belongs in self.log
         self.log: list[Action] = []
+        if starter is not None:
+            self._throw_first(starter)
+
+    def _throw_first(self, starter: int) -> None:
+        """The winner of the last hit starts: no opening throw (docs/rules.md section 2)."""
+        if starter not in (0, 1):
+            raise GameError(f"there is no player {starter}")
+        self.starter = starter
+        self.log.append(Action("throws_first", starter, auto=True))
+        self.player_on_roll = self.turn = starter
+        self.phase = Phase.ROLL
 
     def __deepcopy__(self, memo: dict[int, object]) -> Game:
         """An independent copy. Every value a game holds is immutable except its
@@ -286,7 +397,14 @@ class Game:
             and self.turn == player
             and self._cube_available(player)
             and self.cube_value * 2 <= self.settings.cube_limit
+            and (self.settings.double_before_first_play or self.first_play_made)
         )
+
+    @property
+    def first_play_made(self) -> bool:
+        """Whether the game's first play (a lost turn included) has been made;
+        a game set up from a position is past it."""
+        return self.last_play is not None or (bool(self.log) and self.log[0].kind == "setup")
 
     def can_beaver(self, player: int) -> bool:
         return (
@@ -335,9 +453,11 @@ class Game:
 
         With ``dice`` given (player 0's die, player 1's die) only that throw is
         made, a tie included. The higher die starts and plays both dice just
-        thrown, unless ``opening_reroll`` is set: then the winner throws again.
-        With ``automatic_doubles`` each tie doubles the cube (in the middle),
-        up to that many times.
+        thrown, unless ``opening_reroll`` is set: then the winner throws again;
+        under ``opening_choice`` the winner chooses (:meth:`use_opening` or
+        :meth:`roll`). With ``automatic_doubles`` each tie doubles the cube (in
+        the middle), up to that many times (every tie with ``UNLIMITED``), and
+        never past ``cube_limit``.
         """
         self._expect(Phase.OPENING, None)
         while True:
@@ -353,26 +473,42 @@ class Game:
         self.opening_dice = (die0, die1)
         if die0 == die1:
             ties = sum(1 for a in self.log if a.kind == "opening" and a.dice and a.dice[0] == a.dice[1])
+            limit = self.settings.automatic_doubles
             if (
                 self.is_money
-                and ties <= self.settings.automatic_doubles
+                and (limit == UNLIMITED or ties <= limit)
                 and self.cube_value * 2 <= self.settings.cube_limit
             ):
                 self.cube_value *= 2
             return
         winner = 0 if die0 > die1 else 1
         self.player_on_roll = self.turn = winner
-        if self.settings.opening_reroll:
-            self.phase = Phase.ROLL
-            return
         high, low = (die0, die1) if winner == 0 else (die1, die0)
+        if self.settings.opening_reroll or self.settings.opening_choice:
+            self.phase = Phase.ROLL
+            if self.settings.opening_choice:
+                self.opening_offer = Roll(high, low)
+            return
         self._start_play(Roll(high, low))
+
+    def use_opening(self, player: int) -> Roll:
+        """Under ``opening_choice``: the opening winner plays the two dice of the
+        opening throw instead of throwing again (docs/rules.md section 2)."""
+        self._expect(Phase.ROLL, player)
+        if self.opening_offer is None:
+            raise GameError("there are no opening dice to play: roll")
+        dice = self.opening_offer
+        self.log.append(Action("use_opening", player))
+        self.opening_offer = None
+        self._start_play(dice)
+        return dice
 
     # -- the turn -------------------------------------------------------------
 
     def roll(self, player: int, dice: Roll | tuple[int, int] | None = None) -> Roll:
         """Throw the dice for ``player`` (phase ROLL). A roll that cannot be
-        played is recorded as a lost turn and the turn passes."""
+        played (a dance, on the bar against a closed board too) is recorded as
+        a lost turn and the turn passes."""
         self._expect(Phase.ROLL, player)
         if dice is None:
             thrown = Roll(self.dice_source.die(), self.dice_source.die())
@@ -380,6 +516,7 @@ class Game:
             thrown = dice
         else:
             thrown = Roll(*dice)
+        self.opening_offer = None
         self.log.append(Action("roll", player, dice=(thrown.die1, thrown.die2)))
         self._start_play(thrown)
         return thrown
@@ -433,13 +570,20 @@ class Game:
         self.turn = self.player_on_roll
         self.position = self.position.swap()
         self.phase = Phase.ROLL
-        # Closed out: no roll at all; the turn passes straight back (unless
-        # both sides are closed out, where someone has to roll).
-        if self.position.is_closed_out() and not self.position.swap().is_closed_out():
-            self.log.append(Action("closed_out", self.player_on_roll, auto=True))
-            self.player_on_roll = 1 - self.player_on_roll
-            self.turn = self.player_on_roll
-            self.position = self.position.swap()
+        if self.settings.closed_out == "skip" and self._skips_turn():
+            self._skip_closed_out()
+
+    def _skips_turn(self) -> bool:
+        # Both closed out cannot arise in play (a player on the bar moves
+        # nothing else), but someone would have to roll.
+        return self.position.is_closed_out() and not self.position.swap().is_closed_out()
+
+    def _skip_closed_out(self) -> None:
+        """``closed_out = skip``: no roll at all; the turn passes straight back."""
+        self.log.append(Action("closed_out", self.player_on_roll, auto=True))
+        self.player_on_roll = 1 - self.player_on_roll
+        self.turn = self.player_on_roll
+        self.position = self.position.swap()
 
     # -- the cube -------------------------------------------------------------
 
@@ -454,6 +598,8 @@ class Game:
             raise GameError("only the cube's owner may redouble")
         if self.cube_value * 2 > self.settings.cube_limit:
             raise GameError(f"the cube is at its limit ({self.settings.cube_limit})")
+        if not (self.settings.double_before_first_play or self.first_play_made):
+            raise GameError("no doubling before the game's first play")
         self.offered_cube = self.cube_value * 2
         self.log.append(Action("double", player, value=self.offered_cube))
         self.phase = Phase.DOUBLED
@@ -549,6 +695,7 @@ class Game:
             reason=reason,
         )
         self.phase = Phase.OVER
+        self.unplayed_dice = self.dice
         self.dice = None
         self._plays = None
         return self.result
@@ -576,26 +723,55 @@ class Game:
     def apply(self, action: Action | dict[str, Any]) -> None:
         """Apply one logged action (as :meth:`replay` does); auto actions are
         checked against what the game did itself."""
-        if isinstance(action, dict):
+        if not isinstance(action, Action):
             action = Action.from_dict(action)
         if action.auto:
             # It must be the very entry the game made after the previous action.
-            if self._cursor >= len(self.log) or self.log[self._cursor] != action:
-                raise GameError(f"the log says {action.kind} happened by itself here, but it did not")
-            self._cursor += 1
-            return
+            if self._cursor < len(self.log) and self.log[self._cursor] == action:
+                self._cursor += 1
+                return
+            if self._old_skip(action) or self._logged_starter(action):
+                return
+            raise GameError(f"the log says {_short(action.kind, 20)} happened by itself here, but it did not")
         start = len(self.log)
         self._apply_action(action)
         self._cursor = start + 1
 
+    def _logged_starter(self, action: Action) -> bool:
+        """A game replayed without its ``starter`` (by code that only has the
+        log): the log's first entry says who threw first."""
+        if action.kind != "throws_first" or self.log or self.phase is not Phase.OPENING:
+            return False
+        self._throw_first(_player(action.player))
+        self._cursor = len(self.log)
+        return True
+
+    def _old_skip(self, action: Action) -> bool:
+        """A logged closed-out turn the game did not make: the log was written
+        under ``closed_out = skip`` (every game before the setting existed), so
+        the game goes on under that rule."""
+        if not (
+            action.kind == "closed_out"
+            and self._cursor == len(self.log)
+            and self.phase is Phase.ROLL
+            and action.player == self.player_on_roll == self.turn
+            and self._skips_turn()
+        ):
+            return False
+        self.settings = replace(self.settings, closed_out="skip")
+        self._skip_closed_out()
+        self._cursor = len(self.log)
+        return True
+
     def _apply_action(self, action: Action) -> None:
         kind, player = action.kind, action.player
         if kind == "opening":
-            assert action.dice is not None
             self._expect(Phase.OPENING, None)
-            self._opening(action.dice)
+            self._opening(_logged_dice(action, required=True))
         elif kind == "roll":
-            self.roll(_player(player), action.dice)
+            self.roll(_player(player), _logged_dice(action))
+        elif kind == "use_opening":
+            self.use_opening(_player(player))
         elif kind == "play":
             self.play(_player(player), action.text or "")
         elif kind == "double":
@@ -607,17 +783,17 @@ class Game:
         elif kind == "pass":
             self.drop(_player(player))
         elif kind == "resign":
-            self.offer_resignation(_player(player), action.value or 1)
+            self.offer_resignation(_player(player), _logged_kind(action))
         elif kind == "accept":
             self.accept_resignation(_player(player))
         elif kind == "reject":
             self.reject_resignation(_player(player))
         elif kind == "forfeit":
-            self.forfeit(_player(player), WinKind(action.value or 1), action.text or "forfeit")
+            self.forfeit(_player(player), _logged_kind(action), action.text or "forfeit")
         elif kind == "setup":
             self._setup(action.text or "")
         else:
-            raise GameError(f"unknown action {kind!r}")
+            raise LogError(f"unknown action {_short(kind, 20)}")
 
     @classmethod
     def replay(
@@ -628,33 +804,55 @@ class Game:
         score: tuple[int, int] = (0, 0),
         crawford: bool = False,
         dice: DiceSource | None = None,
+        starter: int | None = None,
     ) -> Game:
-        """Rebuild a game from its action log."""
-        game = cls(settings, score=score, crawford=crawford, dice=dice)
+        """Rebuild a game from its action log.
+
+        :raises LogError: for an entry that is not an action.
+        :raises GameError: for an action the game refuses at that point.
+        """
+        game = cls(settings, score=score, crawford=crawford, dice=dice, starter=starter)
         for action in actions:
             game.apply(action)
         return game
 
     def match_state(self) -> MatchState:
-        """The fields of this game's GNU Backgammon Match ID."""
+        """The fields of this game's GNU Backgammon Match ID.
+
+        Once the game is over, as GNU Backgammon shows it: the score after the
+        game; after a bear-off the loser on roll (the turn has passed), after
+        a resignation the player on roll to act, the dice left unplayed and the
+        level (the win as it counted; a forfeit is a resignation). Unlike GNU Backgammon, a match score stops
+        at the match length, so that the ID still reads back (docs/rules.md 13).
+        """
         game_state = 1
+        score = self.score
+        on_roll, turn = self.player_on_roll, self.turn
+        resignation = self.resignation[1] if self.resignation else 0
         if self.phase is Phase.OPENING:
             game_state = 0
         elif self.result is not None:
-            game_state = {"pass": 4, "resign": 3}.get(self.result.reason, 2)
-        dice = (self.dice.high, self.dice.low) if self.dice else (0, 0)
+            game_state = {"pass": 4, "bearoff": 2}.get(self.result.reason, 3)
+            if game_state == 3:
+                resignation = int(self.result.kind)
+                turn = on_roll
+            elif game_state == 2:
+                on_roll = turn = 1 - self.result.winner
+            score = final_score(self.score, self.result, self.settings.match_length)
+        shown = self.dice or self.unplayed_dice
+        dice = (shown.high, shown.low) if shown else (0, 0)
         return MatchState(
             cube=self.cube_value,
             cube_owner=self.cube_owner,
-            player_on_roll=self.player_on_roll,
+            player_on_roll=on_roll,
             crawford=self.crawford,
             game_state=game_state,
-            turn=self.turn,
+            turn=turn,
             double_offered=self.phase is Phase.DOUBLED,
-            resignation=self.resignation[1] if self.resignation else 0,
+            resignation=resignation,
             dice=dice,
             match_length=self.settings.match_length,
-            score=self.score,
+            score=score,
             jacoby=self.settings.jacoby if self.is_money else False,
         )
 
@@ -662,8 +860,10 @@ class Game:
         return encode_match_id(self.match_state())
 
     def gnubg_id(self) -> str:
-        """``PositionID:MatchID`` as GNU Backgammon shows it."""
-        return f"{self.position.position_id()}:{self.match_id()}"
+        """``PositionID:MatchID`` as GNU Backgammon shows it: the position seen
+        from the Match ID's player on roll."""
+        state = self.match_state()
+        return f"{self.position_for(state.player_on_roll).position_id()}:{encode_match_id(state)}"
 
     @classmethod
     def from_gnubg_id(
@@ -671,7 +871,15 @@ class Game:
     ) -> Game:
         """Set up a game from ``PositionID:MatchID`` (or a Position ID alone: money, player 0 to roll).
 
+        The position and state must be one a game can go on from, as GNU
+        Backgammon would accept it: at most 15 checkers a side (the rest are
+        borne off), both sides still with checkers to bear off, not both on
+        the bar against closed boards, a game in play (not over), a match
+        score below the match length, a cube no higher than ``cube_limit``,
+        and a pending double that the cube allows (docs/rules.md section 13).
+
         :raises IdError: if either ID is malformed.
+        :raises SetupError: if the IDs name a state no game can go on from.
         """
         game = cls(settings, dice=dice)
         game._setup(gnubg_id)
@@ -683,15 +891,18 @@ class Game:
         position_id, _, match_id = gnubg_id.strip().partition(":")
         position = decode_position_id(position_id)
         state = decode_match_id(match_id) if match_id else MatchState(game_state=1)
-        if state.match_length != self.settings.match_length:
-            self.settings = replace(
-                self.settings,
+        settings = self.settings
+        if state.match_length != settings.match_length:
+            settings = replace(
+                settings,
                 match_length=state.match_length,
-                jacoby=self.settings.jacoby and state.match_length == 0,
-                beavers=self.settings.beavers and state.match_length == 0,
-                automatic_doubles=0 if state.match_length else self.settings.automatic_doubles,
+                jacoby=settings.jacoby and state.match_length == 0,
+                beavers=settings.beavers and state.match_length == 0,
+                automatic_doubles=0 if state.match_length else settings.automatic_doubles,
             )
-        self.log.append(Action("setup", text=f"{position_id}:{encode_match_id(state)}"))
+        _check_setup(position, state, settings)
+        self.settings = settings
+        self.log.append(Action("setup", text=f"{position_id.strip()}:{encode_match_id(state)}"))
         self.position = position
         self.player_on_roll = state.player_on_roll
         self.turn = state.turn
@@ -699,21 +910,82 @@ class Game:
         self.crawford = state.crawford
         self.cube_value = state.cube
         self.cube_owner = state.cube_owner
-        self.cube_turned = state.cube > 1
+        # A cube in the middle was never turned (automatic doubles leave it there).
+        self.cube_turned = state.cube_owner is not None
         if state.double_offered:
             self.offered_cube = state.cube * 2
             self.phase = Phase.DOUBLED
+            self.turn = 1 - self.player_on_roll
         elif state.dice != (0, 0):
             self._start_play(Roll(*state.dice))
         else:
             self.phase = Phase.ROLL
             self.turn = self.player_on_roll
-        if state.resignation and not state.double_offered:
+            if self.settings.closed_out == "skip" and self._skips_turn():
+                self._skip_closed_out()
+        if state.resignation and not state.double_offered and self.phase is not Phase.OVER:
             # The resigning player is the one not to act (fTurn answers).
-            self._before_resignation = _Snapshot(self.phase, self.player_on_roll)
+            self._before_resignation = _Snapshot(self.phase, self.turn)
             self.resignation = (1 - state.turn, state.resignation)
             self.phase = Phase.RESIGNATION
             self.turn = state.turn
+
+
+def final_score(before: tuple[int, int], result: GameResult, match_length: int) -> tuple[int, int]:
+    """The score after a game: ``before`` plus the winner's points, which in a
+    match stop at the match length (points past it win nothing more)."""
+    score = list(before)
+    score[result.winner] += result.points
+    if match_length:
+        score[result.winner] = min(score[result.winner], match_length)
+    return score[0], score[1]
+
+
+def _check_setup(position: Position, state: MatchState, settings: GameSettings) -> None:
+    """:raises SetupError: unless a game can go on from ``position`` and ``state``."""
+    if state.game_state not in (0, 1):
+        raise SetupError("that Match ID shows a finished game: there is nothing left to play")
+    if CHECKERS in position.off:
+        raise SetupError("a side has borne off all 15 checkers: that game is over")
+    if position.is_closed_out() and position.swap().is_closed_out():
+        raise SetupError("both sides are on the bar against closed boards: neither could ever move")
+    if state.match_length and max(state.score) >= state.match_length:
+        score, length = state.score, state.match_length
+        raise SetupError(f"a score of {score[0]}-{score[1]} has already won a {length}-point match")
+    if state.crawford and not state.match_length:
+        raise SetupError("a money game has no Crawford game")
+    if state.cube > settings.cube_limit:
+        raise SetupError(f"the cube shows {state.cube}, past this game's limit of {settings.cube_limit}")
+    if state.double_offered:
+        doubler = state.player_on_roll
+        if state.dice != (0, 0):
+            raise SetupError("a double is offered before rolling, not with dice on the board")
+        if not settings.cube or state.crawford:
+            raise SetupError("no double can be offered in this game")
+        if state.cube_owner not in (None, doubler):
+            raise SetupError("only the cube's owner may redouble")
+        if state.cube * 2 > settings.cube_limit:
+            raise SetupError(f"a double would pass this game's cube limit of {settings.cube_limit}")
+    elif state.dice != (0, 0) and state.turn != state.player_on_roll and not state.resignation:
+        raise SetupError("the dice are thrown, so the player on roll is the one to act")
+
+
+def _logged_dice(action: Action, *, required: bool = False) -> tuple[int, int] | None:
+    if action.dice is None:
+        if required:
+            raise LogError(f"a logged {_short(action.kind, 20)} needs its dice")
+        return None
+    if not all(1 <= die <= 6 for die in action.dice):
+        raise LogError(f"a die shows 1 to 6, not {action.dice[0]}-{action.dice[1]}")
+    return action.dice
+
+
+def _logged_kind(action: Action) -> WinKind:
+    value = action.value or 1
+    if value not in (1, 2, 3):
+        kind = _short(action.kind, 20)
+        raise LogError(f"a logged {kind} is at single (1), gammon (2) or backgammon (3), not {value}")
+    return WinKind(value)
 
 
 def _player(player: int | None) -> int:

@@ -23,6 +23,9 @@ __all__ = [
 
 GAME_STATES = {"none": 0, "playing": 1, "over": 2, "resigned": 3, "dropped": 4}
 
+MAX_MATCH_LENGTH = 64
+"""The longest match GNU Backgammon plays (``MAXSCORE``); its Match ID reader refuses longer ones."""
+
 
 @dataclass(frozen=True, slots=True)
 class MatchState:
@@ -43,6 +46,8 @@ class MatchState:
     dice: tuple[int, int] = (0, 0)
     match_length: int = 0
     score: tuple[int, int] = (0, 0)
+    """The score before the game (after it, once the game is over). In a
+    money session, the points won so far."""
     jacoby: bool = True
     """Bit 66 is "Jacoby NOT in effect"; GNU Backgammon sets it in matches and in money games without Jacoby."""
 
@@ -87,37 +92,44 @@ def encode_match_id(state: MatchState) -> str:
 
 
 def decode_match_id(match_id: str) -> MatchState:
-    """Read a Match ID.
+    """Read a Match ID, accepting what GNU Backgammon's reader accepts.
+
+    A money session's score may be anything (GNU Backgammon counts the points
+    won over the session's games); a match score may reach the match length
+    (the ID of a finished match). Cube owner 2 reads as a centred cube, as
+    GNU Backgammon reads it.
 
     :raises IdError: if it is malformed or describes an impossible state.
     """
     text = match_id.strip()
     if len(text) != 12:
-        raise IdError(f"a Match ID has 12 characters, {text!r} has {len(text)}")
+        raise IdError(f"a Match ID has 12 characters, {_show(text)} has {len(text)}")
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise IdError(f"{text!r} is not base64") from None
+    if len(data) != 9:  # padding ("=") inside the 12 characters
+        raise IdError(f"{text!r} is not a Match ID: it holds {len(data)} bytes, not 9")
     bits = bytes_to_bits(data)
     values: dict[str, int] = {}
     offset = 0
     for name, width in _FIELDS:
         values[name] = sum(bits[offset + k] << k for k in range(width))
         offset += width
-    if values["owner"] == 2:
-        raise IdError(f"{text!r}: cube owner 2 does not exist")
     if values["die1"] > 6 or values["die2"] > 6 or bool(values["die1"]) != bool(values["die2"]):
         raise IdError(f"{text!r}: impossible dice {values['die1']}-{values['die2']}")
     length = values["length"]
-    if length and (values["score0"] >= length or values["score1"] >= length):
-        raise IdError(f"{text!r}: a score is not below the match length {length}")
-    if not length and (values["crawford"] or values["score0"] or values["score1"]):
-        raise IdError(f"{text!r}: a money game has no score and no Crawford game")
+    if length > MAX_MATCH_LENGTH:
+        raise IdError(f"{text!r}: a {length}-point match is longer than {MAX_MATCH_LENGTH} points")
+    if length and (values["score0"] > length or values["score1"] > length):
+        raise IdError(f"{text!r}: a score is past the match length {length}")
+    if not length and values["crawford"]:
+        raise IdError(f"{text!r}: a money game has no Crawford game")
     if values["state"] > 4:
         raise IdError(f"{text!r}: unknown game state {values['state']}")
     return MatchState(
         cube=1 << values["cube_log"],
-        cube_owner=None if values["owner"] == 3 else values["owner"],
+        cube_owner=values["owner"] if values["owner"] in (0, 1) else None,
         player_on_roll=values["move"],
         crawford=bool(values["crawford"]),
         game_state=values["state"],
@@ -129,3 +141,8 @@ def decode_match_id(match_id: str) -> MatchState:
         score=(values["score0"], values["score1"]),
         jacoby=not values["no_jacoby"],
     )
+
+
+def _show(text: str, limit: int = 40) -> str:
+    """``repr(text)``, cut short: an error message never echoes a whole paste."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from engine.dice import DiceSource
-from engine.game import Action, Game, GameError, GameSettings
+from engine.game import Action, Game, GameError, GameSettings, LogError, WinKind, final_score
 
 
 class Match:
@@ -14,7 +15,8 @@ class Match:
     The first game after either player reaches N-1 points is the Crawford
     game (no cube); later games are post-Crawford. A match of length 0 is a
     single money game. The log of a match is the logs of its games, each
-    preceded by a ``game`` marker.
+    preceded by a ``game`` marker. Under ``hit_winner_throws_first`` the
+    winner of a single game throws first in the next one.
     """
 
     def __init__(self, settings: GameSettings | None = None, *, dice: DiceSource | None = None) -> None:
@@ -37,12 +39,14 @@ class Match:
 
     @property
     def score(self) -> tuple[int, int]:
-        """Points won by players 0 and 1 in finished games."""
-        score = [0, 0]
+        """Points won by players 0 and 1 in finished games; in a match, the
+        winner's score stops at the match length (a 5-point match ends 5-3,
+        however big the last cube)."""
+        score = (0, 0)
         for game in self.games:
             if game.result is not None:
-                score[game.result.winner] += game.result.points
-        return score[0], score[1]
+                score = final_score(score, game.result, self.length)
+        return score
 
     @property
     def crawford_played(self) -> bool:
@@ -88,9 +92,21 @@ class Match:
             dice=self.dice_source,
             score=self.score,
             crawford=self.next_game_is_crawford(),
+            starter=self.next_starter(),
         )
         self.games.append(game)
         return game
+
+    def next_starter(self) -> int | None:
+        """Who throws first in the next game without an opening throw: under
+        ``hit_winner_throws_first``, the winner of a single game (a hit); after
+        a gammon or backgammon, or in the first game, None (both throw)."""
+        if not self.settings.hit_winner_throws_first or not self.games:
+            return None
+        result = self.games[-1].result
+        if result is None or result.kind is not WinKind.SINGLE:
+            return None
+        return result.winner
 
     @property
     def log(self) -> list[Action]:
@@ -107,14 +123,18 @@ class Match:
 
     def apply(self, action: Action | dict[str, Any]) -> None:
         """Apply one logged action: a ``game`` marker starts the next game."""
-        if isinstance(action, dict):
+        if not isinstance(action, Action):
             action = Action.from_dict(action)
         if action.kind == "game":
             self.new_game()
             return
         if self.game is None:
-            raise GameError("the log starts with an action before any game")
+            raise LogError("the log starts with an action before any game")
         self.game.apply(action)
+        if self.game.settings.closed_out == "skip" and self.settings.closed_out != "skip":
+            # The game met a logged skipped turn (Game.apply): the log was
+            # written under the period rule, and the rest of the match is too.
+            self.settings = replace(self.settings, closed_out="skip")
 
     @classmethod
     def replay(
@@ -124,7 +144,11 @@ class Match:
         *,
         dice: DiceSource | None = None,
     ) -> Match:
-        """Rebuild a match from its log."""
+        """Rebuild a match from its log.
+
+        :raises LogError: for an entry that is not an action.
+        :raises GameError: for an action a game refuses at that point.
+        """
         match = cls(settings, dice=dice)
         for action in actions:
             match.apply(action)

@@ -18,14 +18,19 @@ from engine.play import Play, format_play, format_point
 from engine.position import BAR, OFF, Position
 
 
+EXCERPT = 40
+"""How much of the text an error message quotes around the trouble: never a whole paste."""
+
+
 class NotationError(ValueError):
-    """Raised when a play cannot be read at all; says where."""
+    """Raised when a play cannot be read at all; says where (quoting at most
+    :data:`EXCERPT` characters of the text on each side)."""
 
     def __init__(self, text: str, position: int, reason: str) -> None:
         self.text = text
         self.position = position
         self.reason = reason
-        super().__init__(f"can't read {text!r} at character {position + 1}: {reason}")
+        super().__init__(f"can't read {excerpt(text, position)!r} at character {position + 1}: {reason}")
 
 
 class IllegalPlayError(ValueError):
@@ -34,7 +39,14 @@ class IllegalPlayError(ValueError):
     def __init__(self, text: str, reason: str) -> None:
         self.text = text
         self.reason = reason
-        super().__init__(f"{text}: {reason}" if text else reason)
+        super().__init__(f"{excerpt(text)}: {reason}" if text else reason)
+
+
+def excerpt(text: str, position: int = 0) -> str:
+    """``text`` around ``position``, cut to :data:`EXCERPT` characters each side with ``...``."""
+    start = max(0, position - EXCERPT)
+    end = min(len(text), max(position, start) + EXCERPT)
+    return ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
 
 
 # -- reading ------------------------------------------------------------------
@@ -51,20 +63,25 @@ _TOKEN = re.compile(
 )
 
 
-def _point_value(token: str) -> int:
+def _point_value(token: str) -> int | None:
+    """The point a token names; None for a number no point has (checked
+    before converting: Python refuses to convert thousands of digits)."""
     word = token.lower()
     if word in ("bar", "b"):
         return BAR
     if word in ("off", "o"):
         return OFF
-    return int(word)
+    digits = word.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 2 else None
 
 
 def parse_moves(text: str) -> list[tuple[int, int, bool]]:
     """Read a play's text into ``(source, destination, marked_hit)`` steps.
 
     Chains are split into steps (``24/18/13`` gives 24-18 and 18-13); counts
-    repeat the chain before them; lone numbers pair up in order.
+    repeat the chain before them, right after it or after a space
+    (``8/5(2)``, ``8/5 (2)``, as GNU Backgammon reads them); lone numbers pair
+    up in order.
 
     :raises NotationError: naming the character where reading failed.
     """
@@ -73,6 +90,7 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
     current: list[tuple[int, bool]] | None = None
     expect_point = False
     lone: list[tuple[int, bool, int]] = []  # single numbers, for FIBS pairs
+    counted: list[tuple[int, bool]] | None = None  # a chain a space closed: "8/5 (2)" counts it
     chain_start = 0
     i = 0
     while i < len(text):
@@ -87,11 +105,15 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
                 continue
             if current is not None:
                 _close(text, current, chains, lone, chain_start)
+                counted = current if len(current) > 1 else None
                 current = None
+            i = match.end()
+            continue
         elif kind == "point":
             value = _point_value(match.group("point"))
-            if value > BAR:
-                raise NotationError(text, i, f"there is no point {value}")
+            if value is None or value > BAR:
+                name = match.group("point") if value is not None else "that high"
+                raise NotationError(text, i, f"there is no point {name}")
             if current is None:
                 current = [(value, False)]
                 chain_start = i
@@ -110,14 +132,19 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
             point, _ = current[-1]
             current[-1] = (point, True)
         else:  # count
-            if current is None or expect_point or len(current) < 2:
+            repeated = current if current is not None else counted
+            if repeated is None or expect_point or len(repeated) < 2:
                 raise NotationError(text, i, "a count like (2) must follow a move like 8/5")
-            n = int(match.group("n"))
+            digits = match.group("n")
+            n = int(digits) if len(digits) <= 2 else 0
             if not 1 <= n <= 4:
-                raise NotationError(text, i, f"a move can be repeated 1 to 4 times, not {n}")
-            for _ in range(n):
-                chains.append(list(current))
+                shown = f", not {digits}" if len(digits) <= 2 else ""
+                raise NotationError(text, i, f"a move can be repeated 1 to 4 times{shown}")
+            # A chain a space closed is already in once.
+            for _ in range(n if current is not None else n - 1):
+                chains.append(list(repeated))
             current = None
+        counted = None
         i = match.end()
     if expect_point:
         raise NotationError(text, len(text) - 1, "the move ends with a separator")

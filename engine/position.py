@@ -235,11 +235,14 @@ def decode_position_id(position_id: str) -> Position:
     """
     text = position_id.strip()
     if len(text) != 14:
-        raise IdError(f"a Position ID has 14 characters, {text!r} has {len(text)}")
+        shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+        raise IdError(f"a Position ID has 14 characters, {shown} has {len(text)}")
     try:
         data = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
         raise IdError(f"{text!r} is not base64") from None
+    if len(data) != 10:  # padding ("=") inside the 14 characters
+        raise IdError(f"{text!r} is not a Position ID: it holds {len(data)} bytes, not 10")
     bits = bytes_to_bits(data)
     sides: list[list[int]] = [[0] * 25, [0] * 25]
     side, index = 0, 0

@@ -71,3 +71,11 @@ def test_no_play_is_a_single_empty_play():
 def test_empty_input_and_usage():
     assert run("").returncode == 0
     assert run("", "plays").returncode != 0  # --jsonl is required
+
+
+def test_booleans_are_not_dice():
+    """``true`` is 1 to Python; the CLI refuses it as a die (once 1-1)."""
+    result = run(line("4HPwATDgc/ABMA", [True, 1]) + "\n" + line("4HPwATDgc/ABMA", [1, 1]) + "\n")
+    first, second = (json.loads(x) for x in result.stdout.splitlines())
+    assert set(first) == {"error"} and "plays" in second
+    assert result.returncode == 1

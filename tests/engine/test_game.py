@@ -13,6 +13,10 @@ from engine import (
     GameError,
     GameSettings,
     IllegalPlayError,
+    IdError,
+    LogError,
+    Match,
+    SetupError,
     MatchState,
     Phase,
     Position,
@@ -20,6 +24,7 @@ from engine import (
     ScriptedDice,
     SeededDice,
     WinKind,
+    decode_match_id,
     encode_match_id,
     format_play,
     legal_plays,
@@ -223,10 +228,36 @@ def test_roll_with_an_entry_is_not_a_dance():
     assert all(p.moves[0].source == 25 for p in plays)
 
 
-def test_closed_out_player_does_not_roll():
-    # Player 0 on roll, holding all six home points; player 1 on the bar.
-    board = P({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
-    game = Game.from_gnubg_id(gid(board, player_on_roll=0))
+CLOSED = P({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
+"""Player 0 holds all six home points; player 1 is on the bar."""
+
+
+def test_closed_out_player_rolls_and_dances_by_default():
+    game = Game.from_gnubg_id(gid(CLOSED, player_on_roll=0))
+    assert game.settings.closed_out == "roll"
+    game.roll(0, (2, 1))
+    game.play(0, "10/8 10/9")
+    assert game.phase is Phase.ROLL and game.turn == game.player_on_roll == 1
+    assert game.position.is_closed_out()
+    game.roll(1, (6, 6))  # the roll is shown, and danced
+    assert game.log[-2:] == [Action("roll", 1, dice=(6, 6)), Action("play", 1, text="", auto=True)]
+    assert game.phase is Phase.ROLL and game.turn == 0
+
+
+def test_closed_out_player_may_double_before_rolling():
+    game = Game.from_gnubg_id(gid(CLOSED, player_on_roll=0))
+    game.roll(0, (2, 1))
+    game.play(0, "10/8 10/9")
+    assert game.can_double(1)
+    game.double(1)
+    game.take(0)
+    assert (game.cube_value, game.cube_owner, game.turn) == (2, 0, 1)
+    game.roll(1, (3, 2))
+    assert game.log[-1] == Action("play", 1, text="", auto=True)
+
+
+def test_closed_out_skip_setting_passes_the_turn_without_a_roll():
+    game = Game.from_gnubg_id(gid(CLOSED, player_on_roll=0), GameSettings(closed_out="skip"))
     game.roll(0, (2, 1))
     game.play(0, "10/8 10/9")
     assert game.log[-1] == Action("closed_out", 1, auto=True)
@@ -238,17 +269,47 @@ def test_closed_out_player_does_not_roll():
     assert game.phase is Phase.PLAY
 
 
+def test_closed_out_skip_at_setup():
+    # Set up with the closed-out player on roll: under skip they never throw.
+    game = Game.from_gnubg_id(gid(CLOSED.swap(), player_on_roll=1), GameSettings(closed_out="skip"))
+    assert game.log[-1] == Action("closed_out", 1, auto=True)
+    assert game.turn == game.player_on_roll == 0
+
+
 def test_closed_out_replays():
-    board = P({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
-    game = Game.from_gnubg_id(gid(board))
-    game.roll(0, (2, 1))
-    game.play(0, "10/8 10/9")
-    game.roll(0, (6, 6))
-    assert state(Game.replay(game.log)) == state(game)
+    for rule in ("roll", "skip"):
+        settings = GameSettings(closed_out=rule)
+        game = Game.from_gnubg_id(gid(CLOSED), settings)
+        game.roll(0, (2, 1))
+        game.play(0, "10/8 10/9")
+        if rule == "roll":
+            game.roll(1, (5, 5))
+        game.roll(0, (6, 6))
+        assert state(Game.replay(game.log, settings)) == state(game)
     # A log claiming a closed-out turn that did not happen is refused.
-    fake = list(game.log[:2]) + [Action("closed_out", 1, auto=True)]
+    fake = list(game.log[:2]) + [Action("closed_out", 0, auto=True)]
     with pytest.raises(GameError):
-        Game.replay(fake)
+        Game.replay(fake, settings)
+
+
+def test_a_log_from_before_the_setting_replays_under_skip():
+    """Stored games were played under skip, with no closed_out in their settings."""
+    old_settings = {"match_length": 0, "jacoby": False}  # as stored then: no closed_out key
+    assert GameSettings.from_dict(old_settings).closed_out == "skip"
+    assert GameSettings.from_dict(GameSettings().to_dict()).closed_out == "roll"
+    log = [
+        {"kind": "setup", "text": gid(CLOSED)},
+        {"kind": "roll", "player": 0, "dice": [2, 1]},
+        {"kind": "play", "player": 0, "text": "10/8 10/9"},
+        {"kind": "closed_out", "player": 1, "auto": True},
+        {"kind": "roll", "player": 0, "dice": [6, 6]},
+    ]
+    under_skip = Game.replay(log, GameSettings.from_dict(old_settings))
+    # Even replayed with today's default (a caller that passes no setting),
+    # the logged closed-out turn replays, and the game goes on under skip.
+    game = Game.replay(log)
+    assert state(game) == state(under_skip)
+    assert game.settings.closed_out == "skip" and game.phase is Phase.PLAY and game.turn == 0
 
 
 # -- the cube ---------------------------------------------------------------------
@@ -504,6 +565,24 @@ def test_resignation_accepted_scores_level_times_cube(level, kind):
     assert game.log[-1] == Action("accept", 0)
 
 
+def test_jacoby_resignation_counts_as_the_win_would():
+    """docs/rules.md 9: under Jacoby, with the cube never turned, an accepted
+    gammon (or backgammon) resignation scores single, as a gammon played out
+    would. (GNU Backgammon scores the level times the cube; the .mat we write
+    says "Wins 1 point", which it reads as a single resignation.)"""
+    game = opened(GameSettings(jacoby=True))
+    game.offer_resignation(1, 2)
+    result = game.accept_resignation(0)
+    assert (result.points, result.kind) == (1, WinKind.SINGLE)
+    assert game.match_state().resignation == 1
+    game = opened(GameSettings(jacoby=True))
+    game.double(1)
+    game.take(0)
+    game.offer_resignation(0, 3)
+    result = game.accept_resignation(1)
+    assert (result.points, result.kind) == (6, WinKind.BACKGAMMON)
+
+
 def test_resignation_backgammon_value_4():
     game = opened(GameSettings(backgammon_value=4))
     game.offer_resignation(0, 3)
@@ -630,6 +709,43 @@ def test_replay_refuses_a_bad_log():
         Game.replay(log)
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"player": 0},  # no kind (once a KeyError)
+        {"kind": None},
+        "roll",
+        {"kind": "opening"},  # no dice (once an AssertionError)
+        {"kind": "opening", "dice": [7, 1]},
+        {"kind": "opening", "dice": [True, 1]},
+        {"kind": "opening", "dice": [3]},
+        {"kind": "opening", "dice": "31"},
+        {"kind": "warp", "player": 0},
+        {"kind": "roll", "player": "0"},
+        {"kind": "play", "player": 0, "text": 31},
+    ],
+)
+def test_a_malformed_stored_log_raises_a_log_error(entry):
+    with pytest.raises(LogError) as info:
+        Game.replay([entry])
+    assert isinstance(info.value, GameError) and isinstance(info.value, ValueError)
+    with pytest.raises(LogError):
+        Match.replay([{"kind": "game", "value": 1}, entry])
+
+
+def test_log_errors_after_the_opening():
+    log = [a.to_dict() for a in opened().log]
+    for bad in ({"kind": "roll", "player": 1, "dice": [0, 3]}, {"kind": "resign", "player": 1, "value": 9},
+                {"kind": "forfeit", "player": 1, "value": 4}):
+        with pytest.raises(LogError):
+            Game.replay([*log, bad])
+    with pytest.raises(LogError):
+        Match.replay([log[0]])  # an action before any game marker
+    with pytest.raises(LogError) as info:
+        Game.replay([{"kind": "x" * 10_000}])
+    assert len(str(info.value)) < 100
+
+
 def _id_fields(game: Game):
     dice = (game.dice.high, game.dice.low) if game.dice else None
     return (game.position, game.cube_value, game.cube_owner, dice, game.score, game.turn,
@@ -699,6 +815,96 @@ def test_gnubg_id_round_trip_with_pending_resignation():
     copy_ = Game.from_gnubg_id(game.gnubg_id())
     assert (copy_.phase, copy_.turn, copy_.resignation) == (Phase.RESIGNATION, 0, (1, 2))
     assert copy_.gnubg_id() == game.gnubg_id()
+
+
+def test_from_gnubg_id_of_a_money_session_with_a_score():
+    # GNU Backgammon's second money game: the session's score is in the ID.
+    game = Game.from_gnubg_id("4HPwATDgc/ABMA:MIEOADAAAAAE")
+    assert game.is_money and game.score == (3, 0) and game.phase is Phase.PLAY
+    assert game.gnubg_id() == "4HPwATDgc/ABMA:MIEOADAAAAAE"
+
+
+def test_from_gnubg_id_with_padding_inside_is_an_id_error():
+    with pytest.raises(IdError):  # once an IndexError, past the bot's "except ValueError"
+        Game.from_gnubg_id("4HPwATDgc/ABMA:cAkAAAAAAAA=")
+    with pytest.raises(IdError):
+        Game.from_gnubg_id("4HPwATDgc/AB==")
+
+
+@pytest.mark.parametrize(
+    "gnubg_id, reason",
+    [
+        ("27YBANC2bQAABA", "both sides are on the bar"),  # GNU Backgammon: "Illegal position"
+        ("AAAAAAAAAAAAAA", "borne off all 15"),
+        ("4P8PAAAAAAAAAA", "borne off all 15"),
+        ("4HPwATDgc/ABMA:cKMqABAAAAAE", "finished"),  # a finished 1-point match
+        (gid(Position.start(), match_length=5, score=(5, 2)), "already won"),
+        (gid(Position.start(), cube=128), "past this game's limit"),
+        (gid(Position.start(), cube=64, double_offered=True, turn=1), "cube limit"),
+        (gid(Position.start(), cube=2, cube_owner=1, double_offered=True, turn=1), "owner"),
+        (gid(Position.start(), match_length=5, crawford=True, double_offered=True, turn=1), "no double"),
+        (gid(Position.start(), dice=(3, 1), double_offered=True, turn=1), "before rolling"),
+        (gid(Position.start(), dice=(3, 1), turn=1), "player on roll"),
+    ],
+)
+def test_setups_no_game_can_go_on_from_are_refused(gnubg_id, reason):
+    with pytest.raises(SetupError, match=reason):
+        Game.from_gnubg_id(gnubg_id)
+
+
+def test_setups_count_missing_checkers_as_borne_off():
+    # As GNU Backgammon reads a Position ID: 15 a side at most, the rest are off.
+    game = Game.from_gnubg_id("6RoAALYtAAAAAA")
+    assert game.position.off == (6, 7) and game.phase is Phase.ROLL
+    assert Game.from_gnubg_id("4HPwATDgc/ABMA", GameSettings(cube_limit=128)).cube_value == 1
+
+
+def test_a_centred_cube_above_one_was_never_turned():
+    # Automatic doubles leave the cube in the middle: Jacoby still counts gammons single.
+    game = Game.from_gnubg_id(gid(Position.start(), cube=2), GameSettings(jacoby=True))
+    assert not game.cube_turned and game.points_for(WinKind.GAMMON) == 2
+
+
+def test_game_over_match_ids_show_the_score_after_and_the_resignation():
+    game = Game(GameSettings(match_length=5), dice=ScriptedDice([]), score=(3, 1))
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    game.offer_resignation(1, 2)
+    game.accept_resignation(0)
+    state = game.match_state()
+    assert (state.game_state, state.score, state.resignation) == (3, (5, 1), 2)
+    assert state.turn == state.player_on_roll == 1
+    assert decode_match_id(game.match_id()) == state
+
+
+def test_game_over_match_id_after_a_bear_off_has_the_loser_on_roll():
+    home = P({1: 1}, {23: 2, 13: 13})  # their 23 = our 2, in our home board
+    game = Game.from_gnubg_id(gid(home, dice=(2, 1)))
+    game.play(0, "1/off")
+    state = game.match_state()
+    assert (state.game_state, state.player_on_roll, state.turn, state.score) == (2, 1, 1, (3, 0))  # backgammon
+    assert game.gnubg_id().split(":")[0] == game.position_for(1).position_id()
+
+
+def test_game_over_match_score_stops_at_the_match_length():
+    game = Game(GameSettings(match_length=5), dice=ScriptedDice([]), score=(3, 4))
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    game.double(1)
+    game.take(0)
+    game.offer_resignation(0, 3)
+    game.accept_resignation(1)
+    assert game.result.points == 6
+    assert game.match_state().score == (3, 5)
+
+
+def test_resigning_after_a_roll_keeps_the_dice_in_the_match_id():
+    game = opened()
+    game.roll(1, (6, 4))
+    game.offer_resignation(1, 1)
+    game.accept_resignation(0)
+    assert game.dice is None and game.unplayed_dice == Roll(6, 4)
+    assert game.match_state().dice == (6, 4)
 
 
 def test_replay_refuses_a_repeated_auto_action():

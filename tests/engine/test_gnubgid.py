@@ -188,20 +188,43 @@ def test_match_id_fields_round_trip():
         ("QYkqASAAIAA", "12 characters"),
         ("QYkqASAAIAAAA", "12 characters"),
         ("QYkqASAA!AAA", "base64"),
-        (match_key(owner=2), "owner"),
+        ("cAkAAAAAAAA=", "9"),  # padding inside: 8 bytes (once an IndexError)
         (match_key(die1=7, die2=1), "dice"),
         (match_key(die1=3, die2=0), "dice"),
         (match_key(die1=0, die2=4), "dice"),
-        (match_key(length=5, score0=5), "score"),
+        (match_key(length=5, score0=6), "score"),
         (match_key(length=5, score1=7), "score"),
+        (match_key(length=65), "longer than 64"),
         (match_key(length=0, crawford=1), "money"),
-        (match_key(length=0, score0=3), "money"),
         (match_key(state=5), "state"),
     ],
 )
 def test_malformed_match_ids(bad, message):
     with pytest.raises(IdError, match=message):
         decode_match_id(bad)
+
+
+def test_ids_gnubg_writes_are_read():
+    # GNU Backgammon's second money game: a money session counts the score.
+    state = decode_match_id("MIEOADAAAAAE")
+    assert (state.match_length, state.score, state.dice, state.game_state) == (0, (3, 0), (5, 3), 1)
+    # A finished 1-point match: the score reached the length; resigned at single.
+    state = decode_match_id("cKMqABAAAAAE")
+    assert (state.match_length, state.score, state.game_state, state.resignation) == (1, (1, 0), 3, 1)
+    for match_id in ("MIEOADAAAAAE", "cKMqABAAAAAE"):
+        assert encode_match_id(decode_match_id(match_id)) == match_id
+
+
+def test_cube_owner_two_reads_as_centred_as_gnubg_reads_it():
+    assert decode_match_id(match_key(owner=2)).cube_owner is None
+
+
+def test_error_messages_never_echo_a_long_paste():
+    for bad in ("x" * 5000, "4HPwATDgc/ABMA" * 300):
+        for decode in (decode_match_id, decode_position_id):
+            with pytest.raises(IdError) as error:
+                decode(bad)
+            assert len(str(error.value)) < 150
 
 
 @pytest.mark.parametrize("cube", [0, 3, 6, -2])

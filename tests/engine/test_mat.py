@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 
-from engine import Game, GameSettings, Match, Position, Roll, legal_plays, parse_play
+from engine import Game, GameSettings, Match, Position, Roll, ScriptedDice, WinKind, legal_plays, parse_play
 from engine.gnubgid import MatchState, encode_match_id
-from engine.mat import export_match, format_play_plain
+from engine.mat import export_games, export_match, format_play_plain, set_pos_line, xg_position
 
 P = Position.from_counts
 
@@ -35,6 +35,9 @@ def scripted_match() -> Match:
     return match
 
 
+# Byte for byte what GNU Backgammon 1.07 writes when it re-exports this file
+# (``export match mat``), trailing spaces included: its reader splits rows by
+# that layout.
 EXPECTED = (
     '; [Site "Discord"]\n'
     '; [Event "Test"]\n'
@@ -44,17 +47,16 @@ EXPECTED = (
     "\n"
     " Game 1\n"
     " Alice_Smith : 0                bob_the_builder : 0\n"
-    "  1) 62: 13/11 13/7              64: 24/18* 13/9\n"
+    "  1) 62: 13/11 13/7              64: 24/18* 13/9 \n"
     "  2) 65: 25/20 13/7*              Doubles => 2\n"
-    "  3)  Takes\n"
+    "  3)  Takes                      \n"
     "      Wins 2 points\n"
     "\n"
     " Game 2\n"
     " Alice_Smith : 2                bob_the_builder : 0\n"
-    "  1)                             52: 13/11 13/8\n"
+    "  1)                             52: 13/11 13/8 \n"
     "  2) 31: 8/5 6/5                  Doubles => 2\n"
-    "  3)  Drops\n"
-    "                                  Wins 1 point\n"
+    "  3)  Drops                       Wins 1 point \n"
     "\n"
 )
 
@@ -77,12 +79,15 @@ def test_layout_rules():
         number = int(row[:3])
         assert row[3:5] == ") "
         assert number >= 1
-        if len(row) > 33:
-            assert row[32] == " "  # the left column is 27 characters plus one space
+        # The left column is always 27 characters and a space, even alone on
+        # its row: GNU Backgammon's reader needs the padding.
+        assert len(row) >= 33 and row[32] == " "
     # Game 2 starts with player 1: an empty left column.
     first_of_game_2 = rows[3]
     assert first_of_game_2.startswith("  1) " + " " * 28)
-    assert first_of_game_2[33:] == "52: 13/11 13/8"
+    assert first_of_game_2[33:] == "52: 13/11 13/8 "
+    # A drop in the left column carries the winner's "Wins" on its row, in the right column.
+    assert rows[-1] == "  3)  Drops" + " " * 23 + "Wins 1 point "
 
 
 def test_money_game_is_a_zero_point_match_and_names_are_sanitized():
@@ -140,8 +145,9 @@ def test_dance_and_closed_out_rows():
     g.play(0, "8/2 8/3")
     g.forfeit(1)
     lines = export_match(match, ("x", "y")).splitlines()
-    assert "  1)                             54:" in lines
-    assert "  2) 65: 8/3 8/2" in lines
+    assert "  1)                             54: " in lines
+    assert "  2) 65: 8/3 8/2                 " in lines
+    assert lines[-2:] == ["      Wins 1 point", ""]
 
 
 def beaver_export() -> str:
@@ -194,3 +200,94 @@ def test_every_legal_play_formats_one_die_per_move():
         for part in parts:
             src, dst = part.rstrip("*").split("/")
             assert int(src) - int(dst) == 4
+
+
+def test_a_set_up_game_carries_its_position():
+    """A game set up from an ID starts from a "; Set Pos=" line (eXtreme
+    Gammon's extension, which GNU Backgammon 1.07 reads): without it, GNU
+    Backgammon would replay "65: 5/0 4/0" from the standard start."""
+    game = Game.from_gnubg_id("6RoAALYtAAAAAA")
+    game.roll(0, (6, 5))
+    game.play(0, "5/off 4/off")
+    game.roll(1, (2, 1))
+    game.play(1, "6/5 6/4")
+    text = export_games([game], ("alice", "bob"))
+    assert text.splitlines()[4:] == [
+        " Game 1",
+        " alice : 0                      bob : 0",
+        "; Set Pos=-BBBBA-------------baca-a-/0",
+        "  1) 65: 5/0 4/0                 21: 6/5 6/4 ",
+    ]
+
+
+def test_set_pos_cube_and_sides():
+    # Uppercase is player 0, seen from player 0; the cube: 0 centred, -n player 0's, n player 1's.
+    start = Position.start()
+    assert xg_position(start) == "-b----E-C---eE---c-e----B-"
+    assert set_pos_line(start, 1, None).endswith("/0")
+    assert set_pos_line(start, 4, 0).endswith("/-2")
+    assert set_pos_line(start, 8, 1).endswith("/3")
+    on_bar = P({25: 2, 6: 13}, {25: 1, 6: 14})
+    assert xg_position(on_bar)[0] == "a" and xg_position(on_bar)[25] == "B"
+    # Player 1 on roll in the ID: the line still shows player 0's side in capitals.
+    state = MatchState(player_on_roll=1, turn=1, cube=2, cube_owner=0)
+    game = Game.from_gnubg_id(f"{start.position_id()}:{encode_match_id(state)}")
+    assert export_games([game], ("x", "y")).splitlines()[6] == "; Set Pos=-b----E-C---eE---c-e----B-/-1"
+
+
+def test_a_session_of_money_games_carries_the_running_score():
+    first = Game(dice=ScriptedDice([]))
+    first.opening_roll((3, 1))
+    first.forfeit(1, WinKind.GAMMON)
+    second = Game(dice=ScriptedDice([]), score=(2, 0))
+    second.opening_roll((1, 3))
+    second.forfeit(0)
+    lines = export_games([first, second], ("x", "y")).splitlines()
+    assert " 0 point match" in lines
+    assert [line for line in lines if " : " in line] == [" x : 0" + " " * 26 + "y : 0", " x : 2" + " " * 26 + "y : 0"]
+
+
+def test_a_beaver_that_ends_the_game_is_written_as_a_double_and_a_take():
+    """GNU Backgammon takes a "Beavers" for the doubler at their next roll; with
+    no roll after it, its reader would carry the beaver into the next game."""
+    game = Game(GameSettings(beavers=True), dice=ScriptedDice([]))
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    game.double(1)
+    game.beaver(0)
+    game.offer_resignation(1, 1)
+    game.accept_resignation(0)
+    lines = export_games([game], ("x", "y")).splitlines()
+    assert lines[6:] == [
+        "  1) 31: 8/5 6/5                  Doubles => 2",
+        "  2)  Doubles => 4                Takes",
+        "      Wins 4 points",
+        "",
+    ]
+    assert " Beavers => 4" in beaver_export()  # a roll follows: the usual spelling
+
+
+def test_a_resignation_after_the_winners_dice_gets_a_row_of_its_own():
+    """Written on the dice's row, GNU Backgammon's reader would take "Wins" for a play."""
+    game = opened()
+    game.roll(1, (6, 4))
+    game.offer_resignation(0, 2)  # the player not on roll resigns
+    game.accept_resignation(1)
+    lines = export_games([game], ("x", "y")).splitlines()
+    assert lines[6:] == [
+        "  1) 31: 8/5 6/5                 64: ",
+        " " * 34 + "Wins 2 points",
+        "",
+    ]
+    game = Game(dice=ScriptedDice([]))
+    game.opening_roll((5, 2))
+    game.offer_resignation(1, 1)
+    game.accept_resignation(0)
+    assert export_games([game], ("x", "y")).splitlines()[6:] == ["  1) 52: ", "      Wins 1 point", ""]
+
+
+def opened() -> Game:
+    game = Game(dice=ScriptedDice([]))
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    return game

@@ -216,3 +216,43 @@ def test_gammons_count_in_matches():
     match = Match(GameSettings(match_length=5))
     quick_win(match.new_game(), 0, WinKind.GAMMON)
     assert match.score == (2, 0)
+
+
+def test_the_score_stops_at_the_match_length():
+    """A cube far past the match length wins the match, not a score of 3-196."""
+    match = Match(GameSettings(match_length=5))
+    quick_win(match.new_game(), 1, WinKind.GAMMON)
+    quick_win(match.new_game(), 0)
+    game = match.new_game()
+    game.opening_roll((3, 1))
+    game.play(0, "8/5 6/5")
+    for player in (1, 0, 1, 0, 1, 0):
+        game.double(player)
+        game.take(1 - player)
+        game.roll(player, (1, 1) if player else (2, 2))
+        game.play(player, game.legal_plays()[0])
+    assert game.cube_value == 64
+    game.forfeit(0, WinKind.BACKGAMMON)  # 192 points
+    assert game.result.points == 192
+    assert match.score == (1, 5) and match.is_over and match.winner == 1
+    assert game.match_state().score == (1, 5)
+
+
+def test_an_old_match_log_replays_under_skip():
+    """A stored match from before closed_out existed replays, and so do its later games."""
+    from engine.position import Position
+
+    closed = Position.from_counts({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 10: 3}, {25: 1, 13: 14})
+    from engine.gnubgid import MatchState, encode_match_id
+
+    setup = f"{closed.position_id()}:{encode_match_id(MatchState(jacoby=False))}"
+    log = [
+        {"kind": "game", "value": 1},
+        {"kind": "setup", "text": setup},
+        {"kind": "roll", "player": 0, "dice": [2, 1]},
+        {"kind": "play", "player": 0, "text": "10/8 10/9"},
+        {"kind": "closed_out", "player": 1, "auto": True},
+    ]
+    match = Match.replay(log)  # the bot passes today's settings: no closed_out given
+    assert match.settings.closed_out == "skip" and match.game.settings.closed_out == "skip"
+    assert match.game.turn == 0

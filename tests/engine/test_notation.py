@@ -127,7 +127,8 @@ def test_parse_moves_steps():
         ("24/18(9)", 5),
         ("24/18 13/x", 9),
         ("24/18 @", 6),
-        ("24/18 (2)", 6),
+        ("13 (2)", 3),
+        ("24/18(2) (2)", 9),
         ("*24/18", 0),
         ("24//18", 3),
         ("26/20", 0),
@@ -146,6 +147,30 @@ def test_notation_error_names_the_character(text, where):
 def test_impossible_moves_are_notation_errors(text):
     with pytest.raises(NotationError):
         parse_moves(text)
+
+
+def test_a_count_after_a_space_counts_the_move_before_it():
+    # GNU Backgammon reads "8/5 (2)" as 8/5(2).
+    assert parse_moves("8/5 (2) 6/3(2)") == [(8, 5, False)] * 2 + [(6, 3, False)] * 2
+    assert parse_moves("24/18/13 ( 2 )") == [(24, 18, False), (18, 13, False)] * 2
+    assert format_play(parse_play(START, Roll(3, 3), "8/5 (2) 6/3(2)")) == "8/5(2) 6/3(2)"
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "1" * 6000, "24/" + "7" * 300, "8/5(" + "9" * 5000 + ")", "x" * 500])
+def test_absurd_numbers_and_long_texts_are_notation_errors_quoting_little(text):
+    """Python refuses to convert 5,000 digits (a ValueError of its own): the
+    parser refuses them first, and its message never echoes a whole paste."""
+    with pytest.raises(NotationError) as info:
+        parse_play(START, Roll(6, 5), text)
+    assert len(str(info.value)) <= 120
+    assert str(info.value).count(text[0]) <= 90
+
+
+def test_illegal_play_messages_quote_little():
+    text = "24/" + " " * 300 + "18"
+    with pytest.raises(IllegalPlayError) as info:
+        parse_play(START, Roll(3, 1), text)
+    assert len(str(info.value)) <= 150
 
 
 def test_lone_point_error_points_at_the_lone_point():

@@ -75,3 +75,12 @@ def test_every_legal_play_and_nothing_else_can_be_built(position: Position, roll
             assert (move.source, move.destination) in [(m.source, m.destination) for m in offered]
             chosen.append((move.source, move.destination))
         assert frozenset(steps_of(next_steps(plays, chosen)[1]).items()) in by_steps
+
+
+def test_a_roll_is_two_dice_of_one_to_six() -> None:
+    import pytest
+
+    for bad in ((True, 1), (1, False), (0, 3), (7, 1), (1.0, 2), ("3", 1)):
+        with pytest.raises(ValueError):
+            Roll(*bad)
+    assert Roll(6, 5) == Roll.parse("6-5") and Roll(6, 5).high == 6

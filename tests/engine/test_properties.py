@@ -62,12 +62,14 @@ rolls = st.builds(Roll, st.integers(1, 6), st.integers(1, 6))
 
 @st.composite
 def match_states(draw) -> MatchState:
-    length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 9, 11, 13, 17, 25, 99]))
+    length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 9, 11, 13, 17, 25, 64]))
     if length:
-        score = (draw(st.integers(0, length - 1)), draw(st.integers(0, length - 1)))
+        # A finished match's ID shows a score equal to the length.
+        score = (draw(st.integers(0, length)), draw(st.integers(0, length)))
         crawford = draw(st.booleans())
     else:
-        score, crawford = (0, 0), False
+        # A money session counts the points won over its games.
+        score, crawford = (draw(st.integers(0, 500)), draw(st.integers(0, 500))), False
     rolled = draw(st.booleans())
     dice = (draw(st.integers(1, 6)), draw(st.integers(1, 6))) if rolled else (0, 0)
     return MatchState(

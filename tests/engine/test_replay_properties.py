@@ -25,7 +25,9 @@ def check_invariants(game: Game) -> None:
     assert game.turn in (0, 1) and game.player_on_roll in (0, 1)
     if game.phase is Phase.ROLL:
         assert game.dice is None and game.turn == game.player_on_roll
-        assert not pos.is_closed_out() or pos.swap().is_closed_out()
+        if game.settings.closed_out == "skip":  # a closed-out player never waits to roll
+            assert not pos.is_closed_out() or pos.swap().is_closed_out()
+        assert game.opening_offer is None or game.settings.opening_choice
     elif game.phase is Phase.PLAY:
         assert game.dice is not None and game.turn == game.player_on_roll
         plays = game.legal_plays()
@@ -55,7 +57,9 @@ def play_randomly(game: Game, rng: random.Random, checks: bool = True) -> None:
             check_invariants(game)
         version = game.version
         if game.phase is Phase.ROLL:
-            if game.can_double(game.turn) and rng.random() < 0.1:
+            if game.opening_offer is not None and rng.random() < 0.5:
+                game.use_opening(game.turn)
+            elif game.can_double(game.turn) and rng.random() < 0.1:
                 game.double(game.turn)
             elif rng.random() < 0.01:
                 game.offer_resignation(rng.randint(0, 1), rng.randint(1, 3))
@@ -83,15 +87,18 @@ def play_randomly(game: Game, rng: random.Random, checks: bool = True) -> None:
 
 money_settings = st.builds(
     GameSettings,
-    jacoby=st.booleans(), beavers=st.booleans(), automatic_doubles=st.integers(0, 3),
-    opening_reroll=st.booleans(), cube_limit=st.sampled_from([1, 2, 8, 64]),
+    jacoby=st.booleans(), beavers=st.booleans(), automatic_doubles=st.integers(-1, 3),
+    opening_reroll=st.just(False), cube_limit=st.sampled_from([1, 2, 8, 64]),
     backgammon_value=st.sampled_from([3, 4]), cube=st.booleans(),
-)
+    closed_out=st.sampled_from(["roll", "skip"]), opening_choice=st.booleans(),
+    double_before_first_play=st.booleans(),
+) | st.builds(GameSettings, opening_reroll=st.just(True), automatic_doubles=st.integers(-1, 3))
 
 
 @SETTINGS
 @given(seed=st.integers(0, 2**32), game_settings=money_settings)
 def test_random_money_games_replay_exactly(seed, game_settings):
+    assert GameSettings.from_dict(json.loads(json.dumps(game_settings.to_dict()))) == game_settings
     game = Game(game_settings, dice=SeededDice(seed))
     play_randomly(game, random.Random(seed))
     replayed = Game.replay(game.log, game_settings)
@@ -106,10 +113,12 @@ def test_random_money_games_replay_exactly(seed, game_settings):
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32), length=st.integers(1, 9))
-def test_random_matches_replay_exactly(seed, length):
+@given(seed=st.integers(0, 2**32), length=st.integers(1, 9), hoyle=st.booleans(), rule=st.sampled_from(["roll", "skip"]))
+def test_random_matches_replay_exactly(seed, length, hoyle, rule):
     rng = random.Random(seed)
-    match = Match(GameSettings(match_length=length), dice=SeededDice(seed))
+    rules = GameSettings.hoyle() if hoyle else GameSettings(match_length=length, closed_out=rule)
+    length = rules.match_length
+    match = Match(rules, dice=SeededDice(seed))
     while not match.is_over:
         game = match.new_game()
         assert game.score == match.score
