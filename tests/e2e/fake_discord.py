@@ -195,6 +195,20 @@ class Session:
 
 
 @dataclass
+class HoldRule:
+    """REST calls whose answer is held back after their effect (a crash right after the post)."""
+
+    method: str
+    pattern: re.Pattern[str]
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    held: list[str] = field(default_factory=list)
+    """``METHOD path`` of each call held so far."""
+
+    def release(self) -> None:
+        self.released.set()
+
+
+@dataclass
 class RateLimitRule:
     method: str
     pattern: re.Pattern[str]
@@ -242,6 +256,7 @@ class FakeDiscord:
         self.session: Session | None = None
         self.ws: web.WebSocketResponse | None = None
         self.rate_limits: list[RateLimitRule] = []
+        self.holds: list[HoldRule] = []
         self.changed = Notifier()
         self.channel_changed: dict[int, Notifier] = {}
         """Per-channel notifiers, so that hundreds of concurrent games do not wake each other."""
@@ -688,6 +703,12 @@ class FakeDiscord:
             if i.late or (i.responded_at is None and now - i.dispatched_at > ACK_DEADLINE)
         ]
 
+    def hold(self, method: str, path_regex: str) -> HoldRule:
+        """Hold back the answers of matching REST calls (made all the same) until ``rule.release()``."""
+        rule = HoldRule(method.upper(), re.compile(path_regex))
+        self.holds.append(rule)
+        return rule
+
     def rate_limit_next(self, method: str, path_regex: str, retry_after: float = 0.3, *, is_global: bool = False) -> RateLimitRule:
         """Answer the next matching REST call with 429 (Discord's headers and body)."""
         rule = RateLimitRule(method.upper(), re.compile(path_regex), retry_after, is_global=is_global)
@@ -707,6 +728,11 @@ class FakeDiscord:
                 return limited
             response = await self._route(request, method, path)
             status = response.status
+            for rule in list(self.holds):
+                if rule.method in (method, "*") and rule.pattern.fullmatch(path) and not rule.released.is_set():
+                    rule.held.append(f"{method} {path}")
+                    self.changed.touch()
+                    await rule.released.wait()  # the effect happened; the caller hears nothing until released
             return response
         except DiscordError as error:
             status = error.status
