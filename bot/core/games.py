@@ -73,6 +73,7 @@ from engine import (
     NotationError,
     Phase,
     SecureDice,
+    SetupError,
     WinKind,
     export_match,
 )
@@ -204,6 +205,8 @@ class GameService:
         if gnubg_id is not None:
             try:
                 Game.from_gnubg_id(gnubg_id)  # check it before anything is written
+            except SetupError as error:
+                raise ChallengeError(f"I can't start a game from that position: {error}") from None
             except ValueError as error:
                 raise ChallengeError(f"that is not a GNU Backgammon ID I can read: {error}") from None
         await self.names.remember(player0)
@@ -377,7 +380,8 @@ class GameService:
 
     def _start_next_game(self, match: Match, forced: set[int]) -> None:
         game = match.new_game()
-        game.opening_roll()
+        if game.phase is Phase.OPENING:  # (the winner of a hit may throw first, without one)
+            game.opening_roll()
         self._follow_up(match, forced)
 
     def _follow_up(self, match: Match, forced: set[int]) -> None:
@@ -386,6 +390,9 @@ class GameService:
         game = match.game
         assert game is not None
         while True:
+            if game.phase is Phase.ROLL and game.position.is_closed_out() and not game.can_double(game.turn):
+                game.roll(game.turn)  # on the bar against a closed board, nothing to decide: the dance is thrown
+                continue
             if game.phase is Phase.PLAY and len(game.legal_plays()) == 1:
                 game.play(game.turn, game.legal_plays()[0])
                 forced.add(id(game.log[-1]))

@@ -154,6 +154,9 @@ class ChallengeOptions:
     """Set for a game against the computer: its level (beginner, intermediate, expert)."""
     practice: bool = False
     """A practice game (from a set-up position): one game, unrated."""
+    closed_out: str = "roll"
+    """On the bar against a closed board: ``roll`` (today's rule: roll and dance) or
+    ``skip`` (the old texts' rule: no roll). Games stored before it existed are ``skip``."""
 
     @property
     def rated(self) -> bool:
@@ -173,6 +176,10 @@ class ChallengeOptions:
             raise ChallengeError("the time per move is 1 to 14 days")
         if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
             raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
+        try:
+            self.game_settings()  # the engine's own rules for a playable game
+        except ValueError as error:
+            raise ChallengeError(str(error)) from None
 
     def game_settings(self) -> GameSettings:
         return GameSettings(
@@ -181,6 +188,7 @@ class ChallengeOptions:
             beavers=self.beavers,
             automatic_doubles=AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0,
             opening_reroll=self.opening_reroll,
+            closed_out=self.closed_out,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,8 +196,12 @@ class ChallengeOptions:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChallengeOptions:
+        """Options as :meth:`to_dict` stored them; those stored before ``closed_out``
+        existed were played under ``skip`` and load so."""
         known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in data.items() if k in known})
+        values = {k: v for k, v in data.items() if k in known}
+        values.setdefault("closed_out", "skip")
+        return cls(**values)
 
     def describe(self) -> str:
         """One line for a challenge message."""

@@ -100,6 +100,10 @@ def describe_action(action: Action, names: list[str]) -> str:
         return f"{who} played {action.text}"
     if kind == "closed_out":
         return f"{who} is closed out and can't roll"
+    if kind == "throws_first":
+        return f"{who} won the last game with a hit and throws first"
+    if kind == "use_opening":
+        return f"{who} plays the opening throw"
     if kind == "double":
         return f"{who} doubles to {action.value}"
     if kind == "take":

@@ -280,3 +280,28 @@ async def test_games_made_before_the_salt_still_verify(fair_env: Env) -> None:
     await service.forfeit(view.id, actor.user_id)
     assert (await service.verify(view.id)).ok
     assert (await GameService(fair_env.store).verify(view.id)).ok  # a restart rebuilds the same dice
+
+
+# -- closed out: today's rule for new games, the old one for stored games -------------------------
+
+
+def test_new_games_roll_when_closed_out_and_old_ones_keep_their_rule() -> None:
+    assert ChallengeOptions().to_dict()["closed_out"] == "roll"
+    assert ChallengeOptions.from_dict({"match_length": 3}).closed_out == "skip"  # stored before the setting
+    assert ChallengeOptions.from_dict(ChallengeOptions().to_dict()).game_settings().closed_out == "roll"
+    with pytest.raises(ChallengeError):
+        ChallengeOptions(closed_out="sometimes").validate()
+
+
+async def test_a_closed_out_player_who_cannot_double_dances_without_a_click(env: Env) -> None:
+    """On the bar against a closed board with the cube the opponent's, there is nothing to
+    decide: the service throws the dance and the turn passes (ALICE is to roll)."""
+    from engine import Position
+    from engine.gnubgid import MatchState, encode_match_id
+
+    closed = Position.from_counts({25: 1, 6: 5, 5: 4, 4: 3, 3: 2}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    cube_theirs = encode_match_id(MatchState(cube=2, cube_owner=1, player_on_roll=0, turn=0))
+    out = await env.service.setup_practice(GUILD, 960, ALICE, BOB, f"{closed.position_id()}:{cube_theirs}")
+    kinds = [e.kind for e in out.events]
+    assert "roll" in kinds and "dance" in kinds, out.events  # thrown and lost at once
+    assert out.view.to_act() == BOB and out.view.game.phase is Phase.ROLL
