@@ -14,7 +14,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.challenges``: invitations, pending until answered;
 - ``store.ratings``: leaderboards and each player's standing;
 - ``store.schedule``: deadlines, reminders and expiries that fall due;
-- ``store.stats``: dice statistics, the computer's record, analyses.
+- ``store.stats``: dice statistics, the computer's record, analyses;
+- ``store.summaries``: what each finished game left behind (its card, logs, exports).
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -33,6 +34,7 @@ from bot.store.database import DEFAULT_DB_PATH, Database
 from bot.store.drivers.url import DatabaseTarget, parse_database_url, redact
 from bot.store.errors import (
     ChallengeClosedError,
+    ChallengeLimitError,
     ChannelBusyError,
     ConstraintError,
     DatabaseBusyError,
@@ -64,10 +66,11 @@ from bot.store.rows import (
 from bot.store.schedule import ORPHAN_AFTER, DueWork, Shard, serves, shard_of
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from bot.store.stats import StatsStore
+from bot.store.summaries import SummaryStore
 
 __all__ = [
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
-    "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeRow", "ChannelBusyError",
+    "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
     "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
     "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
     "Migration", "NotFoundError", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
@@ -87,6 +90,7 @@ class Store:
         self.ratings = RatingStore(db)
         self.schedule = DueWork(db)
         self.stats = StatsStore(db)
+        self.summaries = SummaryStore(db)
 
     @property
     def backend(self) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bot.store import challenges, players, ratings
+from bot.store import challenges, players, ratings, summaries
 from bot.store.database import Database, Tx
 from bot.store.errors import ChannelBusyError, ConstraintError, GameOverError, NotFoundError, StaleVersionError
 from bot.store.rows import (
@@ -209,6 +209,7 @@ class GameStore:
         actor: Any = INFER,
         updates: Mapping[str, Any] | None = None,
         outcome: MatchOutcome | None = None,
+        summary: Mapping[str, Any] | None = None,
     ) -> AppendResult:
         """Compare-and-set: append actions and update the game in ONE transaction.
 
@@ -237,6 +238,9 @@ class GameStore:
         both players' rows in the guild scope and the global scope (0) are
         updated with the FIBS formula, all in the same transaction.  The
         changes are returned in ``AppendResult.rating_changes``.
+
+        ``summary`` (the parts :mod:`bot.store.summaries` keeps) is written in
+        the same transaction; it is only for an append that ends the game.
         """
         if not actions:
             raise ValueError("append_actions needs at least one action")
@@ -281,6 +285,8 @@ class GameStore:
                     ),
                 )
             _finish_columns(columns, now)
+            if summary is not None and columns.get("status") not in ("finished", "abandoned"):
+                raise ValueError("a summary is written by the append that ends the game")
 
             seq = expected_version
             action_params: list[tuple[Any, ...]] = []
@@ -317,6 +323,8 @@ class GameStore:
             changes: list[RatingChange] = []
             if outcome is not None and outcome.rated:
                 changes = await ratings.apply_outcome(tx, game, outcome, now)
+            if summary is not None:
+                await summaries.write(tx, game_id, summary, now)
             return new_row, changes, action_params
 
         new_row, changes, action_params = await self.db.transact(transaction)
