@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from bot.core import narration
 from bot.core.challenges import Challenges
-from bot.core.model import GameState, Notice, ServiceError, storage_errors_as_service_errors
+from bot.core.model import EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
 from bot.store import GameRow, Shard, StorageError, Store
 
 log = logging.getLogger(__name__)
@@ -31,12 +31,16 @@ class Deadlines:
         challenges: Challenges,
         state_of: Callable[[GameRow], Awaitable[GameState]],
         time_out: Callable[[GameRow], Awaitable[Notice | None]],
+        expiries_per_sweep: int = EXPIRIES_PER_SWEEP,
     ) -> None:
         self.store = store
         self.clock = clock
         self.challenges = challenges
         self.state_of = state_of
         self.time_out = time_out
+        self.expiries_per_sweep = expiries_per_sweep
+        """Expired challenges tidied per pass: each costs a message edit, and a flood of
+        challenges must not become a flood of edits (the rest go in later passes)."""
 
     async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
         """When the next thing falls due (None: nothing is waiting)."""
@@ -46,7 +50,7 @@ class Deadlines:
         """Do what is due, and say what to post: expired challenges, reminders, timeouts."""
         now = now or self.clock()
         notices: list[Notice] = []
-        for row in await self.store.schedule.expire_challenges(now, shard=shard):
+        for row in await self.store.schedule.expire_challenges(now, shard=shard, limit=self.expiries_per_sweep):
             view = self.challenges.keep(await self.challenges.view_of(row))
             notices.append(Notice(
                 "challenge_expired", None, view, view.challenger.user_id,

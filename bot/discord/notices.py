@@ -3,7 +3,9 @@
 The core's :class:`~bot.core.scheduler.Scheduler` finds the notices; this is
 its sink. A reminder is a line with a mention and a link to the board; a
 timeout is the game's final board (through the same :class:`BoardPoster` as
-every other board); an expired challenge loses its buttons and gets a line.
+every other board); an expired challenge's message is edited in place to say
+so, and nothing new is posted: a thousand challenges expiring must not become
+a thousand messages (the core tidies a few each pass of the scheduler).
 """
 
 from __future__ import annotations
@@ -47,17 +49,16 @@ class Notices:
         )
 
     async def _post_expired_challenge(self, notice: Notice) -> discord.Message | None:
+        """The challenge's own message now says it expired, without its buttons."""
         challenge = notice.challenge
         assert challenge is not None
+        if not challenge.message_id:
+            return None
         channel = self.client.get_partial_messageable(challenge.channel_id, guild_id=challenge.guild_id)
-        if challenge.message_id:
-            try:
-                await channel.get_partial_message(challenge.message_id).edit(
-                    content=presenter.challenge_closed_content(challenge, "expired"), view=None
-                )
-            except discord.HTTPException:
-                log.debug("could not close expired challenge message", exc_info=True)
-        who = presenter.mention(notice.user_id) if notice.user_id else ""
-        return await InChannel(self.client, challenge.channel_id, challenge.guild_id).send(
-            {"content": f"⌛ {who} {notice.text}.".strip()}
-        )
+        try:
+            return await channel.get_partial_message(challenge.message_id).edit(
+                content=presenter.challenge_closed_content(challenge, "expired"), view=None
+            )
+        except discord.HTTPException:
+            log.debug("could not close expired challenge message", exc_info=True)
+            return None

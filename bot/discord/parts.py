@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.games import GameService
+from bot.discord.replays import Replays
 from bot.discord.table import Table
 
 
@@ -16,3 +17,4 @@ class Parts:
     service: GameService
     advice: Advice
     table: Table
+    replays: Replays

@@ -25,6 +25,7 @@ from bot.core.games import GameService
 from bot.core.model import (
     ChallengeError,
     GameState,
+    GameSummary,
     NotInGameError,
     NotYourTurnError,
     Outcome,
@@ -139,9 +140,10 @@ class Table:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
 
-    async def game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameState:
-        """A game read by its number, if it was played in this server."""
-        state: GameState = await self.quick(interaction, self.service.get_game(game_id))
+    async def game_of_this_server(self, interaction: discord.Interaction, game_id: int) -> GameState | GameSummary:
+        """A game read by its number, if it was played in this server: one still
+        played as it stands, a finished one as summarised when it ended."""
+        state: GameState | GameSummary = await self.quick(interaction, self.service.look_up(game_id))
         if state.guild_id != interaction.guild_id:
             raise UserError(f"There is no game #{game_id} in this server.")
         return state

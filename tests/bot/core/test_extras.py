@@ -76,8 +76,11 @@ async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
 async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
     # Player 1 (bob) to roll, money, cube 2 owned by bob.
     gnubg_id = "4HPwATDgc/ABMA:UQkAAAAAAAAA"
-    out = await env.service.setup_practice(GUILD, 400, ALICE, BOB, gnubg_id)
+    challenge = await env.service.challenges.create_practice(GUILD, 400, ALICE, BOB, gnubg_id)
+    assert await env.service.game_in_channel(400) is None  # nobody is seated before accepting
+    out = await env.service.challenges.accept(challenge.id, BOB.user_id)
     view = out.view
+    assert view.options.practice and not view.options.rated
     game = view.game
     assert game.phase is Phase.ROLL and view.to_act() == BOB
     assert game.cube_value == 2 and game.cube_owner == 1
@@ -90,7 +93,9 @@ async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
 
 async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
     with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
-        await env.service.setup_practice(GUILD, 401, ALICE, BOB, "not-an-id")
+        await env.service.setup_practice(GUILD, 401, ALICE, ROBOT, "not-an-id")
+    with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
+        await env.service.challenges.create_practice(GUILD, 401, ALICE, BOB, "not-an-id")
     assert await env.service.game_in_channel(401) is None
 
 

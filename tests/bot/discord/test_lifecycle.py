@@ -152,10 +152,14 @@ async def test_expired_challenge_notice(world, clock):
     w = world
     result = await w.challenge()
     clock.advance(hours=25)
+    posted = len(w.channel.history())
     (notice,) = await w.bot.scheduler.run_once()
     assert notice.kind == "challenge_expired"
-    assert w.channel.last_message.content.startswith(f"⌛ {w.alice.mention}")
-    assert "expired" in result.response.content and not result.response.components
+    # the challenge's own message says so, in place: no new message (and no ping) per expiry
+    assert len(w.channel.history()) == posted
+    assert w.channel.last_message.id == result.response.id
+    assert result.response.content.startswith("⌛ alice's challenge to bob expired")
+    assert not result.response.components
 
 
 async def test_scheduler_sleeps_at_most_a_minute(world, clock):
