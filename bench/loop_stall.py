@@ -16,7 +16,10 @@ completion times. Targets: no stall over 100 ms, players' p99 first response
 under 300 ms. Exit code 1 if a target is missed. (Benches print figures;
 tests never assert timings.)
 
-    .venv/bin/python bench/loop_stall.py [--matches 4] [--storm 8] [--runs 1] [--json]
+    .venv/bin/python bench/loop_stall.py [--matches 4] [--storm 8] [--runs 1] [--json] [--stacks]
+
+``--stacks`` also records where the bot's loop was during each stall over 40 ms
+(written next to the bot's log copy).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ PROBE = f"{HERE / 'loop_probe.py'}:main"
 TARGET_STALL_MS = 100.0
 TARGET_FIRST_P99_MS = 300.0
 LOG_COPY = Path(tempfile.gettempdir()) / "loop_stall_bot.log"
+STACKS_COPY = Path(tempfile.gettempdir()) / "loop_stall_stacks.txt"
 
 
 # -- the long matches -----------------------------------------------------------------------
@@ -109,7 +113,10 @@ async def keep_playing(fake: FakeDiscord, channel: dict[str, Any], a: dict[str, 
 
 
 def answered(fake: FakeDiscord, inter: Interaction) -> bool:
-    """The interaction's answer is there: a message of its own that is not "thinking..."."""
+    """The interaction's answer is there: a message of its own that is not "thinking...",
+    or a private "thinking..." taken away once the public answer went to the channel."""
+    if inter.original_id is not None and inter.original_id not in fake.messages:
+        return True
     ids = list(inter.messages) + ([inter.original_id] if inter.original_id is not None else [])
     for message_id in ids:
         message = fake.messages.get(message_id)
@@ -141,7 +148,7 @@ def stalls_between(path: Path, start: float, end: float) -> list[float]:
     return found
 
 
-async def one_run(matches: int, storm: int, seed: int) -> dict[str, Any]:
+async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> dict[str, Any]:
     fake = await FakeDiscord().start()
     alice_u, bob_u = fake.add_user("alice"), fake.add_user("bob")
     carol_u, dave_u = fake.add_user("carol"), fake.add_user("dave")
@@ -159,7 +166,7 @@ async def one_run(matches: int, storm: int, seed: int) -> dict[str, Any]:
               f"the last, game #{game_id}: {games} games, {actions} logged actions")
         probe_file = workdir / "stalls.txt"
         bot = BotProcess(fake, workdir, target=PROBE, database=database, log_level="WARNING",
-                         extra_env={"LOOP_PROBE_FILE": str(probe_file)})
+                         extra_env={"LOOP_PROBE_FILE": str(probe_file), "LOOP_PROBE_STACKS": "1" if stacks else ""})
         stop = asyncio.Event()
         played: list[Interaction] = []
         errors: list[str] = []
@@ -202,9 +209,14 @@ async def one_run(matches: int, storm: int, seed: int) -> dict[str, Any]:
             await bot.kill()
             await fake.stop()
             shutil.copy(bot.log_path, LOG_COPY)
+            if stacks and Path(f"{probe_file}.stacks").exists():
+                shutil.copy(f"{probe_file}.stacks", STACKS_COPY)
         stalls = stalls_between(probe_file, storm_start, storm_end)
     in_storm = [i for i in played if storm_start <= i.dispatched_at <= storm_end]
-    first = [i.first_response_latency * 1000 for i in in_storm if i.first_response_latency is not None]
+    late = sum(1 for i in in_storm if i.first_response_latency is None or i.late)
+    # an action answered too late (or never) counts as the slowest of all
+    first = [i.first_response_latency * 1000 for i in in_storm if i.first_response_latency is not None and not i.late]
+    first += [float("inf")] * late
     board = [i.board_latency * 1000 for i in in_storm if i.board_latency is not None]
     per_kind: dict[str, Any] = {}
     for kind in ("replay", "history", "export"):
@@ -226,6 +238,7 @@ async def one_run(matches: int, storm: int, seed: int) -> dict[str, Any]:
         "stalled_ms_in_all": round(sum(stalls) * 1000, 1),
         "players": {
             "interactions": len(in_storm),
+            "late_or_unanswered": late,
             "first_p50": round(percentile(first, 50), 1), "first_p99": round(percentile(first, 99), 1),
             "first_max": round(max(first, default=float("nan")), 1),
             "board_p50": round(percentile(board, 50), 1), "board_p99": round(percentile(board, 99), 1),
@@ -237,6 +250,7 @@ async def one_run(matches: int, storm: int, seed: int) -> dict[str, Any]:
     figures["targets_met"] = (
         figures["longest_stall_ms"] <= TARGET_STALL_MS
         and figures["players"]["first_p99"] <= TARGET_FIRST_P99_MS
+        and not figures["players"]["late_or_unanswered"]
         and not errors
         and not any(row["unanswered"] for row in per_kind.values())
     )
@@ -248,7 +262,8 @@ def show(f: dict[str, Any]) -> None:
     print(f"storm answered in {f['storm_seconds']} s; event loop: longest stall {f['longest_stall_ms']} ms, "
           f"{f['stalls_over_100ms']} stalls over 100 ms, {f['stalled_ms_in_all']} ms stalled in all "
           f"(wake-ups more than 10 ms late)")
-    print(f"players meanwhile: {p['interactions']} interactions, first response p50 {p['first_p50']} ms, "
+    print(f"players meanwhile: {p['interactions']} interactions ({p['late_or_unanswered']} late or unanswered), "
+          f"first response p50 {p['first_p50']} ms, "
           f"p99 {p['first_p99']} ms, max {p['first_max']} ms; board p50 {p['board_p50']} ms, p99 {p['board_p99']} ms")
     for kind, row in f["storm"].items():
         print(f"  {kind:<8} n={row['n']:<3} unanswered {row['unanswered']:<2} first p50 {row['first_p50']:>7} max {row['first_max']:>7} ms | "
@@ -259,19 +274,19 @@ def show(f: dict[str, Any]) -> None:
           f"{TARGET_FIRST_P99_MS:.0f} ms: {'MET' if f['targets_met'] else 'MISSED'}")
 
 
-async def main(matches: int, storm: int, runs: int, as_json: bool, seed: int) -> int:
+async def main(matches: int, storm: int, runs: int, as_json: bool, seed: int, stacks: bool = False) -> int:
     results = []
     for number in range(1, runs + 1):
         if runs > 1:
             print(f"-- run {number} of {runs}")
-        figures = await one_run(matches, storm, seed)
+        figures = await one_run(matches, storm, seed, stacks)
         results.append(figures)
         print(json.dumps(figures, indent=2)) if as_json else show(figures)
     if runs > 1:
         print(f"-- {runs} runs: median longest stall "
               f"{statistics.median(f['longest_stall_ms'] for f in results):.1f} ms, median players' p99 first response "
               f"{statistics.median(f['players']['first_p99'] for f in results):.1f} ms")
-    print(f"bot log: {LOG_COPY}")
+    print(f"bot log: {LOG_COPY}" + (f"; where the loop stalled: {STACKS_COPY}" if stacks else ""))
     return 0 if all(f["targets_met"] for f in results) else 1
 
 
@@ -282,5 +297,6 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--stacks", action="store_true", help="record where the bot's loop was in each long stall")
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(args.matches, args.storm, args.runs, args.json, args.seed)))
+    sys.exit(asyncio.run(main(args.matches, args.storm, args.runs, args.json, args.seed, args.stacks)))
