@@ -42,15 +42,18 @@ def practice_position(gnubg_id: str) -> Game:
 
     :raises ChallengeError: saying what is wrong with the ID.
     """
+    refusal = "that is not a GNU Backgammon ID I can set up"
     try:
         game = Game.from_gnubg_id(gnubg_id)
     except ValueError as error:  # IdError, PositionError, GameError: the engine's refusals all are
-        raise ChallengeError(f"that is not a GNU Backgammon ID I can read: {error}") from None
+        raise ChallengeError(f"{refusal}: {error}") from None
+    # Checked here too, whatever the engine's reading allows: these are what
+    # a practice game would be gamed with (a won game, a cube worth thousands).
     if game.is_over or CHECKERS in game.position.off:  # one side has borne every checker off
-        raise ChallengeError("that position is already over: a practice game needs checkers still to play")
+        raise ChallengeError(f"{refusal}: that game is already over, and a practice game needs checkers to play")
     limit = game.settings.cube_limit
     if game.cube_value > limit or game.offered_cube is not None and game.offered_cube > limit:
-        raise ChallengeError(f"the cube in that position is above {limit}, the highest it goes here")
+        raise ChallengeError(f"{refusal}: its cube is above {limit}, the highest it goes")
     return game
 
 

@@ -253,22 +253,28 @@ def _finished_position_id() -> str:
     return Position(tuple([0] * 18 + [-15] + [0] * 5), (0, 0), (15, 0)).position_id()
 
 
+# The reasons may come from the engine's reading of the ID (which refuses more
+# as it learns to) or from the bot's own checks: the refusal says which ID.
+REFUSED = "not a GNU Backgammon ID I can set up"
+
+
 @pytest.mark.parametrize(
-    ("gnubg_id", "refusal"),
+    "gnubg_id",
     [
-        ("not-an-id", "GNU Backgammon ID"),
-        (_finished_position_id(), "already over"),
-        (f"4HPwATDgc/ABMA:{encode_match_id(MatchState(cube=1 << 15, game_state=1))}", "above 64"),
+        "not-an-id",
+        _finished_position_id(),
+        f"4HPwATDgc/ABMA:{encode_match_id(MatchState(cube=1 << 15, game_state=1))}",
     ],
+    ids=["unreadable", "already over", "cube of 2^15"],
 )
 async def test_a_position_that_cannot_be_played_is_refused_before_anything_is_written(
-    env: Env, gnubg_id: str, refusal: str
+    env: Env, gnubg_id: str
 ) -> None:
     s = env.service
-    with pytest.raises(ChallengeError, match=refusal):
+    with pytest.raises(ChallengeError, match=REFUSED):
         await s.setup_practice(GUILD, 80, ALICE, ROBOT, gnubg_id,
                                options=ChallengeOptions(computer_level="beginner"))
-    with pytest.raises(ChallengeError, match=refusal):
+    with pytest.raises(ChallengeError, match=REFUSED):
         await s.challenges.create_practice(GUILD, 80, ALICE, BOB, gnubg_id)
     assert await s.game_in_channel(80) is None
     assert (await env.store.db.fetchone("SELECT COUNT(*) FROM challenges"))[0] == 0

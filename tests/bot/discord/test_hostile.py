@@ -15,7 +15,8 @@ import pytest
 from PIL import Image
 from simcord.backend.errors import OptionError
 
-from engine import Game
+from engine import Game, Position, encode_match_id
+from engine.gnubgid import MatchState
 
 
 @pytest.fixture
@@ -105,3 +106,15 @@ async def test_a_moderator_cannot_abandon_their_own_game(world):
     refused = await w.mod.slash(w.channel, "bg abandon")
     assert refused.ephemeral and "you play in this game" in w.private(refused).lower()
     assert await w.service.game_in_channel(w.channel.id) is not None
+
+
+async def test_a_position_not_to_be_played_is_refused_privately(world):
+    w = world
+    over = Position(tuple([0] * 18 + [-15] + [0] * 5), (0, 0), (15, 0)).position_id()  # all fifteen off
+    huge_cube = f"4HPwATDgc/ABMA:{encode_match_id(MatchState(cube=1 << 15, game_state=1))}"
+    for gnubg_id in (over, huge_cube):
+        for opponent in ([w.bob, None] if w.bot.parts.advice.available() else [w.bob]):
+            options = {"gnubg_id": gnubg_id} | ({"opponent": opponent} if opponent else {})
+            refused = await w.alice.slash(w.channel, "bgtools setup", **options)
+            assert refused.ephemeral and "not a GNU Backgammon ID I can set up" in w.private(refused)
+    assert not w.public() and await w.service.game_in_channel(w.channel.id) is None
