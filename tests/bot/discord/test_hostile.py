@@ -118,3 +118,20 @@ async def test_a_position_not_to_be_played_is_refused_privately(world):
             refused = await w.alice.slash(w.channel, "bgtools setup", **options)
             assert refused.ephemeral and "not a GNU Backgammon ID I can set up" in w.private(refused)
     assert not w.public() and await w.service.game_in_channel(w.channel.id) is None
+
+
+async def test_expiring_challenges_are_edited_in_place_ten_a_pass(world, clock):
+    w = world
+    members = [w.guild.add_member(w.env.create_user(f"x{n}")) for n in range(24)]
+    made = [await w.challenge(challenger=members[2 * n], opponent=members[2 * n + 1]) for n in range(12)]
+    messages = len(w.channel.history())
+    clock.advance(hours=25)
+    first = await w.bot.scheduler.run_once()
+    assert len(first) == w.service.limits.expiries_per_sweep == 10
+    assert await w.bot.scheduler.delay() == w.bot.scheduler.min_sleep == 1.0  # the rest a second later
+    second = await w.bot.scheduler.run_once()
+    assert len(second) == 2 and await w.bot.scheduler.run_once() == []
+    assert len(w.channel.history()) == messages  # edits only: no message, no ping per expiry
+    for result in made:
+        message = next(m for m in w.channel.history() if m.id == result.response.id)
+        assert "expired" in message.content and not message.components
