@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 
-import bot.core.games as games_module
 from bot.core import (
     Advice,
     ChallengeError,
