@@ -40,12 +40,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-# tests/ for the stand-in (e2e.*), and the repository before it: tests/bot/ is no package
-# and must not shadow the bot's own.
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+HERE = Path(__file__).resolve().parent
+if sys.path and Path(sys.path[0]).resolve() == HERE:
+    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
 
 from bot.__main__ import settle_memory  # noqa: E402
+
+# after the bot's own imports: tests/bot would otherwise stand in for the bot package
+sys.path.insert(0, str(HERE.parent / "tests"))
+
 from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
 from e2e.fake_discord import FakeDiscord  # noqa: E402
 from e2e.load import run_games  # noqa: E402

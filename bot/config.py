@@ -20,6 +20,12 @@ from bot.store.drivers.url import parse_database_url, redact, secrets_of
 
 DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
 DEFAULT_MOVE_DAYS = 3
+DEFAULT_MAX_STAKE = 100
+"""A money game's largest stake per point: a points leaderboard is only as fair as its largest stake."""
+DEFAULT_MAX_PENDING_CHALLENGES = 3
+"""How many challenges a member may have waiting for an answer."""
+DEFAULT_MAX_CHALLENGES_RECEIVED = 5
+"""How many challenges may wait for one member's answer."""
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -104,6 +110,12 @@ class Settings:
     log_level: str = "INFO"
     cooldowns: tuple[tuple[str, int, float], ...] = tuple((f, u, s) for f, (u, s) in COOLDOWN_FAMILIES.items())
     """``(family, uses, seconds)`` of each family that has a cooldown (see :data:`COOLDOWN_FAMILIES`)."""
+    max_stake: int = DEFAULT_MAX_STAKE
+    """``MAX_STAKE``: the largest stake per point of a money game."""
+    max_pending_challenges: int = DEFAULT_MAX_PENDING_CHALLENGES
+    """``MAX_PENDING_CHALLENGES``: challenges one member may have waiting for an answer."""
+    max_challenges_received: int = DEFAULT_MAX_CHALLENGES_RECEIVED
+    """``MAX_CHALLENGES_RECEIVED``: challenges that may wait for one member's answer."""
 
     @classmethod
     def from_env(
@@ -162,6 +174,9 @@ class Settings:
 
         shard_count = _whole("SHARD_COUNT", get("SHARD_COUNT"), 1, MAX_SHARD_COUNT)
         shard_ids = _shard_ids(get("SHARD_IDS"), shard_count)
+        max_stake = _whole("MAX_STAKE", get("MAX_STAKE"), 1, 1_000_000)
+        pending = _whole("MAX_PENDING_CHALLENGES", get("MAX_PENDING_CHALLENGES"), 1, 100)
+        received = _whole("MAX_CHALLENGES_RECEIVED", get("MAX_CHALLENGES_RECEIVED"), 1, 100)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -181,6 +196,9 @@ class Settings:
             default_move_days=days,
             log_level=level,
             cooldowns=tuple(cooldowns),
+            max_stake=DEFAULT_MAX_STAKE if max_stake is None else max_stake,
+            max_pending_challenges=DEFAULT_MAX_PENDING_CHALLENGES if pending is None else pending,
+            max_challenges_received=DEFAULT_MAX_CHALLENGES_RECEIVED if received is None else received,
         )
 
     @property

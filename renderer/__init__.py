@@ -9,7 +9,7 @@ the colour themes and :mod:`renderer.layout` for the geometry.
 
 from renderer.board import render_board, render_image
 from renderer.from_game import scene_from_game, scenes_from_game
-from renderer.replay import render_replay
+from renderer.replay import ReplayGame, ReplayGif, ReplayJob, ReplayTooLargeError, draw_replay, render_replay
 from renderer.scene import BoardScene
 from renderer.themes import CLASSIC, HIGH_CONTRAST, THEMES, Theme
 
@@ -18,7 +18,12 @@ __all__ = [
     "HIGH_CONTRAST",
     "THEMES",
     "BoardScene",
+    "ReplayGame",
+    "ReplayGif",
+    "ReplayJob",
+    "ReplayTooLargeError",
     "Theme",
+    "draw_replay",
     "render_board",
     "render_image",
     "render_replay",

@@ -13,7 +13,7 @@ from engine.game import Action, Game, GameSettings, Phase
 from renderer.scene import BoardScene
 from renderer.themes import CLASSIC, Theme
 
-_FRAME_ACTIONS = {"setup", "opening", "roll", "play", "double", "take", "beaver", "pass",
+FRAME_ACTIONS = {"setup", "opening", "roll", "play", "double", "take", "beaver", "pass",
                   "resign", "accept", "reject", "forfeit"}
 """Logged actions worth a frame in a replay (auto actions show in the next frame)."""
 
@@ -98,5 +98,5 @@ def scenes_from_game(
     for raw in actions:
         action = raw if isinstance(raw, Action) else Action.from_dict(dict(raw))
         game.apply(action)
-        if not action.auto and action.kind in _FRAME_ACTIONS:
+        if not action.auto and action.kind in FRAME_ACTIONS:
             yield scene_from_game(game, names, viewer=viewer, stake=stake, theme=theme)

@@ -1,4 +1,4 @@
-"""Boards drawn for another process: scenes in on stdin, PNGs out on stdout.
+"""Boards and replays drawn for another process: jobs in on stdin, pictures out on stdout.
 
     python -m renderer.pipe
 
@@ -6,10 +6,12 @@ is a drawing worker for the bot (``renderer.pool``), not a command for
 people: the bot writes requests to its stdin and reads the replies from its
 stdout, one at a time.
 
-- A request is a 4-byte big-endian length, then a pickled :class:`BoardScene`.
+- A request is a 4-byte big-endian length, then a pickled job: a
+  :class:`BoardScene` (a board) or a :class:`~renderer.replay.ReplayJob` (a replay).
 - A reply is a status byte (:data:`DRAWN` or :data:`FAILED`), a 4-byte
-  big-endian length, then the PNG, or for a scene that could not be drawn the
-  reason in UTF-8. A failed scene does not end the worker.
+  big-endian length, then the PNG of a board or the pickled
+  :class:`~renderer.replay.ReplayGif` of a replay, or for a job that could not
+  be drawn the reason in UTF-8. A failed job does not end the worker.
 
 The worker ends when its stdin ends, which is also what happens when the bot
 process dies however it dies: the pipe's other end closes with it. Pickles
@@ -26,6 +28,7 @@ import sys
 from typing import BinaryIO
 
 from renderer.board import render_board
+from renderer.replay import ReplayJob, draw_replay
 
 REQUEST = struct.Struct(">I")
 """A request's header: the pickle's length."""
@@ -57,12 +60,19 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
         if body is None:
             return
         try:
-            payload, status = render_board(pickle.loads(body)), DRAWN
-        except Exception as error:  # noqa: BLE001 - one bad scene is reported, the next is drawn
+            payload, status = draw(pickle.loads(body)), DRAWN
+        except Exception as error:  # noqa: BLE001 - one bad job is reported, the next is drawn
             payload, status = f"{type(error).__name__}: {error}".encode(), FAILED
         replies.write(REPLY.pack(status, len(payload)))
         replies.write(payload)
         replies.flush()
+
+
+def draw(job: object) -> bytes:
+    """A board's PNG, or a replay's pickled :class:`~renderer.replay.ReplayGif`."""
+    if isinstance(job, ReplayJob):
+        return pickle.dumps(draw_replay(job), pickle.HIGHEST_PROTOCOL)
+    return render_board(job)  # type: ignore[arg-type]
 
 
 def main() -> None:

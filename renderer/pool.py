@@ -1,4 +1,4 @@
-"""Board pictures drawn in worker processes, over pipes the event loop reads itself.
+"""Board pictures and replays drawn in worker processes, over pipes the event loop reads itself.
 
 Drawing a board holds the GIL for a few milliseconds, which the event loop
 needs for everyone else's clicks, so boards are drawn by worker processes
@@ -11,6 +11,11 @@ When every worker is busy, the board asked for earliest is drawn next, not
 the one that reached the queue first: a click whose service call waited (for
 the database, say) would otherwise wait again behind newer clicks. Under load
 that evens out the wait, which is what keeps the slowest boards fast.
+
+Replays (animated GIFs of whole games, seconds of drawing each) go to the same
+workers, behind every board waiting, and at most :attr:`RenderWorkers.replay_workers`
+at a time (all but one worker): the boards of the games being played keep a
+worker of their own however many replays are asked for.
 
 A worker that dies (killed, crashed, or stuck past :data:`DRAW_TIMEOUT_SECONDS`)
 is replaced, and the board it was drawing is drawn by another. A worker ends by
@@ -42,11 +47,14 @@ import renderer
 from engine import Position
 from renderer import BoardScene, render_board
 from renderer.pipe import DRAWN, REPLY, REQUEST
+from renderer.replay import ReplayGif, ReplayJob, draw_replay
 
 log = logging.getLogger(__name__)
 
 DRAW_TIMEOUT_SECONDS = 30.0
 """A board takes milliseconds; a worker still drawing after this long is stuck."""
+REPLAY_TIMEOUT_SECONDS = 180.0
+"""A replay takes seconds (a few hundred frames); a worker still on one after this long is stuck."""
 START_SECONDS = 30.0
 """More time for a new worker's first board: it imports and warms its caches first."""
 ATTEMPTS = 2
@@ -85,9 +93,13 @@ class _Worker:
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
         os.set_blocking(self.replies, False)
+        os.set_blocking(self.requests, False)  # a replay's request is larger than the pipe holds
         self.loop: asyncio.AbstractEventLoop | None = None
         """The loop reading the reply in flight (None: idle)."""
+        self.replaying = False
+        """Handed to a replay (counted in the pool's replays at work)."""
         self._reply: asyncio.Future[bytes] | None = None
+        self._unsent = memoryview(b"")
         self._received = bytearray()
         self._timeout: asyncio.TimerHandle | None = None
         self._done = done
@@ -97,23 +109,35 @@ class _Worker:
     def busy(self) -> bool:
         return self.loop is not None
 
-    def draw(self, request: bytes) -> asyncio.Future[bytes]:
+    def draw(self, request: bytes, timeout: float = DRAW_TIMEOUT_SECONDS) -> asyncio.Future[bytes]:
         """Send ``request``; the future holds the reply."""
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[bytes] = loop.create_future()
         self.loop, self._reply = loop, reply
         self._received.clear()
-        try:
-            view = memoryview(request)
-            while view:  # the pipe is empty (one request at a time): this does not block
-                view = view[os.write(self.requests, view):]
-        except OSError:
-            self._finish(_WorkerGone())
+        self._unsent = memoryview(request)
+        if not self._send():
             return reply
+        if self._unsent:  # the rest as the worker reads it, without waiting on the pipe
+            loop.add_writer(self.requests, self._send)
         loop.add_reader(self.replies, self._readable)
-        self._timeout = loop.call_later(DRAW_TIMEOUT_SECONDS + (START_SECONDS if self._fresh else 0.0), self._stuck)
+        self._timeout = loop.call_later(timeout + (START_SECONDS if self._fresh else 0.0), self._stuck)
         self._fresh = False
         return reply
+
+    def _send(self) -> bool:
+        """Write what the pipe takes of the request; False if the worker is gone."""
+        try:
+            while self._unsent:
+                self._unsent = self._unsent[os.write(self.requests, self._unsent):]
+        except BlockingIOError:
+            return True
+        except OSError:
+            self._finish(_WorkerGone())
+            return False
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.remove_writer(self.requests)
+        return True
 
     def _readable(self) -> None:
         try:
@@ -136,7 +160,7 @@ class _Worker:
         self._finish(payload if status == DRAWN else RenderError(payload.decode("utf-8", "replace")))
 
     def _stuck(self) -> None:
-        log.warning("a board worker took over %.0f s: ending it", DRAW_TIMEOUT_SECONDS)
+        log.warning("a drawing worker took too long: ending it")
         self.kill()  # its stdout ends, and _readable finishes the request
 
     def _finish(self, outcome: bytes | Exception) -> None:
@@ -145,6 +169,9 @@ class _Worker:
             self._timeout.cancel()
         if loop is not None and not loop.is_closed():
             loop.remove_reader(self.replies)
+            if self._unsent:
+                loop.remove_writer(self.requests)
+        self._unsent = memoryview(b"")
         self.loop, self._reply, self._timeout = None, None, None
         if reply is not None and not reply.done():
             if isinstance(outcome, Exception):
@@ -169,10 +196,15 @@ class RenderWorkers:
 
     def __init__(self, count: int = 2) -> None:
         self.count = count
+        self.replay_workers = max(1, count - 1)
+        """How many workers may draw replays at once: the others are kept for boards."""
         self._workers: list[_Worker] = []
         self._idle: list[_Worker] = []
         self._waiting: list[tuple[float, int, asyncio.Future[_Worker]]] = []
         """A heap of (asked at, arrival number, waiter): the earliest asked is served first."""
+        self._replays_waiting: list[tuple[float, int, asyncio.Future[_Worker]]] = []
+        """The same for replays, served when no board waits."""
+        self._replaying = 0
         self._arrivals = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
         atexit.register(self.close)
@@ -187,18 +219,36 @@ class RenderWorkers:
         """
         if not PIPES:
             return await asyncio.to_thread(render_board, scene)
-        body = pickle.dumps(scene, pickle.HIGHEST_PROTOCOL)
+        return await self._exchange(scene, asked_at, replay=False)
+
+    async def replay(self, job: ReplayJob) -> ReplayGif:
+        """The animated GIF of ``job``, drawn by a worker once no board waits for one
+        (see :func:`renderer.replay.draw_replay` for its limits).
+
+        :raises RenderError: the replay could not be drawn (too large, a broken log),
+            or its workers died.
+        """
+        if not PIPES:
+            return await asyncio.to_thread(draw_replay, job)
+        reply = await self._exchange(job, None, replay=True)
+        gif = pickle.loads(reply)  # from our own worker process, over its private pipe
+        assert isinstance(gif, ReplayGif)
+        return gif
+
+    async def _exchange(self, job: object, asked_at: float | None, *, replay: bool) -> bytes:
+        body = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)
         request = REQUEST.pack(len(body)) + body
         if asked_at is None:
             asked_at = time.time()
+        timeout = REPLAY_TIMEOUT_SECONDS if replay else DRAW_TIMEOUT_SECONDS
         for attempt in range(1, ATTEMPTS + 1):
-            worker = await self._acquire(asked_at)
+            worker = await self._acquire(asked_at, replay=replay)
             try:
                 # The worker is handed on by _done, also if this task is cancelled meanwhile.
-                return await worker.draw(request)
+                return await worker.draw(request, timeout)
             except _WorkerGone:
-                log.warning("a board worker died while drawing (attempt %d of %d)", attempt, ATTEMPTS)
-        raise RenderError("the board workers keep dying")
+                log.warning("a drawing worker died while drawing (attempt %d of %d)", attempt, ATTEMPTS)
+        raise RenderError("the drawing workers keep dying")
 
     async def start(self) -> None:
         """Start every worker and let each draw a board (their caches warm up)."""
@@ -216,10 +266,12 @@ class RenderWorkers:
         for worker in self._workers:
             worker.close()
         self._workers, self._idle = [], []
-        for _, _, waiter in self._waiting:
+        for _, _, waiter in self._waiting + self._replays_waiting:
             if not waiter.done() and not waiter.get_loop().is_closed():
                 waiter.cancel()
         self._waiting.clear()
+        self._replays_waiting.clear()
+        self._replaying = 0
 
     @property
     def pids(self) -> list[int]:
@@ -241,24 +293,28 @@ class RenderWorkers:
             return
         self._loop = loop
         self._waiting.clear()
+        self._replays_waiting.clear()
+        self._replaying = 0
         for worker in list(self._workers):
+            worker.replaying = False
             if worker.busy:
                 self._discard(worker)
         self._idle = [worker for worker in self._workers if worker.process.poll() is None]
         self._workers = list(self._idle)
 
-    async def _acquire(self, asked_at: float) -> _Worker:
+    async def _acquire(self, asked_at: float, *, replay: bool = False) -> _Worker:
         self._this_loop()
-        while self._idle:
-            worker = self._idle.pop()
-            if worker.process.poll() is None:
-                return worker
-            self._discard(worker)  # died while idle: not a failed attempt
-        if len(self._workers) < self.count:
-            return self._spawn()
+        if not replay or self._replaying < self.replay_workers:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.process.poll() is None:
+                    return self._hand_to(worker, replay)
+                self._discard(worker)  # died while idle: not a failed attempt
+            if len(self._workers) < self.count:
+                return self._hand_to(self._spawn(), replay)
         assert self._loop is not None
         waiter: asyncio.Future[_Worker] = self._loop.create_future()
-        heapq.heappush(self._waiting, (asked_at, next(self._arrivals), waiter))
+        heapq.heappush(self._replays_waiting if replay else self._waiting, (asked_at, next(self._arrivals), waiter))
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -267,12 +323,25 @@ class RenderWorkers:
                 self._hand_on(waiter.result())  # it was handed to us just as we were cancelled
             raise
 
+    def _hand_to(self, worker: _Worker, replay: bool) -> _Worker:
+        if replay:
+            worker.replaying = True
+            self._replaying += 1
+        return worker
+
+    def _release(self, worker: _Worker) -> None:
+        """The worker is done with what it was handed (a replay counts no more)."""
+        if worker.replaying:
+            worker.replaying = False
+            self._replaying -= 1
+
     def _done(self, worker: _Worker, alive: bool) -> None:
         if alive:
             self._hand_on(worker)
             return
+        self._release(worker)
         self._discard(worker)
-        if any(not waiter.done() for _, _, waiter in self._waiting):
+        if any(not waiter.done() for _, _, waiter in self._waiting + self._replays_waiting):
             # a replacement for whoever waits; else the next request starts one
             self._hand_on(self._spawn())
 
@@ -283,9 +352,17 @@ class RenderWorkers:
         worker.close()
 
     def _hand_on(self, worker: _Worker) -> None:
+        """Give a free worker to the earliest board waiting, else to the earliest
+        replay waiting if fewer than :attr:`replay_workers` are drawing replays, else rest it."""
+        self._release(worker)
         while self._waiting:
             _, _, waiter = heapq.heappop(self._waiting)
             if not waiter.done():
                 waiter.set_result(worker)
+                return
+        while self._replays_waiting and self._replaying < self.replay_workers:
+            _, _, waiter = heapq.heappop(self._replays_waiting)
+            if not waiter.done():
+                waiter.set_result(self._hand_to(worker, True))
                 return
         self._idle.append(worker)

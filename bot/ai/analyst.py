@@ -47,7 +47,7 @@ from bot.ai.values import (
     equity_of,
     level_spec,
 )
-from engine import Game, Phase, Play, Position, Roll, WinKind, format_play, legal_plays
+from engine import Game, GameSettings, Phase, Play, Position, Roll, WinKind, format_play, legal_plays
 from engine.notation import match_play
 
 _worker_analyst: Analyst | None = None
@@ -59,6 +59,14 @@ def _analyse_in_worker(game: Game, ply: int) -> GameAnalysis:
     if _worker_analyst is None:
         _worker_analyst = Analyst()
     return _worker_analyst.analyse_game(game, ply=ply)
+
+
+def _analyse_log_in_worker(
+    actions: list[dict[str, Any]], settings: dict[str, Any], score: tuple[int, int], crawford: bool, ply: int
+) -> GameAnalysis:
+    """The same, for a game given as its log: the worker replays it (not the bot's loop)."""
+    game = Game.replay(actions, GameSettings.from_dict(settings), score=score, crawford=crawford)
+    return _analyse_in_worker(game, ply)
 
 
 # -- the analyst ----------------------------------------------------------------------
@@ -423,6 +431,22 @@ class Analyst:
         """Analyse a whole game in a separate low-priority process: a game has
         hundreds of decisions, and in a thread they would hold the GIL the
         bot's event loop needs."""
+        return await self._analyse(_analyse_in_worker, game, ply)
+
+    async def aanalyse_log(
+        self,
+        actions: list[dict[str, Any]],
+        settings: dict[str, Any],
+        *,
+        score: tuple[int, int] = (0, 0),
+        crawford: bool = False,
+        ply: int = 0,
+    ) -> GameAnalysis:
+        """:meth:`aanalyse_game` of a game given as its logged actions and its
+        settings (:meth:`GameSettings.to_dict`): the worker process replays it."""
+        return await self._analyse(_analyse_log_in_worker, actions, settings, score, crawford, ply)
+
+    async def _analyse(self, work: Any, *args: Any) -> GameAnalysis:
         loop = asyncio.get_running_loop()
         with self._pool_lock:
             if self._analysis_pool is None:
@@ -433,7 +457,7 @@ class Analyst:
                     initargs=(os.getpid(),),
                 )
             pool = self._analysis_pool
-        return await loop.run_in_executor(pool, _analyse_in_worker, game, ply)
+        return await loop.run_in_executor(pool, work, *args)
 
     async def warm_up(self) -> None:
         """Load the engines (and start the expert's worker) before the first game needs them."""

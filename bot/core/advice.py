@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from bot import ai
 from bot.core.computer import ComputerPlayer
 from bot.core.games import GameService
-from bot.core.model import UNAVAILABLE_MESSAGE, AnalysisUnavailableError, GameState, ServiceError
+from bot.core.model import UNAVAILABLE_MESSAGE, AnalysisUnavailableError, GameState, GameSummary, ServiceError
 
 LEVELS: tuple[str, ...] = tuple(level.value for level in ai.Level)
 """The computer's levels, weakest first: ``beginner``, ``intermediate``, ``expert``."""
@@ -124,20 +124,51 @@ class Advice:
     @_engines_required
     async def summaries(self, state: GameState, numbers: Sequence[int] | None = None) -> list[tuple[int, str]]:
         """``(number, summary)`` of the given (default: every finished) game of a
-        match, analysing in a low-priority worker process what was not analysed
-        before, and keeping it."""
+        match in play or just ended, analysing in a low-priority worker process
+        what was not analysed before, and keeping it."""
         wanted = list(numbers) if numbers is not None else self.finished_games(state)
         names = (state.players[0].name, state.players[1].name)
-        lock = self._locks.setdefault(state.id, asyncio.Lock())
+
+        async def analyse(number: int) -> ai.GameAnalysis:
+            return await self.analyst.aanalyse_game(state.match.games[number - 1], ply=self.ply)
+
+        return await self._kept_or_analysed(state.id, names, wanted, analyse)
+
+    @_engines_required
+    async def analysis(self, summary: GameSummary) -> list[tuple[int, str]]:
+        """``(number, summary)`` of every game of a finished match: the kept
+        analyses, and for the others each game's log analysed in the low-priority
+        worker process (which replays it there, off the bot's event loop)."""
+        names = (summary.players[0].name, summary.players[1].name)
+        records: dict[int, Any] = {}
+
+        async def analyse(number: int) -> ai.GameAnalysis:
+            if not records:
+                records.update((r.number, r) for r in await self.service.game_records(summary.id))
+            record = records[number]
+            return await self.analyst.aanalyse_log(
+                list(record.actions), record.settings, score=record.score, crawford=record.crawford, ply=self.ply
+            )
+
+        return await self._kept_or_analysed(summary.id, names, summary.analysable(), analyse)
+
+    async def _kept_or_analysed(
+        self,
+        game_id: int,
+        names: tuple[str, str],
+        wanted: list[int],
+        analyse: Callable[[int], Awaitable[ai.GameAnalysis]],
+    ) -> list[tuple[int, str]]:
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
         async with lock:
-            stored = await self.service.analyses(state.id)
+            stored = await self.service.analyses(game_id)
             for number in wanted:
                 if number not in stored:
-                    analysis = await self.analyst.aanalyse_game(state.match.games[number - 1], ply=self.ply)
+                    analysis = await analyse(number)
                     stored[number] = analysis.summary(names)
-                    await self.service.save_analysis(state.id, number, self.ply, stored[number])
+                    await self.service.save_analysis(game_id, number, self.ply, stored[number])
         if not lock.locked():
-            self._locks.pop(state.id, None)
+            self._locks.pop(game_id, None)
         return [(number, stored[number]) for number in wanted]
 
     async def close(self) -> None:

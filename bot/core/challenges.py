@@ -8,6 +8,12 @@ The game's dice are committed with the challenge: its secret seed is drawn
 when the challenge is made and only its commitment is shown; accepting salts
 it with what the bot cannot choose (the Accept click's Discord id, the
 players' own seeds; :mod:`engine.fairdice`).
+
+Nobody is seated in a game without accepting it, a practice game from a set-up
+position included (:meth:`Challenges.create_practice`). And a member can't
+flood others with challenges: a few may wait for an answer from one member,
+and a few for one member's answer (:class:`~bot.core.model.Limits`), counted in
+the transaction that makes a challenge, so two bot processes can't exceed it.
 """
 
 from __future__ import annotations
@@ -24,12 +30,14 @@ from bot.core.model import (
     ChallengeError,
     ChallengeOptions,
     ChallengeView,
+    Limits,
     Outcome,
     PlayerRef,
     storage_errors_as_service_errors,
 )
 from bot.core.players import PlayerNames
-from bot.store import ChallengeClosedError, ChallengeRow, NotFoundError, Store
+from bot.store import ChallengeClosedError, ChallengeLimitError, ChallengeRow, NotFoundError, Store
+from engine import CHECKERS, Game
 from engine.fairdice import commitment, new_seed, player_part
 
 FairDice = dict[str, Any]
@@ -50,8 +58,30 @@ def salt_of(accepted_by: int | None, challenger_seed: str | None = None, accepte
         parts.append(player_part("accepter", accepter_seed))
     return ";".join(parts) or None
 
+
 StartGame = Callable[..., Awaitable[Outcome]]
-"""How an accepted challenge starts its game: ``(guild_id, channel_id, players, options, *, challenge_id)``."""
+"""How an accepted challenge starts its game: ``(guild_id, channel_id, players, options, *, challenge_id, gnubg_id)``."""
+
+
+def practice_position(gnubg_id: str) -> Game:
+    """The game a practice starts from: a GNU Backgammon ID the engine reads, of a
+    game still to be played, with a cube the bot plays with.
+
+    :raises ChallengeError: saying what is wrong with the ID.
+    """
+    refusal = "that is not a GNU Backgammon ID I can set up"
+    try:
+        game = Game.from_gnubg_id(gnubg_id)
+    except ValueError as error:  # IdError, PositionError, GameError: the engine's refusals all are
+        raise ChallengeError(f"{refusal}: {error}") from None
+    # Checked here too, whatever the engine's reading allows: these are what
+    # a practice game would be gamed with (a won game, a cube worth thousands).
+    if game.is_over or CHECKERS in game.position.off:  # one side has borne every checker off
+        raise ChallengeError(f"{refusal}: that game is already over, and a practice game needs checkers to play")
+    limit = game.settings.cube_limit
+    if game.cube_value > limit or game.offered_cube is not None and game.offered_cube > limit:
+        raise ChallengeError(f"{refusal}: its cube is above {limit}, the highest it goes")
+    return game
 
 
 @storage_errors_as_service_errors
@@ -63,6 +93,7 @@ class Challenges:
         clock: Callable[[], datetime],
         start_game: StartGame,
         seed_source: Callable[[], bytes] = new_seed,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
         self.names = names
@@ -71,6 +102,7 @@ class Challenges:
         self.seed_source = seed_source
         self._secrets: dict[int, tuple[FairDice | None, str | None]] = {}
         """The dice seed and the challenger's own seed of each challenge in :attr:`_pending`."""
+        self.limits = limits or Limits()
         self._pending: dict[int, ChallengeView] = {}
         """Pending challenges this process made or read, oldest first. Answering
         one starts from here without a read: the answer's own transaction checks
@@ -87,32 +119,70 @@ class Challenges:
         seed: str | None = None,
     ) -> ChallengeView:
         """Challenge ``challenged`` to a money game or a match in this channel;
-        ``seed``: the challenger's own text for the dice (see the module)."""
+        ``seed``: the challenger's own text for the dice (see the module).
+
+        :raises ChallengeError: also when the challenger, or ``challenged``, already
+            has as many challenges waiting for an answer as :attr:`limits` allow.
+        """
         if challenger.user_id == challenged.user_id:
             raise ChallengeError("you can't challenge yourself: pick another member")
         if challenged.is_bot:
             raise ChallengeError(f"{challenged.name} is a bot and can't play")
-        options.validate()
+        options.validate(self.limits.max_stake)
+        if options.gnubg_id is not None:
+            practice_position(options.gnubg_id)
         if not options.thread and await self.store.games.active_in(channel_id) is not None:
             raise ChallengeError(
                 "there is already a game in this channel: finish it first, or challenge with thread=True"
             )
         await self.names.remember(challenger)
         await self.names.remember(challenged)
-        row = await self.store.challenges.create(
-            guild_id=guild_id,
-            channel_id=channel_id,
-            challenger=challenger.user_id,
-            challenged=challenged.user_id,
-            settings={
-                **options.to_dict(),
-                "fair_dice": new_fair_dice(self.seed_source(), "challenge"),
-                **({"challenger_seed": seed} if seed else {}),
-            },
-            match_length=options.match_length,
-            expires_at=self.clock() + CHALLENGE_LIFETIME,
-        )
+        try:
+            row = await self.store.challenges.create(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                challenger=challenger.user_id,
+                challenged=challenged.user_id,
+                settings={
+                    **options.to_dict(),
+                    "fair_dice": new_fair_dice(self.seed_source(), "challenge"),
+                    **({"challenger_seed": seed} if seed else {}),
+                },
+                match_length=options.match_length,
+                expires_at=self.clock() + CHALLENGE_LIFETIME,
+                max_by_challenger=self.limits.pending_per_challenger,
+                max_for_challenged=self.limits.pending_per_challenged,
+            )
+        except ChallengeLimitError as error:
+            if error.side == "challenger":
+                raise ChallengeError(
+                    f"you already have {error.limit} challenge{'s' if error.limit != 1 else ''} waiting for an answer: "
+                    "withdraw one, or wait until one is answered or expires"
+                ) from None
+            raise ChallengeError(
+                f"{challenged.name} already has {error.limit} challenge{'s' if error.limit != 1 else ''} "
+                "waiting for an answer: try again once they have answered some"
+            ) from None
         return self.keep(await self.view_of(row))
+
+    async def create_practice(
+        self,
+        guild_id: int,
+        channel_id: int,
+        challenger: PlayerRef,
+        challenged: PlayerRef,
+        gnubg_id: str,
+        *,
+        options: ChallengeOptions | None = None,
+    ) -> ChallengeView:
+        """Challenge a member to an unrated practice game from a GNU Backgammon ID
+        (``PositionID:MatchID``): one game, the challenger seated as player 0 of the
+        Match ID, started only when ``challenged`` accepts."""
+        options = replace(
+            options or ChallengeOptions(), practice=True, gnubg_id=gnubg_id.strip(), match_length=0,
+            jacoby=False, beavers=False, automatic_doubles=False, thread=False,
+        )
+        return await self.create(guild_id, channel_id, challenger, challenged, options)
 
     async def get(self, challenge_id: int) -> ChallengeView:
         """A challenge as stored now (read from the database)."""
@@ -181,6 +251,7 @@ class Challenges:
                 challenge.options,
                 challenge_id=challenge_id,
                 fair=fair,
+                gnubg_id=challenge.options.gnubg_id,
             )
         except ChallengeClosedError:
             raise ChallengeError("this challenge was already answered") from None

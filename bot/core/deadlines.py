@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from bot.core import narration
 from bot.core.challenges import Challenges
 from bot.core.deliveries import Deliveries
-from bot.core.model import GameState, Notice, ServiceError, storage_errors_as_service_errors
+from bot.core.model import EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
 from bot.store import GameRow, Owed, Shard, StorageError, Store
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,7 @@ class Deadlines:
         deliveries: Deliveries,
         state_of: Callable[[GameRow], Awaitable[GameState]],
         time_out: Callable[[GameRow], Awaitable[Notice | None]],
+        expiries_per_sweep: int = EXPIRIES_PER_SWEEP,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -47,6 +48,9 @@ class Deadlines:
         self.deliveries = deliveries
         self.state_of = state_of
         self.time_out = time_out
+        self.expiries_per_sweep = expiries_per_sweep
+        """Expired challenges tidied per pass: each costs a message edit, and a flood of
+        challenges must not become a flood of edits (the rest go in later passes)."""
 
     async def beat(
         self, *, shard: Shard | None = None, now: datetime | None = None, coming_back: bool = False
@@ -77,7 +81,7 @@ class Deadlines:
                 self.deliveries.wake()
 
     async def _process_due(self, now: datetime, shard: Shard | None, notices: list[Notice]) -> list[Notice]:
-        for row in await self.store.schedule.expire_challenges(now, shard=shard):
+        for row in await self.store.schedule.expire_challenges(now, shard=shard, limit=self.expiries_per_sweep):
             view = self.challenges.keep(await self.challenges.view_of(row))
             notices.append(Notice(
                 "challenge_expired", None, view, view.challenger.user_id,

@@ -23,10 +23,10 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.core import narration
-from bot.core.challenges import Challenges, new_fair_dice
+from bot.core.challenges import Challenges, new_fair_dice, practice_position
 from bot.core.deadlines import Deadlines
 from bot.core.deliveries import Deliveries, board_debt
 from bot.core.model import (
@@ -35,7 +35,10 @@ from bot.core.model import (
     ChallengeError,
     ChallengeOptions,
     Event,
+    GameRecord,
     GameState,
+    GameSummary,
+    Limits,
     NoGameError,
     NotInGameError,
     NotYourTurnError,
@@ -47,9 +50,11 @@ from bot.core.model import (
     StaleGameError,
     storage_errors_as_service_errors,
 )
+from bot.core.summaries import records_from, summarise, summary_of
 from bot.core.players import PlayerNames
 from bot.store import (
     GLOBAL_SCOPE,
+    ActionRow,
     ChannelBusyError,
     DiceStats,
     GameOverError,
@@ -73,7 +78,6 @@ from engine import (
     NotationError,
     Phase,
     SecureDice,
-    SetupError,
     WinKind,
     export_match,
 )
@@ -84,6 +88,11 @@ log = logging.getLogger(__name__)
 
 KEPT_BOARDS = 10_000
 """Board messages remembered (the least recently posted are forgotten first)."""
+T = TypeVar("T")
+
+REBUILD_ON_LOOP = 200
+"""A log up to this many actions is replayed on the event loop (a few milliseconds);
+a longer one in a thread, so that a long match never holds everyone else up."""
 
 
 def _utcnow() -> datetime:
@@ -110,8 +119,10 @@ class GameService:
         dice: DiceSource | None = None,
         seed_source: Callable[[], bytes] = new_seed,
         clock: Callable[[], datetime] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
+        self.limits = limits or Limits()
         self.dice: DiceSource | None = dice
         self.seed_source = seed_source
         self.clock = clock or _utcnow
@@ -124,10 +135,15 @@ class GameService:
         self._owns_store = False
         self._latest: dict[int, GameState] = {}  # channel id -> newest view of its active game
         self._boards: dict[int, tuple[tuple[int, int], int]] = {}  # game id -> (its board message, version shown)
+        self._heavy: asyncio.Semaphore | None = None
+        self._backfills: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.names = PlayerNames(store)
-        self.challenges = Challenges(store, self.names, self.clock, self.start_game, seed_source)
+        self.challenges = Challenges(store, self.names, self.clock, self.start_game, seed_source, self.limits)
         self.deliveries = Deliveries(store, self.clock, self.challenges, self.state_of, self._remember_board)
-        self.deadlines = Deadlines(store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out)
+        self.deadlines = Deadlines(
+            store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out,
+            self.limits.expiries_per_sweep,
+        )
 
     @classmethod
     async def open(
@@ -137,13 +153,14 @@ class GameService:
         pool: Mapping[str, int] | None = None,
         dice: DiceSource | None = None,
         clock: Callable[[], datetime] | None = None,
+        limits: Limits | None = None,
     ) -> GameService:
         """Open the database ``database_url`` names (a SQLite path, or a URL: it may
         hold a password, and only its redacted form is logged) and a service on it,
         which closes the database when it is closed."""
         store = await open_store(database_url, **(pool or {}))
         log.info("database: %s (%s)", redact(database_url), store.backend)
-        service = cls(store, dice=dice, clock=clock)
+        service = cls(store, dice=dice, clock=clock, limits=limits)
         service._owns_store = True
         return service
 
@@ -179,18 +196,22 @@ class GameService:
         guild_id: int,
         channel_id: int,
         player: PlayerRef,
-        opponent: PlayerRef,
+        computer: PlayerRef,
         gnubg_id: str,
         *,
         options: ChallengeOptions | None = None,
     ) -> Outcome:
-        """An unrated practice game from a GNU Backgammon ID (``PositionID:MatchID``):
-        one game, ``player`` seated as player 0 of the Match ID."""
+        """An unrated practice game against the computer from a GNU Backgammon ID
+        (``PositionID:MatchID``), at once: one game, ``player`` seated as player 0 of
+        the Match ID. Against a member it is a challenge they accept
+        (:meth:`Challenges.create_practice`): nobody is seated in a game unasked."""
+        if not computer.is_bot:
+            raise ChallengeError(
+                f"{computer.name} must accept a practice game first: challenge them to it"
+            )
         options = replace(options or ChallengeOptions(), practice=True, match_length=0,
                           jacoby=False, beavers=False, automatic_doubles=False)
-        if player.user_id == opponent.user_id:
-            raise ChallengeError("a practice game needs an opponent: a member or the computer")
-        return await self._new_unchallenged_game(guild_id, channel_id, player, opponent, options, gnubg_id)
+        return await self._new_unchallenged_game(guild_id, channel_id, player, computer, options, gnubg_id)
 
     async def _new_unchallenged_game(
         self,
@@ -201,14 +222,9 @@ class GameService:
         options: ChallengeOptions,
         gnubg_id: str | None,
     ) -> Outcome:
-        options.validate()
+        options.validate(self.limits.max_stake)
         if gnubg_id is not None:
-            try:
-                Game.from_gnubg_id(gnubg_id)  # check it before anything is written
-            except SetupError as error:
-                raise ChallengeError(f"I can't start a game from that position: {error}") from None
-            except ValueError as error:
-                raise ChallengeError(f"that is not a GNU Backgammon ID I can read: {error}") from None
+            practice_position(gnubg_id)  # check it before anything is written
         await self.names.remember(player0)
         await self.names.remember(player1)
         return await self.start_game(
@@ -289,18 +305,27 @@ class GameService:
         return await self._act(game_id, user_id, version, lambda game, seat: game.reject_resignation(seat))
 
     async def forfeit(self, game_id: int, user_id: int) -> Outcome:
-        """Give up the whole match: this game is lost at its current value
-        (gammon or backgammon if it stands so), and the opponent wins the match."""
+        """Give up the whole match: this game is lost as a single game at the
+        current cube, and the opponent wins the match. Never a gammon or a
+        backgammon from the position: at the opening the back checkers stand in
+        the winner's home board, and a forfeit there must not score three times
+        the cube (two accounts could farm the points leaderboard with it)."""
 
         def give_up(game: Game, seat: int) -> None:
-            game.forfeit(seat, game.loss_value(seat), "forfeit")
+            game.forfeit(seat, WinKind.SINGLE, "forfeit")
 
         return await self._act(game_id, user_id, None, give_up, any_turn=True, whole_match=True)
 
     async def abandon(self, game_id: int, moderator_id: int) -> Outcome:
-        """A moderator ends a stuck game: no result, no rating change."""
+        """A moderator ends a stuck game: no result, no rating change. Never
+        their own game: a losing player would walk away from the loss."""
         async with self._lock(game_id):
             row = await self._active_row(game_id)
+            if row.seat_of(moderator_id) is not None:
+                raise ServiceError(
+                    "you play in this game, so you can't abandon it: resign or forfeit, "
+                    "or ask another moderator"
+                )
             match = await self._match(row)
             view_before = await self._view(row, match)
             actions = [{"kind": "abandon", "moderator": moderator_id}]
@@ -308,9 +333,11 @@ class GameService:
                 guild_id=row.guild_id, channel_id=row.channel_id, game_id=row.id, version=row.version + 1,
                 since=row.version + 1, match=match, forced=(),
             )
+            summary = await self._summary(row, match, "abandoned", actions)
             try:
                 result = await self.store.games.append(
-                    game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"}, owed=[owed]
+                    game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"},
+                    summary=summary, owed=[owed],
                 )
             except StaleVersionError:
                 self._forget(game_id)
@@ -434,9 +461,12 @@ class GameService:
         outcome: MatchOutcome | None = None
         now = self.clock()
         finished = match.is_over or whole_match
+        summary: dict[str, Any] | None = None
         if finished:
             outcome = self._match_outcome(row, match)
             updates["result"] = self._result_summary(match)
+            service_actions = [a for a in new_actions if a.get("kind") in SERVICE_ACTIONS]
+            summary = await self._summary(row, match, "finished", service_actions)
         else:
             game = match.game
             assert game is not None
@@ -453,7 +483,7 @@ class GameService:
         )
         try:
             result = await self.store.games.append(
-                row.id, row.version, new_actions, updates=updates, outcome=outcome, owed=[owed]
+                row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary, owed=[owed]
             )
         except (StaleVersionError, GameOverError):  # another process moved the game on
             self._forget(row.id)
@@ -539,17 +569,45 @@ class GameService:
         """``(game id, guild id)`` of every active game a player sits in, oldest first."""
         return [(row.id, row.guild_id) for row in await self.store.games.active_for(user_id)]
 
-    async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameState]:
+    async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameSummary]:
+        """A player's finished games here, newest first, from their summaries (no log is replayed)."""
         rows = await self.store.games.finished_for(user_id, guild_id, limit=limit)
-        return [await self._view(row, await self._match(row)) for row in rows]
+        ids = [row.id for row in rows]
+        cards = await self.store.summaries.cards(ids)
+        changes = await self.store.summaries.rating_changes(ids)
+        found = []
+        for row in rows:
+            card = cards.get(row.id)
+            if card is None:
+                card = (await self._backfill(row.id))["card"]
+            found.append(summary_of(row, card, await self._players(row), changes.get(row.id, [])))
+        return found
+
+    async def look_up(self, game_id: int) -> GameState | GameSummary:
+        """A game by its number: one still played as it stands, a finished one as
+        summarised when it ended (its log is not replayed here)."""
+        row = await self._row(game_id)
+        if row.is_active:
+            return await self._view(row, await self._match(row))
+        card = await self._part(game_id, "card")
+        changes = await self.store.summaries.rating_changes([game_id])
+        return summary_of(row, card, await self._players(row), changes.get(game_id, []))
+
+    async def game_records(self, game_id: int) -> tuple[GameRecord, ...]:
+        """Each game of a match as logged (replays and analyses: drawn or analysed
+        in other processes, which replay the logs themselves)."""
+        found = await self.look_up(game_id)
+        if isinstance(found, GameState):
+            return await self._off_loop(found.records)
+        return records_from(await self._part(game_id, "games"))
 
     async def export_mat(self, game_id: int) -> str:
-        view = await self.get_game(game_id)
-        return export_match(
-            view.match,
-            (view.players[0].name, view.players[1].name),
-            event=f"Discord game #{view.id}",
-        )
+        """The match in the ``.mat`` format (GNU Backgammon, XG)."""
+        found = await self.look_up(game_id)
+        if isinstance(found, GameSummary):
+            return str(await self._part(game_id, "mat"))
+        names = (found.players[0].name, found.players[1].name)
+        return await self._off_loop(export_match, found.match, names, event=f"Discord game #{found.id}")
 
     async def leaderboard(
         self, guild_id: int | None, kind: str = "rating", offset: int = 0, limit: int = 10
@@ -660,10 +718,76 @@ class GameService:
         # Only the actions the row's version counts: another process may have
         # appended more between the two reads, and this view is "as of" the row.
         actions = [a.action for a in await self.store.games.actions(row.id) if a.seq <= row.version]
-        match = self.rebuild(row.settings, actions)
+        if len(actions) <= REBUILD_ON_LOOP:
+            match = self.rebuild(row.settings, actions)
+        else:
+            match = await self._off_loop(self.rebuild, row.settings, actions)
         if row.is_active:
             self._cache[row.id] = (row.version, match)
         return match
+
+    async def _off_loop(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run CPU-heavy ``work`` (a long replay, a summary) in a thread, one at a
+        time: the event loop keeps answering everyone meanwhile (a thread takes the
+        interpreter from it only in short turns, and one thread at most)."""
+        if self._heavy is None:
+            self._heavy = asyncio.Semaphore(1)
+        async with self._heavy:
+            return await asyncio.to_thread(work, *args, **kwargs)
+
+    async def _players(self, row: GameRow) -> tuple[PlayerRef, PlayerRef]:
+        return (await self.names.get(row.player0), await self.names.get(row.player1))
+
+    # -- summaries -------------------------------------------------------------------
+
+    async def _summary(
+        self, row: GameRow, match: Match, status: str, service_actions: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The summary of the match ``row`` holds as it ends now (in a thread: the
+        ``.mat`` replays every game). ``match`` is this step's own copy: nothing
+        else touches it meanwhile."""
+        names = (await self.names.name(row.player0), await self.names.name(row.player1))
+        return await self._off_loop(self._summarise, row, match, names, status, service_actions)
+
+    @staticmethod
+    def _summarise(
+        row: GameRow, match: Match, names: tuple[str, str], status: str, service_actions: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        stored = [action.to_dict() for action in match.log] + service_actions
+        return summarise(row, match, names, status=status, stored_actions=stored,
+                         fair_dice=_public_fair_dice(row, revealed=True))
+
+    async def _part(self, game_id: int, part: str) -> Any:
+        """One part of a finished game's summary (made now if the game has none yet)."""
+        value = await self.store.summaries.part(game_id, part)  # type: ignore[arg-type]
+        if value is None:
+            value = (await self._backfill(game_id))[part]
+        return value
+
+    def _backfill(self, game_id: int) -> asyncio.Future[dict[str, Any]]:
+        """Summarise a game that ended before summaries existed, once (whoever
+        asks meanwhile waits for the same work), and keep the summary."""
+        running = self._backfills.get(game_id)
+        if running is None:
+            running = self._backfills[game_id] = asyncio.ensure_future(self._summarise_stored(game_id))
+            running.add_done_callback(lambda _: self._backfills.pop(game_id, None))
+        return asyncio.shield(running)
+
+    async def _summarise_stored(self, game_id: int) -> dict[str, Any]:
+        row, actions = await self.store.games.with_actions(game_id)
+        if row.is_active:
+            raise ServiceError(f"game #{game_id} is still being played")
+        names = (await self.names.name(row.player0), await self.names.name(row.player1))
+        summary = await self._off_loop(self._summarise_log, row, actions, names)
+        await self.store.summaries.save(game_id, summary)
+        log.info("summarised game %s, which ended before summaries were kept", game_id)
+        return summary
+
+    def _summarise_log(self, row: GameRow, actions: list[ActionRow], names: tuple[str, str]) -> dict[str, Any]:
+        log_ = [a.action for a in actions]
+        match = self.rebuild(row.settings, log_)
+        return summarise(row, match, names, status=row.status, stored_actions=log_,
+                         fair_dice=_public_fair_dice(row, revealed=True))
 
     def rebuild(self, settings: dict[str, Any], actions: list[dict[str, Any]]) -> Match:
         """Replay a stored action log into a match (service-only actions skipped)."""
@@ -687,7 +811,7 @@ class GameService:
 
     async def verify(self, game_id: int) -> Verification:
         """Recompute every die of a finished game from its revealed seed."""
-        row, actions = await self.store.games.with_actions(game_id)
+        row = await self._row(game_id)
         fair = row.settings.get("fair_dice")
         if not fair:
             raise ServiceError(f"game #{game_id} was played before provably fair dice")
@@ -696,24 +820,29 @@ class GameService:
                 f"game #{game_id} is still being played: its seed is revealed when it ends "
                 f"(commitment {fair['commitment'][:16]}...)"
             )
-        return verify_dice(
-            fair["seed"], fair["commitment"], fair["nonce"], dice_in_log(a.action for a in actions), salt=fair.get("salt")
+        records = records_from(await self._part(game_id, "games"))
+        thrown = dice_in_log(action for record in records for action in record.actions)
+        return await self._off_loop(
+            verify_dice, fair["seed"], fair["commitment"], fair["nonce"], thrown, salt=fair.get("salt")
         )
 
     async def export_json(self, game_id: int) -> str:
         """The game's log with its dice commitment (and seed once over), for
         ``scripts/verify_dice.py`` and other tools."""
+        row = await self._row(game_id)
+        if not row.is_active:
+            return str(await self._part(game_id, "export"))
         row, actions = await self.store.games.with_actions(game_id)
-        view = await self._view(row, await self._match(row))
+        players = await self._players(row)
         export = {
             "game": row.id,
-            "players": [p.name for p in view.players],
-            "settings": view.options.to_dict(),
+            "players": [p.name for p in players],
+            "settings": ChallengeOptions.from_dict(row.settings).to_dict(),
             "status": row.status,
-            "dice": view.fair_dice,
+            "dice": _public_fair_dice(row),
             "actions": [a.action for a in actions],
         }
-        return json.dumps(export, indent=1)
+        return await self._off_loop(json.dumps, export, indent=1)
 
     async def _view(self, row: GameRow, match: Match) -> GameState:
         players = (await self.names.get(row.player0), await self.names.get(row.player1))
@@ -757,13 +886,15 @@ class GameService:
         It may be a moment behind another process; actions still check the version."""
         return self._latest.get(channel_id)
 
-def _public_fair_dice(row: GameRow) -> dict[str, str] | None:
+def _public_fair_dice(row: GameRow, *, revealed: bool = False) -> dict[str, str] | None:
+    """The dice commitment and nonce; the seed too once the game is over
+    (``revealed``: the game is ending now)."""
     fair = row.settings.get("fair_dice")
     if not fair:
         return None
     public = {"commitment": fair["commitment"], "nonce": fair["nonce"]}
     if fair.get("salt"):
         public["salt"] = fair["salt"]
-    if not row.is_active:
+    if revealed or not row.is_active:
         public["seed"] = fair["seed"]  # revealed once the game is over
     return public

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from bot.ai import UNAVAILABLE_MESSAGE
+from bot.config import DEFAULT_MAX_CHALLENGES_RECEIVED, DEFAULT_MAX_PENDING_CHALLENGES, DEFAULT_MAX_STAKE
 from bot.store import (  # the store's values the layers above are shown, through the core
     DatabaseBusyError,
     DatabaseUnavailableError,
@@ -27,7 +28,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     RatingChange,
     Shard,
 )
-from engine import Game, GameSettings, Match, format_play
+from engine import Game, GameSettings, Match, WinKind, format_play
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -37,7 +38,15 @@ REMINDER_FRACTION = 0.75
 AUTOMATIC_DOUBLES_LIMIT = 2
 """How many opening ties may double the cube when automatic doubles are on."""
 MAX_MATCH_LENGTH = 25
-MAX_STAKE = 1_000_000
+MAX_STAKE = DEFAULT_MAX_STAKE
+"""The default limit of a money game's stake per point (the setting ``MAX_STAKE``)."""
+MAX_PENDING_CHALLENGES = DEFAULT_MAX_PENDING_CHALLENGES
+"""By default, how many challenges a member may have waiting for an answer."""
+MAX_CHALLENGES_RECEIVED = DEFAULT_MAX_CHALLENGES_RECEIVED
+"""By default, how many challenges may wait for one member's answer."""
+EXPIRIES_PER_SWEEP = 10
+"""How many expired challenges one pass of the scheduler tidies (one message
+edit each); the rest wait for the next pass, a second or more later."""
 
 # Actions the service logs for itself; the engine never sees them.
 SERVICE_ACTIONS = frozenset({"abandon", "match_forfeit"})
@@ -124,6 +133,24 @@ def storage_errors_as_service_errors(cls: C) -> C:
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """What one member may ask of the bot: the largest stake, and how many
+    challenges may wait for an answer from (or to) one member. The Discord
+    layer shows the same limits (the stake option's range)."""
+
+    max_stake: int = MAX_STAKE
+    pending_per_challenger: int = MAX_PENDING_CHALLENGES
+    pending_per_challenged: int = MAX_CHALLENGES_RECEIVED
+    expiries_per_sweep: int = EXPIRIES_PER_SWEEP
+
+    def __post_init__(self) -> None:
+        for name in ("max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerRef:
     """A Discord user as the service knows them."""
 
@@ -157,21 +184,23 @@ class ChallengeOptions:
     closed_out: str = "roll"
     """On the bar against a closed board: ``roll`` (today's rule: roll and dance) or
     ``skip`` (the old texts' rule: no roll). Games stored before it existed are ``skip``."""
+    gnubg_id: str | None = None
+    """A practice challenge: the GNU Backgammon ID (``PositionID:MatchID``) its game starts from."""
 
     @property
     def rated(self) -> bool:
         """Only games between two people that start from the opening are rated."""
         return not (self.computer_level or self.practice)
 
-    def validate(self) -> None:
+    def validate(self, max_stake: int = MAX_STAKE) -> None:
         """:raises ChallengeError: with what is wrong."""
         def whole(value: object) -> bool:
             return isinstance(value, int) and not isinstance(value, bool)
 
         if not whole(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
             raise ChallengeError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for a money game)")
-        if not whole(self.stake) or not 1 <= self.stake <= MAX_STAKE:
-            raise ChallengeError("the stake is a whole number of at least 1")
+        if not whole(self.stake) or not 1 <= self.stake <= max_stake:
+            raise ChallengeError(f"the stake is a whole number from 1 to {max_stake} per point")
         if not whole(self.move_days) or not 1 <= self.move_days <= 14:
             raise ChallengeError("the time per move is 1 to 14 days")
         if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
@@ -205,7 +234,12 @@ class ChallengeOptions:
 
     def describe(self) -> str:
         """One line for a challenge message."""
-        kind = f"a {self.match_length}-point match" if self.match_length else f"a money game at {self.stake} per point"
+        if self.practice and self.gnubg_id:
+            kind = f"a practice game (unrated) from the position `{self.gnubg_id}`"
+        elif self.match_length:
+            kind = f"a {self.match_length}-point match"
+        else:
+            kind = f"a money game at {self.stake} per point"
         rules = [name for name, on in (
             ("Jacoby", self.jacoby), ("beavers", self.beavers),
             ("automatic doubles", self.automatic_doubles), ("opening re-throw", self.opening_reroll),
@@ -277,6 +311,110 @@ class GameState:
         """Canonical notation of every legal play now (empty unless a play is due)."""
         return sorted(format_play(play) for play in self.game.legal_plays())
 
+    @property
+    def game_count(self) -> int:
+        """How many games of the match were started."""
+        return len(self.match.games)
+
+    def records(self) -> tuple[GameRecord, ...]:
+        """Each game of the match as logged (for a replay of a game still played)."""
+        return records_of(self.match)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game of a match as logged, with what its replay starts from: enough to
+    draw it or analyse it somewhere else (a drawing worker, an analysis process)."""
+
+    number: int
+    """From 1, in the match."""
+    settings: dict[str, Any]
+    """The engine's :class:`~engine.GameSettings` as a dict."""
+    score: tuple[int, int]
+    """The match score when this game started."""
+    crawford: bool
+    actions: tuple[dict[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "settings": self.settings, "score": list(self.score),
+                "crawford": self.crawford, "actions": list(self.actions)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        score = data.get("score") or (0, 0)
+        return cls(
+            number=int(data["number"]), settings=dict(data.get("settings") or {}),
+            score=(int(score[0]), int(score[1])), crawford=bool(data.get("crawford")),
+            actions=tuple(data.get("actions") or ()),
+        )
+
+
+def records_of(match: Match) -> tuple[GameRecord, ...]:
+    """Each game of ``match`` as logged."""
+    return tuple(
+        GameRecord(
+            number=number, settings=game.settings.to_dict(), score=game.score, crawford=game.crawford,
+            actions=tuple(action.to_dict() for action in game.log),
+        )
+        for number, game in enumerate(match.games, start=1)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    """How one game of a finished match ended (no result: it was cut short by a
+    forfeit of the match or an abandon)."""
+
+    number: int
+    winner: int | None
+    kind: WinKind | None
+    points: int
+    reason: str | None
+    actions: int
+    """Logged actions: 0 if the game never started."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A finished (or abandoned) match as it ended: what looking back at it needs,
+    with no engine state. Written once when the match ends (see :mod:`bot.core.summaries`)."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    players: tuple[PlayerRef, PlayerRef]
+    options: ChallengeOptions
+    version: int
+    status: str
+    score: tuple[int, int]
+    winner_seat: int | None
+    forfeited: bool
+    games: tuple[GameLine, ...]
+    final_position: str | None
+    """The GNU Backgammon ID of the last position."""
+    rating_changes: tuple[RatingChange, ...] = ()
+    fair_dice: dict[str, str] | None = None
+    """``commitment``, ``nonce`` and the revealed ``seed`` of the provably fair dice."""
+    finished_at: datetime | None = None
+
+    @property
+    def is_active(self) -> bool:
+        return False
+
+    @property
+    def game_count(self) -> int:
+        return len(self.games)
+
+    def seat(self, user_id: int) -> int | None:
+        for index, player in enumerate(self.players):
+            if player.user_id == user_id:
+                return index
+        return None
+
+    def analysable(self) -> list[int]:
+        """Numbers (from 1) of the games that can be analysed: every game that was played."""
+        return [line.number for line in self.games if line.actions]
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -337,10 +475,12 @@ class Notice:
 
 
 __all__ = [
-    "AUTOMATIC_DOUBLES_LIMIT", "CHALLENGE_LIFETIME", "KEPT_CHALLENGES", "MAX_MATCH_LENGTH", "MAX_STAKE",
+    "AUTOMATIC_DOUBLES_LIMIT", "CHALLENGE_LIFETIME", "EXPIRIES_PER_SWEEP", "KEPT_CHALLENGES",
+    "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",
     "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView", "Delivery",
-    "DiceStats", "Event", "GameState", "LeaderboardEntry", "LeaderboardPage", "NoGameError", "NotInGameError",
+    "DiceStats", "Event", "GameLine", "GameRecord", "GameState", "GameSummary", "LeaderboardEntry",
+    "LeaderboardPage", "Limits", "NoGameError", "NotInGameError",
     "NotYourTurnError", "Notice", "Outcome", "PlayerRating", "PlayerRef", "PlayerStats", "RatingChange",
     "RuleError", "ServiceError", "Shard", "StaleGameError", "storage_errors_as_service_errors",
 ]

@@ -32,7 +32,7 @@ from bot.discord import presenter
 from bot.discord.components import game_controls
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
-from renderer import CLASSIC, BoardScene, Theme
+from renderer import CLASSIC, BoardScene, ReplayGif, ReplayJob, Theme
 from renderer.from_game import scene_from_game
 from renderer.pool import RenderWorkers
 
@@ -54,6 +54,11 @@ async def render_in_worker(scene: BoardScene, *, asked_at: float | None = None) 
     event loop needs for everyone else's clicks. Under load, boards asked for
     earlier (``asked_at``, epoch seconds; default now) are drawn first."""
     return await _render_workers.render(scene, asked_at=asked_at)
+
+
+async def replay_in_worker(job: ReplayJob) -> ReplayGif:
+    """A replay's GIF from the same workers, once no board waits (:mod:`renderer.pool`)."""
+    return await _render_workers.replay(job)
 
 
 async def warm_up_renderer() -> None:
@@ -315,5 +320,5 @@ class BoardPoster:
 
 __all__ = [
     "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
-    "asked_at", "picture_name", "render_in_worker", "scene_for", "warm_up_renderer",
+    "asked_at", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "warm_up_renderer",
 ]

@@ -31,15 +31,17 @@ from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
+from bot.core.model import Limits
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
-from bot.discord.boards import BoardPoster, warm_up_renderer
+from bot.discord.boards import BoardPoster, replay_in_worker, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
 from bot.discord.parts import Parts
+from bot.discord.replays import Replays
 from bot.discord.table import Table
 from engine import DiceSource
 
@@ -111,7 +113,12 @@ class BackgammonBot(commands.Bot):
         if self.service is None:
             # DATABASE_URL or DATABASE_PATH
             self.service = await GameService.open(
-                self.settings.database_url, pool=self.settings.pool_options, dice=self._dice, clock=self._clock
+                self.settings.database_url, pool=self.settings.pool_options, dice=self._dice, clock=self._clock,
+                limits=Limits(
+                    max_stake=self.settings.max_stake,
+                    pending_per_challenger=self.settings.max_pending_challenges,
+                    pending_per_challenged=self.settings.max_challenges_received,
+                ),
             )
             self._owns_service = True
         service = self.service
@@ -122,7 +129,7 @@ class BackgammonBot(commands.Bot):
         poster.listeners += [computer.after_post, notes.after_game]
         cooldowns = Cooldowns(self.settings.cooldowns)
         self.table = Table(self, service, poster, computer, notes, cooldowns)
-        self.parts = Parts(self.settings, service, advice, self.table, cooldowns)
+        self.parts = Parts(self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker))
         self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)

@@ -8,6 +8,7 @@ from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.games import GameService
 from bot.discord.cooldowns import Cooldowns
+from bot.discord.replays import Replays
 from bot.discord.table import Table
 
 
@@ -18,3 +19,4 @@ class Parts:
     advice: Advice
     table: Table
     cooldowns: Cooldowns
+    replays: Replays

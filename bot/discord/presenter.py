@@ -16,7 +16,16 @@ from datetime import datetime
 import discord
 
 from bot.core.dice_stats import face_counts, roll_kinds_p_value
-from bot.core.model import ChallengeView, DiceStats, Event, GameState, LeaderboardPage, PlayerStats, RatingChange
+from bot.core.model import (
+    ChallengeView,
+    DiceStats,
+    Event,
+    GameState,
+    GameSummary,
+    LeaderboardPage,
+    PlayerStats,
+    RatingChange,
+)
 from bot.discord.limits import in_code, plain, shown
 from engine import Phase, WinKind
 from engine.fairdice import chi_square_uniform
@@ -62,7 +71,7 @@ def board_link(view: GameState) -> str | None:
     return jump_url(view.guild_id, channel_id, message_id)
 
 
-def opponent_of(view: GameState, user_id: int) -> str:
+def opponent_of(view: GameState | GameSummary, user_id: int) -> str:
     seat = view.seat(user_id)
     if seat is None:
         return " vs ".join(shown(p.name) for p in view.players)
@@ -369,26 +378,28 @@ def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
     return embed
 
 
-def history_embed(views: Sequence[GameState], user_id: int, name: str) -> discord.Embed:
+def history_embed(games: Sequence[GameSummary], user_id: int, name: str) -> discord.Embed:
     embed = discord.Embed(title=f"Recent games · {shown(name)}", colour=COLOUR)
-    if not views:
+    if not games:
         embed.description = "No finished games yet."
         return embed
     rows = []
-    for view in views:
-        seat = view.seat(user_id)
-        result = view.result or {}
-        winner = result.get("winner_seat", view.match.winner)
-        if view.status == "abandoned":
+    for game in games:
+        seat = game.seat(user_id)
+        if game.status == "abandoned":
             verdict = "abandoned"
-        elif winner is None or seat is None:
-            verdict = view.status
+        elif game.winner_seat is None or seat is None:
+            verdict = game.status
         else:
-            verdict = "won" if winner == seat else "lost"
-        score = view.match.score
+            verdict = "won" if game.winner_seat == seat else "lost"
+        score = game.score
         mine, theirs = (score[seat], score[1 - seat]) if seat is not None else score
-        kind = f"{view.options.match_length}-pt" if view.options.match_length else "money"
-        rows.append(f"#{view.id} vs {opponent_of(view, user_id)} · {kind} · **{verdict}** {mine}-{theirs}")
+        kind = f"{game.options.match_length}-pt" if game.options.match_length else "money"
+        row = f"#{game.id} vs {opponent_of(game, user_id)} · {kind} · **{verdict}** {mine}-{theirs}"
+        change = next((c for c in game.rating_changes if c.user_id == user_id and c.scope == game.guild_id), None)
+        if change is not None:
+            row += f" · rating {change.delta:+.1f}"
+        rows.append(row)
     embed.description = "\n".join(rows)
     embed.set_footer(text="/bg export game:<number> gives a game as a .mat file")
     return embed
@@ -466,11 +477,11 @@ def hint_text(view: GameState, lines: Sequence[str]) -> str:
     return _clip(title + "\n```\n" + in_code("\n".join(lines)) + "\n```", MAX_CONTENT)
 
 
-def analysis_embed(view: GameState, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
+def analysis_embed(view: GameState | GameSummary, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
     """Each player's error rate, blunders and luck, game by game (``(number, summary)`` pairs)."""
     names = " vs ".join(shown(p.name) for p in view.players)
     embed = discord.Embed(title=f"📊 Analysis · game #{view.id} · {names}", colour=COLOUR)
-    several = len(view.match.games) > 1
+    several = view.game_count > 1
     parts = []
     for number, summary in summaries:
         head = f"**Game {number}**\n" if several else ""
@@ -523,7 +534,7 @@ def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     return embed
 
 
-def verify_text(view: GameState, verification: object) -> str:
+def verify_text(view: GameState | GameSummary, verification: object) -> str:
     """The answer to ``/bgtools verify``: the result and how to check it yourself."""
     ok = bool(getattr(verification, "ok", False))
     reason = plain(sentence(str(getattr(verification, "reason", ""))))

@@ -1,18 +1,37 @@
-"""Animated GIF replays of a stored game (one frame per logged action)."""
+"""Animated GIF replays of a game: chosen here, drawn by the drawing workers, kept a while.
+
+A replay of a long match is seconds of drawing, so it is never drawn in the
+bot's process: the drawing worker processes do it (:mod:`renderer.pool`),
+behind the boards of the games being played, within a number of frames and of
+bytes (under Discord's default upload limit). A replay asked for twice is
+drawn once: replays are kept by game, version and the games shown (a bounded
+number and size), and whoever asks for one being drawn waits for that drawing.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from bot.core.model import GameState
+from bot.core.games import GameService
+from bot.core.model import GameRecord, GameState, GameSummary
 from bot.discord.errors import UserError
-from renderer import render_replay, scenes_from_game
+from renderer import ReplayGame, ReplayGif, ReplayJob
+from renderer.pool import RenderError
+from renderer.replay import MAX_BYTES, MAX_FRAMES
 
-MAX_FRAMES = 600
-"""About 15 MB and 10 s of rendering; a longer match is replayed game by game."""
-DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024
 FRAME_MS = 1200
+DEFAULT_UPLOAD_LIMIT = 10 * 1024 * 1024
+"""Discord's upload limit in a server without boosts."""
+KEPT_REPLAYS = 32
+KEPT_BYTES = 96 * 1024 * 1024
+"""Replays kept for asking again: at most this many, and this many bytes in all."""
+
+Key = tuple[int, int, int | None]
+"""(game id, version, the game of the match asked for: None for all that fit)."""
+Draw = Callable[[ReplayJob], Awaitable[ReplayGif]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,51 +43,92 @@ class Replay:
     note: str = ""
 
 
-def _scenes(view: GameState, number: int) -> list:  # type: ignore[type-arg]
-    game = view.match.games[number - 1]
-    names = (view.players[0].name, view.players[1].name)
-    stake = view.options.stake if not view.options.match_length else None
-    return list(
-        scenes_from_game(game.log, game.settings, names, score=game.score, crawford=game.crawford, stake=stake)
-    )
+def check_number(game: GameState | GameSummary, number: int | None) -> None:
+    """Refuse at once a replay that can't be drawn (before anything is drawn)."""
+    count = game.game_count
+    if not count:
+        raise UserError(f"Game #{game.id} has no moves to replay yet.")
+    if number is not None and not 1 <= number <= count:
+        raise UserError(f"Game #{game.id} has {count} game{'s' if count != 1 else ''}: pick 1 to {count}.")
 
 
-def build_scenes(view: GameState, number: int | None) -> tuple[list, tuple[int, ...], str]:  # type: ignore[type-arg]
-    games = view.match.games
-    if not games:
-        raise UserError(f"Game #{view.id} has no moves to replay yet.")
+def choose(records: Sequence[GameRecord], number: int | None) -> tuple[tuple[GameRecord, ...], str]:
+    """The games to show: the one asked for; else the whole match if it fits in
+    :data:`MAX_FRAMES`, else its last game (a note says how to pick another)."""
     if number is not None:
-        if not 1 <= number <= len(games):
-            raise UserError(f"Game #{view.id} has {len(games)} game{'s' if len(games) != 1 else ''}: pick 1 to {len(games)}.")
-        return _scenes(view, number), (number,), ""
-    scenes: list = []  # type: ignore[type-arg]
-    shown: list[int] = []
-    for n in range(1, len(games) + 1):
-        scenes.extend(_scenes(view, n))
-        shown.append(n)
-    if len(scenes) <= MAX_FRAMES:
-        return scenes, tuple(shown), ""
-    last = len(games)
-    note = (
-        f"The whole match is too long for one GIF: this is game {last} of {last}; "
-        f"pick another with `number`."
+        return (records[number - 1],), ""
+    if sum(_replay_game(r).frames for r in records) <= MAX_FRAMES:
+        return tuple(records), ""
+    last = len(records)
+    return (records[-1],), (
+        f"The whole match is too long for one GIF: this is game {last} of {last}; pick another with `number`."
     )
-    return _scenes(view, last), (last,), note
 
 
-async def render(view: GameState, number: int | None = None, *, limit: int = DEFAULT_UPLOAD_LIMIT) -> Replay:
-    """Render the replay in a thread; :raises UserError: if it would not fit in a message."""
-    scenes, shown, note = build_scenes(view, number)
-    if len(scenes) > MAX_FRAMES:
-        scenes = scenes[-MAX_FRAMES:]
-        note = (note + " " if note else "") + f"Only the last {MAX_FRAMES} moves are shown."
-    gif = await asyncio.to_thread(render_replay, scenes, frame_ms=FRAME_MS)
-    if len(gif) > limit:
-        raise UserError(
-            f"The replay would be {len(gif) / 1048576:.1f} MiB, more than Discord's {limit / 1048576:.0f} MiB: "
-            "pick one game of the match with `number`."
-        )
-    return Replay(gif, len(scenes), shown, note)
+def _replay_game(record: GameRecord) -> ReplayGame:
+    return ReplayGame(record.actions, record.settings, record.score, record.crawford)
+
+
+class Replays:
+    """Draws replays in the drawing workers and keeps the recent ones.
+
+    :param service: where the games' logs come from.
+    :param draw: draws a :class:`ReplayJob` (the drawing workers; tests count them).
+    """
+
+    def __init__(self, service: GameService, draw: Draw) -> None:
+        self.service = service
+        self.draw = draw
+        self._kept: OrderedDict[Key, Replay] = OrderedDict()
+        self._drawing: dict[Key, asyncio.Future[Replay]] = {}
+
+    async def render(
+        self, game: GameState | GameSummary, number: int | None = None, *, limit: int = DEFAULT_UPLOAD_LIMIT
+    ) -> Replay:
+        """The replay of ``game`` (of its game ``number``, else of all that fit).
+
+        :raises UserError: if it can't be drawn, or would not fit in ``limit`` bytes.
+        """
+        check_number(game, number)
+        key: Key = (game.id, game.version, number)
+        replay = self._kept.get(key)
+        if replay is not None:
+            self._kept.move_to_end(key)
+        else:
+            drawing = self._drawing.get(key)
+            if drawing is None:
+                drawing = self._drawing[key] = asyncio.ensure_future(self._draw(game, number))
+                drawing.add_done_callback(lambda done: self._finished(key, done))
+            replay = await asyncio.shield(drawing)
+        if len(replay.gif) > limit:
+            raise UserError(
+                f"The replay would be {len(replay.gif) / 1048576:.1f} MiB, more than this server's "
+                f"{limit / 1048576:.0f} MiB: pick one game of the match with `number`."
+            )
+        return replay
+
+    async def _draw(self, game: GameState | GameSummary, number: int | None) -> Replay:
+        shown, note = choose(await self.service.game_records(game.id), number)
+        names = (game.players[0].name, game.players[1].name)
+        stake = game.options.stake if not game.options.match_length else None
+        job = ReplayJob(tuple(_replay_game(r) for r in shown), names, stake, frame_ms=FRAME_MS,
+                        max_frames=MAX_FRAMES, max_bytes=MAX_BYTES)
+        try:
+            gif = await self.draw(job)
+        except RenderError as error:
+            raise UserError(f"I couldn't draw that replay ({error}): pick one game of the match with `number`.") from None
+        if gif.frames < gif.positions:
+            sampled = f"{gif.frames} of its {gif.positions} positions are shown, evenly spread, to keep it small."
+            note = f"{note} {sampled}".strip()
+        return Replay(gif.gif, gif.frames, tuple(r.number for r in shown), note)
+
+    def _finished(self, key: Key, done: asyncio.Future[Replay]) -> None:
+        self._drawing.pop(key, None)
+        if done.cancelled() or done.exception() is not None:
+            return
+        self._kept[key] = done.result()
+        while len(self._kept) > KEPT_REPLAYS or sum(len(r.gif) for r in self._kept.values()) > KEPT_BYTES:
+            self._kept.popitem(last=False)
 
 
 def upload_limit(guild: object) -> int:

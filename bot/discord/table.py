@@ -26,6 +26,7 @@ from bot.core.model import (
     ChallengeError,
     GameState,
     NoGameError,
+    GameSummary,
     NotInGameError,
     NotYourTurnError,
     Outcome,
@@ -145,18 +146,19 @@ class Table:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
 
-    async def readable_game(self, interaction: discord.Interaction, game_id: int) -> GameState:
+    async def readable_game(self, interaction: discord.Interaction, game_id: int) -> GameState | GameSummary:
         """A game read by its number: played in this server, and readable by whoever asks
-        (:mod:`bot.discord.privacy`). To anyone else it does not exist: one answer for all three."""
+        (:mod:`bot.discord.privacy`): one still played as it stands, a finished one as
+        summarised when it ended. To anyone else it does not exist: one answer for all three."""
         try:
-            state: GameState | None = await self.quick(interaction, self.service.get_game(game_id))
+            state: GameState | GameSummary | None = await self.quick(interaction, self.service.look_up(game_id))
         except NoGameError:
             state = None
         if state is None or state.guild_id != interaction.guild_id or not self.may_read(interaction, state):
             raise UserError(f"There is no game #{game_id} in this server.")
         return state
 
-    def may_read(self, interaction: discord.Interaction, state: GameState) -> bool:
+    def may_read(self, interaction: discord.Interaction, state: GameState | GameSummary) -> bool:
         """Whether the member who asks may read ``state`` (a player, or one who can see its channel)."""
         where = privacy.sight(interaction.guild, state.channel_id, interaction.user, asked_in=interaction.channel_id)
         return privacy.may_read([p.user_id for p in state.players], interaction.user.id, where)

@@ -16,6 +16,7 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.schedule``: deadlines, reminders and expiries that fall due, and
   heartbeats (downtime is added to deadlines);
 - ``store.stats``: dice statistics, the computer's record, analyses;
+- ``store.summaries``: what each finished game left behind (its card, logs, exports);
 - ``store.outbox``: messages owed to players until they are delivered.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
@@ -35,6 +36,7 @@ from bot.store.database import DEFAULT_DB_PATH, Database
 from bot.store.drivers.url import DatabaseTarget, parse_database_url, redact
 from bot.store.errors import (
     ChallengeClosedError,
+    ChallengeLimitError,
     ChannelBusyError,
     ConstraintError,
     DatabaseBusyError,
@@ -68,10 +70,11 @@ from bot.store.schedule import DueWork
 from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from bot.store.stats import StatsStore
+from bot.store.summaries import SummaryStore
 
 __all__ = [
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
-    "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeRow", "ChannelBusyError",
+    "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
     "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
     "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
     "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
@@ -92,6 +95,7 @@ class Store:
         self.schedule = DueWork(db)
         self.stats = StatsStore(db)
         self.outbox = OutboxStore(db)
+        self.summaries = SummaryStore(db)
 
     @property
     def backend(self) -> str:

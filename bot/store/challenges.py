@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.store import players
 from bot.store.database import Database, Tx
-from bot.store.errors import ChallengeClosedError, NotFoundError
+from bot.store.errors import ChallengeClosedError, ChallengeLimitError, NotFoundError
 from bot.store.rows import ChallengeRow, ChallengeStatus, Row, dump_json, to_ts
 
 
@@ -36,6 +36,20 @@ async def mark_accepted(tx: Tx, challenge_id: int, game_id: int, now: float) -> 
     )
 
 
+async def _waiting(tx: Tx, side: str, user_id: int, now: float) -> int:
+    """Challenges made (``side`` "challenger") or received ("challenged") by a member
+    that still wait for an answer: pending and not yet past their expiry."""
+    column = "challenger" if side == "challenger" else "challenged"
+    row = await tx.fetchone(
+        f"""
+        SELECT COUNT(*) FROM challenges
+        WHERE {column} = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?)
+        """,
+        (user_id, now),
+    )
+    return int(row[0]) if row else 0
+
+
 class ChallengeStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -51,17 +65,40 @@ class ChallengeStore:
         match_length: int = 0,
         expires_at: datetime | None = None,
         message_id: int | None = None,
+        max_by_challenger: int | None = None,
+        max_for_challenged: int | None = None,
     ) -> ChallengeRow:
-        """Create a pending challenge (``challenged`` None = open to anyone)."""
+        """Create a pending challenge (``challenged`` None = open to anyone).
+
+        With ``max_by_challenger`` (``max_for_challenged``), the challenge is
+        refused with :class:`ChallengeLimitError` when the challenger already
+        made (the target already received) that many challenges still waiting
+        for an answer. The count is taken in the creating transaction, with
+        both players' rows locked, so racing processes can't exceed it.
+        """
         if match_length < 0:
             raise ValueError("match_length must be >= 0")
         now = self.db.now()
         payload = dump_json(dict(settings or {}))
+        limits = ((max_by_challenger, "challenger", challenger), (max_for_challenged, "challenged", challenged))
 
         async def transaction(tx: Tx) -> Row | None:
-            await players.touch(tx, challenger, now)
-            if challenged is not None:
-                await players.touch(tx, challenged, now)
+            people = sorted({challenger, *([challenged] if challenged is not None else [])})
+            for user_id in people:  # in id order, as the lock below: no deadlock between two challenges
+                await players.touch(tx, user_id, now)
+            if any(limit is not None for limit, _, _ in limits):
+                # PostgreSQL: a racing challenge by or to the same member waits here, then counts ours.
+                # SQLite: BEGIN IMMEDIATE already serialises every write.
+                marks = ", ".join("?" for _ in people)
+                await tx.fetchall(
+                    f"SELECT user_id FROM players WHERE user_id IN ({marks}) ORDER BY user_id" + tx.for_update,
+                    tuple(people),
+                )
+                for limit, side, user_id in limits:
+                    if limit is None or user_id is None:
+                        continue
+                    if await _waiting(tx, side, user_id, now) >= limit:
+                        raise ChallengeLimitError(side=side, limit=limit)
             challenge_id = await tx.insert_id(
                 """
                 INSERT INTO challenges (guild_id, channel_id, challenger, challenged, settings,

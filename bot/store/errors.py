@@ -73,6 +73,19 @@ class ChallengeClosedError(StorageError):
         self.status = status
 
 
+class ChallengeLimitError(StorageError):
+    """A new challenge would give its challenger, or its target, more challenges
+    waiting for an answer than allowed; nothing was written."""
+
+    default_message = "Too many challenges are waiting for an answer."
+
+    def __init__(self, message: str | None = None, *, side: str = "challenger", limit: int = 0) -> None:
+        super().__init__(message)
+        self.side = side
+        """``"challenger"`` or ``"challenged"``: whose limit it is."""
+        self.limit = limit
+
+
 class DatabaseBusyError(StorageError):
     """The database stayed locked longer than the busy timeout (or a lock wait was aborted)."""
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bot.store import challenges, outbox, players, ratings
+from bot.store import challenges, outbox, players, ratings, summaries
 from bot.store.database import Database, Tx
 from bot.store.outbox import Owed
 from bot.store.errors import ChannelBusyError, ConstraintError, GameOverError, NotFoundError, StaleVersionError
@@ -211,6 +211,7 @@ class GameStore:
         updates: Mapping[str, Any] | None = None,
         outcome: MatchOutcome | None = None,
         owed: Sequence[Owed] = (),
+        summary: Mapping[str, Any] | None = None,
     ) -> AppendResult:
         """Compare-and-set: append actions and update the game in ONE transaction.
 
@@ -242,6 +243,9 @@ class GameStore:
 
         ``owed``: messages the change owes the players (:mod:`bot.store.outbox`),
         written in the same transaction; their ids are in ``AppendResult.owed``.
+
+        ``summary`` (the parts :mod:`bot.store.summaries` keeps) is written in
+        the same transaction; it is only for an append that ends the game.
         """
         if not actions:
             raise ValueError("append_actions needs at least one action")
@@ -286,6 +290,8 @@ class GameStore:
                     ),
                 )
             _finish_columns(columns, now)
+            if summary is not None and columns.get("status") not in ("finished", "abandoned"):
+                raise ValueError("a summary is written by the append that ends the game")
 
             seq = expected_version
             action_params: list[tuple[Any, ...]] = []
@@ -322,6 +328,8 @@ class GameStore:
             changes: list[RatingChange] = []
             if outcome is not None and outcome.rated:
                 changes = await ratings.apply_outcome(tx, game, outcome, now)
+            if summary is not None:
+                await summaries.write(tx, game_id, summary, now)
             owed_ids = [await outbox.add(tx, entry, now) for entry in owed]
             return new_row, changes, action_params, owed_ids
 

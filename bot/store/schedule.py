@@ -116,9 +116,10 @@ class DueWork:
         return from_ts(row[0]) if row else None
 
     async def expire_challenges(
-        self, now: datetime | None = None, *, shard: Shard | None = None
+        self, now: datetime | None = None, *, shard: Shard | None = None, limit: int | None = None
     ) -> list[ChallengeRow]:
-        """Mark every overdue pending challenge 'expired'; return those rows.
+        """Mark overdue pending challenges 'expired', the longest overdue first,
+        at most ``limit`` of them (the rest stay for the next call); return those rows.
 
         Each expiry owes its channel a word (an outbox entry of kind
         ``challenge_expired``, written in the same transaction).
@@ -126,6 +127,8 @@ class DueWork:
         bot processes expiring at once (on PostgreSQL rows another process is
         expiring are skipped, ``FOR UPDATE SKIP LOCKED``).
         """
+        if limit is not None and limit < 1:
+            raise ValueError("expire at least one challenge a call")
         ts = to_ts(now) if now is not None else self.db.now()
         stamp = self.db.now()
         where, params = shard_clause(shard, "expires_at", ts)
@@ -138,8 +141,9 @@ class DueWork:
                 """ + where + """
                 ORDER BY expires_at, id
                 """
+                + (" LIMIT ?" if limit is not None else "")
                 + tx.skip_locked,
-                (ts, *params),
+                (ts, *params, *([limit] if limit is not None else [])),
             )
             ids = [r["id"] for r in rows]
             result: list[ChallengeRow] = []

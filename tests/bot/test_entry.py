@@ -25,7 +25,16 @@ def test_settings_defaults():
     assert settings.dev_guild_id is None
     assert settings.default_move_days == 3
     assert settings.log_level == "INFO" and settings.log_level_number == logging.INFO
+    assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (100, 3, 5)
     assert "abc" not in repr(settings)
+
+
+def test_the_limits_against_floods_and_stakes_are_settings():
+    settings = Settings.from_env(
+        {"DISCORD_TOKEN": "t", "MAX_STAKE": "500", "MAX_PENDING_CHALLENGES": "2", "MAX_CHALLENGES_RECEIVED": "9"},
+        env_file=None,
+    )
+    assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (500, 2, 9)
 
 
 def test_settings_from_env_file(tmp_path):
@@ -65,6 +74,9 @@ def test_the_example_file_lists_every_setting():
         ({"DISCORD_TOKEN": "t", "DEFAULT_MOVE_DAYS": "15"}, "DEFAULT_MOVE_DAYS must be 1 to 14"),
         ({"DISCORD_TOKEN": "t", "DEFAULT_MOVE_DAYS": "three"}, "DEFAULT_MOVE_DAYS"),
         ({"DISCORD_TOKEN": "t", "LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+        ({"DISCORD_TOKEN": "t", "MAX_STAKE": "0"}, "MAX_STAKE must be 1 to 1000000"),
+        ({"DISCORD_TOKEN": "t", "MAX_PENDING_CHALLENGES": "many"}, "MAX_PENDING_CHALLENGES must be a whole number"),
+        ({"DISCORD_TOKEN": "t", "MAX_CHALLENGES_RECEIVED": "0"}, "MAX_CHALLENGES_RECEIVED must be 1 to 100"),
     ],
 )
 def test_bad_settings_say_what_to_fix(environ, expected):

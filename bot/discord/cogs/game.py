@@ -7,6 +7,7 @@ Refusals are raised and answered privately by the tree's ``on_error``.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from dataclasses import replace
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.advice import parse_level
-from bot.core.model import ChallengeOptions, ServiceError
+from bot.core.model import MAX_STAKE, ChallengeOptions, GameSummary, ServiceError
 from bot.discord import presenter, replays
 from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
@@ -50,7 +51,10 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         self.advice = parts.advice
         self.table = parts.table
         self.cooldowns = parts.cooldowns
+        self.replays = parts.replays
         super().__init__()
+        # The stake goes up to the core's limit (a setting), so Discord refuses more before we are asked.
+        cap_option(self.challenge, "stake", self.service.limits.max_stake)
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
         """Before every command: its text options within their declared lengths, and the member's cooldown."""
@@ -80,7 +84,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         interaction: discord.Interaction,
         opponent: discord.Member,
         match_length: app_commands.Range[int, 0, 25] = 0,
-        stake: app_commands.Range[int, 1, 1_000_000] = 1,
+        stake: app_commands.Range[int, 1, MAX_STAKE] = 1,
         days: app_commands.Range[int, 1, 14] | None = None,
         jacoby: bool = False,
         beavers: bool = False,
@@ -277,11 +281,11 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         self.advice.require()
         require_permissions(interaction, ("send_messages", "embed_links"))
         game_id = game or await self._latest_finished(interaction)
-        view = await self.table.readable_game(interaction, game_id)
-        if view.is_active:
+        found = await self.table.readable_game(interaction, game_id)
+        if not isinstance(found, GameSummary):
             raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
-        summaries = await self.table.quick(interaction, self.advice.summaries(view))
-        await self._reply(interaction, embed=presenter.analysis_embed(view, summaries))
+        summaries = await self.table.quick(interaction, self.advice.analysis(found))
+        await self._reply(interaction, embed=presenter.analysis_embed(found, summaries))
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
         recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
@@ -328,8 +332,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         game_id = game or await self._default_game_id(interaction)
         view = await self.table.readable_game(interaction, game_id)
         await defer(interaction, ephemeral=True)  # the replay takes a moment to draw
-        text = await self.service.export_mat(game_id)
-        data = await self.service.export_json(game_id)
+        text, data = await asyncio.gather(self.service.export_mat(game_id), self.service.export_json(game_id))
         files = [
             discord.File(io.BytesIO(text.encode("utf-8")), filename=f"backgammon-game-{game_id}.mat"),
             discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
@@ -337,7 +340,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
         lines = [f"Game #{game_id}: {' vs '.join(shown(p.name) for p in view.players)}"]
         try:
-            replay = await replays.render(view, limit=limit)
+            replay = await self.replays.render(view, limit=limit)
         except UserError as error:
             lines.append(f"No replay: {error.message}")
         else:
@@ -393,6 +396,14 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             await send_private(interaction, **kwargs)
         else:
             await send_public(interaction, **kwargs)
+
+
+def cap_option(command: app_commands.Command[Any, ..., Any], name: str, most: int) -> None:
+    """Set the upper bound of a command's integer option (read from the annotation
+    at import; the limit is a setting). The cog's command is its own copy; its
+    parameters are too once replaced, as here (discord.py has no public setter)."""
+    parameters = command._params
+    parameters[name] = replace(parameters[name], max_value=most)
 
 
 async def setup(bot: Any) -> None:

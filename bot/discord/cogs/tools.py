@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.model import ChallengeOptions
+from bot.core.model import ChallengeOptions, GameSummary
 from bot.discord import presenter, replays
 from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
@@ -41,6 +41,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         self.advice = parts.advice
         self.table = parts.table
         self.cooldowns = parts.cooldowns
+        self.replays = parts.replays
         super().__init__()
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
@@ -81,7 +82,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID (unrated; default: against the computer)")
     @app_commands.describe(
         gnubg_id="PositionID:MatchID, as GNU Backgammon or /bgtools position shows it",
-        opponent="Who plays the other side (default: the computer)",
+        opponent="Who plays the other side (default: the computer); a member must accept first",
     )
     async def setup(
         self,
@@ -91,25 +92,35 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     ) -> None:
         require_permissions(interaction, CHANNEL_PERMISSIONS)
         computer = opponent is None or opponent.id == self.table.computer.user_id
-        options = ChallengeOptions(move_days=self.settings.default_move_days)
-        if computer:
-            self.advice.require()
-            other = self.table.computer.ref()
-            options = ChallengeOptions(
-                move_days=options.move_days, computer_level=self.table.computer.default_level, hints=True
-            )
-        else:
+        if not computer:
+            # a member is seated only by clicking Accept: a practice challenge
             assert opponent is not None
             if opponent.bot:
                 raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: leave out `opponent` to play me.")
-            other = player_ref(opponent)
+            challenge = await self.table.quick(
+                interaction,
+                self.service.challenges.create_practice(
+                    interaction.guild_id,
+                    interaction.channel_id,
+                    player_ref(interaction.user),
+                    player_ref(opponent),
+                    gnubg_id.strip(),
+                    options=ChallengeOptions(move_days=self.settings.default_move_days),
+                ),
+            )
+            await self.table.post_challenge(interaction, challenge, False)
+            return
+        self.advice.require()
+        options = ChallengeOptions(
+            move_days=self.settings.default_move_days, computer_level=self.table.computer.default_level, hints=True
+        )
         outcome = await self.table.quick(
             interaction,
             self.service.setup_practice(
                 interaction.guild_id,
                 interaction.channel_id,
                 player_ref(interaction.user),
-                other,
+                self.table.computer.ref(),
                 gnubg_id.strip(),
                 options=options,
             ),
@@ -133,13 +144,13 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         require_permissions(interaction, BOARD_PERMISSIONS)
         game_id = game or await self._default_game(interaction)
         view = await self.table.readable_game(interaction, game_id)
-        if view.is_active:
+        if not isinstance(view, GameSummary):
             raise UserError(f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now).")
-        replays.build_scenes(view, number)  # a wrong number is refused before anything is drawn
+        replays.check_number(view, number)  # a wrong number is refused before anything is drawn
         await defer(interaction)  # drawing takes a few seconds
-        replay = await replays.render(view, number, limit=replays.upload_limit(interaction.guild))
+        replay = await self.replays.render(view, number, limit=replays.upload_limit(interaction.guild))
         names = " vs ".join(shown(p.name) for p in view.players)
-        which = "" if len(view.match.games) == 1 else (
+        which = "" if view.game_count == 1 else (
             f" (game {replay.games[0]})" if len(replay.games) == 1 else f" (games {replay.games[0]}-{replay.games[-1]})"
         )
         content = f"🎬 Replay of game #{game_id}{which}: {names}, {replay.frames} frames."

@@ -76,8 +76,11 @@ async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
 async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
     # Player 1 (bob) to roll, money, cube 2 owned by bob.
     gnubg_id = "4HPwATDgc/ABMA:UQkAAAAAAAAA"
-    out = await env.service.setup_practice(GUILD, 400, ALICE, BOB, gnubg_id)
+    challenge = await env.service.challenges.create_practice(GUILD, 400, ALICE, BOB, gnubg_id)
+    assert await env.service.game_in_channel(400) is None  # nobody is seated before accepting
+    out = await env.service.challenges.accept(challenge.id, BOB.user_id)
     view = out.view
+    assert view.options.practice and not view.options.rated
     game = view.game
     assert game.phase is Phase.ROLL and view.to_act() == BOB
     assert game.cube_value == 2 and game.cube_owner == 1
@@ -90,7 +93,9 @@ async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
 
 async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
     with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
-        await env.service.setup_practice(GUILD, 401, ALICE, BOB, "not-an-id")
+        await env.service.setup_practice(GUILD, 401, ALICE, ROBOT, "not-an-id")
+    with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
+        await env.service.challenges.create_practice(GUILD, 401, ALICE, BOB, "not-an-id")
     assert await env.service.game_in_channel(401) is None
 
 
@@ -301,7 +306,7 @@ async def test_a_closed_out_player_who_cannot_double_dances_without_a_click(env:
 
     closed = Position.from_counts({25: 1, 6: 5, 5: 4, 4: 3, 3: 2}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
     cube_theirs = encode_match_id(MatchState(cube=2, cube_owner=1, player_on_roll=0, turn=0))
-    out = await env.service.setup_practice(GUILD, 960, ALICE, BOB, f"{closed.position_id()}:{cube_theirs}")
+    out = await env.service.setup_practice(GUILD, 960, ALICE, ROBOT, f"{closed.position_id()}:{cube_theirs}")
     kinds = [e.kind for e in out.events]
     assert "roll" in kinds and "dance" in kinds, out.events  # thrown and lost at once
-    assert out.view.to_act() == BOB and out.view.game.phase is Phase.ROLL
+    assert out.view.to_act() == ROBOT and out.view.game.phase is Phase.ROLL

@@ -389,7 +389,8 @@ async def test_queries_history_and_mat_export(env: Env) -> None:
     assert await s.game_in_channel(100) is None
     assert await s.active_games(GUILD, ALICE.user_id) == []
     hist = await s.history(GUILD, ALICE.user_id)
-    assert [h.id for h in hist] == [view.id] and hist[0].result is not None
+    assert [h.id for h in hist] == [view.id] and hist[0].winner_seat == play.match.winner
+    assert hist[0].score == play.match.score and hist[0].game_count == len(play.match.games)
     mat = await s.export_mat(view.id)
     assert " 5 point match" in mat and "Alice" in mat and "Bob" in mat
     assert mat.count("Game ") >= 1

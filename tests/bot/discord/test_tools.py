@@ -182,11 +182,20 @@ async def test_setup_against_the_computer_and_a_member(quick):
     bad = await w.carol.slash(w.guild.create_text_channel("bad"), "bgtools setup", gnubg_id="not-an-id")
     assert bad.ephemeral and "GNU Backgammon ID" in bad.response.content
 
+    # a member is seated only by clicking Accept: setup against bob posts a practice challenge
     duo = w.guild.create_text_channel("duo")
     with_bob = await w.carol.slash(duo, "bgtools setup", gnubg_id=gnubg_id, opponent=w.bob)
     assert not with_bob.ephemeral, w.private(with_bob)
+    assert "practice game" in with_bob.response.content and gnubg_id in with_bob.response.content
+    assert await w.service.game_in_channel(duo.id) is None
+    refused = await w.carol.click(with_bob.response, label="Accept")
+    assert "only bob can accept" in w.private(refused).lower()
+    assert await w.service.game_in_channel(duo.id) is None
+    accepted = await w.bob.click(with_bob.response, label="Accept")
+    assert accepted.followups, w.private(accepted)
     game = await w.service.game_in_channel(duo.id)
     assert [p.user_id for p in game.players] == [w.carol.id, w.bob.id] and game.options.practice
+    assert not game.options.rated and game.game.gnubg_id().split(":")[0] == gnubg_id.split(":")[0]
 
 
 # -- replays and exports -----------------------------------------------------------------------

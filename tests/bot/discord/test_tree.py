@@ -13,6 +13,7 @@ from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.tools import ToolsCog
 from bot.config import Settings
+from bot.core.model import MAX_STAKE, Limits
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 EXPECTED = {
@@ -26,7 +27,9 @@ TOOLS = {"verify", "dice", "position", "setup", "replay"}
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
-    parts = SimpleNamespace(settings=bot.settings, service=None, advice=None, table=None, cooldowns=None)  # the tree only
+    service = SimpleNamespace(limits=Limits(max_stake=250))  # the stake option's range comes from here
+    parts = SimpleNamespace(settings=bot.settings, service=service, advice=None, table=None, cooldowns=None,
+                            replays=None)  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts))  # type: ignore[arg-type]
     yield bot
@@ -88,10 +91,28 @@ async def test_challenge_options(tree_bot):
     assert options["opponent"]["required"] and options["opponent"]["type"] == 6
     assert (options["days"]["min_value"], options["days"]["max_value"]) == (1, 14)
     assert options["match_length"]["min_value"] == 0
+    # the stake's range is the core's limit (a setting): Discord refuses more before the bot is asked
+    assert (options["stake"]["min_value"], options["stake"]["max_value"]) == (1, 250)
     move = group.get_command("move").to_dict(tree_bot.tree)
     assert move["options"][0]["autocomplete"] is True
     resign = group.get_command("resign").to_dict(tree_bot.tree)
     assert [c["value"] for c in resign["options"][0]["choices"]] == ["single", "gammon", "backgammon"]
+
+
+async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
+    """Capping one cog's option leaves the class's command (and other bots) alone."""
+    other = create_bot(Settings(token="t"), scheduler=False)
+    parts = SimpleNamespace(settings=other.settings, service=SimpleNamespace(limits=Limits()), advice=None,
+                            table=None, replays=None, cooldowns=None)
+    await other.add_cog(GameCog(parts))  # type: ignore[arg-type]
+    try:
+        mine = tree_bot.tree.get_commands()[0].get_command("challenge").to_dict(tree_bot.tree)
+        theirs = other.tree.get_commands()[0].get_command("challenge").to_dict(other.tree)
+        stake = {o["name"]: o for o in theirs["options"]}["stake"]
+        assert stake["max_value"] == MAX_STAKE == 100
+        assert {o["name"]: o for o in mine["options"]}["stake"]["max_value"] == 250
+    finally:
+        await other.close()
 
 
 async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
@@ -106,6 +127,7 @@ async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
     sync.assert_awaited_once_with()
     assert path.exists()
     assert bot.service is not None and bot.service.store.path == str(path)
+    assert bot.service.limits == Limits()  # the settings' defaults
     assert bot.get_cog("GameCog") is not None
     assert bot.scheduler is not None and bot.scheduler.running
     assert bot._connection._view_store._dynamic_items  # persistent buttons registered
