@@ -63,6 +63,16 @@ def board_debt(
     return Owed("board", guild_id, channel_id, game_id=game_id, version=version, payload=payload)
 
 
+Wording = Callable[[OutboxEntry], Awaitable["Delivery | None"]]
+"""Turns an owed entry into a :class:`~bot.core.model.Delivery` (None: nothing left to say)."""
+
+
+def notice(guild_id: int, channel_id: int, text: str, *, ping: Iterable[int] = (), game_id: int | None = None) -> Owed:
+    """A line of text a change owes a channel, pinging ``ping`` (write it with
+    :func:`bot.store.outbox.add` in the change's transaction)."""
+    return Owed("notice", guild_id, channel_id, game_id=game_id, payload={"text": text, "ping": list(dict.fromkeys(ping))})
+
+
 @storage_errors_as_service_errors
 class Deliveries:
     """The outbox, seen from the core: hold, settle, and word what is owed."""
@@ -84,6 +94,11 @@ class Deliveries:
         self._held: dict[int, float] = {}
         self._suspect: set[int] = set()
         """Entries a failed delivery of this process may have posted all the same."""
+        self.wordings: dict[str, Wording] = {
+            "reminder": self._reminder, "challenge_expired": self._expired, "notice": self._notice,
+        }
+        """How each kind of entry is worded (boards are worded together, per game). A
+        feature that owes its own kind of message adds its wording here."""
         self.wakers: list[Callable[[], None]] = []
         """Told when something is owed that no command is delivering (the dispatcher)."""
         self.started_at = clock()
@@ -167,7 +182,8 @@ class Deliveries:
         now: datetime | None = None,
         *,
         shard: Shard | None = None,
-        kinds: Sequence[str] = ("board", "reminder", "challenge_expired"),
+        kinds: Sequence[str] | None = None,
+        not_kinds: Sequence[str] = (),
         limit: int = 50,
     ) -> list[Delivery]:
         """What is due for delivery now and held by no command, worded; a game's
@@ -175,7 +191,9 @@ class Deliveries:
         last board shown). Entries there is nothing left to say for (a
         reminder of a turn already played, a game gone) are settled here."""
         now = now or self.clock()
-        found = await self.store.outbox.owed(now, shard=shard, kinds=tuple(kinds), limit=limit)  # type: ignore[arg-type]
+        found = await self.store.outbox.owed(
+            now, shard=shard, kinds=None if kinds is None else tuple(kinds), not_kinds=tuple(not_kinds), limit=limit
+        )
         entries = [e for e in found if not self._is_held(e.id)]
         deliveries: list[Delivery] = []
         boards: dict[int, list[OutboxEntry]] = {}
@@ -190,12 +208,9 @@ class Deliveries:
                     delivery = await self._board(boards.pop(entry.game_id))
                     if delivery is None:
                         continue  # a command is posting its newest board: it settles these too
-                elif entry.kind == "reminder":
-                    delivery = await self._reminder(entry)
-                elif entry.kind == "challenge_expired":
-                    delivery = await self._expired(entry)
                 else:
-                    delivery = None
+                    wording = self.wordings.get(entry.kind)
+                    delivery = await wording(entry) if wording is not None else None
             except NotFoundError:
                 delivery = None
             if delivery is None:
@@ -253,6 +268,18 @@ class Deliveries:
             state=await self.state_of(row),
             text=str(entry.payload.get("text", "")),
             ping=(int(user_id),) if user_id else (),
+        )
+
+    async def _notice(self, entry: OutboxEntry) -> Delivery:
+        return Delivery(
+            kind="notice",
+            entries=(entry.id,),
+            guild_id=entry.guild_id,
+            channel_id=entry.channel_id,
+            attempts=entry.attempts,
+            retried=self._retried([entry]),
+            text=str(entry.payload.get("text", "")),
+            ping=tuple(int(u) for u in entry.payload.get("ping", ())),
         )
 
     async def _expired(self, entry: OutboxEntry) -> Delivery | None:

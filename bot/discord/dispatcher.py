@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 import discord
 
@@ -40,6 +41,9 @@ EXPIRY_PACE = 0.2
 (a flood of challenges expiring together must not become a flood of edits)."""
 
 
+Handler = Callable[[Delivery], Awaitable[None]]
+
+
 class NotDelivered(Exception):
     """A post failed without an answer from Discord to show for it."""
 
@@ -61,6 +65,12 @@ class Dispatcher:
         self._limit = asyncio.Semaphore(PARALLEL)
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
         self.deliveries.wakers.append(self.kick)
+        self.handlers: dict[str, Handler] = {
+            "board": self._board, "reminder": self._reminder, "challenge_expired": self._expired,
+            "notice": self._notice,
+        }
+        """How each kind of delivery is posted. A feature that owes its own kind of
+        message adds its handler here (raising on failure: it is retried)."""
 
     # -- running ---------------------------------------------------------------------------
 
@@ -140,7 +150,7 @@ class Dispatcher:
             return await self._run_pass()
 
     async def _run_pass(self) -> int:
-        urgent = await self.deliveries.owed(shard=self.shard, kinds=("board", "reminder"), limit=100)
+        urgent = await self.deliveries.owed(shard=self.shard, not_kinds=("challenge_expired",), limit=100)
         await asyncio.gather(*(self._guarded(d) for d in urgent))
         expired = await self.deliveries.owed(shard=self.shard, kinds=("challenge_expired",), limit=EXPIRIES_PER_PASS)
         for number, delivery in enumerate(expired):
@@ -172,14 +182,12 @@ class Dispatcher:
     # -- delivering --------------------------------------------------------------------------
 
     async def deliver(self, delivery: Delivery) -> None:
-        if delivery.kind == "board":
-            await self._board(delivery)
-        elif delivery.kind == "reminder":
-            await self._reminder(delivery)
-        elif delivery.kind == "challenge_expired":
-            await self._expired(delivery)
-        else:
+        handler = self.handlers.get(delivery.kind)
+        if handler is None:
+            log.warning("no way to deliver a %s message: dropped", delivery.kind)
             await self.deliveries.delivered(delivery.entries)
+            return
+        await handler(delivery)
 
     def _where(self, delivery: Delivery) -> InChannel:
         return InChannel(self.client, delivery.channel_id, delivery.guild_id, nonce=f"bg-outbox-{delivery.entries[-1]}")
@@ -230,13 +238,26 @@ class Dispatcher:
         link = presenter.board_link(state)
         if link:
             text += f" [Go to the board]({link})"
-        if delivery.retried and await self._look_back(delivery.channel_id, lambda m: m.content == text):
-            await self.deliveries.delivered(delivery.entries)
-            return
+        await self.post_text(delivery, text)
+
+    async def _notice(self, delivery: Delivery) -> None:
+        """A line of text (its markup neutralised), after the mentions of whom it pings."""
+        mentions = [presenter.mention(u) for u in delivery.ping]
+        await self.post_text(delivery, " ".join([*mentions, plain(delivery.text)]))
+
+    async def post_text(self, delivery: Delivery, text: str) -> discord.Message:
+        """Post ``text`` for a delivery (once: after a crash it looks first) and settle it."""
+        if delivery.retried:
+            found = await self._look_back(delivery.channel_id, lambda m: m.content == text)
+            if found is not None:
+                await self.deliveries.delivered(delivery.entries)
+                return found
         where = self._where(delivery)
-        if await where.send({"content": text, "allowed_mentions": pinging(*delivery.ping)}) is None:
-            raise where.error or NotDelivered("the reminder could not be posted")
+        message = await where.send({"content": text, "allowed_mentions": pinging(*delivery.ping)})
+        if message is None:
+            raise where.error or NotDelivered(f"the {delivery.kind} could not be posted")
         await self.deliveries.delivered(delivery.entries)
+        return message
 
     async def _expired(self, delivery: Delivery) -> None:
         """An expired challenge loses its buttons and says so, in place: no new message."""

@@ -17,14 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal
+from typing import Any
 
 from bot.store.database import Database, Tx
 from bot.store.rows import Row, dump_json, load_json, req_ts, to_ts
 from bot.store.shards import Shard, shard_clause
 
-OwedKind = Literal["board", "reminder", "challenge_expired"]
-KINDS: Final = frozenset({"board", "reminder", "challenge_expired"})
+OwedKind = str
+"""``board``, ``reminder``, ``challenge_expired``, ``notice`` (a line of text), or a
+feature's own kind (its wording and its delivery registered by the feature)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +80,8 @@ class OutboxEntry:
 
 async def add(tx: Tx, owed: Owed, now: float) -> int:
     """Write ``owed`` in the caller's transaction; returns its id."""
-    if owed.kind not in KINDS:
-        raise ValueError(f"unknown outbox kind {owed.kind!r}")
+    if not owed.kind or not isinstance(owed.kind, str):
+        raise ValueError(f"an outbox entry needs a kind, not {owed.kind!r}")
     return await tx.insert_id(
         """
         INSERT INTO outbox (guild_id, channel_id, game_id, challenge_id, version, kind, payload,
@@ -103,17 +104,24 @@ class OutboxStore:
         now: datetime | None = None,
         *,
         shard: Shard | None = None,
-        kinds: Sequence[OwedKind] = ("board", "reminder", "challenge_expired"),
+        kinds: Sequence[OwedKind] | None = None,
+        not_kinds: Sequence[OwedKind] = (),
         limit: int = 100,
     ) -> list[OutboxEntry]:
-        """Entries of ``kinds`` due for an attempt at ``now``, oldest first (only
-        guilds on ``shard``, and other shards' once they are long overdue)."""
+        """Entries due for an attempt at ``now`` (of ``kinds`` if given, none of
+        ``not_kinds``), oldest first (only guilds on ``shard``, and other shards'
+        once they are long overdue)."""
         ts = to_ts(now) if now is not None else self.db.now()
         where, params = shard_clause(shard, "created_at", ts)
-        marks = ", ".join("?" for _ in kinds)
+        if kinds is not None:
+            where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
+            params = (*params, *kinds)
+        if not_kinds:
+            where += f" AND kind NOT IN ({', '.join('?' for _ in not_kinds)})"
+            params = (*params, *not_kinds)
         rows = await self.db.fetchall(
-            f"SELECT * FROM outbox WHERE next_attempt_at <= ? AND kind IN ({marks})" + where + " ORDER BY id LIMIT ?",
-            (ts, *kinds, *params, limit),
+            "SELECT * FROM outbox WHERE next_attempt_at <= ?" + where + " ORDER BY id LIMIT ?",
+            (ts, *params, limit),
         )
         return [OutboxEntry.from_row(r) for r in rows]
 

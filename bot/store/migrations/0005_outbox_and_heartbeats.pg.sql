@@ -9,8 +9,7 @@ CREATE TABLE outbox (
     game_id         BIGINT  REFERENCES games (id) ON DELETE CASCADE,
     challenge_id    BIGINT  REFERENCES challenges (id) ON DELETE CASCADE,
     version         INTEGER,
-    kind            TEXT    NOT NULL
-                    CHECK (kind IN ('board', 'reminder', 'challenge_expired')),
+    kind            TEXT    NOT NULL,  -- board, reminder, challenge_expired, notice, or a feature's own
     payload         TEXT    NOT NULL DEFAULT '{}',
     created_at      DOUBLE PRECISION NOT NULL,
     attempts        INTEGER NOT NULL DEFAULT 0,

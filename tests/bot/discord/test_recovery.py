@@ -152,3 +152,40 @@ async def test_time_cut_off_from_discord_is_not_counted(world, clock):
     assert w.bot.scheduler.gate.is_set()
     assert (await w.service.get_game(game.id)).deadline == deadline + timedelta(hours=30)
     assert await w.bot.scheduler.run_once() == []
+
+
+# -- a feature's own messages -----------------------------------------------------------------
+
+
+async def test_a_notice_owed_by_a_feature_is_posted_once_pinging_only_whom_it_names(world):
+    from bot.core.deliveries import notice
+    from bot.store import outbox
+
+    w = world
+    owed = notice(w.guild.id, w.channel.id, "**Round 2** starts: @everyone <@1> see the bracket", ping=[w.alice.id])
+
+    async def feature_change(tx):  # a feature's own transaction owes the message
+        return await outbox.add(tx, owed, w.service.store.db.now())
+
+    await w.service.store.db.transact(feature_change)
+    w.service.deliveries.wake()
+    await w.bot.dispatcher.idle()
+    posted = w.channel.last_message
+    assert posted.content.startswith(w.alice.mention) and "Round 2" in posted.content
+    assert "@everyone" not in posted.content.replace("\\@", "")  # neutralised
+    assert await w.service.store.outbox.owed() == []
+    await w.bot.dispatcher.run_once()
+    assert w.channel.last_message.id == posted.id  # once
+
+
+async def test_a_kind_nobody_knows_is_dropped_not_retried_forever(world):
+    from bot.store import Owed, outbox
+
+    w = world
+
+    async def change(tx):
+        return await outbox.add(tx, Owed("from_the_future", w.guild.id, w.channel.id), w.service.store.db.now())
+
+    await w.service.store.db.transact(change)
+    assert await w.bot.dispatcher.run_once() == 0
+    assert await w.service.store.outbox.owed() == []
