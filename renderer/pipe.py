@@ -7,7 +7,9 @@ people: the bot writes requests to its stdin and reads the replies from its
 stdout, one at a time.
 
 - A request is a 4-byte big-endian length, then a pickled job: a
-  :class:`BoardScene` (a board) or a :class:`~renderer.replay.ReplayJob` (a replay).
+  :class:`BoardScene` (a board), a :class:`~renderer.replay.ReplayJob` (a
+  replay), or a :class:`~renderer.pictures.Picture` (any other picture: its
+  ``draw()`` returns the image's bytes).
 - A reply is a status byte (:data:`DRAWN` or :data:`FAILED`), a 4-byte
   big-endian length, then the PNG of a board or the pickled
   :class:`~renderer.replay.ReplayGif` of a replay, or for a job that could not
@@ -28,6 +30,7 @@ import sys
 from typing import BinaryIO
 
 from renderer.board import render_board
+from renderer.pictures import Picture
 from renderer.replay import ReplayJob, draw_replay
 
 REQUEST = struct.Struct(">I")
@@ -69,9 +72,11 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
 
 
 def draw(job: object) -> bytes:
-    """A board's PNG, or a replay's pickled :class:`~renderer.replay.ReplayGif`."""
+    """A board's PNG, a replay's pickled :class:`~renderer.replay.ReplayGif`, or a picture's bytes."""
     if isinstance(job, ReplayJob):
         return pickle.dumps(draw_replay(job), pickle.HIGHEST_PROTOCOL)
+    if isinstance(job, Picture):
+        return job.draw()
     return render_board(job)  # type: ignore[arg-type]
 
 

@@ -47,6 +47,7 @@ import renderer
 from engine import Position
 from renderer import BoardScene, render_board
 from renderer.pipe import DRAWN, REPLY, REQUEST
+from renderer.pictures import Picture
 from renderer.replay import ReplayGif, ReplayJob, draw_replay
 
 log = logging.getLogger(__name__)
@@ -234,6 +235,16 @@ class RenderWorkers:
         gif = pickle.loads(reply)  # from our own worker process, over its private pipe
         assert isinstance(gif, ReplayGif)
         return gif
+
+    async def picture(self, job: Picture, *, asked_at: float | None = None) -> bytes:
+        """The bytes of any other :class:`~renderer.pictures.Picture`, drawn by a worker
+        in turn with the boards (``asked_at`` as for :meth:`render`).
+
+        :raises RenderError: it could not be drawn, or its workers died.
+        """
+        if not PIPES:
+            return await asyncio.to_thread(job.draw)
+        return await self._exchange(job, asked_at, replay=False)
 
     async def _exchange(self, job: object, asked_at: float | None, *, replay: bool) -> bytes:
         body = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)

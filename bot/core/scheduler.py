@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from bot.core.deadlines import Deadlines
@@ -36,6 +37,11 @@ log = logging.getLogger(__name__)
 
 MAX_SLEEP = 60.0
 MIN_SLEEP = 1.0
+
+Job = Callable[[datetime, "Shard | None"], Awaitable[object]]
+"""A feature's own due work: ``(now, shard)``; it writes what it owes to the outbox."""
+Wakeup = Callable[["Shard | None"], Awaitable["datetime | None"]]
+"""When a feature's next work falls due (None: nothing waiting)."""
 
 
 class Scheduler:
@@ -57,6 +63,7 @@ class Scheduler:
         """This process's ``(shard_count, shard_ids)``, or None when it serves every guild."""
         self.max_sleep = max_sleep
         self.min_sleep = min_sleep
+        self.jobs: list[tuple[str, Job, Wakeup | None]] = []
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -73,6 +80,13 @@ class Scheduler:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def add_job(self, name: str, run: Job, wakeup: Wakeup | None = None) -> None:
+        """A feature's own due work (a daily puzzle, a tournament's round deadline):
+        ``run(now, shard)`` on every pass after the deadlines, behind the same gate;
+        ``wakeup(shard)`` tells when it next falls due (else it runs at least a minute
+        apart). A job that fails is logged and tried again on the next pass."""
+        self.jobs.append((name, run, wakeup))
 
     def open(self) -> None:
         self.gate.set()
@@ -98,11 +112,28 @@ class Scheduler:
         except Exception:
             log.exception("could not read the next wake-up time")
             return self.max_sleep
+        for name, _, job_wakeup in self.jobs:
+            if job_wakeup is None:
+                continue
+            try:
+                due = await job_wakeup(self.shard)
+            except Exception:
+                log.exception("could not read when %s falls due", name)
+                continue
+            if due is not None and (wakeup is None or due < wakeup):
+                wakeup = due
         if wakeup is None:
             return self.max_sleep
         seconds = (wakeup - self.deadlines.clock()).total_seconds()
         return min(max(seconds, self.min_sleep), self.max_sleep)
 
     async def run_once(self, now: datetime | None = None) -> list[Notice]:
-        """Do everything due at ``now`` (default: the clock); returns what was done."""
-        return await self.deadlines.process_due(now, shard=self.shard)
+        """Do everything due at ``now`` (default: the clock), the deadlines' and each
+        job's; returns the deadlines' notices."""
+        notices = await self.deadlines.process_due(now, shard=self.shard)
+        for name, run, _ in self.jobs:
+            try:
+                await run(now or self.deadlines.clock(), self.shard)
+            except Exception:
+                log.exception("the scheduled work %s failed; it runs again on the next pass", name)
+        return notices

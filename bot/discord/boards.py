@@ -34,6 +34,7 @@ from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
 from renderer import CLASSIC, BoardScene, ReplayGif, ReplayJob, Theme
 from renderer.from_game import scene_from_game
+from renderer.pictures import Picture
 from renderer.pool import RenderWorkers
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,11 @@ async def render_in_worker(scene: BoardScene, *, asked_at: float | None = None) 
     event loop needs for everyone else's clicks. Under load, boards asked for
     earlier (``asked_at``, epoch seconds; default now) are drawn first."""
     return await _render_workers.render(scene, asked_at=asked_at)
+
+
+async def picture_in_worker(job: Picture, *, asked_at: float | None = None) -> bytes:
+    """Any other picture (a chart, a bracket, ...) from the same workers, in turn with boards."""
+    return await _render_workers.picture(job, asked_at=asked_at)
 
 
 async def replay_in_worker(job: ReplayJob) -> ReplayGif:
@@ -320,5 +326,5 @@ class BoardPoster:
 
 __all__ = [
     "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
-    "asked_at", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "warm_up_renderer",
+    "asked_at", "picture_in_worker", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "warm_up_renderer",
 ]

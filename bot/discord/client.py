@@ -129,10 +129,13 @@ class BackgammonBot(commands.Bot):
         poster.listeners += [computer.after_post, notes.after_game]
         cooldowns = Cooldowns(self.settings.cooldowns)
         self.table = Table(self, service, poster, computer, notes, cooldowns)
-        self.parts = Parts(self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker))
         self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
+        self.parts = Parts(
+            self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker),
+            self.dispatcher, self.scheduler,
+        )
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)

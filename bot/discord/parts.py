@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.games import GameService
+from bot.core.scheduler import Scheduler
 from bot.discord.cooldowns import Cooldowns
+from bot.discord.dispatcher import Dispatcher
 from bot.discord.replays import Replays
 from bot.discord.table import Table
 
@@ -20,3 +22,7 @@ class Parts:
     table: Table
     cooldowns: Cooldowns
     replays: Replays
+    dispatcher: Dispatcher | None = None
+    """Where a feature registers how its own kinds of owed messages are posted."""
+    scheduler: Scheduler | None = None
+    """Where a feature adds its own due work (None: the bot runs without one)."""

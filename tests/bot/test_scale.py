@@ -32,7 +32,7 @@ from bot.discord.client import BackgammonBot, ShardedBackgammonBot, create_bot
 from bot.config import ConfigError, Settings, read_env_file
 from bot.store import serves, shard_of
 from bot.core.scheduler import Scheduler
-from bot.core import BusyError, ChallengeOptions, PlayerRef
+from bot.core import BusyError, ChallengeOptions, GameService, PlayerRef
 from bot.store import DatabaseUnavailableError, open_store
 from engine import Phase, SeededDice
 
@@ -363,3 +363,31 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
         assert (await s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions())).status == "pending"
     finally:
         await env.store.close()
+
+
+async def test_a_features_scheduled_work_runs_behind_the_gate_and_sets_the_wake_up(tmp_path) -> None:
+    from bot.store import open_store
+
+    store = await open_store(tmp_path / "bg.sqlite3")
+    try:
+        service = GameService(store)
+        scheduler = Scheduler(service.deadlines, max_sleep=60)
+        ran: list[Any] = []
+
+        async def job(now, shard):
+            ran.append((now, shard))
+
+        async def broken(now, shard):
+            raise RuntimeError("a feature's bug")
+
+        async def soon(shard):
+            return service.clock() + timedelta(seconds=7)
+
+        scheduler.add_job("broken", broken)
+        scheduler.add_job("daily", job, soon)
+        await scheduler.run_once()
+        assert len(ran) == 1 and ran[0][1] is None  # ran after the broken one failed
+        assert 6 <= await scheduler.delay() <= 7
+        assert not scheduler.gate.is_set()  # the loop itself waits for the bot to be connected
+    finally:
+        await store.close()

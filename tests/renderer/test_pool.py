@@ -4,6 +4,7 @@ board lost when a worker dies, hangs, fails a scene or its caller gives up."""
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 import subprocess
@@ -200,3 +201,16 @@ async def test_closing_ends_the_workers(workers: RenderWorkers) -> None:
     pids = workers.pids
     workers.close()
     assert all(_gone(pid) for pid in pids)
+
+
+async def test_a_picture_is_drawn_by_a_worker_process(workers: RenderWorkers) -> None:
+    """Any :class:`renderer.pictures.Picture` (charts, brackets, card grids) goes to the
+    same workers: drawn there, not in the bot's process."""
+    from PIL import Image
+
+    from tests.renderer.pictures_sample import Swatch
+
+    png = await workers.picture(Swatch((200, 30, 40)))
+    image = Image.open(io.BytesIO(png))
+    assert image.getpixel((3, 3)) == (200, 30, 40)
+    assert int(image.text["pid"]) != os.getpid()
