@@ -89,9 +89,15 @@ async def test_a_storm_of_replays_histories_exports_and_challenges_leaves_the_pl
     def shown(inter, what: str) -> bool:
         return any(fake.messages[m].get(what) for m in inter.messages if m in fake.messages)
 
-    replays, histories, exports = asked[0:3 * STORM:3], asked[1:3 * STORM:3], asked[2:3 * STORM:3]
-    assert all(shown(i, "attachments") for i in replays + exports)  # the GIF; the .mat, JSON and GIF
+    histories, exports = asked[1:3 * STORM:3], asked[2:3 * STORM:3]
+    assert all(shown(i, "attachments") for i in exports)  # the .mat, JSON and GIF, privately
     assert all(shown(i, "embeds") for i in histories)
+    def gifs() -> list:
+        return [m for m in fake.channel_history(lobby)
+                if any(a["filename"].endswith("-replay.gif") for a in m.get("attachments", []))]
+
+    await fake.wait_for(lambda: len(gifs()) == STORM, 30, "every replay posted")
+    assert len(gifs()) == STORM  # each replay posted in the channel (drawn once, cached)
     challenges = asked[3 * STORM:]
     refused = [i for i in challenges
                if any(fake.messages[m]["flags"] & EPHEMERAL and "waiting for an answer" in fake.messages[m]["content"]
