@@ -14,7 +14,7 @@ import random
 from bot.ai import AnalysisUnavailable, Analyst, Level, default_analyst
 from bot.core.games import GameService
 from bot.core.model import AnalysisUnavailableError, GameState, Outcome, StaleGameError
-from engine import Phase, WinKind, format_play
+from engine import Game, Phase, WinKind, format_play
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class ComputerPlayer:
         raise RuntimeError(f"the computer took more than {MAX_ACTIONS_PER_TURN} actions in game {game_id}")
 
     async def decide(self, view: GameState) -> str:
-        """What the computer does now: ``resign``, ``double``, ``roll``, ``play:<notation>``,
+        """What the computer does now: ``resign``, ``double``, ``roll``, ``use_opening``, ``play:<notation>``,
         ``beaver``, ``take``, ``pass``, ``accept`` or ``reject``."""
         game = view.game
         seat = view.seat(self.user_id)
@@ -96,6 +96,8 @@ class ComputerPlayer:
                 advice = await self.analyst.acube_action(game, level=self.level)
                 if advice.double:
                     return "double"
+            if game.opening_offer is not None and await self._opening_dice_are_worth_playing(game):
+                return "use_opening"
             return "roll"
         if game.phase is Phase.PLAY:
             assert game.dice is not None
@@ -110,6 +112,14 @@ class ComputerPlayer:
             return "accept" if self.analyst.resignation_verdict(game, seat) else "reject"
         raise RuntimeError(f"the computer cannot act in phase {game.phase.value}")
 
+    async def _opening_dice_are_worth_playing(self, game: Game) -> bool:
+        """Hoyle's choice: the opening dice when their best play is worth at least
+        an average fresh throw (the position's equity before rolling)."""
+        assert game.opening_offer is not None
+        best = await self.analyst.abest_plays(game.position, game.opening_offer, level=self.level, n=1)
+        before = await self.analyst.aevaluate(game.position)
+        return bool(best) and best[0].equity >= before.equity
+
     async def _act(self, view: GameState) -> Outcome:
         decision = await self.decide(view)
         service, gid, uid, version = self.service, view.id, self.user_id, view.version
@@ -118,7 +128,7 @@ class ComputerPlayer:
         if decision == "resign":
             return await service.resign(gid, uid, 1, version=version)
         method = {
-            "double": service.double, "roll": service.roll, "beaver": service.beaver,
+            "double": service.double, "roll": service.roll, "beaver": service.beaver, "use_opening": service.use_opening,
             "take": service.take, "pass": service.pass_double,
             "accept": service.accept_resignation, "reject": service.reject_resignation,
         }[decision]

@@ -278,6 +278,10 @@ class GameService:
     async def roll(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
         return await self._act(game_id, user_id, version, lambda game, seat: game.roll(seat))
 
+    async def use_opening(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
+        """Under Hoyle's opening choice: play the opening throw's two dice instead of throwing again."""
+        return await self._act(game_id, user_id, version, lambda game, seat: game.use_opening(seat))
+
     async def play(self, game_id: int, user_id: int, text: str, *, version: int | None = None) -> Outcome:
         return await self._act(game_id, user_id, version, lambda game, seat: game.play(seat, text))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -28,7 +28,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     RatingChange,
     Shard,
 )
-from engine import Game, GameSettings, Match, WinKind, format_play
+from engine import UNLIMITED, Game, GameSettings, Match, WinKind, format_play
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -36,7 +36,12 @@ KEPT_CHALLENGES = 10_000
 REMINDER_FRACTION = 0.75
 """A reminder goes out when this much of the time per move has passed."""
 AUTOMATIC_DOUBLES_LIMIT = 2
-"""How many opening ties may double the cube when automatic doubles are on."""
+"""How many opening ties double the cube when automatic doubles are simply on."""
+CUBE_LIMIT = 64
+"""The highest cube by default; a challenge may set a lower one (a power of two)."""
+CUBE_LIMITS = (2, 4, 8, 16, 32, 64)
+HOYLE_LENGTH = 2
+"""Hoyle's rubber is the best of three games: a match to two points, a gammon counting two."""
 MAX_MATCH_LENGTH = 25
 MAX_STAKE = DEFAULT_MAX_STAKE
 """The default limit of a money game's stake per point (the setting ``MAX_STAKE``)."""
@@ -171,8 +176,22 @@ class ChallengeOptions:
     """Time per move in days (1 to 14)."""
     jacoby: bool = False
     beavers: bool = False
-    automatic_doubles: bool = False
+    automatic_doubles: int = 0
+    """Money: how many ties of the opening throw double the cube: 0 (none), a
+    count, or :data:`~engine.UNLIMITED` (every tie, up to :attr:`cube_limit`).
+    ``True`` and ``False`` (as stored before counts) mean
+    :data:`AUTOMATIC_DOUBLES_LIMIT` and 0."""
     opening_reroll: bool = False
+    cube_limit: int = CUBE_LIMIT
+    """The highest value the cube may reach, automatic doubles included."""
+    early_doubles: bool = True
+    """False: nobody may double before the game's first play (seed 003)."""
+    hoyle: bool = False
+    """Hoyle's rubber: no cube, best of three games (a 2-point match, a gammon
+    counting two), the winner of a hit throws first in the next game, and the
+    opening winner chooses to play the opening dice or throw again."""
+    backgammon_value: int = 3
+    """What a backgammon counts: 3, or 4 "as may have been agreed" (Hoyle's rubber only)."""
     hints: bool = False
     """Both players agreed to allow hints (used by the analysis commands)."""
     thread: bool = False
@@ -205,18 +224,41 @@ class ChallengeOptions:
             raise ChallengeError("the time per move is 1 to 14 days")
         if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
             raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
+        if not whole(self.automatic_doubles) or not UNLIMITED <= self.automatic_doubles <= 6:
+            raise ChallengeError("automatic doubles are off, a count of ties up to 6, or every tie")
+        if not whole(self.cube_limit) or self.cube_limit not in CUBE_LIMITS:
+            raise ChallengeError(f"the cube limit is one of {', '.join(map(str, CUBE_LIMITS))}")
+        if self.backgammon_value not in (3, 4):
+            raise ChallengeError("a backgammon counts 3, or 4 by agreement")
+        if self.hoyle:
+            if self.match_length != HOYLE_LENGTH:
+                raise ChallengeError("Hoyle's rubber is the best of three games (a 2-point match)")
+            if self.jacoby or self.beavers or self.automatic_doubles or self.cube_limit != CUBE_LIMIT:
+                raise ChallengeError("Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit")
+            if self.opening_reroll:
+                raise ChallengeError("in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll")
+        elif self.backgammon_value != 3:
+            raise ChallengeError("a backgammon counts 4 only in Hoyle's rubber (rules: hoyle)")
         try:
             self.game_settings()  # the engine's own rules for a playable game
         except ValueError as error:
             raise ChallengeError(str(error)) from None
 
+    def __post_init__(self) -> None:
+        if isinstance(self.automatic_doubles, bool):  # stored (and offered) as on/off before counts
+            object.__setattr__(self, "automatic_doubles", AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0)
+
     def game_settings(self) -> GameSettings:
+        if self.hoyle:
+            return replace(GameSettings.hoyle(self.backgammon_value), closed_out=self.closed_out)
         return GameSettings(
             match_length=self.match_length,
             jacoby=self.jacoby,
             beavers=self.beavers,
-            automatic_doubles=AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0,
+            automatic_doubles=self.automatic_doubles,
             opening_reroll=self.opening_reroll,
+            cube_limit=self.cube_limit,
+            double_before_first_play=self.early_doubles,
             closed_out=self.closed_out,
         )
 
@@ -236,13 +278,23 @@ class ChallengeOptions:
         """One line for a challenge message."""
         if self.practice and self.gnubg_id:
             kind = f"a practice game (unrated) from the position `{self.gnubg_id}`"
+        elif self.hoyle:
+            kind = "Hoyle's rubber (best of three games, no cube, a gammon counts two)"
         elif self.match_length:
             kind = f"a {self.match_length}-point match"
         else:
             kind = f"a money game at {self.stake} per point"
+        automatic = (
+            "automatic doubles on every tie" if self.automatic_doubles == UNLIMITED
+            else f"automatic doubles (up to {self.automatic_doubles} tie{'s' if self.automatic_doubles != 1 else ''})"
+        )
         rules = [name for name, on in (
             ("Jacoby", self.jacoby), ("beavers", self.beavers),
-            ("automatic doubles", self.automatic_doubles), ("opening re-throw", self.opening_reroll),
+            (automatic, self.automatic_doubles), ("opening re-throw", self.opening_reroll),
+            (f"cube up to {self.cube_limit}", self.cube_limit != CUBE_LIMIT and not self.hoyle),
+            ("no double before the first play", not self.early_doubles and not self.hoyle),
+            ("a backgammon counts 4", self.backgammon_value == 4),
+            ("closed out: no throw (the old rule)", self.closed_out == "skip"),
         ) if on]
         days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
         return ", ".join([kind, days, *rules])
@@ -475,7 +527,8 @@ class Notice:
 
 
 __all__ = [
-    "AUTOMATIC_DOUBLES_LIMIT", "CHALLENGE_LIFETIME", "EXPIRIES_PER_SWEEP", "KEPT_CHALLENGES",
+    "AUTOMATIC_DOUBLES_LIMIT", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH",
+    "KEPT_CHALLENGES",
     "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",
     "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView", "Delivery",

@@ -23,6 +23,7 @@ from engine import Phase
 
 GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "roll": ("Roll", discord.ButtonStyle.primary),
+    "opening": ("Play the opening throw", discord.ButtonStyle.success),
     "double": ("Double", discord.ButtonStyle.secondary),
     "take": ("Take", discord.ButtonStyle.success),
     "pass": ("Pass", discord.ButtonStyle.danger),
@@ -41,13 +42,15 @@ SELECT_LIMIT = 25
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:(?P<action>roll|double|take|pass|beaver|raccept|rreject):(?P<game>[0-9]+):(?P<version>[0-9]+)",
+    template=r"bg:(?P<action>roll|opening|double|take|pass|beaver|raccept|rreject):(?P<game>[0-9]+):(?P<version>[0-9]+)",
 ):
-    """Roll / Double / Take / Pass / Beaver / Accept or Reject a resignation."""
+    """Roll / Play the opening throw / Double / Take / Pass / Beaver / Accept or Reject a resignation."""
 
-    def __init__(self, action: str, game_id: int, version: int) -> None:
-        label, style = GAME_BUTTONS[action]
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"bg:{action}:{game_id}:{version}"))
+    def __init__(self, action: str, game_id: int, version: int, label: str | None = None) -> None:
+        default, style = GAME_BUTTONS[action]
+        super().__init__(
+            discord.ui.Button(label=label or default, style=style, custom_id=f"bg:{action}:{game_id}:{version}")
+        )
         self.action = action
         self.game_id = game_id
         self.version = version
@@ -155,7 +158,10 @@ def game_controls(view: GameState) -> discord.ui.View | None:
     game = view.game
     items: list[discord.ui.Item[Any]] = []
     if game.phase is Phase.ROLL:
-        items.append(GameButton("roll", view.id, view.version))
+        offer = game.opening_offer
+        if offer is not None:  # Hoyle: play the opening throw, or throw again
+            items.append(GameButton("opening", view.id, view.version, f"Play {offer.high}-{offer.low}"))
+        items.append(GameButton("roll", view.id, view.version, "Throw again" if offer is not None else None))
         if game.can_double(game.turn):
             items.append(GameButton("double", view.id, view.version))
     elif game.phase is Phase.PLAY:

@@ -27,7 +27,8 @@ from bot.core.model import (
     RatingChange,
 )
 from bot.discord.limits import in_code, plain, shown
-from engine import Phase, WinKind
+from bot.core.shots import BlotOdds
+from engine import GLOSSARY, Phase, Roll, WinKind, call, direct_shots
 from engine.fairdice import chi_square_uniform
 
 COLOUR = discord.Colour(0x2E7D5B)
@@ -97,6 +98,9 @@ def what_to_do(view: GameState) -> str | None:
     game = view.game
     phase = game.phase
     if phase is Phase.ROLL:
+        if game.opening_offer is not None:
+            offer = game.opening_offer
+            return f"to play the opening {offer.high}-{offer.low} or throw again"
         return "to roll or double" if game.can_double(game.turn) else "to roll"
     if phase is Phase.PLAY:
         dice = game.dice
@@ -405,6 +409,90 @@ def history_embed(games: Sequence[GameSummary], user_id: int, name: str) -> disc
     return embed
 
 
+def shots_text(view: GameState, odds: Sequence[BlotOdds]) -> str:
+    """``/bg shots``: each player's blots and the throws of 36 that hit them."""
+    lines = [f"🎯 **Shots at the blots** of game #{view.id} (throws out of 36, if the other side threw now):"]
+    for side in odds:
+        name = shown(view.players[side.seat].name)
+        if not side.blots:
+            lines.append(f"**{name}**: no blots")
+            continue
+        each = ", ".join(f"{point}-point {ways}" for point, ways in side.blots)
+        lines.append(f"**{name}**: {each} · hit at all: {side.any_hit}/36 ({side.any_hit / 36:.0%})")
+    lines.append("Points are counted from each player's own side. The old texts' table: `/bg rules topic:odds`.")
+    return _clip("\n".join(lines), MAX_CONTENT)
+
+
+def glossary_embed() -> discord.Embed:
+    """``/bg rules topic:glossary``: the period words of the old rule texts."""
+    embed = discord.Embed(title="The old words of backgammon", colour=COLOUR)
+    embed.description = (
+        "Hoyle and the Britannica name the games, the dice and the board in words met rarely today. "
+        f"A throw is called as they did: 6-2 is *{call(Roll(6, 2))}*, 3-3 *{call(Roll(3, 3))}*."
+    )
+    titles = {"game": "What a game is worth", "die": "The dice and the points", "board": "The board"}
+    for group, title in titles.items():
+        lines = []
+        for term in GLOSSARY:
+            if term.group == group:
+                said = f" (said *{term.said}*)" if term.said else ""
+                lines.append(f"**{term.word}**{said}: {term.meaning}")
+        embed.add_field(name=title, value=_clip("\n".join(lines), 1024), inline=False)
+    return embed
+
+
+def options_embed() -> discord.Embed:
+    """``/bg rules topic:options``: what a challenge may choose, the seeds' conventions included."""
+    embed = discord.Embed(title="Challenge options", colour=COLOUR)
+    embed.description = "Options of `/bg challenge`; the challenged member sees them before accepting."
+    embed.add_field(
+        name="Today's game",
+        value=(
+            "`match_length` (0 = money game, `stake` per point) · `days` per move · "
+            "money games: `jacoby`, `beavers`, `automatic_doubles` (ties of the opening throw double the cube: "
+            "twice, or every tie up to `cube_limit`) · `cube_limit` (2 to 64) · `opening_reroll` · `hints`"
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="The old texts' conventions",
+        value=(
+            "`rules: hoyle` — **Hoyle's rubber**: best of three games, no cube, a gammon counts two; "
+            "`backgammon: 4` if agreed (else 3); the winner of a hit throws first in the next game "
+            "(after a gammon both throw again); the opening winner chooses: play the opening throw or throw again.\n"
+            "`early_doubles: False` — nobody doubles before the game's first play (seed 003).\n"
+            "`closed_out: skip` — on the bar against a closed board you don't throw and your opponent throws "
+            "again (the old rule; today's `roll` throws and dances). GNU Backgammon's .mat can't show a skipped "
+            "turn, so such games export differently."
+        ),
+        inline=False,
+    )
+    embed.add_field(
+        name="Counting shots",
+        value=(
+            "`/bg shots` shows how many of the 36 throws hit each blot in this channel's game, "
+            "as the old texts' tables counted (`/bg rules topic:odds`)."
+        ),
+        inline=False,
+    )
+    return embed
+
+
+def odds_embed() -> discord.Embed:
+    """``/bg rules topic:odds``: the seeds' table of direct shots, worked out by the engine."""
+    embed = discord.Embed(title="The odds of being hit", colour=COLOUR)
+    embed.description = (
+        "Throws out of 36 that hit a lone blot so many pips away, with nothing between "
+        "(the old texts' table, counted by the bot's rules):"
+    )
+    rows = [f"{distance:>2} pips: {direct_shots(distance):>2}/36" for distance in range(1, 25)]
+    half = len(rows) // 2
+    embed.add_field(name="1 to 12 pips", value="```\n" + "\n".join(rows[:half]) + "\n```", inline=True)
+    embed.add_field(name="13 to 24 pips", value="```\n" + "\n".join(rows[half:]) + "\n```", inline=True)
+    embed.set_footer(text="In a game, /bg shots counts every blot with the checkers really in the way.")
+    return embed
+
+
 def rules_embed() -> discord.Embed:
     embed = discord.Embed(title="Backgammon on Discord", colour=COLOUR)
     embed.description = (
@@ -454,7 +542,7 @@ def rules_embed() -> discord.Embed:
         ),
         inline=False,
     )
-    embed.set_footer(text="Money games: Jacoby, beavers and automatic doubles are options of /bg challenge.")
+    embed.set_footer(text="/bg rules topic:options lists the challenge options (Hoyle's rubber too); topic:glossary the old words.")
     return embed
 
 

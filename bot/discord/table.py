@@ -203,6 +203,7 @@ class Table:
         user = interaction.user.id
         calls: dict[str, Callable[[], Awaitable[Outcome]]] = {
             "roll": lambda: service.roll(game_id, user, version=version),
+            "opening": lambda: service.use_opening(game_id, user, version=version),
             "double": lambda: service.double(game_id, user, version=version),
             "take": lambda: service.take(game_id, user, version=version),
             "pass": lambda: service.pass_double(game_id, user, version=version),

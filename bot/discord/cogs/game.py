@@ -17,7 +17,16 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.advice import parse_level
-from bot.core.model import MAX_STAKE, ChallengeOptions, GameSummary, ServiceError
+from bot.core.model import (
+    AUTOMATIC_DOUBLES_LIMIT,
+    CUBE_LIMIT,
+    HOYLE_LENGTH,
+    MAX_STAKE,
+    ChallengeOptions,
+    GameSummary,
+    ServiceError,
+)
+from bot.core.shots import shots as blot_shots
 from bot.discord import presenter, replays
 from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
@@ -34,9 +43,11 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
-from engine import WinKind
+from engine import UNLIMITED, WinKind
 
 LevelName = Literal["beginner", "intermediate", "expert"]
+AUTOMATIC_DOUBLES = {"off": 0, "twice": AUTOMATIC_DOUBLES_LIMIT, "every tie": UNLIMITED}
+"""The ``automatic_doubles`` choices: how many opening ties double the cube."""
 HISTORY_SEARCH = 30
 """Another member's recent games looked through for the 10 the asker may see."""
 
@@ -73,11 +84,16 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         days="Days per move before the game is forfeited (1-14)",
         jacoby="Money game: gammons count single until the cube is turned",
         beavers="Money game: a doubled player may redouble at once, keeping the cube",
-        automatic_doubles="Money game: a tie in the opening throw doubles the cube",
+        automatic_doubles="Money game: ties in the opening throw double the cube (twice, or every tie up to the cube limit)",
         opening_reroll="The opening throw only decides who starts; the winner throws again",
         thread="Play in a new public thread",
         hints="Allow /bg hint for both players (accepting the challenge agrees to it)",
         seed="Any text of yours the dice are mixed with (provably fair: see /bg rules)",
+        rules="hoyle: Hoyle's rubber (best of three games, no cube, a gammon counts two, a hit's winner throws first)",
+        backgammon="Hoyle's rubber: a backgammon counts 3, or 4 by agreement",
+        cube_limit="The highest the cube may go (default 64)",
+        early_doubles="Off: nobody may double before the game's first play (the old texts' rule)",
+        closed_out="On the bar against a closed board: roll and dance (today), or skip the throw (old texts; .mat can't show it)",
     )
     async def challenge(
         self,
@@ -88,25 +104,38 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         days: app_commands.Range[int, 1, 14] | None = None,
         jacoby: bool = False,
         beavers: bool = False,
-        automatic_doubles: bool = False,
+        automatic_doubles: Literal["off", "twice", "every tie"] = "off",
         opening_reroll: bool = False,
         thread: bool = False,
         hints: bool = False,
         seed: app_commands.Range[str, 1, 64] | None = None,
+        rules: Literal["standard", "hoyle"] = "standard",
+        backgammon: Literal[3, 4] = 3,
+        cube_limit: Literal[2, 4, 8, 16, 32, 64] = CUBE_LIMIT,
+        early_doubles: bool = True,
+        closed_out: Literal["roll", "skip"] = "roll",
     ) -> None:
         if thread and isinstance(interaction.channel, discord.Thread):
             raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
         require_permissions(interaction, CHANNEL_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
+        hoyle = rules == "hoyle"
+        if hoyle and match_length not in (0, HOYLE_LENGTH):
+            raise UserError("Hoyle's rubber is the best of three games: leave out `match_length`.")
         options = ChallengeOptions(
-            match_length=match_length,
+            match_length=HOYLE_LENGTH if hoyle else match_length,
             stake=stake,
             move_days=days if days is not None else self.settings.default_move_days,
             jacoby=jacoby,
             beavers=beavers,
-            automatic_doubles=automatic_doubles,
+            automatic_doubles=AUTOMATIC_DOUBLES[automatic_doubles],
             opening_reroll=opening_reroll,
             thread=thread,
             hints=hints,
+            hoyle=hoyle,
+            backgammon_value=backgammon,
+            cube_limit=cube_limit,
+            early_doubles=early_doubles,
+            closed_out=closed_out,
         )
         if opponent.id == self.table.computer.user_id:
             # challenging me: the computer plays at once (no challenge to accept)
@@ -385,9 +414,23 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats))
 
     @cooldown("lookup")
-    @app_commands.command(name="rules", description="How to play here: commands and notation")
-    async def rules(self, interaction: discord.Interaction) -> None:
-        await send_private(interaction, embed=presenter.rules_embed())
+    @app_commands.command(name="rules", description="How to play here: commands, challenge options, the old words, the odds")
+    @app_commands.describe(topic="What to read (default: how to play)")
+    async def rules(
+        self, interaction: discord.Interaction, topic: Literal["how to play", "options", "glossary", "odds"] = "how to play"
+    ) -> None:
+        pages = {
+            "how to play": presenter.rules_embed, "options": presenter.options_embed,
+            "glossary": presenter.glossary_embed, "odds": presenter.odds_embed,
+        }
+        await send_private(interaction, embed=pages[topic]())
+
+    @cooldown("lookup")
+    @app_commands.command(name="shots", description="How many of the 36 throws hit each blot in this channel's game")
+    async def shots(self, interaction: discord.Interaction) -> None:
+        view = await self.table.quick(interaction, self.table.game_here(interaction))
+        odds = await self.table.quick(interaction, blot_shots(view))
+        await send_private(interaction, content=presenter.shots_text(view, odds))
 
     # -- replying ---------------------------------------------------------------------------------
 

@@ -138,3 +138,23 @@ async def test_200_computer_games_on_the_engine():
     elapsed = time.perf_counter() - started
     print(f"\n200 engine games at the fast level in {elapsed:.1f} s, endings {kinds}, {refused} refused")
     assert refused == 0
+
+
+@pytest.mark.parametrize("opening, expected", [((3, 1), "use_opening"), ((2, 1), "roll")])
+async def test_the_computer_chooses_between_the_opening_dice_and_a_fresh_throw(opening, expected):
+    """Hoyle's opening choice: the computer plays the opening dice when their best
+    play is worth more than an average throw (3-1 makes the 5-point: the best
+    opening there is), and throws again when it is worth less (2-1 is among the
+    weakest openings)."""
+    from engine import GameSettings, Match, ScriptedDice
+
+    match = Match(GameSettings.hoyle(), dice=ScriptedDice(list(opening)))
+    game = match.new_game()
+    game.opening_roll()
+    assert game.opening_offer is not None and game.turn == 0
+    cpu = ComputerPlayer(None, 10, Level.EXPERT, analyst=Analyst(rng=random.Random(1)))  # type: ignore[arg-type]
+    decision = await cpu.decide(_View(match, (10, 11)))
+    assert decision == expected
+    if decision == "use_opening":
+        game.use_opening(0)
+        assert game.dice is not None and (game.dice.high, game.dice.low) == opening

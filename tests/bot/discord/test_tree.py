@@ -19,7 +19,7 @@ NAME = re.compile(r"^[-_\w]{1,32}$")
 EXPECTED = {
     "challenge", "roll", "move", "double", "take", "pass", "beaver", "resign", "accept-resign",
     "reject-resign", "board", "games", "leaderboard", "stats", "history", "export", "rules",
-    "abandon", "forfeit", "computer", "hint", "analysis",
+    "abandon", "forfeit", "computer", "hint", "analysis", "shots",
 }
 TOOLS = {"verify", "dice", "position", "setup", "replay"}
 
@@ -86,7 +86,14 @@ async def test_challenge_options(tree_bot):
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
     assert list(options) == ["opponent", "match_length", "stake", "days", "jacoby", "beavers",
-                             "automatic_doubles", "opening_reroll", "thread", "hints", "seed"]
+                             "automatic_doubles", "opening_reroll", "thread", "hints", "seed",
+                             "rules", "backgammon", "cube_limit", "early_doubles", "closed_out"]
+    assert [c["value"] for c in options["rules"]["choices"]] == ["standard", "hoyle"]
+    assert [c["value"] for c in options["automatic_doubles"]["choices"]] == ["off", "twice", "every tie"]
+    assert [c["value"] for c in options["cube_limit"]["choices"]] == [2, 4, 8, 16, 32, 64]
+    assert [c["value"] for c in options["backgammon"]["choices"]] == [3, 4]
+    assert [c["value"] for c in options["closed_out"]["choices"]] == ["roll", "skip"]
+    assert ".mat" in options["closed_out"]["description"]  # skip's help says the .mat can't express it
     assert (options["seed"]["min_length"], options["seed"]["max_length"]) == (1, 64)
     assert options["opponent"]["required"] and options["opponent"]["type"] == 6
     assert (options["days"]["min_value"], options["days"]["max_value"]) == (1, 14)
