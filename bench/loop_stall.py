@@ -166,7 +166,10 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
               f"the last, game #{game_id}: {games} games, {actions} logged actions")
         probe_file = workdir / "stalls.txt"
         bot = BotProcess(fake, workdir, target=PROBE, database=database, log_level="WARNING",
-                         extra_env={"LOOP_PROBE_FILE": str(probe_file), "LOOP_PROBE_STACKS": "1" if stacks else ""})
+                         extra_env={"LOOP_PROBE_FILE": str(probe_file), "LOOP_PROBE_STACKS": "1" if stacks else "",
+                                    # the two players act and start games without thinking, faster than the
+                                    # cooldowns let a member: they measure the loop, not the limits
+                                    "COOLDOWN_TURN": "off", "COOLDOWN_CHALLENGE": "off"})
         stop = asyncio.Event()
         played: list[Interaction] = []
         errors: list[str] = []

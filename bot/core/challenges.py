@@ -30,6 +30,8 @@ from bot.core.model import (
     ChallengeError,
     ChallengeOptions,
     ChallengeView,
+    GameState,
+    GameSummary,
     Limits,
     Outcome,
     PlayerRef,
@@ -47,6 +49,12 @@ FairDice = dict[str, Any]
 def new_fair_dice(seed: bytes, label: str) -> FairDice:
     """A fresh dice record for a seed: its commitment and a public nonce."""
     return {"commitment": commitment(seed), "nonce": f"bg-{label}-{secrets.token_hex(8)}", "seed": seed.hex()}
+
+
+def seats(challenge: ChallengeView) -> tuple[int, int]:
+    """The players' ids in seat order: the challenger at ``options.challenger_seat``."""
+    pair = (challenge.challenger.user_id, challenge.challenged.user_id)
+    return pair if challenge.options.challenger_seat == 0 else (pair[1], pair[0])
 
 
 def salt_of(accepted_by: int | None, challenger_seed: str | None = None, accepter_seed: str | None = None) -> str | None:
@@ -247,7 +255,7 @@ class Challenges:
             return await self.start_game(
                 challenge.guild_id,
                 channel_id or challenge.channel_id,
-                (challenge.challenger.user_id, challenge.challenged.user_id),
+                seats(challenge),
                 challenge.options,
                 challenge_id=challenge_id,
                 fair=fair,
@@ -255,6 +263,41 @@ class Challenges:
             )
         except ChallengeClosedError:
             raise ChallengeError("this challenge was already answered") from None
+
+    async def rematch(
+        self, game: GameState | GameSummary, player: PlayerRef, *, double: bool = False
+    ) -> ChallengeView:
+        """``player`` asks the other player of a finished game for a rematch:
+        the same settings with the colours swapped (``double``: a money game at
+        twice the stake, "double or nothing"). The other player accepts as any
+        challenge, so nobody is seated without their consent.
+
+        :raises ChallengeError: for a game still being played, a practice game, an
+            asker who did not play it, an opponent who is the computer, or a double
+            stake past the limit.
+        """
+        if game.is_active:
+            raise ChallengeError("this game is still being played: a rematch comes when it ends")
+        seat = game.seat(player.user_id)
+        if seat is None:
+            raise ChallengeError("only its players can ask for a rematch of this game")
+        options = game.options
+        if options.practice or options.gnubg_id:
+            raise ChallengeError("a practice game is not played again: set it up anew with /bgtools setup")
+        opponent = game.players[1 - seat]
+        if opponent.is_bot or options.computer_level:
+            raise ChallengeError("against the computer, /bg computer starts a new game at once")
+        stake = options.stake
+        if double:
+            if options.match_length:
+                raise ChallengeError("double or nothing is for money games: a match is played again as it was")
+            stake *= 2
+            if stake > self.limits.max_stake:
+                raise ChallengeError(
+                    f"double or nothing would be {stake} per point, over this server's limit of {self.limits.max_stake}"
+                )
+        again = replace(options, stake=stake, thread=False, rematch_of=game.id, challenger_seat=1 - seat)
+        return await self.create(game.guild_id, game.channel_id, player, opponent, again)
 
     async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:
         challenge = await self.pending(challenge_id)

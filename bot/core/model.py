@@ -205,6 +205,10 @@ class ChallengeOptions:
     ``skip`` (the old texts' rule: no roll). Games stored before it existed are ``skip``."""
     gnubg_id: str | None = None
     """A practice challenge: the GNU Backgammon ID (``PositionID:MatchID``) its game starts from."""
+    rematch_of: int | None = None
+    """A rematch: the finished game it plays again."""
+    challenger_seat: int = 0
+    """Where the challenger sits (0 or 1): a rematch swaps the players' colours."""
 
     @property
     def rated(self) -> bool:
@@ -228,6 +232,8 @@ class ChallengeOptions:
             raise ChallengeError("automatic doubles are off, a count of ties up to 6, or every tie")
         if not whole(self.cube_limit) or self.cube_limit not in CUBE_LIMITS:
             raise ChallengeError(f"the cube limit is one of {', '.join(map(str, CUBE_LIMITS))}")
+        if self.challenger_seat not in (0, 1):
+            raise ChallengeError("the challenger sits at seat 0 or 1")
         if self.backgammon_value not in (3, 4):
             raise ChallengeError("a backgammon counts 3, or 4 by agreement")
         if self.hoyle:
@@ -297,6 +303,8 @@ class ChallengeOptions:
             ("closed out: no throw (the old rule)", self.closed_out == "skip"),
         ) if on]
         days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
+        if self.rematch_of is not None:
+            kind = f"a rematch of game #{self.rematch_of}: {kind}"
         return ", ".join([kind, days, *rules])
 
 

@@ -115,6 +115,32 @@ class ChallengeButton(
         await table_of(interaction).click_challenge(interaction, self.action, self.challenge_id, self.thread)
 
 
+class RematchButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:rematch:(?P<kind>again|double):(?P<game>[0-9]+)",
+):
+    """Rematch (same settings, colours swapped) or Double or nothing (a money game
+    at twice the stake), on a finished game's board: a challenge the other player accepts."""
+
+    LABELS = {"again": "Rematch", "double": "Double or nothing"}
+
+    def __init__(self, kind: str, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=self.LABELS[kind], style=discord.ButtonStyle.secondary, custom_id=f"bg:rematch:{kind}:{game_id}"
+            )
+        )
+        self.kind = kind
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> RematchButton:
+        return cls(match["kind"], int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await table_of(interaction).click_rematch(interaction, self.game_id, double=self.kind == "double")
+
+
 class LeaderboardButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"bg:lb:(?P<kind>rating|points):(?P<offset>[0-9]+):(?P<dir>prev|next)",
@@ -143,15 +169,33 @@ class LeaderboardButton(
 
 
 
-DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, LeaderboardButton, BuildButton)
+DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton)
 
 
 # -- building views ---------------------------------------------------------------------
 
 
+def rematch_controls(view: GameState) -> discord.ui.View | None:
+    """Rematch (and Double or nothing for a money game) under a game two people
+    finished; None for a practice game, the computer's, or one abandoned."""
+    options = view.options
+    if view.is_active or view.status != "finished" or options.practice or options.computer_level:
+        return None
+    if any(player.is_bot for player in view.players):
+        return None
+    controls = discord.ui.View(timeout=None)
+    controls.add_item(RematchButton("again", view.id))
+    if not options.match_length:
+        controls.add_item(RematchButton("double", view.id))
+    return controls
+
+
 def game_controls(view: GameState) -> discord.ui.View | None:
-    """The controls for whoever must act now (None when nothing is clickable)."""
-    if not view.is_active or view.match.game is None or view.to_act() is None:
+    """The controls for whoever must act now (None when nothing is clickable);
+    under a finished game, the rematch buttons."""
+    if not view.is_active:
+        return rematch_controls(view)
+    if view.match.game is None or view.to_act() is None:
         return None
     if view.to_act().is_bot:  # type: ignore[union-attr]
         return None  # the computer acts by itself: nothing to click meanwhile

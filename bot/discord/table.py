@@ -332,6 +332,18 @@ class Table:
         except Exception:
             log.debug("could not remember challenge message", exc_info=True)
 
+    async def click_rematch(self, interaction: discord.Interaction, game_id: int, *, double: bool) -> None:
+        """A player of a finished game asks the other for a rematch: a challenge they accept."""
+        try:
+            hold(self.cooldowns, "challenge", interaction.user)
+            game = await self.quick(interaction, self.service.look_up(game_id))
+            challenge = await self.quick(
+                interaction, self.service.challenges.rematch(game, player_ref(interaction.user), double=double)
+            )
+            await self.post_challenge(interaction, challenge, False)
+        except Exception as error:  # buttons have no tree.on_error: same single error path
+            await report(interaction, error)
+
     async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:
         try:
             hold(self.cooldowns, "challenge", interaction.user)

@@ -307,7 +307,7 @@ async def test_pass_ends_a_money_game_with_a_result_embed(world):
     assert picture.filename == f"board-{w.game_id(final)}-{(await w.service.get_game(w.game_id(final))).version}.png"
     assert embed.image.url == f"attachment://{picture.filename}"  # the embed shows the board
     assert any(f.name == "Rating" for f in embed.fields)
-    assert w.custom_ids(final) == []
+    assert w.custom_ids(final) == [f"bg:rematch:again:{w.game_id(final)}", f"bg:rematch:double:{w.game_id(final)}"]
     assert await w.service.game_in_channel(w.channel.id) is None
 
 
