@@ -18,17 +18,22 @@ and cached; only pasting and text happen per picture, so a picture takes a
 few milliseconds plus the PNG encoding (colours mapped to a palette of 64 by
 Pillow's fast octree, no dithering), and is safe to draw in worker threads
 (cached images are only pasted from). The same layout gives the same bytes.
+
+:class:`PatiencePicture` is a layout to draw in the bot's drawing workers
+(:mod:`renderer.pictures`), so no drawing happens on its event loop.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engine.patience import ENGLISH, SIZE, Card, Cell, Layout, LineScore, Scoring, Suit
+from engine.patience import ENGLISH, SIZE, Card, Cell, Deal, Layout, LineScore, Scoring, Suit, scoring_named
 from renderer import text as T
+from renderer.pictures import Picture
 from renderer.themes import CLASSIC, HIGH_CONTRAST, RGB, Theme
 
 # -- geometry (final-image pixels) ----------------------------------------------------------
@@ -377,3 +382,32 @@ def render_patience(
     out = io.BytesIO()
     indexed.save(out, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     return out.getvalue()
+
+
+@dataclass(frozen=True)
+class PatiencePicture(Picture):
+    """A layout to draw in a drawing worker (:meth:`renderer.pool.RenderWorkers.picture`):
+    the deal and the squares as text, so it pickles small; :meth:`draw` is
+    :func:`render_patience` of it."""
+
+    deal: str
+    """The 25 cards in order, as ``str(deal)``."""
+    path: str = ""
+    """The squares laid so far, as ``str(layout)``."""
+    scoring: str = ENGLISH.name
+    title: str = DEFAULT_TITLE
+    best: int | None = None
+    show_legal: bool = True
+
+    @classmethod
+    def of(cls, layout: Layout, scoring: Scoring = ENGLISH, *, title: str = DEFAULT_TITLE,
+           best: int | None = None, show_legal: bool = True) -> PatiencePicture:
+        return cls(str(layout.deal), str(layout), scoring.name, title, best, show_legal)
+
+    def layout(self) -> Layout:
+        return Layout.parse(Deal.parse(self.deal), self.path)
+
+    def draw(self) -> bytes:
+        return render_patience(
+            self.layout(), scoring_named(self.scoring), title=self.title, best=self.best, show_legal=self.show_legal
+        )

@@ -11,7 +11,9 @@
   the only door to :mod:`bot.ai`;
 - :mod:`.deliveries`: the messages the outbox owes, worded for the dispatcher;
 - :mod:`.scheduler`: the loop that does what falls due;
-- :mod:`.dice_stats`: whether a player's dice look fair.
+- :mod:`.dice_stats`: whether a player's dice look fair;
+- :mod:`.patience`: Serpent Poker Patience, the daily puzzle
+  (:attr:`GameService.patience`).
 
 The core reads and writes through :mod:`bot.store` and never imports
 ``discord`` or the renderer (``tests/test_layers.py`` holds it to that).

@@ -10,8 +10,9 @@ winner; the other gets :class:`StaleGameError` ("the game has moved on").
 What the service does by itself: the opening throw when a game starts, forced
 plays (exactly one legal play) and lost turns, the next game of a match, the
 rating update when a match ends (in the same transaction). Its parts:
-:attr:`GameService.challenges` (invitations) and :attr:`GameService.deadlines`
-(reminders and timeouts), sharing its player names and clock.
+:attr:`GameService.challenges` (invitations), :attr:`GameService.deadlines`
+(reminders and timeouts) and :attr:`GameService.patience` (Serpent Poker
+Patience, :mod:`bot.core.patience`), sharing its player names and clock.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from bot.core.model import (
     StaleGameError,
     storage_errors_as_service_errors,
 )
+from bot.core.patience import PatienceService
 from bot.core.summaries import records_from, summarise, summary_of
 from bot.core.players import PlayerNames
 from bot.store import (
@@ -144,6 +146,7 @@ class GameService:
             store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out,
             self.limits.expiries_per_sweep,
         )
+        self.patience = PatienceService(store, self.names, self.clock, seed_source)
 
     @classmethod
     async def open(

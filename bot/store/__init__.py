@@ -17,7 +17,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
   heartbeats (downtime is added to deadlines);
 - ``store.stats``: dice statistics, the computer's record, analyses;
 - ``store.summaries``: what each finished game left behind (its card, logs, exports);
-- ``store.outbox``: messages owed to players until they are delivered.
+- ``store.outbox``: messages owed to players until they are delivered;
+- ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -48,6 +49,7 @@ from bot.store.errors import (
 )
 from bot.store.games import GameStore
 from bot.store.outbox import Owed, OutboxEntry, OutboxStore
+from bot.store.patience import AttemptRow, DailyDealRow, DailyScore, PatienceStore
 from bot.store.players import PlayerStore
 from bot.store.ratings import RatingStore
 from bot.store.rows import (
@@ -74,9 +76,9 @@ from bot.store.summaries import SummaryStore
 
 __all__ = [
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
-    "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
-    "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
-    "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
+    "ActionRow", "AppendResult", "AttemptRow", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
+    "ConstraintError", "DailyDealRow", "DailyScore", "Database", "DatabaseBusyError", "DatabaseTarget",
+    "DatabaseUnavailableError", "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
     "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
     "Shard", "StaleVersionError", "StorageError", "Store", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
@@ -96,6 +98,7 @@ class Store:
         self.stats = StatsStore(db)
         self.outbox = OutboxStore(db)
         self.summaries = SummaryStore(db)
+        self.patience = PatienceStore(db)
 
     @property
     def backend(self) -> str:

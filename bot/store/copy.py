@@ -45,10 +45,12 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("game_analyses", ("game_id", "game_number")),
     ("outbox", ("id",)),
     ("heartbeats", ("shard_count", "shard_id")),
+    ("patience_deals", ("guild_id", "day")),
+    ("patience_attempts", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
-IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox")
+IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox", "patience_attempts")
 
 
 class CopyError(Exception):

@@ -108,3 +108,24 @@ def test_every_deal_draws() -> None:
             if layout.placed % 8 == 0:
                 assert decode(P.render_patience(layout, theme=HIGH_CONTRAST)).size == P.SIZE_PX
         assert decode(P.render_patience(layout, best=999)).size == P.SIZE_PX
+
+
+def test_a_patience_picture_pickles_small_and_draws_the_same_bytes(partial: Layout) -> None:
+    import pickle
+
+    picture = P.PatiencePicture.of(partial, AMERICAN, title="Daily deal 2026-03-02")
+    copy = pickle.loads(pickle.dumps(picture))
+    assert copy == picture and len(pickle.dumps(picture)) < 500
+    assert copy.layout() == partial
+    assert copy.draw() == P.render_patience(partial, AMERICAN, title="Daily deal 2026-03-02")
+
+
+async def test_a_patience_picture_is_drawn_by_a_worker(finished: Layout) -> None:
+    from renderer.pool import RenderWorkers
+
+    workers = RenderWorkers(1)
+    try:
+        png = await workers.picture(P.PatiencePicture.of(finished, best=81, show_legal=False))
+    finally:
+        workers.close()
+    assert png == P.render_patience(finished, best=81, show_legal=False)
