@@ -18,7 +18,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.stats``: dice statistics, the computer's record, analyses;
 - ``store.summaries``: what each finished game left behind (its card, logs, exports);
 - ``store.outbox``: messages owed to players until they are delivered;
-- ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts.
+- ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts;
+- ``store.members``: notification preferences, digests and vacations.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -48,6 +49,7 @@ from bot.store.errors import (
     StorageError,
 )
 from bot.store.games import GameStore
+from bot.store.members import MemberStore, VacationRow
 from bot.store.outbox import Owed, OutboxEntry, OutboxStore
 from bot.store.patience import AttemptRow, DailyDealRow, DailyScore, PatienceStore
 from bot.store.players import PlayerStore
@@ -80,7 +82,7 @@ __all__ = [
     "ConstraintError", "DailyDealRow", "DailyScore", "Database", "DatabaseBusyError", "DatabaseTarget",
     "DatabaseUnavailableError", "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
     "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
-    "Shard", "StaleVersionError", "StorageError", "Store", "open_store", "parse_database_url",
+    "Shard", "StaleVersionError", "StorageError", "Store", "VacationRow", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
 ]
 
@@ -99,6 +101,7 @@ class Store:
         self.outbox = OutboxStore(db)
         self.summaries = SummaryStore(db)
         self.patience = PatienceStore(db)
+        self.members = MemberStore(db)
 
     @property
     def backend(self) -> str:

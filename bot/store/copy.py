@@ -47,10 +47,11 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("heartbeats", ("shard_count", "shard_id")),
     ("patience_deals", ("guild_id", "day")),
     ("patience_attempts", ("id",)),
+    ("vacations", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
-IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox", "patience_attempts")
+IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox", "patience_attempts", "vacations")
 
 
 class CopyError(Exception):
