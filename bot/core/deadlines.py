@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from bot.core import narration
 from bot.core.challenges import Challenges
 from bot.core.deliveries import Deliveries
+from bot.core.members import Members
 from bot.core.model import EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
 from bot.store import GameRow, Owed, Shard, StorageError, Store
 
@@ -41,6 +42,8 @@ class Deadlines:
         state_of: Callable[[GameRow], Awaitable[GameState]],
         time_out: Callable[[GameRow], Awaitable[Notice | None]],
         expiries_per_sweep: int = EXPIRIES_PER_SWEEP,
+        *,
+        members: Members | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -49,6 +52,8 @@ class Deadlines:
         self.state_of = state_of
         self.time_out = time_out
         self.expiries_per_sweep = expiries_per_sweep
+        self.members = members
+        """Members' preferences and vacations (None: reminders as they fall, nobody away)."""
         """Expired challenges tidied per pass: each costs a message edit, and a flood of
         challenges must not become a flood of edits (the rest go in later passes)."""
 
@@ -94,16 +99,35 @@ class Deadlines:
             player = state.to_act()
             if player is None:
                 continue
+            members = self.members
+            if members is not None and await members.hold_turn(row, state):
+                continue  # on vacation: the clock waits
+            prefs = await members.prefs(player.user_id) if members is not None else None
+            if prefs is not None and not prefs.reminders:
+                await self.store.schedule.claim_reminder(row.id, row.version, None)
+                continue
+            if prefs is not None and prefs.is_quiet(now):
+                ends = prefs.quiet_ends(now)
+                if row.turn_deadline is None or ends < row.turn_deadline:
+                    await self.store.schedule.postpone_reminder(row.id, row.version, ends)
+                    continue  # it comes when the quiet hours end
+                # the turn runs out first: a reminder now, without a ping, beats none
             left = (row.turn_deadline - now) if row.turn_deadline else timedelta(0)
             text = f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited"
             channel_id = row.board_channel_id or row.channel_id
-            owed = Owed("reminder", row.guild_id, channel_id, game_id=row.id, version=row.version,
-                        payload={"user_id": player.user_id, "text": text})
+            payload: dict[str, object] = {"user_id": player.user_id, "text": text}
+            if prefs is not None and prefs.turn == "dm":
+                payload["dm"] = True
+            if prefs is not None and not prefs.pinged(now):
+                payload["quiet"] = True
+            owed = Owed("reminder", row.guild_id, channel_id, game_id=row.id, version=row.version, payload=payload)
             if await self.store.schedule.claim_reminder(row.id, row.version, owed) is None:
                 continue
             notices.append(Notice("reminder", state, None, player.user_id, text))
         for row in await self.store.schedule.due_deadlines(now, shard=shard):
             try:
+                if self.members is not None and await self.members.hold_turn(row, await self.state_of(row)):
+                    continue  # on vacation: the clock waits
                 notice = await self.time_out(row)
             except ServiceError:
                 continue

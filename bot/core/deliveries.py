@@ -96,6 +96,7 @@ class Deliveries:
         """Entries a failed delivery of this process may have posted all the same."""
         self.wordings: dict[str, Wording] = {
             "reminder": self._reminder, "challenge_expired": self._expired, "notice": self._notice,
+            "digest": self._digest,
         }
         """How each kind of entry is worded (boards are worded together, per game). A
         feature that owes its own kind of message adds its wording here."""
@@ -267,7 +268,22 @@ class Deliveries:
             retried=self._retried([entry]),
             state=await self.state_of(row),
             text=str(entry.payload.get("text", "")),
-            ping=(int(user_id),) if user_id else (),
+            ping=(int(user_id),) if user_id and not entry.payload.get("quiet") else (),
+            dm_to=int(user_id) if user_id and entry.payload.get("dm") else None,
+        )
+
+    async def _digest(self, entry: OutboxEntry) -> Delivery:
+        user_id = int(entry.payload.get("user_id", 0))
+        return Delivery(
+            kind="digest",
+            entries=(entry.id,),
+            guild_id=entry.guild_id,
+            channel_id=entry.channel_id,
+            attempts=entry.attempts,
+            retried=self._retried([entry]),
+            ping=(user_id,),
+            dm_to=user_id,
+            data=dict(entry.payload),
         )
 
     async def _notice(self, entry: OutboxEntry) -> Delivery:

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from bot.core import narration
 from bot.core.challenges import Challenges, new_fair_dice, practice_position
 from bot.core.deadlines import Deadlines
+from bot.core.members import Members
 from bot.core.deliveries import Deliveries, board_debt
 from bot.core.model import (
     REMINDER_FRACTION,
@@ -142,9 +143,10 @@ class GameService:
         self.names = PlayerNames(store)
         self.challenges = Challenges(store, self.names, self.clock, self.start_game, seed_source, self.limits)
         self.deliveries = Deliveries(store, self.clock, self.challenges, self.state_of, self._remember_board)
+        self.members = Members(store, self.clock, self.state_of, wake=self.deliveries.wake)
         self.deadlines = Deadlines(
             store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out,
-            self.limits.expiries_per_sweep,
+            self.limits.expiries_per_sweep, members=self.members,
         )
         self.patience = PatienceService(store, self.names, self.clock, seed_source)
 

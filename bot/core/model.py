@@ -519,6 +519,10 @@ class Delivery:
     state: GameState | None = None
     challenge: ChallengeView | None = None
     text: str = ""
+    dm_to: int | None = None
+    """Send it to this member as a direct message (the channel when they have closed them)."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """A kind's own details (a digest's games)."""
 
 
 @dataclass(frozen=True, slots=True)

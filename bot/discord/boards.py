@@ -226,7 +226,15 @@ class BoardPoster:
         ``headline`` goes first (a notice, pinging ``pings``); then nobody is
         pinged by the turn line, else the player to act is."""
         png = await render_in_worker(scene_for(state), asked_at=asked_at)
-        content = presenter.board_content(state, events, ping=headline is None)
+        actor = state.to_act() if state.is_active else None
+        members = self.service.members
+        away = members.away_until(state.guild_id, actor.user_id) if actor is not None and not actor.is_bot else None
+        # the player to act is pinged only as they asked (not by DM or digest, not in quiet hours)
+        ping = headline is None and actor is not None and not actor.is_bot and bool(
+            await members.pings([actor.user_id], turn=True)
+        )
+        pings = await members.pings(list(pings))
+        content = presenter.board_content(state, events, ping=ping, away=away)
         if headline:
             content = f"{headline}\n{content}"[: presenter.MAX_CONTENT]
         name = picture_name(state)
@@ -235,7 +243,7 @@ class BoardPoster:
             "file": discord.File(io.BytesIO(png), filename=name),
             "embeds": [],
             "view": game_controls(state),
-            "allowed_mentions": pinging(*pings, *presenter.turn_pings(state, ping=headline is None)),
+            "allowed_mentions": pinging(*pings, *presenter.turn_pings(state, ping=ping)),
         }
         embed = presenter.result_embed(state, events, rating_changes)
         if embed is not None:

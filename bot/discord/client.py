@@ -38,6 +38,7 @@ from bot.discord.boards import BoardPoster, replay_in_worker, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
+from bot.discord.direct import TurnMessages
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
 from bot.discord.parts import Parts
@@ -104,6 +105,7 @@ class BackgammonBot(commands.Bot):
         self.table: Table | None = None
         self.scheduler: Scheduler | None = None
         self.dispatcher: Dispatcher | None = None
+        self.turn_messages: TurnMessages | None = None
         self.connected = False
         """Whether the gateway is up (deadlines run only then)."""
         self._coming_back: asyncio.Task[None] | None = None
@@ -126,12 +128,14 @@ class BackgammonBot(commands.Bot):
         poster = BoardPoster(self, service)
         notes = AnalysisNotes(advice)
         computer = ComputerSeat(self, service, advice, poster, notes)
-        poster.listeners += [computer.after_post, notes.after_game]
+        self.turn_messages = TurnMessages(self, service.members)
+        poster.listeners += [computer.after_post, notes.after_game, self.turn_messages.after_post]
         cooldowns = Cooldowns(self.settings.cooldowns)
         self.table = Table(self, service, poster, computer, notes, cooldowns)
         self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
+            self.scheduler.add_job("digests", service.members.send_digests, service.members.next_digest)
         self.parts = Parts(
             self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker),
             self.dispatcher, self.scheduler,
@@ -184,6 +188,10 @@ class BackgammonBot(commands.Bot):
             await service.deadlines.beat(shard=shard, coming_back=True)
         except Exception:
             log.exception("could not record the heartbeat")
+        try:
+            await service.members.refresh()  # who is on vacation, for the boards
+        except Exception:
+            log.warning("could not read the vacations under way", exc_info=True)
         if self.dispatcher is not None:
             try:
                 sent = await self.dispatcher.drain()
@@ -220,6 +228,8 @@ class BackgammonBot(commands.Bot):
             await self.scheduler.stop()
         if self.table is not None:
             await self.table.close()  # the computer's turns, the analyses in progress
+        if self.turn_messages is not None:
+            await self.turn_messages.close()
         if self.parts is not None:
             await self.parts.advice.close()  # the analyst's worker processes
         await super().close()

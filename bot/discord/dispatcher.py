@@ -25,6 +25,7 @@ from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import presenter
 from bot.discord.boards import BoardPoster, InChannel, picture_name
+from bot.discord.direct import digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ class Dispatcher:
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
         self.deliveries.wakers.append(self.kick)
         self.handlers: dict[str, Handler] = {
-            "board": self._board, "reminder": self._reminder, "challenge_expired": self._expired,
+            "board": self._board, "reminder": self._reminder, "challenge_expired": self._expired, "digest": self._digest,
             "notice": self._notice,
         }
         """How each kind of delivery is posted. A feature that owes its own kind of
@@ -233,12 +234,25 @@ class Dispatcher:
     async def _reminder(self, delivery: Delivery) -> None:
         state = delivery.state
         assert state is not None
-        who = " ".join(presenter.mention(u) for u in delivery.ping)
-        text = " ".join(p for p in ("⏰", who, f"{plain(delivery.text)}.") if p)
-        link = presenter.board_link(state)
-        if link:
-            text += f" [Go to the board]({link})"
-        await self.post_text(delivery, text)
+        if delivery.dm_to is not None and await self._direct(delivery, reminder_text(delivery, mention=False)):
+            return
+        await self.post_text(delivery, reminder_text(delivery, mention=True))
+
+    async def _digest(self, delivery: Delivery) -> None:
+        """The daily digest by direct message; in the channel of the most urgent game
+        (pinging the member) when their direct messages are closed."""
+        text = digest_text(delivery.data)
+        if await self._direct(delivery, text):
+            return
+        await self.post_text(delivery, " ".join([*(presenter.mention(u) for u in delivery.ping), text]))
+
+    async def _direct(self, delivery: Delivery, text: str) -> bool:
+        """Send a delivery to its member's direct messages and settle it; False when closed."""
+        assert delivery.dm_to is not None
+        if await send_direct(self.client, delivery.dm_to, text) is None:
+            return False
+        await self.deliveries.delivered(delivery.entries)
+        return True
 
     async def _notice(self, delivery: Delivery) -> None:
         """A line of text (its markup neutralised), after the mentions of whom it pings."""

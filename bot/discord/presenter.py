@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 
 import discord
 
@@ -120,8 +120,9 @@ def what_to_do(view: GameState) -> str | None:
     return None
 
 
-def turn_line(view: GameState, *, ping: bool = True) -> str:
-    """The last line of a board message: who acts now, by when."""
+def turn_line(view: GameState, *, ping: bool = True, away: datetime | None = None) -> str:
+    """The last line of a board message: who acts now, by when (``away``: the end
+    of their vacation, when they are on one)."""
     actor = view.to_act()
     todo = what_to_do(view)
     if actor is None or todo is None:
@@ -130,7 +131,9 @@ def turn_line(view: GameState, *, ping: bool = True) -> str:
         return f"▶ 🤖 **{shown(actor.name)}** {todo} (thinking…)"
     who = mention(actor.user_id) if ping else f"**{shown(actor.name)}**"
     line = f"▶ {who} {todo}"
-    if view.deadline is not None:
+    if away is not None:
+        line += f" · 🏖️ on vacation until {timestamp(away)}: their clock waits until then"
+    elif view.deadline is not None:
         line += f" (time runs out {timestamp(view.deadline)})"
     return line
 
@@ -143,7 +146,9 @@ def turn_pings(view: GameState, *, ping: bool = True) -> list[int]:
     return [actor.user_id]
 
 
-def board_content(view: GameState, events: Sequence[Event] = (), *, ping: bool = True) -> str:
+def board_content(
+    view: GameState, events: Sequence[Event] = (), *, ping: bool = True, away: datetime | None = None
+) -> str:
     """What happened (one line per event) and whose turn it is, within Discord's 2000 characters.
 
     The header and the turn line (with its mention) always stay; when there
@@ -153,7 +158,7 @@ def board_content(view: GameState, events: Sequence[Event] = (), *, ping: bool =
     commitment = commitment_line(view, events)
     if commitment:
         header += "\n" + commitment
-    footer = turn_line(view, ping=ping)
+    footer = turn_line(view, ping=ping, away=away)
     if not footer and view.status == "abandoned":
         footer = "The game was abandoned. Start a new one with `/bg challenge`."
     elif not footer and not view.is_active:
@@ -366,20 +371,55 @@ def stats_embed(name: str, stats: PlayerStats | None) -> discord.Embed:
     return embed
 
 
+def by_urgency(views: Sequence[GameState], user_id: int) -> list[GameState]:
+    """Games waiting for ``user_id`` first, the least time left first; then the others by their clocks."""
+    far = datetime.max.replace(tzinfo=timezone.utc)
+
+    def key(view: GameState) -> tuple[int, datetime, int]:
+        actor = view.to_act()
+        mine = actor is not None and actor.user_id == user_id
+        return (0 if mine else 1, view.deadline or far, view.id)
+
+    return sorted(views, key=key)
+
+
 def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
+    """``/bg games``: the member's games, the most urgent first."""
     embed = discord.Embed(title="Your games in this server", colour=COLOUR)
     if not views:
         embed.description = "No games going on. Start one with `/bg challenge`."
         return embed
     rows = []
-    for view in views[:20]:
+    for view in by_urgency(views, user_id)[:20]:
         actor = view.to_act()
         status = "**your turn**" if actor and actor.user_id == user_id else f"waiting for {shown(actor.name)}" if actor else view.status
+        if view.deadline is not None and actor is not None and not actor.is_bot:
+            status += f", time runs out {timestamp(view.deadline)}"
         link = board_link(view)
         where = f"[board]({link})" if link else f"<#{view.channel_id}>"
         rows.append(f"#{view.id} vs {opponent_of(view, user_id)} · {status} · {where}")
+    if len(views) > 20:
+        rows.append(f"… and {len(views) - 20} more")
     embed.description = "\n".join(rows)
     return embed
+
+
+def games_buttons(views: Sequence[GameState], user_id: int) -> discord.ui.View | None:
+    """A link button to each game's board, the most urgent first (Discord allows 25)."""
+    buttons = discord.ui.View(timeout=None)
+    for view in by_urgency(views, user_id):
+        link = board_link(view)
+        if link is None:
+            continue
+        actor = view.to_act()
+        mark = "▶ " if actor is not None and actor.user_id == user_id else ""
+        seat = view.seat(user_id)
+        opponent = view.players[1 - seat].name if seat is not None else "?"
+        label = f"{mark}#{view.id} vs {opponent}"  # a label shows no markup: the name as it is
+        buttons.add_item(discord.ui.Button(label=label[:80], url=link))
+        if len(buttons.children) == 25:
+            break
+    return buttons if buttons.children else None
 
 
 def history_embed(games: Sequence[GameSummary], user_id: int, name: str) -> discord.Embed:

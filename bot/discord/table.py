@@ -39,7 +39,7 @@ from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.errors import UserError, answer_privately, player_message, report
-from bot.discord.limits import fit, pinging
+from bot.discord.limits import fit, pinging, shown
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,
@@ -321,11 +321,18 @@ class Table:
     # -- challenges -----------------------------------------------------------------------------
 
     async def post_challenge(self, interaction: discord.Interaction, challenge: Any, thread: bool) -> None:
+        members = self.service.members
+        challenged = challenge.challenged.user_id
+        content = presenter.challenge_content(challenge, thread=thread)
+        away = await members.away(challenge.guild_id, challenged)
+        if away is not None:
+            content += (f"\n🏖️ {shown(challenge.challenged.name)} is on vacation until "
+                        f"{presenter.timestamp(away.until)}: the challenge may wait for them.")
         message = await send_public(
             interaction,
-            content=presenter.challenge_content(challenge, thread=thread),
+            content=content,
             view=challenge_controls(challenge.id, thread),
-            allowed_mentions=pinging(challenge.challenged.user_id),
+            allowed_mentions=pinging(*await members.pings([challenged])),  # not in their quiet hours
         )
         try:
             await self.service.challenges.set_message(challenge.id, message.id)

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot.store import outbox
 from bot.store.database import Database, Tx
+from bot.store.outbox import Owed
 from bot.store.players import touch
 from bot.store.rows import Row, dump_json, from_ts, load_json, req_ts, to_ts
 
@@ -71,13 +73,50 @@ class MemberStore:
         )
         return [(r["user_id"], req_ts(r["digest_at"]), load_json(r["prefs"]) or {}) for r in rows]
 
-    async def claim_digest(self, user_id: int, due: datetime, following: datetime | None) -> bool:
-        """Move a member's digest from ``due`` to ``following``; True if this caller did."""
-        changed = await self.db.transact(lambda tx: tx.execute(
-            "UPDATE players SET digest_at = ? WHERE user_id = ? AND digest_at = ?",
-            (to_ts(following), user_id, to_ts(due)),
+    async def claim_digest(
+        self, user_id: int, due: datetime, following: datetime | None, owed: Owed | None = None
+    ) -> bool:
+        """Move a member's digest from ``due`` to ``following`` and write the digest
+        ``owed`` to the outbox, in one transaction; True if this caller did."""
+        now = self.db.now()
+
+        async def transaction(tx: Tx) -> bool:
+            changed = await tx.execute(
+                "UPDATE players SET digest_at = ? WHERE user_id = ? AND digest_at = ?",
+                (to_ts(following), user_id, to_ts(due)),
+            )
+            if changed == 1 and owed is not None:
+                await outbox.add(tx, owed, now)
+            return changed == 1
+
+        return await self.db.transact(transaction)
+
+    # -- server settings -----------------------------------------------------------------------
+
+    async def server_settings(self, guild_id: int) -> dict[str, Any]:
+        row = await self.db.fetchone("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return (load_json(row["settings"]) or {}) if row else {}
+
+    async def set_server_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
+        now = self.db.now()
+        await self.db.transact(lambda tx: tx.execute(
+            """
+            INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)
+            ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at
+            """,
+            (guild_id, dump_json(settings), now),
         ))
-        return changed == 1
+
+    async def away(self, guild_id: int, user_id: int, now: datetime) -> VacationRow | None:
+        """The member's vacation in this server under way at ``now``, if any."""
+        row = await self.db.fetchone(
+            """
+            SELECT * FROM vacations WHERE guild_id = ? AND user_id = ? AND starts_at <= ? AND ends_at > ?
+            ORDER BY id DESC LIMIT 1
+            """,
+            (guild_id, user_id, to_ts(now), to_ts(now)),
+        )
+        return VacationRow.from_row(row) if row else None
 
     # -- vacations -----------------------------------------------------------------------------
 

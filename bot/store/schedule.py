@@ -22,10 +22,22 @@ class DueWork:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def claim_reminder(self, game_id: int, version: int, owed: Owed) -> int | None:
+    async def postpone_reminder(self, game_id: int, version: int, at: datetime) -> bool:
+        """Move the current turn's reminder (not yet sent) to ``at``; False if the game moved on."""
+        changed = await self.db.transact(lambda tx: tx.execute(
+            """
+            UPDATE games SET reminder_at = ?
+            WHERE id = ? AND version = ? AND status = 'active' AND reminder_sent = 0
+            """,
+            (to_ts(at), game_id, version),
+        ))
+        return changed == 1
+
+    async def claim_reminder(self, game_id: int, version: int, owed: Owed | None) -> int | None:
         """Atomically mark the current turn's reminder as sent, and write the
         reminder message ``owed`` to the outbox in the same transaction.
 
+        ``owed`` None claims it without a message (returns 0).
         Returns the outbox entry's id if this caller claimed the reminder: the
         game is still active at ``version`` and no reminder was claimed for
         this turn; else None. Does not change the version.
@@ -42,6 +54,8 @@ class DueWork:
             )
             if claimed != 1:
                 return None
+            if owed is None:  # the member turned reminders off: claimed, nothing to post
+                return 0
             return await outbox.add(tx, owed, now)
 
         return await self.db.transact(transaction)

@@ -26,6 +26,7 @@ from bot.core.model import (
     GameSummary,
     ServiceError,
 )
+from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
 from bot.discord import presenter, replays
 from bot.discord.cooldowns import cooldown, family_of, hold
@@ -338,7 +339,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             interaction, self.service.active_games(interaction.guild_id, interaction.user.id)
         )
         embed = presenter.games_embed(views, interaction.user.id)
-        await self._reply(interaction, embed=embed, ephemeral=True)
+        await self._reply(interaction, embed=embed, view=presenter.games_buttons(views, interaction.user.id), ephemeral=True)
 
     @cooldown("lookup")
     @app_commands.command(name="history", description="Your recent finished games in this server")
@@ -424,6 +425,76 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
             "glossary": presenter.glossary_embed, "odds": presenter.odds_embed,
         }
         await send_private(interaction, embed=pages[topic]())
+
+    @cooldown("lookup")
+    @app_commands.command(name="settings", description="How I reach you: pings, direct messages, a daily digest, quiet hours, vacation")
+    @app_commands.describe(
+        turn="On your turn: a ping on the board, a direct message, or nothing but the daily digest",
+        reminders="The reminder before a turn runs out",
+        digest_hour="Your daily digest of the games waiting for you, at this hour (your time zone)",
+        digest="Off: no daily digest",
+        timezone="Your time zone, e.g. Europe/London (start typing)",
+        quiet_from="Quiet hours start (your time): no pings; reminders wait until they end",
+        quiet_to="Quiet hours end (your time)",
+        quiet="Off: no quiet hours",
+        vacation_days="Go on vacation in this server for this many days (your clocks wait); 0: come back",
+    )
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        turn: Literal["ping", "dm", "digest"] | None = None,
+        reminders: bool | None = None,
+        digest_hour: app_commands.Range[int, 0, 23] | None = None,
+        digest: bool | None = None,
+        timezone: app_commands.Range[str, 1, 64] | None = None,
+        quiet_from: app_commands.Range[int, 0, 23] | None = None,
+        quiet_to: app_commands.Range[int, 0, 23] | None = None,
+        quiet: bool | None = None,
+        vacation_days: app_commands.Range[int, 0, 60] | None = None,
+    ) -> None:
+        members = self.service.members
+        user, guild_id = interaction.user.id, interaction.guild_id or 0
+        prefs = await self.table.quick(interaction, members.prefs(user))
+        changes: dict[str, Any] = {}
+        if turn is not None:
+            changes["turn"] = turn
+        if reminders is not None:
+            changes["reminders"] = reminders
+        if digest_hour is not None:
+            changes["digest_hour"] = digest_hour
+        elif digest is False:
+            changes["digest_hour"] = None
+        if timezone is not None:
+            changes["tz"] = timezone.strip()
+        if quiet is False:
+            changes["quiet"] = None
+        elif quiet_from is not None or quiet_to is not None:
+            if quiet_from is None or quiet_to is None:
+                old = prefs.quiet or (22, 7)
+                quiet_from = old[0] if quiet_from is None else quiet_from
+                quiet_to = old[1] if quiet_to is None else quiet_to
+            changes["quiet"] = (quiet_from, quiet_to)
+        if changes:
+            prefs = await self.table.quick(interaction, members.set_prefs(user, **changes))
+        lines = [prefs.describe()]
+        if vacation_days == 0:
+            moved = await self.table.quick(interaction, members.come_back(guild_id, user))
+            lines.append(f"Welcome back: your clocks run again{f' ({len(moved)} game(s) given their time back)' if moved else ''}.")
+        elif vacation_days is not None:
+            away = await self.table.quick(interaction, members.go_away(guild_id, user, vacation_days))
+            lines.append(
+                f"🏖️ On vacation here until {presenter.timestamp(away.until)}: your move clocks wait meanwhile "
+                f"({int(away.days_left)} day(s) of this year's allowance left)."
+            )
+        else:
+            away = await self.table.quick(interaction, members.away(guild_id, user))
+            if away is not None:
+                lines.append(f"🏖️ On vacation here until {presenter.timestamp(away.until)}.")
+        await send_private(interaction, content="\n".join(lines))
+
+    @settings.autocomplete("timezone")
+    async def timezone_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=name, value=name) for name in zone_names(current)]
 
     @cooldown("lookup")
     @app_commands.command(name="shots", description="How many of the 36 throws hit each blot in this channel's game")

@@ -27,6 +27,7 @@ from bot.discord.replies import (
     player_ref,
     require_option_lengths,
     require_permissions,
+    send_private,
     send_public,
 )
 
@@ -126,6 +127,18 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
             ),
         )
         await self.table.post_new_game(interaction, outcome)
+
+    # -- server settings ---------------------------------------------------------------------------
+
+    @cooldown("lookup")
+    @app_commands.command(name="vacation-allowance", description="Server managers: days of vacation each member may take a year")
+    @app_commands.describe(days="Days a year (default 14; 0: no vacations)")
+    async def vacation_allowance(self, interaction: discord.Interaction, days: app_commands.Range[int, 0, 366]) -> None:
+        permissions = getattr(interaction, "permissions", None)
+        if permissions is None or not permissions.manage_guild:
+            raise UserError("Only members who can manage this server can set its vacation allowance.")
+        await self.table.quick(interaction, self.service.members.set_allowance(interaction.guild_id or 0, days))
+        await send_private(interaction, content=f"Members may now take {days} day(s) of vacation a year in this server.")
 
     # -- replays ----------------------------------------------------------------------------------
 

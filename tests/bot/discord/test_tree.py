@@ -19,9 +19,9 @@ NAME = re.compile(r"^[-_\w]{1,32}$")
 EXPECTED = {
     "challenge", "roll", "move", "double", "take", "pass", "beaver", "resign", "accept-resign",
     "reject-resign", "board", "games", "leaderboard", "stats", "history", "export", "rules",
-    "abandon", "forfeit", "computer", "hint", "analysis", "shots",
+    "abandon", "forfeit", "computer", "hint", "analysis", "shots", "settings",
 }
-TOOLS = {"verify", "dice", "position", "setup", "replay"}
+TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
 
 
 @pytest.fixture

@@ -1,0 +1,106 @@
+"""Direct messages: a member's turn, reminder and daily digest, where they asked
+for them (:mod:`bot.core.notifications`), with the channel as the fallback
+when a member has closed their direct messages."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+
+from bot.core.model import Delivery, Outcome
+from bot.discord import presenter
+from bot.discord.limits import fit, pinging, plain, shown
+
+log = logging.getLogger(__name__)
+
+
+async def open_dm(client: discord.Client, user_id: int) -> discord.DMChannel:
+    user = client.get_user(user_id) or await client.fetch_user(user_id)
+    return user.dm_channel or await user.create_dm()
+
+
+async def send_direct(client: discord.Client, user_id: int, content: str) -> discord.Message | None:
+    """Send ``content`` to a member's direct messages; None when they can't be reached there."""
+    try:
+        channel = await open_dm(client, user_id)
+        return await channel.send(**fit(content=content, allowed_mentions=discord.AllowedMentions.none()))
+    except (discord.Forbidden, discord.NotFound) as error:
+        log.info("direct messages to %s are closed (%s): the channel instead", user_id, error)
+        return None
+
+
+def digest_text(data: dict[str, Any]) -> str:
+    """The daily digest from its games (core: :meth:`bot.core.members.Members.digest`)."""
+    games = data.get("games") or []
+    lines = [f"☀️ Your daily digest: {len(games) + int(data.get('more') or 0)} game"
+             f"{'s' if len(games) + int(data.get('more') or 0) != 1 else ''} waiting for your move."]
+    for game in games:
+        line = f"• Game #{int(game['game'])} vs {shown(str(game.get('opponent', '?')))}: {game.get('left', '?')} left"
+        if game.get("last"):
+            line += f"; they played {plain(str(game['last']))}"
+        if game.get("link"):
+            line += f" · [board]({game['link']})"
+        lines.append(line)
+    if data.get("more"):
+        lines.append(f"… and {int(data['more'])} more: `/bg games` in each server.")
+    lines.append("Change this with `/bg settings`.")
+    return "\n".join(lines)
+
+
+def reminder_text(delivery: Delivery, *, mention: bool) -> str:
+    who = " ".join(presenter.mention(u) for u in delivery.ping) if mention else ""
+    text = " ".join(p for p in ("⏰", who, f"{plain(delivery.text)}.") if p)
+    link = presenter.board_link(delivery.state) if delivery.state is not None else None
+    if link:
+        text += f" [Go to the board]({link})"
+    return text
+
+
+class TurnMessages:
+    """After a board is posted: a direct message to the player to act who asked for one
+    (once per turn), else, if their direct messages are closed, a ping in the channel."""
+
+    def __init__(self, client: discord.Client, members: Any) -> None:
+        self.client = client
+        self.members = members
+        self._told: dict[int, int] = {}
+        """game id -> the member whose turn its last board showed."""
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Any) -> None:
+        state = outcome.view
+        actor = state.to_act() if state.is_active else None
+        if actor is None or actor.is_bot or message is None:
+            self._told.pop(state.id, None)
+            return
+        before, self._told[state.id] = self._told.get(state.id), actor.user_id
+        if before == actor.user_id:
+            return  # the same player's turn goes on (a roll, then the play): told already
+        task = asyncio.create_task(self._tell(state, actor.user_id, message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _tell(self, state: Any, user_id: int, message: discord.Message) -> None:
+        try:
+            prefs = await self.members.prefs(user_id)
+            if not prefs.messages_on_turn(self.members.clock()):
+                return
+            what = presenter.what_to_do(state) or "to move"
+            opponent = next((p.name for p in state.players if p.user_id != user_id), "?")
+            link = presenter.jump_url(state.guild_id, message.channel.id, message.id)
+            text = f"🎲 Your move in game #{state.id} vs {shown(opponent)}: {what}. [Go to the board]({link})"
+            if await send_direct(self.client, user_id, text) is None:
+                await message.channel.send(**fit(
+                    content=f"{presenter.mention(user_id)} it's your move (I couldn't send you a direct message).",
+                    allowed_mentions=pinging(user_id),
+                ))
+        except Exception:
+            log.warning("could not tell %s it is their turn in game %s", user_id, state.id, exc_info=True)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
