@@ -23,6 +23,7 @@ from typing import Any
 import discord
 
 from bot.core.patience import Attempt, DailyBoard, PatienceResult
+from bot.discord.errors import answer_privately
 from bot.discord.limits import in_code, plain, shown
 from bot.discord.presenter import COLOUR, WIN_COLOUR
 from engine.patience import CELLS
@@ -78,8 +79,6 @@ class PatienceButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         cog = patience_of(interaction)
         if cog is None:
-            from bot.discord.errors import answer_privately
-
             await answer_privately(interaction, "Patience is not available right now.")
             return
         await cog.click(interaction, self.action, self.attempt_id, self.version, self.square)
