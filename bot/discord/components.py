@@ -18,6 +18,7 @@ import discord
 
 from bot.core.model import GameState
 from bot.discord.builder import BuildButton, start_button
+from bot.discord.patience_panel import PatienceButton
 from bot.discord.replies import table_of
 from engine import Phase
 
@@ -169,7 +170,7 @@ class LeaderboardButton(
 
 
 
-DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton)
+DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton, PatienceButton)
 
 
 # -- building views ---------------------------------------------------------------------

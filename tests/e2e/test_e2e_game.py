@@ -18,7 +18,7 @@ def snapshot(fake, channel):
 
 async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
-    assert set(commands) == {"bg", "bgtools"}
+    assert set(commands) == {"bg", "bgtools", "patience"}
     bg = commands["bg"]
     assert bg["guild_id"] == str(fake.guild_id)
     subs = {o["name"]: o for o in bg["options"]}
@@ -103,4 +103,20 @@ async def test_bystanders_and_wrong_player_get_private_answers(fake, real):
     # the real player still can
     await game.step()
     assert game.board is not None and actor_of(game.board) == int(waiting["id"])
+    assert not fake.missed_deadlines()
+
+
+async def test_patience_privately_with_pictures_from_the_workers(fake, real):
+    """/patience hoyle in the real process: a private panel with its picture, a card laid by a click."""
+    alice = fake.add_user("alice")
+    before = snapshot(fake, fake.general)
+    start = await fake.slash(alice, fake.general, "patience hoyle")
+    panel = await fake.wait_message(start, lambda m: has_png(fake, m), what="the patience panel")
+    assert panel["flags"] & EPHEMERAL and "Card 1 of 25" in panel["content"]
+    square = next(c for c in fake.custom_ids(int(panel["id"])) if c.endswith(":C3"))
+    click = await fake.click(alice, int(panel["id"]), square)
+    laid = await fake.wait_message(click, lambda m: "1 of 25 laid" in m["content"], what="the card laid")
+    assert has_png(fake, laid) and laid["flags"] & EPHEMERAL
+    await fake.settle(click)
+    assert snapshot(fake, fake.general) == before  # nobody else saw a thing
     assert not fake.missed_deadlines()

@@ -11,6 +11,7 @@ import pytest
 
 from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
+from bot.discord.cogs.patience import PatienceCog
 from bot.discord.cogs.tools import ToolsCog
 from bot.config import Settings
 from bot.core.model import MAX_STAKE, Limits
@@ -22,16 +23,19 @@ EXPECTED = {
     "abandon", "forfeit", "computer", "hint", "analysis", "shots", "settings",
 }
 TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
+PATIENCE = {"daily", "hoyle", "random", "play", "leaderboard"}
 
 
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
-    service = SimpleNamespace(limits=Limits(max_stake=250))  # the stake option's range comes from here
+    service = SimpleNamespace(limits=Limits(max_stake=250),  # the stake option's range comes from here
+                              patience=SimpleNamespace(warm_up=mock.AsyncMock()))
     parts = SimpleNamespace(settings=bot.settings, service=service, advice=None, table=None, cooldowns=None,
                             replays=None)  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -63,7 +67,7 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands()
-    assert [c.name for c in commands] == ["bg", "bgtools"]
+    assert [c.name for c in commands] == ["bg", "bgtools", "patience"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -74,14 +78,15 @@ async def test_command_tree_fits_discords_limits(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools = tree_bot.tree.get_commands()
+    group, tools, patience = tree_bot.tree.get_commands()
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
+    assert {c.name for c in patience.commands} == PATIENCE
     assert len(group.commands) <= 25 and len(tools.commands) <= 25
 
 
 async def test_challenge_options(tree_bot):
-    group, _ = tree_bot.tree.get_commands()
+    group, *_ = tree_bot.tree.get_commands()
     challenge = group.get_command("challenge")
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
@@ -149,5 +154,5 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         await bot.setup_hook()
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
-    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools"]
+    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools", "patience"]
     await bot.close()
