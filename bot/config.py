@@ -25,6 +25,7 @@ DEFAULT_MAX_STAKE = 100
 DEFAULT_MAX_PENDING_CHALLENGES = 3
 """How many challenges a member may have waiting for an answer."""
 DEFAULT_MAX_CHALLENGES_RECEIVED = 5
+DEFAULT_CACHED_GAMES = 5_000
 """How many challenges may wait for one member's answer."""
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
@@ -116,6 +117,8 @@ class Settings:
     """``MAX_PENDING_CHALLENGES``: challenges one member may have waiting for an answer."""
     max_challenges_received: int = DEFAULT_MAX_CHALLENGES_RECEIVED
     """``MAX_CHALLENGES_RECEIVED``: challenges that may wait for one member's answer."""
+    cached_games: int = DEFAULT_CACHED_GAMES
+    """``CACHED_GAMES``: active games a process keeps in memory (the least recently used drop out)."""
 
     @classmethod
     def from_env(
@@ -177,6 +180,7 @@ class Settings:
         max_stake = _whole("MAX_STAKE", get("MAX_STAKE"), 1, 1_000_000)
         pending = _whole("MAX_PENDING_CHALLENGES", get("MAX_PENDING_CHALLENGES"), 1, 100)
         received = _whole("MAX_CHALLENGES_RECEIVED", get("MAX_CHALLENGES_RECEIVED"), 1, 100)
+        cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -199,6 +203,7 @@ class Settings:
             max_stake=DEFAULT_MAX_STAKE if max_stake is None else max_stake,
             max_pending_challenges=DEFAULT_MAX_PENDING_CHALLENGES if pending is None else pending,
             max_challenges_received=DEFAULT_MAX_CHALLENGES_RECEIVED if received is None else received,
+            cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
         )
 
     @property

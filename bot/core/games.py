@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from bot.core import narration
 from bot.core.challenges import Challenges, new_fair_dice, practice_position
 from bot.core.deadlines import Deadlines
+from bot.core.lru import Lru
 from bot.core.members import Members
 from bot.core.deliveries import Deliveries, board_debt
 from bot.core.model import (
@@ -130,13 +131,16 @@ class GameService:
         self.seed_source = seed_source
         self.clock = clock or _utcnow
         self._locks: dict[int, asyncio.Lock] = {}
-        self._cache: dict[int, tuple[int, Match]] = {}
-        self._rows: dict[int, GameRow] = {}
+        # Memory stays bounded however many games a busy week touches: the least
+        # recently used games drop out (their lock too, when free) and are read
+        # again from their row and log when next asked for.
+        self._cache: Lru[int, tuple[int, Match]] = Lru(self.limits.cached_games, self._evicted)
+        self._rows: Lru[int, GameRow] = Lru(self.limits.cached_games, self._evicted)
         """The newest row of each active game this service wrote or read. Actions
         start from it without a read: the compare-and-set append catches a row
         another process has moved on since."""
         self._owns_store = False
-        self._latest: dict[int, GameState] = {}  # channel id -> newest view of its active game
+        self._latest: Lru[int, GameState] = Lru(self.limits.cached_games)  # channel id -> newest view of its active game
         self._boards: dict[int, tuple[tuple[int, int], int]] = {}  # game id -> (its board message, version shown)
         self._heavy: asyncio.Semaphore | None = None
         self._backfills: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -696,7 +700,21 @@ class GameService:
         lock = self._locks.get(game_id)
         if lock is None:
             lock = self._locks[game_id] = asyncio.Lock()
+            if len(self._locks) > 2 * self.limits.cached_games:
+                self._release_locks()
         return lock
+
+    def _release_locks(self) -> None:
+        """Drop the locks nobody holds or waits for, of games not in memory."""
+        for game_id, lock in list(self._locks.items()):
+            if not lock.locked() and game_id not in self._rows and game_id not in self._cache:
+                del self._locks[game_id]
+
+    def _evicted(self, game_id: int) -> None:
+        """A game dropped out of memory: its lock goes too, if free."""
+        lock = self._locks.get(game_id)
+        if lock is not None and not lock.locked() and game_id not in self._rows and game_id not in self._cache:
+            del self._locks[game_id]
 
     async def _row(self, game_id: int) -> GameRow:
         try:
@@ -713,6 +731,9 @@ class GameService:
         """Drop what is cached of a game (it ended, or another process moved it on)."""
         self._cache.pop(game_id, None)
         self._rows.pop(game_id, None)
+        lock = self._locks.get(game_id)
+        if lock is not None and not lock.locked():
+            del self._locks[game_id]
 
     async def _active_row(self, game_id: int) -> GameRow:
         row = await self._row(game_id)

@@ -16,7 +16,12 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from bot.ai import UNAVAILABLE_MESSAGE
-from bot.config import DEFAULT_MAX_CHALLENGES_RECEIVED, DEFAULT_MAX_PENDING_CHALLENGES, DEFAULT_MAX_STAKE
+from bot.config import (
+    DEFAULT_CACHED_GAMES,
+    DEFAULT_MAX_CHALLENGES_RECEIVED,
+    DEFAULT_MAX_PENDING_CHALLENGES,
+    DEFAULT_MAX_STAKE,
+)
 from bot.store import (  # the store's values the layers above are shown, through the core
     DatabaseBusyError,
     DatabaseUnavailableError,
@@ -49,6 +54,8 @@ MAX_PENDING_CHALLENGES = DEFAULT_MAX_PENDING_CHALLENGES
 """By default, how many challenges a member may have waiting for an answer."""
 MAX_CHALLENGES_RECEIVED = DEFAULT_MAX_CHALLENGES_RECEIVED
 """By default, how many challenges may wait for one member's answer."""
+CACHED_GAMES = DEFAULT_CACHED_GAMES
+"""Active games a process keeps in memory by default (the setting ``CACHED_GAMES``)."""
 EXPIRIES_PER_SWEEP = 10
 """How many expired challenges one pass of the scheduler tidies (one message
 edit each); the rest wait for the next pass, a second or more later."""
@@ -147,9 +154,11 @@ class Limits:
     pending_per_challenger: int = MAX_PENDING_CHALLENGES
     pending_per_challenged: int = MAX_CHALLENGES_RECEIVED
     expiries_per_sweep: int = EXPIRIES_PER_SWEEP
+    cached_games: int = CACHED_GAMES
+    """Active games a process keeps in memory (the least recently used drop out)."""
 
     def __post_init__(self) -> None:
-        for name in ("max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep"):
+        for name in ("max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep", "cached_games"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
@@ -539,7 +548,7 @@ class Notice:
 
 
 __all__ = [
-    "AUTOMATIC_DOUBLES_LIMIT", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH",
+    "AUTOMATIC_DOUBLES_LIMIT", "CACHED_GAMES", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH",
     "KEPT_CHALLENGES",
     "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",

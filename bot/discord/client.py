@@ -120,6 +120,7 @@ class BackgammonBot(commands.Bot):
                     max_stake=self.settings.max_stake,
                     pending_per_challenger=self.settings.max_pending_challenges,
                     pending_per_challenged=self.settings.max_challenges_received,
+                    cached_games=self.settings.cached_games,
                 ),
             )
             self._owns_service = True
