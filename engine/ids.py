@@ -31,7 +31,9 @@ _XGID = re.compile(r"(?<![-\w=])(?:XGID=)?[-A-Pa-p]{26}(?::[-+0-9A-Za-z]{0,6}){9
 _XGID_ANY = re.compile(r"XGID=[^\s`'\"<>]*", re.IGNORECASE)
 """Anything written as an XGID, well formed or not (so a broken one is reported, not ignored)."""
 _GNUBG = re.compile(rf"(?<![{_B64}])([{_B64}]{{14}}):([{_B64}]{{12}})(?![{_B64}])")
-_PRINTED = re.compile(rf"Position ID\s*:\s*([{_B64}]{{14}})(?![{_B64}])(?:\s+Match ID\s*:\s*([{_B64}]{{12}})(?![{_B64}]))?")
+_PRINTED = re.compile(
+    rf"Position ID\s*:\s*([{_B64}]{{14}})(?![{_B64}])(?:\s+Match ID\s*:\s*([{_B64}]{{12}})(?![{_B64}]))?"
+)
 """GNU Backgammon's own print-out: ``Position ID: ...`` then, on the next line, ``Match ID   : ...``."""
 _LONE = re.compile(rf"(?<![{_B64}=:])([{_B64}]{{14}})(?![{_B64}=:])")
 
@@ -100,8 +102,10 @@ def find_ids(text: str) -> list[FoundId]:
     for match in _PRINTED.finditer(text):
         if any(match.start() < stop and begin < match.end() for begin, stop in taken):
             continue
-        kind, written = ("gnubg", f"{match.group(1)}:{match.group(2)}") if match.group(2) else ("position", match.group(1))
-        gnubg.append(FoundId(kind, written, match.start()))
+        if match.group(2):
+            gnubg.append(FoundId("gnubg", f"{match.group(1)}:{match.group(2)}", match.start()))
+        else:
+            gnubg.append(FoundId("position", match.group(1), match.start()))
         taken.append(match.span())
     found += sorted(gnubg, key=lambda f: f.start)
     for match in _LONE.finditer(text):

@@ -204,10 +204,10 @@ def parse_xgid(text: str) -> Xgid:
     if turn == 0:
         raise XgidError("the turn is 1 (bottom player) or -1 (top player), not 0")
     length = _number(length_text, "match length", 0, MAX_MATCH_LENGTH, f"0 (money) to {MAX_MATCH_LENGTH} points")
-    limit = max(length - 1, 0) if length else MAX_SCORE
-    what = f"below the match length ({length})" if length else f"0 to {MAX_SCORE}"
-    bottom_score = _number(bottom_text, "bottom player's score", 0, limit, what)
-    top_score = _number(top_text, "top player's score", 0, limit, what)
+    highest = length - 1 if length else MAX_SCORE
+    scores = f"below the match length ({length})" if length else f"0 to {MAX_SCORE}"
+    bottom_score = _number(bottom_text, "bottom player's score", 0, highest, scores)
+    top_score = _number(top_text, "top player's score", 0, highest, scores)
     if length:
         rules = _number(rules_text, "rules", 0, 1, "in a match 1 (the Crawford game) or 0")
         crawford, jacoby, beavers = bool(rules), False, False
@@ -222,9 +222,9 @@ def parse_xgid(text: str) -> Xgid:
     doubled = False
     dice = (0, 0)
     if dice_text.upper() in ("B", "R"):
-        what = "a beaver" if dice_text.upper() == "B" else "a raccoon"
+        pending = "a beaver" if dice_text.upper() == "B" else "a raccoon"
         raise XgidError(
-            f"dice {dice_text!r} means {what} waiting for an answer, which this engine cannot hold: its beaver "
+            f"dice {dice_text!r} means {pending} waiting for an answer, which this engine cannot hold: its beaver "
             "is final at once (the cube to twice the offer, owned by the beaver) and it has no raccoons; "
             "set up the position after it instead"
         )
@@ -236,7 +236,9 @@ def parse_xgid(text: str) -> Xgid:
             raise XgidError(f"the dice are 00 (to roll) or two dice 1-6, not {dice_text!r}")
         dice = (high, low)
     else:
-        raise XgidError(f"the dice are 00 (to roll), two dice 1-6 (e.g. 52) or D (a double offered), not {_show(dice_text)}")
+        raise XgidError(
+            f"the dice are 00 (to roll), two dice 1-6 (e.g. 52) or D (a double offered), not {_show(dice_text)}"
+        )
 
     ours, theirs = _sides(board)  # bottom player's counts, top player's, each in its own numbering
     for who, counts in (("bottom", ours), ("top", theirs)):
@@ -244,7 +246,9 @@ def parse_xgid(text: str) -> Xgid:
         if total > CHECKERS:
             raise XgidError(f"{_show(board)}: the {who} player has {total} checkers, not at most {CHECKERS}")
         if total == 0:
-            raise XgidError(f"{_show(board)}: the {who} player has borne off all {CHECKERS} checkers: that game is over")
+            raise XgidError(
+                f"{_show(board)}: the {who} player has borne off all {CHECKERS} checkers: that game is over"
+            )
     try:
         bottom_view = Position.from_counts(ours, theirs)
     except PositionError as error:  # cannot happen (one letter a point), but say so if it does
