@@ -34,7 +34,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 COOLDOWN_FAMILIES: dict[str, tuple[int, float]] = {
     "challenge": (5, 60.0),  # /bg challenge, /bg computer, /bgtools setup, Accept / Decline / Withdraw
     "turn": (30, 30.0),  # roll, move, double, take, pass, resign, ... and every button of a board
-    "board": (3, 30.0),  # /bg board: a new picture and message
+    "board": (3, 30.0),  # /bg board, the "Show board" message command: a new picture and message
     "lookup": (10, 60.0),  # /bg history, stats, leaderboard (and its pages), games, rules; /bgtools dice, position
     "review": (3, 60.0),  # /bg export, /bg analysis, /bgtools replay, /bgtools verify: files, drawings, engines
     "hint": (5, 60.0),  # /bg hint: the engine thinks

@@ -24,6 +24,7 @@ from engine.moves import legal_plays
 from engine.notation import IllegalPlayError, match_play
 from engine.play import Play, format_play
 from engine.position import CHECKERS, Position, decode_position_id
+from engine.xgid import MAX_CUBE, format_xgid, parse_xgid
 
 
 class GameError(ValueError):
@@ -864,6 +865,51 @@ class Game:
         from the Match ID's player on roll."""
         state = self.match_state()
         return f"{self.position_for(state.player_on_roll).position_id()}:{encode_match_id(state)}"
+
+    def xgid(self) -> str:
+        """The XGID of the game as it stands (:mod:`engine.xgid`): player 1 at
+        the bottom, as GNU Backgammon's ``set xgid`` reads it; money games with
+        their Jacoby and beaver rules; the max cube is ``cube_limit`` (1 when
+        the game has no cube).
+
+        :raises XgidError: when an XGID cannot show the game: before its
+            opening throw, while a resignation waits, once it is over.
+        """
+        state = self.match_state()
+        return format_xgid(
+            self.position_for(state.player_on_roll),
+            state,
+            beavers=self.settings.beavers and self.is_money,
+            max_cube=min(self.settings.cube_limit, MAX_CUBE) if self.settings.cube else 1,
+        )
+
+    @classmethod
+    def from_xgid(cls, xgid: str, settings: GameSettings | None = None, *, dice: DiceSource | None = None) -> Game:
+        """Set up a game from an XGID, as :meth:`from_gnubg_id` does from the
+        GNU Backgammon ID it means (the same checks, the same ``setup`` entry
+        in the log).
+
+        The XGID's rules win over ``settings``: its match length, and for money
+        its Jacoby and beaver rules. The cube limit is the lower of
+        ``settings.cube_limit`` and the XGID's max cube.
+
+        :raises XgidError: if the XGID is malformed.
+        :raises SetupError: if it names a state no game can go on from.
+        """
+        read = parse_xgid(xgid)
+        settings = settings or GameSettings()
+        money = read.state.match_length == 0
+        settings = replace(
+            settings,
+            match_length=read.state.match_length,
+            jacoby=money and read.state.jacoby,
+            beavers=money and read.beavers,
+            automatic_doubles=settings.automatic_doubles if money else 0,
+            cube_limit=min(settings.cube_limit, read.max_cube),
+        )
+        game = cls(settings, dice=dice)
+        game._setup(read.gnubg_id())
+        return game
 
     @classmethod
     def from_gnubg_id(

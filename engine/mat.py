@@ -31,6 +31,7 @@ from engine.match import Match
 from engine.moves import legal_plays
 from engine.play import Play
 from engine.position import BAR, OFF, Position
+from engine.xgid import board_text
 
 _LEFT_WIDTH = 27
 _RIGHT_COLUMN = 34
@@ -62,17 +63,11 @@ def xg_position(position: Position) -> str:
     """The 26-character board of an XGID, ``position`` seen from player 0.
 
     Character 0 is player 1's bar, 1-24 player 0's points 1-24, 25 player 0's
-    bar; ``A``-``P`` count player 0's checkers, ``a``-``p`` player 1's.
+    bar; ``A``-``P`` count player 0's checkers, ``a``-``p`` player 1's. (In a
+    ``.mat`` file player 0 is in capitals; in an XGID, :mod:`engine.xgid`,
+    GNU Backgammon reads capitals as player 1.)
     """
-    cells = ["-"] * 26
-    for index, count in enumerate(position.board):
-        if count:
-            cells[index + 1] = chr((ord("A") if count > 0 else ord("a")) + abs(count) - 1)
-    if position.bar[0]:
-        cells[25] = chr(ord("A") + position.bar[0] - 1)
-    if position.bar[1]:
-        cells[0] = chr(ord("a") + position.bar[1] - 1)
-    return "".join(cells)
+    return board_text(position)
 
 
 def set_pos_line(position: Position, cube: int, owner: int | None) -> str:

@@ -40,6 +40,8 @@ from bot.core.model import (
 from bot.core.players import PlayerNames
 from bot.store import ChallengeClosedError, ChallengeLimitError, ChallengeRow, NotFoundError, Store
 from engine import CHECKERS, Game
+from engine.ids import gnubg_id_of
+from engine.xgid import looks_like_xgid
 from engine.fairdice import commitment, new_seed, player_part
 
 FairDice = dict[str, Any]
@@ -71,13 +73,29 @@ StartGame = Callable[..., Awaitable[Outcome]]
 """How an accepted challenge starts its game: ``(guild_id, channel_id, players, options, *, challenge_id, gnubg_id)``."""
 
 
-def practice_position(gnubg_id: str) -> Game:
+def practice_id(position_id: str) -> str:
+    """The GNU Backgammon ID (``PositionID:MatchID``) a practice game starts
+    from, given a GNU Backgammon ID or an XGID (told apart and converted by
+    the engine), checked as :func:`practice_position` checks it.
+
+    :raises ChallengeError: saying what is wrong with the ID.
+    """
+    position_id = position_id.strip()
+    refusal = f"that is not {'an XGID' if looks_like_xgid(position_id) else 'a GNU Backgammon ID'} I can set up"
+    try:
+        gnubg_id = gnubg_id_of(position_id)
+    except ValueError as error:  # IdError, XgidError
+        raise ChallengeError(f"{refusal}: {error}") from None
+    practice_position(gnubg_id, refusal)
+    return gnubg_id
+
+
+def practice_position(gnubg_id: str, refusal: str = "that is not a GNU Backgammon ID I can set up") -> Game:
     """The game a practice starts from: a GNU Backgammon ID the engine reads, of a
     game still to be played, with a cube the bot plays with.
 
     :raises ChallengeError: saying what is wrong with the ID.
     """
-    refusal = "that is not a GNU Backgammon ID I can set up"
     try:
         game = Game.from_gnubg_id(gnubg_id)
     except ValueError as error:  # IdError, PositionError, GameError: the engine's refusals all are
@@ -179,15 +197,16 @@ class Challenges:
         channel_id: int,
         challenger: PlayerRef,
         challenged: PlayerRef,
-        gnubg_id: str,
+        position_id: str,
         *,
         options: ChallengeOptions | None = None,
     ) -> ChallengeView:
         """Challenge a member to an unrated practice game from a GNU Backgammon ID
-        (``PositionID:MatchID``): one game, the challenger seated as player 0 of the
-        Match ID, started only when ``challenged`` accepts."""
+        (``PositionID:MatchID``) or an XGID (kept as the GNU Backgammon ID it
+        means): one game, the challenger seated as player 0 of the Match ID
+        (the top player of the XGID), started only when ``challenged`` accepts."""
         options = replace(
-            options or ChallengeOptions(), practice=True, gnubg_id=gnubg_id.strip(), match_length=0,
+            options or ChallengeOptions(), practice=True, gnubg_id=practice_id(position_id), match_length=0,
             jacoby=False, beavers=False, automatic_doubles=False, thread=False,
         )
         return await self.create(guild_id, channel_id, challenger, challenged, options)

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 from bot.core import narration
-from bot.core.challenges import Challenges, new_fair_dice, practice_position
+from bot.core.challenges import Challenges, new_fair_dice, practice_id
 from bot.core.deadlines import Deadlines
 from bot.core.lru import Lru
 from bot.core.members import Members
@@ -191,8 +191,8 @@ class GameService:
         """Start a game against the computer at once (no challenge to accept).
 
         Games against the computer are unrated: they stay out of the human
-        ratings and leaderboards. With ``gnubg_id`` the game starts from that
-        position (a practice game).
+        ratings and leaderboards. With ``gnubg_id`` (a GNU Backgammon ID or an
+        XGID) the game starts from that position (a practice game).
         """
         if not computer.is_bot:
             raise ChallengeError(f"{computer.name} is not the computer")
@@ -206,21 +206,22 @@ class GameService:
         channel_id: int,
         player: PlayerRef,
         computer: PlayerRef,
-        gnubg_id: str,
+        position_id: str,
         *,
         options: ChallengeOptions | None = None,
     ) -> Outcome:
         """An unrated practice game against the computer from a GNU Backgammon ID
-        (``PositionID:MatchID``), at once: one game, ``player`` seated as player 0 of
-        the Match ID. Against a member it is a challenge they accept
-        (:meth:`Challenges.create_practice`): nobody is seated in a game unasked."""
+        (``PositionID:MatchID``) or an XGID, at once: one game, ``player`` seated as
+        player 0 of the Match ID (the top player of the XGID). Against a member it
+        is a challenge they accept (:meth:`Challenges.create_practice`): nobody is
+        seated in a game unasked."""
         if not computer.is_bot:
             raise ChallengeError(
                 f"{computer.name} must accept a practice game first: challenge them to it"
             )
         options = replace(options or ChallengeOptions(), practice=True, match_length=0,
                           jacoby=False, beavers=False, automatic_doubles=False)
-        return await self._new_unchallenged_game(guild_id, channel_id, player, computer, options, gnubg_id)
+        return await self._new_unchallenged_game(guild_id, channel_id, player, computer, options, position_id)
 
     async def _new_unchallenged_game(
         self,
@@ -229,11 +230,11 @@ class GameService:
         player0: PlayerRef,
         player1: PlayerRef,
         options: ChallengeOptions,
-        gnubg_id: str | None,
+        position_id: str | None,
     ) -> Outcome:
         options.validate(self.limits.max_stake)
-        if gnubg_id is not None:
-            practice_position(gnubg_id)  # check it before anything is written
+        # an XGID becomes its GNU Backgammon ID; checked before anything is written
+        gnubg_id = practice_id(position_id) if position_id is not None else None
         await self.names.remember(player0)
         await self.names.remember(player1)
         return await self.start_game(

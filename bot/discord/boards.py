@@ -32,6 +32,7 @@ from bot.discord import presenter
 from bot.discord.components import game_controls
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
+from engine.gnubgid import decode_match_id
 from renderer import CLASSIC, BoardScene, ReplayGif, ReplayJob, Theme
 from renderer.from_game import scene_from_game
 from renderer.pictures import Picture
@@ -85,6 +86,21 @@ def scene_for(state: GameState, viewpoint_user_id: int | None = None, theme: The
         stake=state.options.stake,
         theme=theme,
     )
+
+
+def scene_for_id(gnubg_id: str, *, from_bottom: bool = False, theme: Theme = CLASSIC) -> BoardScene:
+    """The board of a GNU Backgammon ID (``PositionID:MatchID`` or a Position ID
+    alone), its players named as GNU Backgammon names them: O (player 0) and X
+    (player 1). Drawn from the side of the player on roll, or with
+    ``from_bottom`` from player 1's (the bottom player of an XGID).
+
+    :raises IdError: if an ID cannot be read.
+    """
+    position_id, _, match_id = gnubg_id.partition(":")
+    on_roll = decode_match_id(match_id).player_on_roll if match_id else 0
+    names = ("O", "X") if on_roll == 0 else ("X", "O")
+    viewpoint = 1 if from_bottom and on_roll == 0 else 0
+    return BoardScene.from_ids(position_id, match_id or None, names=names, viewpoint=viewpoint, theme=theme)
 
 
 def picture_name(state: GameState) -> str:
@@ -334,5 +350,6 @@ class BoardPoster:
 
 __all__ = [
     "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
-    "asked_at", "picture_in_worker", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "warm_up_renderer",
+    "asked_at", "picture_in_worker", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "scene_for_id",
+    "warm_up_renderer",
 ]

@@ -28,7 +28,7 @@ from bot.core.model import (
 )
 from bot.discord.limits import in_code, plain, shown
 from bot.core.shots import BlotOdds
-from engine import GLOSSARY, Phase, Roll, WinKind, call, direct_shots
+from engine import GLOSSARY, Phase, Roll, WinKind, XgidError, call, direct_shots
 from engine.fairdice import chi_square_uniform
 
 COLOUR = discord.Colour(0x2E7D5B)
@@ -680,11 +680,41 @@ def verify_text(view: GameState | GameSummary, verification: object) -> str:
 
 
 def position_text(view: GameState) -> str:
-    gnubg_id = view.game.gnubg_id()
-    return (
-        f"**Game #{view.id}** · GNU Backgammon ID of the current position:\n`{gnubg_id}`\n"
-        "Paste it into GNU Backgammon or XG, or practise from it with `/bgtools setup`."
-    )
+    """The current position as a GNU Backgammon ID and an XGID (when an XGID can show it)."""
+    game = view.game
+    lines = [f"**Game #{view.id}** · the current position", f"GNU Backgammon ID: `{game.gnubg_id()}`"]
+    try:
+        xgid = game.xgid()
+    except XgidError:
+        lines.append(f"XGID: {_no_xgid(game.phase)}")
+    else:
+        lines.append(f"XGID ({shown(view.players[1].name)} at the bottom): `{xgid}`")
+    lines.append("Paste either into GNU Backgammon or XG, or practise from it with `/bgtools setup`.")
+    return "\n".join(lines)
+
+
+def _no_xgid(phase: Phase) -> str:
+    if phase is Phase.RESIGNATION:
+        return "none while a resignation waits for an answer (an XGID can't show one)"
+    if phase is Phase.OPENING:
+        return "none before the opening throw"
+    return "none now"
+
+
+POSITION_KINDS = {"xgid": "XGID", "gnubg": "GNU Backgammon ID", "position": "Position ID"}
+"""How :func:`engine.ids.find_ids`'s kinds are named to players."""
+
+
+def found_position_text(kind: str, gnubg_id: str, xgid: str | None, link: str, found: int) -> str:
+    """The words with a board drawn from a message ("Show board"): both IDs, who is who."""
+    lines = [f"The {POSITION_KINDS[kind]} in {link}:", f"GNU Backgammon ID: `{gnubg_id}`"]
+    if xgid is not None:
+        lines.append(f"XGID: `{xgid}`")
+    lines.append("O is GNU Backgammon's player 0 (the top player of an XGID), X its player 1 (the bottom player).")
+    if found > 1:
+        lines.append(f"(That message has {found} positions written in it: this is the first I can read.)")
+    lines.append("Practise from it with `/bgtools setup`.")
+    return "\n".join(lines)
 
 
 # -- autocomplete ------------------------------------------------------------------------------

@@ -866,6 +866,7 @@ class FakeDiscord:
         for command in body:
             entry = dict(command)
             entry.setdefault("type", 1)
+            entry.setdefault("description", "")  # as Discord answers: empty for message and user commands
             entry.update(id=str(self.snowflake()), application_id=str(self.application_id), version=str(self.snowflake()))
             entry.setdefault("default_member_permissions", None)
             entry.setdefault("nsfw", False)

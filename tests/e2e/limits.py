@@ -281,6 +281,8 @@ def command_errors(commands: Any) -> dict[str, Any]:
         kind = command.get("type", 1)
         if kind == 1 and (not COMMAND_NAME.match(name) or name != name.lower()):
             errors.add((i, "name"), "APPLICATION_COMMAND_INVALID_NAME", "Command name is invalid")
+        if kind in (2, 3) and not 1 <= len(name) <= 32:  # user and message commands: any case, spaces
+            errors.add((i, "name"), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 32 in length.")
         description = command.get("description") or ""
         if kind == 1 and not 1 <= len(description) <= COMMAND_DESCRIPTION_MAX:
             errors.add((i, "description"), "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")

@@ -18,7 +18,8 @@ def snapshot(fake, channel):
 
 async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
-    assert set(commands) == {"bg", "bgtools", "patience"}
+    assert set(commands) == {"bg", "bgtools", "patience", "Show board"}
+    assert commands["Show board"]["type"] == 3 and commands["Show board"]["description"] == ""  # Message -> Apps
     bg = commands["bg"]
     assert bg["guild_id"] == str(fake.guild_id)
     subs = {o["name"]: o for o in bg["options"]}

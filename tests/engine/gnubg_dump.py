@@ -6,10 +6,11 @@ It only reports what GNU Backgammon sees; the comparison is the test's
 
 Job: ``{"matches": [{"path", "jacoby", "beavers", "cube"}, ...],
 "notation": [{"position_id", "texts": [...], "moves": [[from, to, ...], ...]}, ...],
-"ids": [gnubg_id, ...]}``. Answer: per match its games (records, info and the
-Position and Match ID after each record); per notation case what
-``parsemove`` reads from each text and how ``movetupletostring`` writes each
-move; per ID what ``set gnubgid`` makes of it.
+"ids": [gnubg_id, ...], "xgids": [xgid, ...]}``. Answer: per match its games
+(records, info and the Position and Match ID after each record); per notation
+case what ``parsemove`` reads from each text and how ``movetupletostring``
+writes each move; per ID what ``set gnubgid`` makes of it, per XGID what
+``set xgid`` makes of it (the Position and Match ID after it).
 """
 
 import json
@@ -66,10 +67,16 @@ def dump_id(gnubg_id):
     return [gnubg.positionid(), gnubg.matchid()]
 
 
+def dump_xgid(xgid):
+    gnubg.command("new game")
+    gnubg.command("set xgid " + xgid)
+    return [gnubg.positionid(), gnubg.matchid()]
+
+
 def main():
     with open(os.environ["GNUBG_JOB"]) as job_file:
         job = json.load(job_file)
-    answer = {"matches": [], "notation": [], "ids": []}
+    answer = {"matches": [], "notation": [], "ids": [], "xgids": []}
     for player in (0, 1):  # nobody moves by itself after "new game"
         gnubg.command("set player %d human" % player)
     for case in job.get("matches", []):
@@ -81,6 +88,8 @@ def main():
         answer["notation"].append(dump_notation(case))
     for gnubg_id in job.get("ids", []):
         answer["ids"].append(dump_id(gnubg_id))
+    for xgid in job.get("xgids", []):
+        answer["xgids"].append(dump_xgid(xgid))
     with open(os.environ["GNUBG_OUT"], "w") as out:
         json.dump(answer, out)
 

@@ -1,8 +1,12 @@
-"""``/bgtools``: trust and interop — fair dice, dice statistics, GNU Backgammon IDs, replays.
+"""``/bgtools``: trust and interop — fair dice, dice statistics, positions, replays.
 
 A second group because ``/bg`` is near Discord's 25 subcommands a group.
 Like ``/bg``, each command reads its options, calls the service through the
 table, and shows the result; refusals are raised and answered privately.
+
+Positions are GNU Backgammon IDs or XGIDs, both ways: ``/bgtools position``
+shows both, ``/bgtools setup`` takes either, and the message command "Show
+board" (Message -> Apps) draws the first position written in a message.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from discord.ext import commands
 
 from bot.core.model import ChallengeOptions, GameSummary
 from bot.discord import presenter, replays
+from bot.discord.boards import render_in_worker, scene_for_id
 from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
-from bot.discord.limits import shown
+from bot.discord.limits import quote, reason, shown
 from bot.discord.parts import Parts
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     CHANNEL_PERMISSIONS,
+    asked_at,
     defer,
     player_ref,
     require_option_lengths,
@@ -30,13 +36,18 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
+from engine import IdError, Xgid
+from engine.ids import find_ids, read_id
+
+SHOW_BOARD = "Show board"
+"""The message command (Message -> Apps) that draws a position written in a message."""
 
 
 @app_commands.guild_only()
 class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
     """Fair dice, statistics, positions and replays."""
 
-    def __init__(self, parts: Parts) -> None:
+    def __init__(self, parts: Parts, bot: commands.Bot | None = None) -> None:
         self.settings = parts.settings
         self.service = parts.service
         self.advice = parts.advice
@@ -44,6 +55,20 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
         self.cooldowns = parts.cooldowns
         self.replays = parts.replays
         super().__init__()
+        # A message command is no subcommand of /bgtools: it goes in the tree itself, and out with the cog.
+        self.bot = bot
+        self.show_board_menu = app_commands.ContextMenu(
+            name=SHOW_BOARD,
+            callback=self.show_board,
+            allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False),
+        )
+        self.show_board_menu.guild_only = True
+        if bot is not None:
+            bot.tree.add_command(self.show_board_menu)
+
+    async def cog_unload(self) -> None:
+        if self.bot is not None:
+            self.bot.tree.remove_command(self.show_board_menu.name, type=self.show_board_menu.type)
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
         """Before every command: its text options within their declared lengths, and the member's cooldown."""
@@ -74,21 +99,21 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     # -- positions --------------------------------------------------------------------------------
 
     @cooldown("lookup")
-    @app_commands.command(name="position", description="The GNU Backgammon ID of this channel's game")
+    @app_commands.command(name="position", description="This channel's game as a GNU Backgammon ID and an XGID")
     async def position(self, interaction: discord.Interaction) -> None:
         view = await self.table.quick(interaction, self.table.game_here(interaction))
         await send_public(interaction, content=presenter.position_text(view))
 
     @cooldown("challenge")
-    @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID (unrated; default: against the computer)")
+    @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID or an XGID (unrated; default: the computer)")
     @app_commands.describe(
-        gnubg_id="PositionID:MatchID, as GNU Backgammon or /bgtools position shows it",
+        position="PositionID:MatchID as GNU Backgammon shows it, or an XGID=... as XG shows it",
         opponent="Who plays the other side (default: the computer); a member must accept first",
     )
     async def setup(
         self,
         interaction: discord.Interaction,
-        gnubg_id: app_commands.Range[str, 1, 80],
+        position: app_commands.Range[str, 1, 100],
         opponent: discord.Member | None = None,
     ) -> None:
         require_permissions(interaction, CHANNEL_PERMISSIONS)
@@ -105,7 +130,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
                     interaction.channel_id,
                     player_ref(interaction.user),
                     player_ref(opponent),
-                    gnubg_id.strip(),
+                    position.strip(),
                     options=ChallengeOptions(move_days=self.settings.default_move_days),
                 ),
             )
@@ -122,7 +147,7 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
                 interaction.channel_id,
                 player_ref(interaction.user),
                 self.table.computer.ref(),
-                gnubg_id.strip(),
+                position.strip(),
                 options=options,
             ),
         )
@@ -139,6 +164,46 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
             raise UserError("Only members who can manage this server can set its vacation allowance.")
         await self.table.quick(interaction, self.service.members.set_allowance(interaction.guild_id or 0, days))
         await send_private(interaction, content=f"Members may now take {days} day(s) of vacation a year in this server.")
+
+    async def show_board(self, interaction: discord.Interaction, message: discord.Message) -> None:
+        """Message -> Apps -> Show board: the board of the first position written in
+        the message (an XGID, a GNU Backgammon ID, a Position ID), only for the asker."""
+        hold(self.cooldowns, "board", interaction.user)
+        found = find_ids(message_text(message))
+        if not found:
+            raise UserError(
+                "No position found in that message: I look for a GNU Backgammon ID (`PositionID:MatchID`, "
+                "or a Position ID alone) or an XGID (`XGID=...`)."
+            )
+        shown_id: tuple[str, str, Xgid | None] | None = None  # (kind, GNU Backgammon ID, XGID)
+        refusal: tuple[str, str, IdError] | None = None  # the first that could not be read
+        for candidate in found:
+            try:
+                gnubg_id, xgid = read_id(candidate.text)
+            except IdError as error:
+                refusal = refusal or (candidate.kind, candidate.text, error)
+                continue
+            shown_id = (candidate.kind, gnubg_id, xgid)
+            break
+        if shown_id is None:
+            assert refusal is not None
+            kind, text, error = refusal
+            raise UserError(
+                f"That message has {'an' if kind == 'xgid' else 'a'} {presenter.POSITION_KINDS[kind]} I can't read, "
+                f"{quote(text)}: {reason(str(error))}."
+            )
+        kind, gnubg_id, xgid = shown_id
+        if xgid is None:
+            try:
+                xgid = Xgid.from_gnubg_id(gnubg_id)
+            except IdError:
+                xgid = None  # a finished game, a resignation waiting: no XGID shows it
+        scene = scene_for_id(gnubg_id, from_bottom=kind == "xgid")
+        png = await self.table.quick(interaction, render_in_worker(scene, asked_at=asked_at(interaction)))
+        content = presenter.found_position_text(
+            kind, gnubg_id, None if xgid is None else str(xgid), message.jump_url, len(found)
+        )
+        await send_private(interaction, content=content, file=discord.File(io.BytesIO(png), filename="position.png"))
 
     # -- replays ----------------------------------------------------------------------------------
 
@@ -182,6 +247,17 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
 
 
 
+def message_text(message: discord.Message) -> str:
+    """The words of a message where a position may be written: its text and its embeds'."""
+    parts = [message.content or ""]
+    for embed in message.embeds:
+        parts += [embed.title or "", embed.description or ""]
+        parts += [f"{field.name}\n{field.value}" for field in embed.fields]
+        parts.append(embed.footer.text or "")
+    return "\n".join(p for p in parts if p)
+
+
 async def setup(bot: Any) -> None:
-    """The extension's entry (``bot.load_extension("bot.discord.cogs.tools")``): its parts come from the client."""
-    await bot.add_cog(ToolsCog(bot.parts))
+    """The extension's entry (``bot.load_extension("bot.discord.cogs.tools")``): its parts come
+    from the client, and the tree takes its message command."""
+    await bot.add_cog(ToolsCog(bot.parts, bot))

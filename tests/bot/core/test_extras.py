@@ -91,6 +91,33 @@ async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
     assert out.view.match.score == (2, 0)  # a single game at cube 2
 
 
+async def test_practice_from_an_xgid_is_kept_as_its_gnubg_id(env: Env) -> None:
+    # The same state as an XGID: bob (player 1, the bottom player) to roll, cube 2 his.
+    xgid = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10"
+    challenge = await env.service.challenges.create_practice(GUILD, 402, ALICE, BOB, xgid)
+    assert challenge.options.gnubg_id == "4HPwATDgc/ABMA:UQkAAAAAAAAE"  # stored as the GNU Backgammon ID
+    out = await env.service.challenges.accept(challenge.id, BOB.user_id)
+    game = out.view.game
+    assert game.phase is Phase.ROLL and out.view.to_act() == BOB
+    assert (game.cube_value, game.cube_owner) == (2, 1)
+    assert game.xgid() == "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:6"  # the bot's cube limit, 64
+    # against the computer at once: the top player (alice, player 0) on roll with 5-2
+    top_rolled = "-b----E-C---eE---c-e----B-:0:0:-1:52:0:0:0:0:10"
+    out = await env.service.setup_practice(GUILD, 403, ALICE, ROBOT, top_rolled)
+    assert out.view.game.phase is Phase.PLAY and out.view.to_act() == ALICE
+    assert out.view.game.dice is not None and (out.view.game.dice.high, out.view.game.dice.low) == (5, 2)
+
+
+async def test_practice_refuses_a_bad_xgid_saying_why(env: Env) -> None:
+    with pytest.raises(ChallengeError, match="not an XGID I can set up: .*beaver waiting for an answer"):
+        await env.service.setup_practice(GUILD, 404, ALICE, ROBOT, "XGID=-b----E-C---eE---c-e----B-:1:1:1:B:0:0:2:0:9")
+    with pytest.raises(ChallengeError, match="not an XGID I can set up: the cube shows 128, past this game.s limit of 64"):
+        await env.service.challenges.create_practice(GUILD, 404, ALICE, BOB, "-b----E-C---eE---c-e----B-:7:1:1:00:0:0:0:0:9")
+    with pytest.raises(ChallengeError, match="not an XGID I can set up: an XGID has 10 fields"):
+        await env.service.challenges.create_practice(GUILD, 404, ALICE, BOB, "XGID=oops")
+    assert await env.service.game_in_channel(404) is None
+
+
 async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
     with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
         await env.service.setup_practice(GUILD, 401, ALICE, ROBOT, "not-an-id")

@@ -213,7 +213,7 @@ async def test_without_the_engines_the_bot_says_so(fast, monkeypatch):
         (w.alice, w.channel, "bg analysis", {"game": 1}),
         (w.carol, other, "bg computer", {}),
         (w.carol, other, "bg challenge", {"opponent": bot_member(w)}),
-        (w.carol, other, "bgtools setup", {"gnubg_id": "4HPwATDgc/ABMA:cAkAAAAAAAAA"}),
+        (w.carol, other, "bgtools setup", {"position": "4HPwATDgc/ABMA:cAkAAAAAAAAA"}),
     ]
     for actor, channel, command, options in attempts:
         result = await actor.slash(channel, command, **options)

@@ -114,7 +114,7 @@ async def test_a_position_not_to_be_played_is_refused_privately(world):
     huge_cube = f"4HPwATDgc/ABMA:{encode_match_id(MatchState(cube=1 << 15, game_state=1))}"
     for gnubg_id in (over, huge_cube):
         for opponent in ([w.bob, None] if w.bot.parts.advice.available() else [w.bob]):
-            options = {"gnubg_id": gnubg_id} | ({"opponent": opponent} if opponent else {})
+            options = {"position": gnubg_id} | ({"opponent": opponent} if opponent else {})
             refused = await w.alice.slash(w.channel, "bgtools setup", **options)
             assert refused.ephemeral and "not a GNU Backgammon ID I can set up" in w.private(refused)
     assert not w.public() and await w.service.game_in_channel(w.channel.id) is None

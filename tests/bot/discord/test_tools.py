@@ -1,5 +1,6 @@
 """Trust and interop through Discord (SimCord): fair dice, dice statistics,
-GNU Backgammon IDs, practice set-ups, replays and exports."""
+GNU Backgammon IDs and XGIDs, practice set-ups, the "Show board" message
+command, replays and exports."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from engine import Game
+from engine import Game, parse_xgid
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -163,6 +164,50 @@ async def test_position_id(quick):
     assert elsewhere.ephemeral and "no game in this channel" in elsewhere.response.content.lower()
 
 
+async def test_position_shows_the_xgid_too(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    await w.bob.slash(w.channel, "bg roll")  # 6-5 for bob, player 1: the bottom player of the XGID
+    result = await w.carol.slash(w.channel, "bgtools position")
+    text = result.response.content
+    game = (await w.service.game_in_channel(w.channel.id)).game
+    xgid = re.search(r"XGID \(bob at the bottom\): `(XGID=[-A-Pa-p]{26}(?::-?\w+){9})`", text).group(1)
+    assert xgid == game.xgid() and xgid.split(":")[3:5] == ["1", "65"]
+    assert Game.from_xgid(xgid).gnubg_id() == game.gnubg_id() in text
+    # while a resignation waits, an XGID can't show the game: the GNU Backgammon ID still can
+    await w.bob.slash(w.channel, "bg resign")
+    waiting = (await w.carol.slash(w.channel, "bgtools position")).response.content
+    assert "XGID: none while a resignation waits for an answer" in waiting and "GNU Backgammon ID: `" in waiting
+
+
+async def test_setup_from_an_xgid(quick):
+    w = quick
+    # carol (player 0, the top player) on roll with 5-2 against the computer
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:-1:52:0:0:0:0:10"
+    practice = w.guild.create_text_channel("practice-xgid")
+    started = await w.carol.slash(practice, "bgtools setup", position=xgid)
+    assert not started.ephemeral, w.private(started)
+    game = await w.service.game_in_channel(practice.id)
+    assert game.options.practice and game.players[0].user_id == w.carol.id
+    setup = game.game.log[0]
+    assert (setup.kind, setup.text) == ("setup", parse_xgid(xgid).gnubg_id())  # the GNU Backgammon ID it means
+    assert game.to_act().user_id == w.carol.id and game.game.dice is not None
+    # against a member: a practice challenge naming the position
+    duo = w.guild.create_text_channel("duo-xgid")
+    with_bob = await w.carol.slash(duo, "bgtools setup", position=xgid[5:], opponent=w.bob)
+    assert not with_bob.ephemeral and parse_xgid(xgid).gnubg_id() in with_bob.response.content
+    # refusals say what is wrong with the XGID
+    for bad, words in (
+        ("XGID=-b----E-C---eE---c-e----B-:1:1:1:B:0:0:2:0:10", "a beaver waiting for an answer"),
+        ("XGID=-b----F-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "the bottom player has 16 checkers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00", "an XGID has 10 fields"),
+    ):
+        refused = await w.carol.slash(w.guild.create_text_channel("bad-xgid"), "bgtools setup", position=bad)
+        assert refused.ephemeral and "not an XGID I can set up" in w.private(refused), bad
+        assert words in w.private(refused), w.private(refused)
+
+
 async def test_setup_against_the_computer_and_a_member(quick):
     w = quick
     await w.start_game()
@@ -171,7 +216,7 @@ async def test_setup_against_the_computer_and_a_member(quick):
     gnubg_id = source.game.gnubg_id()
 
     practice = w.guild.create_text_channel("practice")
-    started = await w.carol.slash(practice, "bgtools setup", gnubg_id=gnubg_id)
+    started = await w.carol.slash(practice, "bgtools setup", position=gnubg_id)
     assert not started.ephemeral, w.private(started)
     game = await w.service.game_in_channel(practice.id)
     assert game.options.practice and not game.options.rated
@@ -179,12 +224,12 @@ async def test_setup_against_the_computer_and_a_member(quick):
     assert "starts from the position" in "\n".join(m.content for m in w.public(practice))
     assert game.to_act().user_id == w.carol.id  # if the computer was to act, it played
 
-    bad = await w.carol.slash(w.guild.create_text_channel("bad"), "bgtools setup", gnubg_id="not-an-id")
+    bad = await w.carol.slash(w.guild.create_text_channel("bad"), "bgtools setup", position="not-an-id")
     assert bad.ephemeral and "GNU Backgammon ID" in bad.response.content
 
     # a member is seated only by clicking Accept: setup against bob posts a practice challenge
     duo = w.guild.create_text_channel("duo")
-    with_bob = await w.carol.slash(duo, "bgtools setup", gnubg_id=gnubg_id, opponent=w.bob)
+    with_bob = await w.carol.slash(duo, "bgtools setup", position=gnubg_id, opponent=w.bob)
     assert not with_bob.ephemeral, w.private(with_bob)
     assert "practice game" in with_bob.response.content and gnubg_id in with_bob.response.content
     assert await w.service.game_in_channel(duo.id) is None
@@ -196,6 +241,82 @@ async def test_setup_against_the_computer_and_a_member(quick):
     game = await w.service.game_in_channel(duo.id)
     assert [p.user_id for p in game.players] == [w.carol.id, w.bob.id] and game.options.practice
     assert not game.options.rated and game.game.gnubg_id().split(":")[0] == gnubg_id.split(":")[0]
+
+
+# -- "Show board" (Message -> Apps) ----------------------------------------------------------
+
+
+ANKI = "XGID=----abF-B--BbB-Bacbd----A-:0:0:1:41:1:0:0:11:10"
+"""A real eXtreme Gammon export (formats.md 3.3): X, the bottom player, to play 4-1."""
+
+
+async def show_board(w, member, message):
+    """Invoke the message command; returns (private text, the picture)."""
+    result = await member.context_menu(w.channel, "Show board", message)
+    assert result.ephemeral, "the board is shown only to who asked"
+    answers = ([result.response] if result.response is not None else []) + list(result.followups)
+    pictures = [a for m in answers for a in m.attachments]
+    image = Image.open(io.BytesIO(await pictures[0].read())) if pictures else None
+    return w.private(result), image
+
+
+async def test_show_board_of_an_xgid_a_gnubg_id_and_a_position_id(quick):
+    w = quick
+    said = await w.alice.send(w.channel, f"What do you play here? {ANKI} (from XG)")
+    text, image = await show_board(w, w.carol, said)
+    assert image is not None and image.format == "PNG" and image.width > 300
+    assert "The XGID in https://discord.com/channels/" in text
+    assert f"GNU Backgammon ID: `{parse_xgid(ANKI).gnubg_id()}`" in text and f"XGID: `{ANKI}`" in text
+    assert not [m for m in w.public() if m.author.id == w.bot.user.id]  # nothing posted for everyone
+
+    gnubg = await w.bob.send(w.channel, "gnubg says 4HPwATDgc/ABMA:cAkAAAAAAAAA, what now?")
+    text, image = await show_board(w, w.alice, gnubg)
+    assert image is not None and "The GNU Backgammon ID in" in text
+    assert "XGID: `XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10`" in text  # player 1 to roll, Jacoby
+
+    lone = await w.bob.send(w.channel, "start: 4HPwATDgc/ABMA")
+    text, image = await show_board(w, w.alice, lone)
+    assert image is not None and "The Position ID in" in text
+
+    both = await w.bob.send(w.channel, f"{ANKI}\nor 4HPwATDgc/ABMA:cAkAAAAAAAAA")
+    text, _ = await show_board(w, w.alice, both)
+    assert "The XGID in" in text and "That message has 2 positions written in it" in text
+
+
+async def test_show_board_of_the_bots_own_position_message(quick):
+    w = quick
+    await w.start_game()
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    shown = (await w.carol.slash(w.channel, "bgtools position")).response
+    text, image = await show_board(w, w.bob, shown)
+    game = (await w.service.game_in_channel(w.channel.id)).game
+    assert image is not None and f"XGID: `{game.xgid()}`" in text and game.gnubg_id() in text
+
+
+async def test_show_board_says_when_there_is_no_position(quick):
+    w = quick
+    chat = await w.alice.send(w.channel, "good game everyone: Representative of Characteristic cube play (14-letter words are no Position IDs)")
+    text, image = await show_board(w, w.carol, chat)
+    assert image is None and text.startswith("No position found in that message")
+    broken = await w.alice.send(w.channel, "XGID=-b----F-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10")
+    text, image = await show_board(w, w.carol, broken)
+    assert image is None
+    assert "That message has an XGID I can't read" in text and "the bottom player has 16 checkers" in text
+    hostile = await w.alice.send(w.channel, "XGID=@everyone:<@1>:1:2:3:4:5:6:7:8")
+    text, _ = await show_board(w, w.carol, hostile)
+    assert "an XGID has 10 fields" in text and "@everyone" not in text  # shown as typed, never a ping
+
+
+async def test_show_board_has_the_board_cooldown(quick):
+    w = quick
+    said = await w.alice.send(w.channel, ANKI)
+    for _ in range(3):  # COOLDOWN_BOARD: 3 per 30 s
+        text, image = await show_board(w, w.carol, said)
+        assert image is not None, text
+    text, image = await show_board(w, w.carol, said)
+    assert image is None and text.startswith("Slow down: try again in")
+    text, image = await show_board(w, w.bob, said)  # a bucket per member
+    assert image is not None
 
 
 # -- replays and exports -----------------------------------------------------------------------

@@ -34,7 +34,7 @@ async def tree_bot():
     parts = SimpleNamespace(settings=bot.settings, service=service, advice=None, table=None, cooldowns=None,
                             replays=None)  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
-    await bot.add_cog(ToolsCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(ToolsCog(parts, bot))  # type: ignore[arg-type]
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
@@ -66,7 +66,7 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
 
 
 async def test_command_tree_fits_discords_limits(tree_bot):
-    commands = tree_bot.tree.get_commands()
+    commands = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     assert [c.name for c in commands] == ["bg", "bgtools", "patience"]
     problems: list[str] = []
     for command in commands:
@@ -77,8 +77,18 @@ async def test_command_tree_fits_discords_limits(tree_bot):
     assert problems == []
 
 
+async def test_the_show_board_message_command(tree_bot):
+    """Message -> Apps -> Show board: in the tree with the cog, guild only, and out with the cog."""
+    (menu,) = tree_bot.tree.get_commands(type=discord.AppCommandType.message)
+    payload = menu.to_dict(tree_bot.tree)
+    assert payload["name"] == "Show board" and 1 <= len(payload["name"]) <= 32
+    assert payload["type"] == 3 and payload["contexts"] == [0] and payload["dm_permission"] is False
+    await tree_bot.remove_cog("ToolsCog")
+    assert tree_bot.tree.get_commands(type=discord.AppCommandType.message) == []
+
+
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools, patience = tree_bot.tree.get_commands()
+    group, tools, patience = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
     assert {c.name for c in patience.commands} == PATIENCE
@@ -86,7 +96,7 @@ async def test_every_subcommand_is_there(tree_bot):
 
 
 async def test_challenge_options(tree_bot):
-    group, *_ = tree_bot.tree.get_commands()
+    group, *_ = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     challenge = group.get_command("challenge")
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
@@ -118,7 +128,7 @@ async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
                             table=None, replays=None, cooldowns=None)
     await other.add_cog(GameCog(parts))  # type: ignore[arg-type]
     try:
-        mine = tree_bot.tree.get_commands()[0].get_command("challenge").to_dict(tree_bot.tree)
+        mine = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0].get_command("challenge").to_dict(tree_bot.tree)
         theirs = other.tree.get_commands()[0].get_command("challenge").to_dict(other.tree)
         stake = {o["name"]: o for o in theirs["options"]}["stake"]
         assert stake["max_value"] == MAX_STAKE == 100
@@ -154,5 +164,5 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         await bot.setup_hook()
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
-    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools", "patience"]
+    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools", "patience", "Show board"]
     await bot.close()
