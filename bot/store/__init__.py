@@ -17,7 +17,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
   heartbeats (downtime is added to deadlines);
 - ``store.stats``: dice statistics, the computer's record, analyses;
 - ``store.summaries``: what each finished game left behind (its card, logs, exports);
-- ``store.outbox``: messages owed to players until they are delivered.
+- ``store.outbox``: messages owed to players until they are delivered;
+- ``store.tournaments``: tournaments, their entrants, rounds and tables.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -71,6 +72,19 @@ from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
+from bot.store.tournaments import (
+    EntrantRow,
+    EntrantsChangedError,
+    Finish,
+    NewPairing,
+    PairingRow,
+    PairingTakenError,
+    TournamentClosedError,
+    TournamentFullError,
+    TournamentRecord,
+    TournamentRow,
+    TournamentStore,
+)
 
 __all__ = [
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
@@ -80,6 +94,8 @@ __all__ = [
     "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
     "Shard", "StaleVersionError", "StorageError", "Store", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
+    "EntrantRow", "EntrantsChangedError", "Finish", "NewPairing", "PairingRow", "PairingTakenError",
+    "TournamentClosedError", "TournamentFullError", "TournamentRecord", "TournamentRow", "TournamentStore",
 ]
 
 
@@ -96,6 +112,7 @@ class Store:
         self.stats = StatsStore(db)
         self.outbox = OutboxStore(db)
         self.summaries = SummaryStore(db)
+        self.tournaments = TournamentStore(db)
 
     @property
     def backend(self) -> str:

@@ -45,10 +45,13 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("game_analyses", ("game_id", "game_number")),
     ("outbox", ("id",)),
     ("heartbeats", ("shard_count", "shard_id")),
+    ("tournaments", ("id",)),
+    ("tournament_entrants", ("tournament_id", "user_id")),
+    ("tournament_pairings", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
-IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox")
+IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox", "tournaments", "tournament_pairings")
 
 
 class CopyError(Exception):

@@ -6,6 +6,8 @@ the same tables, columns, constraints and index names for the two backends
 plpgsql trigger). A database records the last version applied; opening it
 applies the rest in order, each in its own transaction (the drivers' job).
 A new version is a new pair of files: never edit one that has shipped.
+Versions go up but may skip a number that work on another branch holds
+(a database records the last version applied and takes every later one).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ class Migration:
 
 def load_migrations() -> tuple[Migration, ...]:
     """Every migration in ``migrations/``, by version; both dialects must be there,
-    numbered 1, 2, 3, ... without gaps."""
+    each version once (a number may be skipped: another branch's work holds it)."""
     scripts: dict[int, dict[str, str]] = {}
     names: dict[int, str] = {}
     for entry in resources.files(__package__).joinpath("migrations").iterdir():
@@ -41,8 +43,8 @@ def load_migrations() -> tuple[Migration, ...]:
         names[version] = match["name"].replace("_", " ")
         scripts.setdefault(version, {})[match["dialect"]] = entry.read_text(encoding="utf-8")
     versions = sorted(scripts)
-    if versions != list(range(1, len(versions) + 1)):
-        raise RuntimeError(f"migrations must be numbered 1..n without gaps, found {versions}")
+    if versions and versions[0] < 1:
+        raise RuntimeError(f"migrations are numbered from 1, found {versions}")
     migrations = []
     for version in versions:
         both = scripts[version]
@@ -53,4 +55,5 @@ def load_migrations() -> tuple[Migration, ...]:
 
 
 MIGRATIONS: Final = load_migrations()
-SCHEMA_VERSION: Final = len(MIGRATIONS)
+SCHEMA_VERSION: Final = MIGRATIONS[-1].version if MIGRATIONS else 0
+"""The newest migration's version (what a database is at once migrated)."""

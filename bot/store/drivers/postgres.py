@@ -380,7 +380,7 @@ class PostgresDriver:
         Each step takes a transaction-level advisory lock first, so bot
         processes started together apply every migration exactly once.
         """
-        newest = len(migrations)
+        newest = migrations[-1].version if migrations else 0
         while True:
             async with self.write() as tx:
                 await tx.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
@@ -395,9 +395,9 @@ class PostgresDriver:
                     raise StorageError(
                         f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
                     )
-                if current >= target:
+                migration = next((m for m in migrations if m.version > current), None)
+                if migration is None or migration.version > target:
                     return
-                migration = migrations[current]
                 await tx.conn.execute(migration.pg_sql)  # a script: simple query protocol
                 await tx.execute("UPDATE schema_version SET version = ?", (migration.version,))
 

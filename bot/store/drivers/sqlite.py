@@ -285,8 +285,8 @@ class SqliteDriver:
         return int(row[0])
 
     async def migrate(self, migrations: Sequence[Migration], target: int) -> None:
-        """Apply migrations up to ``target``, each in its own transaction."""
-        newest = len(migrations)
+        """Apply the migrations after the database's version up to ``target``, each in its own transaction."""
+        newest = migrations[-1].version if migrations else 0
         while True:
             async def step(tx: SqliteTx) -> bool:
                 row = await tx.fetchone("PRAGMA user_version")
@@ -295,9 +295,9 @@ class SqliteDriver:
                     raise StorageError(
                         f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
                     )
-                if current >= target:
+                migration = next((m for m in migrations if m.version > current), None)
+                if migration is None or migration.version > target:
                     return True
-                migration = migrations[current]
                 for statement in split_sql(migration.sql):
                     await tx.execute(statement)
                 await tx.execute(f"PRAGMA user_version = {int(migration.version)}")

@@ -234,7 +234,8 @@ def test_split_sql_keeps_triggers_whole() -> None:
 
 
 def test_migrations_are_numbered_in_order() -> None:
-    assert [m.version for m in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1))
+    versions = [m.version for m in MIGRATIONS]
+    assert versions == sorted(set(versions)) and versions[0] == 1 and versions[-1] == SCHEMA_VERSION
     assert SCHEMA_VERSION >= 2
 
 
@@ -299,7 +300,7 @@ async def _seed_old_database(url: str, version: int) -> None:
         )
 
 
-@pytest.mark.parametrize("start", range(SCHEMA_VERSION))
+@pytest.mark.parametrize("start", [0, *(m.version for m in MIGRATIONS[:-1])])
 async def test_migrate_from_every_earlier_version_keeps_data(db_url: str, start: int) -> None:
     old = await open_store(db_url, migrate_to=start)
     assert await old.schema_version() == start
