@@ -219,7 +219,7 @@ class Deliveries:
             deliveries.append(delivery)
         return deliveries
 
-    def _retried(self, entries: Iterable[OutboxEntry]) -> bool:
+    def retried(self, entries: Iterable[OutboxEntry]) -> bool:
         """Whether an earlier attempt (or a process before a crash) may have posted it."""
         return any(e.attempts > 0 or e.created_at < self.started_at or e.id in self._suspect for e in entries)
 
@@ -246,7 +246,7 @@ class Deliveries:
             guild_id=state.guild_id,
             channel_id=boards[-1].channel_id,
             attempts=max(e.attempts for e in boards),
-            retried=self._retried(boards),
+            retried=self.retried(boards),
             outcome=Outcome(state, events, changes, owed=tuple(e.id for e in boards)),
             headline=last.get("headline"),
             ping=tuple(last.get("ping", ())),
@@ -264,7 +264,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             state=await self.state_of(row),
             text=str(entry.payload.get("text", "")),
             ping=(int(user_id),) if user_id else (),
@@ -277,7 +277,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             text=str(entry.payload.get("text", "")),
             ping=tuple(int(u) for u in entry.payload.get("ping", ())),
         )
@@ -295,7 +295,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             challenge=challenge,
             text=f"{challenge.challenger.name}'s challenge to {challenge.challenged.name} expired unanswered",
         )
