@@ -18,10 +18,10 @@ from bot.core.tournaments.model import (
     TournamentView,
 )
 from bot.core.tournaments.pairing import FORMATS, KNOCKOUT, ROUND_ROBIN, SWISS, Pair, Played, Standing
-from bot.core.tournaments.service import MATCH_KIND, UPDATE_KIND, Tournaments
+from bot.core.tournaments.service import ROUND_KIND, UPDATE_KIND, Tournaments
 
 __all__ = [
-    "FORMATS", "KNOCKOUT", "MATCH_KIND", "ROUND_ROBIN", "SWISS", "UPDATE_KIND",
+    "FORMATS", "KNOCKOUT", "ROUND_KIND", "ROUND_ROBIN", "SWISS", "UPDATE_KIND",
     "Entrant", "MatchToOpen", "Pair", "Played", "Standing", "StandingLine", "Table", "TournamentError",
     "TournamentOptions", "TournamentRecord", "TournamentView", "Tournaments",
 ]

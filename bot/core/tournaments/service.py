@@ -9,9 +9,10 @@ needs, with no Discord types. How the parts meet:
 - **Start** (by hand, or when sign-up closes: the scheduler's job
   :meth:`~Tournaments.run_due`): the entrants are seeded (server rating or at
   random), round 1 is paired (:mod:`.pairing`) and written in one transaction
-  with what it owes: a ``tourney_match`` entry per match for the outbox, the
-  announcement's update (``tourney_update``) and a line in the channel.
-- **A match** is opened by the Discord layer's handler of ``tourney_match``:
+  with what it owes: the round's matches to open (``tourney_round`` in the
+  outbox) and a line in the channel.
+- **A match** is opened by the Discord layer's handler of ``tourney_round``
+  (every match of the round not opened yet, then the announcement redrawn):
   it makes a thread, then :meth:`~Tournaments.open_match` starts the game
   through :meth:`GameService.start_game <bot.core.games.GameService.start_game>`
   (stored, dealt provably fair dice and rated like any game), which claims the
@@ -78,8 +79,9 @@ from engine.ratings import DEFAULT_RATING
 
 log = logging.getLogger(__name__)
 
-MATCH_KIND = "tourney_match"
-"""Outbox: a table's match to open (a thread, the game, its first board pinging both players)."""
+ROUND_KIND = "tourney_round"
+"""Outbox: a round's matches to open (a thread each, the game, its first board pinging
+both players), then the announcement redrawn."""
 UPDATE_KIND = "tourney_update"
 """Outbox: the announcement to redraw (the bracket or standings after a change)."""
 
@@ -128,7 +130,7 @@ class Tournaments:
         self.time_out = time_out
         self.forfeit_game = forfeit
         self._locks: dict[int, asyncio.Lock] = {}
-        deliveries.wordings[MATCH_KIND] = self._word_match
+        deliveries.wordings[ROUND_KIND] = self._word_round
         deliveries.wordings[UPDATE_KIND] = self._word_update
 
     def _lock(self, tournament_id: int) -> asyncio.Lock:
@@ -347,13 +349,9 @@ class Tournaments:
     def _round_owed(
         self, row: TournamentRow, number: int, rounds: int, tables: Sequence[NewPairing], deadline: datetime
     ) -> list[Owed]:
-        """What a new round owes: each match opened, the announcement redrawn, a line in the channel."""
-        owed = [
-            Owed(MATCH_KIND, row.guild_id, row.channel_id,
-                 payload={"tournament": row.id, "round": number, "table": table.table_no})
-            for table in tables if table.outcome is None
-        ]
-        matches = len(owed)
+        """What a new round owes: its matches opened and the announcement redrawn, a line in the channel."""
+        owed = [Owed(ROUND_KIND, row.guild_id, row.channel_id, payload={"tournament": row.id, "round": number})]
+        matches = sum(1 for t in tables if t.outcome is None)
         byes = sum(1 for t in tables if t.outcome == "bye")
         what = "the final" if row.format == P.KNOCKOUT and number == rounds else f"round {number} of {rounds}"
         text = (
@@ -361,28 +359,28 @@ class Tournaments:
             f"{f' and {byes} bye' + ('s' if byes != 1 else '') if byes else ''}, each match in its own thread. "
             f"The round ends <t:{int(deadline.timestamp())}:f>: a match still going then is lost by the player to move"
         )
-        owed.append(update_owed(row.guild_id, row.channel_id, row.id))
         owed.append(notice_owed(row.guild_id, row.channel_id, text))
         return owed
 
     # -- matches -------------------------------------------------------------------------------
 
-    async def match_to_open(self, tournament_id: int, round_no: int, table_no: int) -> MatchToOpen | None:
-        """The table to open, or None if there is nothing to do (it has its game, it was
-        decided, the tournament is over)."""
+    async def matches_to_open(self, tournament_id: int, round_no: int) -> list[MatchToOpen] | None:
+        """The round's tables still without a game (and not decided), in table order;
+        None if the tournament is not playing that round any more."""
         row = await self.store.tournaments.get(tournament_id)
-        if row.status != "running":
+        if row.status != "running" or row.round != round_no:
             return None
-        found = [p for p in await self.store.tournaments.pairings(tournament_id, round_no) if p.table_no == table_no]
-        if not found or found[0].decided or found[0].game_id is not None or found[0].player_b is None:
-            return None
-        table = found[0]
-        players = (await self.names.get(table.player_a), await self.names.get(table.player_b))
-        return MatchToOpen(
-            pairing_id=table.id, tournament_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id,
-            name=row.name, round=table.round, table=table.table_no, players=players,
-            thread_id=table.thread_id, game_id=table.game_id,
-        )
+        found = []
+        for table in await self.store.tournaments.pairings(tournament_id, round_no):
+            if table.decided or table.game_id is not None or table.player_b is None:
+                continue
+            players = (await self.names.get(table.player_a), await self.names.get(table.player_b))
+            found.append(MatchToOpen(
+                pairing_id=table.id, tournament_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id,
+                name=row.name, round=table.round, table=table.table_no, players=players,
+                thread_id=table.thread_id, game_id=table.game_id,
+            ))
+        return found
 
     async def set_thread(self, pairing_id: int, thread_id: int) -> int:
         """The match's thread (if another was recorded first, that one: use it)."""
@@ -592,14 +590,15 @@ class Tournaments:
 
     # -- what the outbox owes -----------------------------------------------------------------------
 
-    async def _word_match(self, entry: OutboxEntry) -> Delivery | None:
-        payload = entry.payload
-        match = await self.match_to_open(int(payload["tournament"]), int(payload["round"]), int(payload["table"]))
-        if match is None:
-            return None
+    async def _word_round(self, entry: OutboxEntry) -> Delivery | None:
+        tournament_id, round_no = int(entry.payload["tournament"]), int(entry.payload["round"])
+        matches = await self.matches_to_open(tournament_id, round_no)
+        if matches is None:
+            return None  # the round is over, or the tournament: its own updates show it
         return Delivery(
-            kind=MATCH_KIND, entries=(entry.id,), guild_id=entry.guild_id, channel_id=entry.channel_id,
-            attempts=entry.attempts, retried=self.deliveries.retried([entry]), data={"match": match},
+            kind=ROUND_KIND, entries=(entry.id,), guild_id=entry.guild_id, channel_id=entry.channel_id,
+            attempts=entry.attempts, retried=self.deliveries.retried([entry]),
+            data={"tournament": tournament_id, "round": round_no, "matches": matches},
         )
 
     async def _word_update(self, entry: OutboxEntry) -> Delivery | None:
@@ -613,4 +612,4 @@ class Tournaments:
         )
 
 
-__all__ = ["MATCH_KIND", "UPDATE_KIND", "Tournaments", "update_owed"]
+__all__ = ["ROUND_KIND", "UPDATE_KIND", "Tournaments", "update_owed"]

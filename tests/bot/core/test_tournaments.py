@@ -19,7 +19,7 @@ from itertools import count
 import pytest
 
 from bot.core import ChallengeOptions, GameService, PlayerRef
-from bot.core.tournaments import MATCH_KIND, TournamentError, TournamentOptions, TournamentView
+from bot.core.tournaments import ROUND_KIND, TournamentError, TournamentOptions, TournamentView
 from bot.core.tournaments.pairing import rematches, swiss_pairs
 from bot.store import open_store
 from engine import SeededDice
@@ -60,13 +60,13 @@ class World:
             if not owed:
                 return
             for delivery in owed:
-                if delivery.kind == MATCH_KIND:
-                    match = delivery.data["match"]
-                    thread = await self.t.set_thread(match.pairing_id, next(self.threads))
-                    outcome = await self.t.open_match(match, thread)
-                    if outcome is not None:
-                        self.opened.append(outcome.view.id)
-                        await deliveries.delivered(outcome.owed)
+                if delivery.kind == ROUND_KIND:
+                    for match in delivery.data["matches"]:
+                        thread = await self.t.set_thread(match.pairing_id, next(self.threads))
+                        outcome = await self.t.open_match(match, thread)
+                        if outcome is not None:
+                            self.opened.append(outcome.view.id)
+                            await deliveries.delivered(outcome.owed)
                 elif delivery.kind == "notice":
                     self.notices.append(delivery.text)
                 elif delivery.kind == "board" and delivery.headline:
