@@ -237,7 +237,7 @@ def _header(draw: ImageDraw.ImageDraw, width: int, theme: Theme, title: str, sub
         label = f"{TROPHY} {_fitted(champion, TITLE_SIZE - 6, 360)}"
         _text(draw, (right, 36), label, TITLE_SIZE - 6, theme.highlight, "rm")
         _text(draw, (right, 70), "champion", SUBTITLE_SIZE, theme.muted_text, "rm")
-        right -= 380
+        right -= int(T.length(T.for_drawing(label), TITLE_SIZE - 6)) + 30
     _text(draw, (PAD, 36), _fitted(title, TITLE_SIZE, right - PAD, "Tournament"), TITLE_SIZE, theme.text, "lm")
     _text(draw, (PAD, 70), _fitted(subtitle, SUBTITLE_SIZE, right - PAD, ""), SUBTITLE_SIZE, theme.muted_text, "lm")
 
@@ -425,7 +425,7 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
             muted = theme.muted_text
             _text(draw, (PAD + half, middle), _fitted(line.a, TABLE_SIZE - 1, half - 10), TABLE_SIZE - 1,
                   theme.highlight if won_a else (muted if won_b else theme.text), "rm")
-            _text(draw, (width // 2, middle), line.result or "v", SUBTITLE_SIZE, muted, "mm")
+            _text(draw, (width // 2, middle), line.result or ("" if line.b is None else "v"), SUBTITLE_SIZE, muted, "mm")
             other = line.b if line.b is not None else "bye"
             _text(draw, (width - PAD - half, middle), _fitted(other, TABLE_SIZE - 1, half - 10), TABLE_SIZE - 1,
                   theme.highlight if won_b else (muted if (won_a or line.b is None) else theme.text), "lm")

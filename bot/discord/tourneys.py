@@ -182,7 +182,7 @@ def subtitle(view: TournamentView) -> str:
 def footer(view: TournamentView) -> str:
     if view.is_running and view.round_deadline is not None:
         when = view.round_deadline.astimezone(timezone.utc).strftime("%a %d %b %H:%M UTC")
-        return f"Round {view.round} ends {when} · a match still going then is lost by the player to move"
+        return f"Round {view.round} of {view.rounds} ends {when}"
     if view.status == "cancelled":
         return "Cancelled"
     return ""
@@ -224,14 +224,14 @@ def bracket_picture(view: TournamentView) -> BracketPicture:
 def standings_picture(view: TournamentView) -> StandingsPicture:
     """A Swiss or round robin's standings, and the current round's tables."""
     rows = tuple(
-        StandingRow(s.standing.place, s.player.name, s.standing.score, s.standing.wins, s.standing.losses,
+        StandingRow(s.standing.place, s.player.name, s.standing.score, s.standing.wins + s.standing.byes, s.standing.losses,
                     s.standing.buchholz, s.standing.sonneborn_berger, s.standing.withdrawn)
         for s in view.standings
     )
     pairings = []
     for table in view.round_tables():
         if table.is_bye:
-            pairings.append(PairingLine(table.a.name, None, "bye", 0))
+            pairings.append(PairingLine(table.a.name, None, "", 0))
         elif table.outcome == "void":
             pairings.append(PairingLine(table.a.name, table.b.name if table.b else None, "void", None))
         elif table.decided:

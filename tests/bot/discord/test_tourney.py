@@ -173,3 +173,24 @@ async def test_the_organiser_role(world):
     await member.slash(w.channel, "bgtourney role", role=organisers)
     made = await w.zed.slash(w.channel, "bgtourney create", name="Zed Cup")
     assert not made.ephemeral, w.private(made)
+
+
+async def test_sign_up_closes_by_itself_and_the_round_deadline_decides(world, clock):
+    w = world
+    announcement = await create(w, signup_hours=2, round_days=1, move_days=1)
+    assert "Sign-up closes and it starts <t:" in announcement.content
+    for member in (w.alice, w.bob):
+        await member.click(announcement, label="Join")
+    clock.advance(hours=2)
+    await w.bot.scheduler.run_once()
+    await w.bot.dispatcher.idle()
+    (thread,) = threads(w)
+    state = await w.service.game_in_channel(thread.id)
+    mover = state.to_act()
+    clock.advance(days=1)  # the round's (and the move's) time is up: the player to move loses
+    await w.bot.scheduler.run_once()
+    await w.bot.dispatcher.idle()
+    view = await w.service.tournaments.current(w.guild.id, int(w.custom_ids(announcement)[0].split(":")[-1]))
+    assert view.status == "finished" and view.champion is not None and view.champion.user_id != mover.user_id
+    assert any("wins Spring Cup" in m.content for m in w.public())
+    assert w.board(thread).content.startswith("⌛")  # the game's last board says why it ended
