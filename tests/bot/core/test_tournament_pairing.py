@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from bot.core.tournaments.pairing import (
     KNOCKOUT,
-    ROUND_ROBIN,
     SWISS,
     Pair,
     Played,

@@ -20,7 +20,6 @@ import pytest
 
 from bot.core import ChallengeOptions, GameService, PlayerRef
 from bot.core.tournaments import ROUND_KIND, TournamentError, TournamentOptions, TournamentView
-from bot.core.tournaments.pairing import rematches, swiss_pairs
 from bot.store import open_store
 from engine import SeededDice
 
@@ -441,9 +440,3 @@ async def test_cancel(world: World) -> None:
     assert view.status == "cancelled"
     with pytest.raises(TournamentError, match="over already"):
         await world.t.cancel(made.id, ORGANISER)
-
-
-async def test_swiss_pairing_is_networkx_matching_with_no_rematch() -> None:
-    """(The service pairs through the pure module: one sanity check of the bridge.)"""
-    field = [1, 2, 3, 4]
-    assert rematches(swiss_pairs(field, []), []) == 0

@@ -194,3 +194,32 @@ async def test_sign_up_closes_by_itself_and_the_round_deadline_decides(world, cl
     assert view.status == "finished" and view.champion is not None and view.champion.user_id != mover.user_id
     assert any("wins Spring Cup" in m.content for m in w.public())
     assert w.board(thread).content.startswith("⌛")  # the game's last board says why it ended
+
+
+async def test_a_restart_mid_tournament_loses_nothing(world, make_bot, clock):
+    w = world
+    announcement = await create(w, match_length=1)
+    for member in (w.alice, w.bob, w.carol, w.mod):
+        await member.click(announcement, label="Join")
+    w.service.deliveries.wakers.clear()  # the process dies before its dispatcher posts what the start owes
+    await w.olga.slash(w.channel, "bgtourney start")
+    assert threads(w) == []
+    clock.advance(seconds=5)
+    await w.env.restart_bot(make_bot())  # coming back, the outbox is delivered: the round's matches open
+    first = threads(w)
+    assert len(first) == 2
+    states = [await w.service.game_in_channel(t.id) for t in first]
+    assert all(s is not None and w.board(t) for s, t in zip(states, first))
+
+    # the round's last result is stored, and the process dies before the round advances
+    await w.service.forfeit(states[0].id, states[0].players[1].user_id)
+    w.service.finish_listeners.clear()
+    await w.service.forfeit(states[1].id, states[1].players[1].user_id)
+    clock.advance(seconds=5)
+    await w.env.restart_bot(make_bot())
+    await w.bot.scheduler.run_once()  # its pass finds the round complete and starts the final
+    await w.bot.dispatcher.idle()
+    assert len(threads(w)) == 3
+    final = await w.service.game_in_channel(threads(w)[-1].id)
+    assert {p.user_id for p in final.players} == {s.players[0].user_id for s in states}
+    assert "Now playing the final" in w.channel.history()[0].content
