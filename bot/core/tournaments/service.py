@@ -336,8 +336,11 @@ class Tournaments:
 
     @staticmethod
     def _new_table(pair: P.Pair, withdrawn: set[int]) -> NewPairing:
-        """A table to write: a bye is won at once; a withdrawn player's table is forfeited."""
+        """A table to write: a bye is won at once (by nobody, if its player withdrew);
+        a withdrawn player's table is forfeited."""
         if pair.b is None:
+            if pair.a in withdrawn:
+                return NewPairing(pair.table, pair.a, None, None, "void")
             return NewPairing(pair.table, pair.a, None, pair.a, "bye")
         gone = [p for p in (pair.a, pair.b) if p in withdrawn]
         if len(gone) == 2:

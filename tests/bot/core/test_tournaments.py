@@ -440,3 +440,43 @@ async def test_cancel(world: World) -> None:
     assert view.status == "cancelled"
     with pytest.raises(TournamentError, match="over already"):
         await world.t.cancel(made.id, ORGANISER)
+
+
+async def test_a_knockout_player_who_withdrew_goes_no_further(world: World) -> None:
+    made = await world.tournament(4)
+    await world.t.start(made.id, ORGANISER)
+    await world.deliver()
+    first, second = await world.open_tables(made.id)
+    await world.service.forfeit(first.game_id, first.b.user_id)  # type: ignore[arg-type, union-attr]
+    await world.t.withdraw(made.id, first.a)  # through to the final, then gone
+    # the other match is abandoned by a moderator: nobody goes through from it
+    await world.service.abandon(second.game_id, 999)  # type: ignore[arg-type]
+    view = await world.t.get(made.id)
+    assert view.status == "finished" and view.champion is None  # the one left to go through had left
+    assert view.round_tables(2) == []
+    line = next(s for s in view.standings if s.player == first.a)
+    assert line.standing.withdrawn and line.standing.wins == 1
+    await world.deliver()
+    assert any("no champion" in n for n in world.notices)
+
+
+async def test_a_lone_finalist_is_champion_without_a_final(world: World) -> None:
+    made = await world.tournament(4)
+    await world.t.start(made.id, ORGANISER)
+    await world.deliver()
+    first, second = await world.open_tables(made.id)
+    await world.service.abandon(second.game_id, 999)  # type: ignore[arg-type]
+    await world.service.forfeit(first.game_id, first.b.user_id)  # type: ignore[arg-type, union-attr]
+    view = await world.t.get(made.id)
+    assert view.status == "finished" and view.champion == first.a
+
+
+def test_new_tables_of_players_who_left() -> None:
+    from bot.core.tournaments import Pair, Tournaments
+
+    table = Tournaments._new_table
+    assert (table(Pair(0, 5, None), set()).outcome, table(Pair(0, 5, None), set()).winner) == ("bye", 5)
+    assert (table(Pair(0, 5, None), {5}).outcome, table(Pair(0, 5, None), {5}).winner) == ("void", None)
+    assert (table(Pair(1, 5, 6), {5}).outcome, table(Pair(1, 5, 6), {5}).winner) == ("forfeit", 6)
+    assert (table(Pair(1, 5, 6), {5, 6}).outcome, table(Pair(1, 5, 6), {5, 6}).winner) == ("void", None)
+    assert table(Pair(1, 5, 6), set()).outcome is None
