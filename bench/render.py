@@ -14,7 +14,12 @@ last play, cube and pip counts changing), interleaved game by game as a busy
 bot sees them, after as many boards of other games, and prints the mean and
 median CPU time per board and the mean PNG size.
 
-    python bench/render.py [--rounds 60] [--games 150] [--per-game 4]
+The "tournament pictures" section draws a knockout's bracket at 4, 16 and 64
+players (partway through, as the bot shows it after a result) and a 33-player
+Swiss's standings, and prints the median and 95th percentile time per picture
+including the PNG, and its size. Target: 64-player bracket median <= 50 ms.
+
+    python bench/render.py [--rounds 60] [--games 150] [--per-game 4] [--pictures 20]
 """
 
 from __future__ import annotations
@@ -33,12 +38,25 @@ from engine.game import Game, GameSettings, Phase  # noqa: E402
 from engine.play import Move  # noqa: E402
 from engine.position import Position  # noqa: E402
 from renderer.board import render_board  # noqa: E402
+from renderer.bracket import (  # noqa: E402
+    BracketMatch,
+    BracketPicture,
+    PairingLine,
+    Slot,
+    StandingRow,
+    StandingsPicture,
+    bracket_size,
+    standings_size,
+)
 from renderer.from_game import scene_from_game  # noqa: E402
 from renderer.scene import BoardScene  # noqa: E402
 from renderer.themes import HIGH_CONTRAST  # noqa: E402
 
 TARGET_MS = 25.0
 TARGET_KB = 100.0
+BRACKET_TARGET_MS = 50.0
+NAMES = ["Alice", "Bob", "Carmen", "Dmitri", "Eve", "Farid", "Gwendolyn Fairweather", "Héctor", "Ingrid", "Jamal",
+         "Kenji", "Lena", "Mateo", "Nadia", "Oskar", "Priya"]
 
 
 def scenes() -> dict[str, BoardScene]:
@@ -136,12 +154,91 @@ def bench_varied(games: int, per_game: int) -> None:
     )
 
 
+def bracket(players: int, played: int, seed: int = 1) -> BracketPicture:
+    """A knockout of ``players`` with ``played`` rounds decided (a random winner
+    each) and the next being played: what the announcement shows after a result."""
+    rng = random.Random(seed)
+    size = 2
+    while size < players:
+        size *= 2
+    order = [1, 2]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [s for top in order for s in (top, total - top)]
+    slots: list[Slot | None] = [
+        Slot(f"{NAMES[(s - 1) % len(NAMES)]} {s}", s) if s <= players else None for s in order
+    ]
+    rounds = []
+    for number in range(size.bit_length() - 1):
+        boxes, following = [], []
+        for k in range(len(slots) // 2):
+            a, b = slots[2 * k], slots[2 * k + 1]
+            if number < played or a is None or b is None:
+                if a is None or b is None:
+                    boxes.append(BracketMatch(a or b, None, 0, "bye"))
+                    following.append(a or b)
+                else:
+                    won = rng.randrange(2)
+                    boxes.append(BracketMatch(a, b, won, "done"))
+                    following.append((a, b)[won])
+            else:
+                boxes.append(BracketMatch(a, b, None, "playing" if number == played else "waiting"))
+                following.append(None)
+        rounds.append(tuple(boxes))
+        slots = following
+    return BracketPicture(f"Bench Cup {players}", f"Knockout · {players} players · round {played + 1}",
+                          tuple(rounds), footer="Round ends Sun 08 Mar 12:00 UTC")
+
+
+def standings(players: int, seed: int = 2) -> StandingsPicture:
+    rng = random.Random(seed)
+    rows = tuple(StandingRow(n + 1, f"{NAMES[n % len(NAMES)]} {n + 1}", 6 - n // 6, 6 - n // 6, n // 6,
+                             rng.randrange(30), rng.randrange(20)) for n in range(players))
+    pairings = tuple(PairingLine(f"{NAMES[n % len(NAMES)]} {n}", f"{NAMES[(n + 5) % len(NAMES)]} {n + 17}",
+                                 rng.choice(("1–0", "0–1", "")), None) for n in range(players // 2))
+    return StandingsPicture(f"Bench Swiss {players}", "Swiss · round 4 of 6", rows, True, "Round 4", pairings)
+
+
+def bench_pictures(rounds: int) -> bool:
+    """Tournament pictures: median and p95 time and size; True if the 64-player bracket met its target."""
+    cases = {
+        "bracket 4": (bracket(4, 1), bracket_size),
+        "bracket 16": (bracket(16, 2), bracket_size),
+        "bracket 64": (bracket(64, 2), bracket_size),
+        "swiss 33": (standings(33), standings_size),
+    }
+    print(f"{'picture':<12} {'median ms':>10} {'p95 ms':>8} {'CPU ms':>8} {'PNG KB':>8}  size")
+    met = True
+    for name, (picture, size_of) in cases.items():
+        picture.draw()  # warm: fonts, text masks, the palette
+        times: list[float] = []
+        cpu: list[float] = []
+        for _ in range(rounds):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            png = picture.draw()
+            times.append((time.perf_counter() - start) * 1000)
+            cpu.append((time.process_time() - start_cpu) * 1000)
+        p95 = statistics.quantiles(times, n=20)[-1] if len(times) >= 2 else times[0]
+        width, height = size_of(picture)  # type: ignore[operator]
+        print(f"{name:<12} {statistics.median(times):>10.2f} {p95:>8.2f} {statistics.median(cpu):>8.2f}"
+              f" {len(png) / 1024:>8.1f}  {width}x{height}")
+        if name == "bracket 64":
+            met = statistics.median(times) <= BRACKET_TARGET_MS
+    print(f"target: 64-player bracket median <= {BRACKET_TARGET_MS:.0f} ms: {'met' if met else 'MISSED'}")
+    return met
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60, help="renders per position")
     parser.add_argument("--games", type=int, default=150, help="played games for the varied boards")
     parser.add_argument("--per-game", type=int, default=4, help="varied boards per played game")
+    parser.add_argument("--pictures", type=int, default=20, help="draws per tournament picture")
+    parser.add_argument("--only-pictures", action="store_true", help="only the tournament pictures")
     args = parser.parse_args()
+    if args.only_pictures:
+        bench_pictures(args.pictures)
+        return
 
     boards = scenes()
     for scene in boards.values():  # warm the caches: static board, sprites, fonts
@@ -175,6 +272,8 @@ def main() -> None:
     print()
     print(f"{'':<10} {'mean CPU ms':>10} {'median':>8} {'mean KB':>8}")
     bench_varied(args.games, args.per_game)
+    print()
+    bench_pictures(args.pictures)
 
 
 if __name__ == "__main__":

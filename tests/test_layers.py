@@ -47,6 +47,7 @@ LIBRARIES: dict[str, set[str]] = {
     "PIL": {"renderer"},
     "gnubg_nn": {"bot.ai"},
     "bgsage": {"bot.ai"},
+    "networkx": {"bot.core"},  # Swiss pairings (bot/core/tournaments/pairing.py)
 }
 
 UNPLACED: set[str] = set()

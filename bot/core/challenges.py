@@ -315,7 +315,8 @@ class Challenges:
                 raise ChallengeError(
                     f"double or nothing would be {stake} per point, over this server's limit of {self.limits.max_stake}"
                 )
-        again = replace(options, stake=stake, thread=False, rematch_of=game.id, challenger_seat=1 - seat)
+        again = replace(options, stake=stake, thread=False, rematch_of=game.id, challenger_seat=1 - seat,
+                        tournament=None, unrated=False)
         return await self.create(game.guild_id, game.channel_id, player, opponent, again)
 
     async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:

@@ -220,7 +220,7 @@ class Deliveries:
             deliveries.append(delivery)
         return deliveries
 
-    def _retried(self, entries: Iterable[OutboxEntry]) -> bool:
+    def retried(self, entries: Iterable[OutboxEntry]) -> bool:
         """Whether an earlier attempt (or a process before a crash) may have posted it."""
         return any(e.attempts > 0 or e.created_at < self.started_at or e.id in self._suspect for e in entries)
 
@@ -247,7 +247,7 @@ class Deliveries:
             guild_id=state.guild_id,
             channel_id=boards[-1].channel_id,
             attempts=max(e.attempts for e in boards),
-            retried=self._retried(boards),
+            retried=self.retried(boards),
             outcome=Outcome(state, events, changes, owed=tuple(e.id for e in boards)),
             headline=last.get("headline"),
             ping=tuple(last.get("ping", ())),
@@ -265,7 +265,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             state=await self.state_of(row),
             text=str(entry.payload.get("text", "")),
             ping=(int(user_id),) if user_id and not entry.payload.get("quiet") else (),
@@ -280,7 +280,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             ping=(user_id,),
             dm_to=user_id,
             data=dict(entry.payload),
@@ -293,7 +293,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             text=str(entry.payload.get("text", "")),
             ping=tuple(int(u) for u in entry.payload.get("ping", ())),
         )
@@ -311,7 +311,7 @@ class Deliveries:
             guild_id=entry.guild_id,
             channel_id=entry.channel_id,
             attempts=entry.attempts,
-            retried=self._retried([entry]),
+            retried=self.retried([entry]),
             challenge=challenge,
             text=f"{challenge.challenger.name}'s challenge to {challenge.challenged.name} expired unanswered",
         )

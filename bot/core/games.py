@@ -11,8 +11,10 @@ What the service does by itself: the opening throw when a game starts, forced
 plays (exactly one legal play) and lost turns, the next game of a match, the
 rating update when a match ends (in the same transaction). Its parts:
 :attr:`GameService.challenges` (invitations), :attr:`GameService.deadlines`
-(reminders and timeouts) and :attr:`GameService.patience` (Serpent Poker
-Patience, :mod:`bot.core.patience`), sharing its player names and clock.
+(reminders and timeouts), :attr:`GameService.patience` (Serpent Poker
+Patience, :mod:`bot.core.patience`) and :attr:`GameService.tournaments` (server
+tournaments, whose matches it starts and whose results come from here),
+sharing its player names and clock.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import asyncio
 import copy
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
@@ -56,6 +58,7 @@ from bot.core.model import (
 from bot.core.patience import PatienceService
 from bot.core.summaries import records_from, summarise, summary_of
 from bot.core.players import PlayerNames
+from bot.core.tournaments.service import Tournaments, update_owed
 from bot.store import (
     GLOBAL_SCOPE,
     ActionRow,
@@ -66,6 +69,7 @@ from bot.store import (
     LeaderboardPage,
     MatchOutcome,
     NotFoundError,
+    Owed,
     PlayerStats,
     StaleVersionError,
     Store,
@@ -153,6 +157,13 @@ class GameService:
             self.limits.expiries_per_sweep, members=self.members,
         )
         self.patience = PatienceService(store, self.names, self.clock, seed_source)
+        self.finish_listeners: list[Callable[[GameRow], Awaitable[None]]] = []
+        """Told of every match that ends (finished or abandoned), after it is stored."""
+        self.tournaments = Tournaments(
+            store, self.names, self.clock, self.deliveries,
+            start_game=self.start_game, time_out=self.time_out_now, forfeit=self.forfeit,
+        )
+        self.finish_listeners.append(self.tournaments.after_game)
 
     @classmethod
     async def open(
@@ -251,9 +262,13 @@ class GameService:
         challenge_id: int | None = None,
         gnubg_id: str | None = None,
         fair: dict[str, Any] | None = None,
+        pairing_id: int | None = None,
     ) -> Outcome:
         """Create the stored game with its fair-dice record (``fair``: committed
-        with its challenge, else a new one) and make its first moves."""
+        with its challenge, else a new one) and make its first moves.
+        ``pairing_id``: a tournament table the game is played at (claimed in the
+        game's creating transaction: :class:`~bot.store.PairingTakenError` if
+        it has a game already)."""
         now = self.clock()
         if fair is None:
             fair = new_fair_dice(self.seed_source(), f"{challenge_id or 'direct'}")
@@ -266,6 +281,7 @@ class GameService:
                 settings={**options.to_dict(), "fair_dice": fair},
                 match_length=options.match_length,
                 challenge_id=challenge_id,
+                pairing_id=pairing_id,
                 **self._deadline(options, now),
             )
         except ChannelBusyError:
@@ -351,18 +367,22 @@ class GameService:
             try:
                 result = await self.store.games.append(
                     game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"},
-                    summary=summary, owed=[owed],
+                    summary=summary, owed=[owed, *self._tournament_owed(row)],
                 )
             except StaleVersionError:
                 self._forget(game_id)
                 raise StaleGameError(view=await self.get_game(game_id)) from None
             self._forget(game_id)
-            self.deliveries.hold(result.owed)
+            board, others = result.owed[:1], result.owed[1:]
+            self.deliveries.hold(board)  # the caller posts the board; the dispatcher the rest
+            if others:
+                self.deliveries.wake()
             view = await self._view(result.game, match)
+            await self._finished(result.game)
             names = " and ".join(p.name for p in view_before.players)
             return Outcome(
                 view, [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")],
-                owed=tuple(result.owed),
+                owed=tuple(board),
             )
 
     async def _act(
@@ -495,16 +515,19 @@ class GameService:
             version=row.version + len(new_actions), since=before, match=match, forced=forced,
             headline=headline, ping=ping,
         )
+        extra = self._tournament_owed(row) if finished else []
         try:
             result = await self.store.games.append(
-                row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary, owed=[owed]
+                row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary,
+                owed=[owed, *extra],
             )
         except (StaleVersionError, GameOverError):  # another process moved the game on
             self._forget(row.id)
             raise StaleGameError(view=await self.get_game(row.id)) from None
+        board = result.owed[:1]  # the board; the rest (a tournament's update) is the dispatcher's
         if held:
-            self.deliveries.hold(result.owed)
-        else:
+            self.deliveries.hold(board)
+        if not held or len(result.owed) > 1:
             self.deliveries.wake()
         if finished:
             self._forget(row.id)
@@ -513,7 +536,24 @@ class GameService:
             self._rows[row.id] = result.game
         view = await self._view(result.game, match)
         events = narration.describe(view, match, before, forced)
-        return Outcome(view, events, result.rating_changes, owed=tuple(result.owed))
+        if finished:
+            await self._finished(result.game)
+        return Outcome(view, events, result.rating_changes, owed=tuple(board))
+
+    @staticmethod
+    def _tournament_owed(row: GameRow) -> list[Owed]:
+        """A tournament match that ends owes its announcement a redraw (in the ending transaction)."""
+        tournament = row.settings.get("tournament")
+        return [update_owed(row.guild_id, row.channel_id, int(tournament))] if tournament else []
+
+    async def _finished(self, row: GameRow) -> None:
+        """Tell the listeners a match ended (a tournament advances); their failures are
+        logged, not the player's: the scheduler's pass catches up."""
+        for listener in self.finish_listeners:
+            try:
+                await listener(row)
+            except Exception:
+                log.exception("after game %s ended, a listener failed", row.id)
 
     @staticmethod
     def _winner_seat(match: Match) -> int:
@@ -672,7 +712,15 @@ class GameService:
         """A stored game as it stands at its row's version."""
         return await self._view(row, await self._match(row))
 
-    async def _time_out(self, row: GameRow) -> Notice | None:
+    async def time_out_now(self, game_id: int, why: str) -> Notice | None:
+        """Decide a game now by the move deadline rule: the player to move forfeits
+        (a tournament round's deadline); ``why`` heads the final board. None if it is over."""
+        row = await self.store.games.get(game_id)
+        if not row.is_active:
+            return None
+        return await self._time_out(row, why=why)
+
+    async def _time_out(self, row: GameRow, *, why: str | None = None) -> Notice | None:
         async with self._lock(row.id):
             fresh = await self.store.games.get(row.id)
             if not fresh.is_active or fresh.version != row.version:
@@ -689,6 +737,8 @@ class GameService:
 
             players = await self.names.get(fresh.players[seat]), await self.names.get(fresh.players[1 - seat])
             text = f"{players[0].name} ran out of time in game #{row.id} and forfeits"
+            if why:
+                text = f"{why}: {players[0].name}, to move, forfeits game #{row.id}"
             outcome = await self._commit(
                 fresh, match, time_out, actor=None, whole_match=True, headline=text,
                 ping=tuple(p.user_id for p in players if not p.is_bot), held=False,

@@ -218,11 +218,16 @@ class ChallengeOptions:
     """A rematch: the finished game it plays again."""
     challenger_seat: int = 0
     """Where the challenger sits (0 or 1): a rematch swaps the players' colours."""
+    tournament: int | None = None
+    """A tournament's match: the tournament (:mod:`bot.core.tournaments`)."""
+    unrated: bool = False
+    """Kept out of the ratings by choice (a tournament that is not rated)."""
 
     @property
     def rated(self) -> bool:
-        """Only games between two people that start from the opening are rated."""
-        return not (self.computer_level or self.practice)
+        """Only games between two people that start from the opening are rated
+        (and not those of an unrated tournament)."""
+        return not (self.computer_level or self.practice or self.unrated)
 
     def validate(self, max_stake: int = MAX_STAKE) -> None:
         """:raises ChallengeError: with what is wrong."""
@@ -314,6 +319,8 @@ class ChallengeOptions:
         days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
         if self.rematch_of is not None:
             kind = f"a rematch of game #{self.rematch_of}: {kind}"
+        if self.tournament is not None:
+            kind = f"a tournament match ({kind}{', unrated' if self.unrated else ''})"
         return ", ".join([kind, days, *rules])
 
 
@@ -531,7 +538,7 @@ class Delivery:
     dm_to: int | None = None
     """Send it to this member as a direct message (the channel when they have closed them)."""
     data: dict[str, Any] = field(default_factory=dict)
-    """A kind's own details (a digest's games)."""
+    """A feature's own kind: what its wording found (its deliverer knows the keys; a digest's games)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import Any
 from datetime import datetime
 
 import discord
@@ -52,8 +53,10 @@ INTENTS = discord.Intents(guilds=True)
 """Only guild and channel events: the bot works through interactions, so it
 neither needs nor parses the message events every channel post would send."""
 
-EXTENSIONS = ("bot.discord.cogs.game", "bot.discord.cogs.tools", "bot.discord.cogs.patience")
-"""The cogs, loaded by name: ``/bg``, ``/bgtools`` and ``/patience``."""
+EXTENSIONS = (
+    "bot.discord.cogs.game", "bot.discord.cogs.tools", "bot.discord.cogs.patience", "bot.discord.cogs.tourney",
+)
+"""The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience`` and ``/bgtourney``."""
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -103,6 +106,8 @@ class BackgammonBot(commands.Bot):
         self.parts: Parts | None = None
         """What the cogs are built from, once :meth:`setup_hook` has run."""
         self.table: Table | None = None
+        self.tourneys: Any = None
+        """The tournaments' Discord side (:class:`bot.discord.tourneys.Tourneys`), made by their extension."""
         self.scheduler: Scheduler | None = None
         self.dispatcher: Dispatcher | None = None
         self.turn_messages: TurnMessages | None = None

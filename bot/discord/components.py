@@ -17,9 +17,10 @@ from typing import Any
 import discord
 
 from bot.core.model import GameState
+from bot.core.tournaments import TournamentView
 from bot.discord.builder import BuildButton, start_button
 from bot.discord.patience_panel import PatienceButton
-from bot.discord.replies import table_of
+from bot.discord.replies import table_of, tourneys_of
 from engine import Phase
 
 GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
@@ -169,8 +170,31 @@ class LeaderboardButton(
         await table_of(interaction).click_leaderboard(interaction, self.kind, self.offset)
 
 
+class TourneyButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"bg:tj:(?P<action>join|leave):(?P<id>[0-9]+)",
+):
+    """Join / Leave on a tournament's announcement, while sign-up is open."""
 
-DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton, PatienceButton)
+    LABELS = {"join": ("Join", discord.ButtonStyle.success), "leave": ("Leave", discord.ButtonStyle.secondary)}
+
+    def __init__(self, action: str, tournament_id: int) -> None:
+        label, style = self.LABELS[action]
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"bg:tj:{action}:{tournament_id}"))
+        self.action = action
+        self.tournament_id = tournament_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> TourneyButton:
+        return cls(match["action"], int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await tourneys_of(interaction).click(interaction, self.action, self.tournament_id)
+
+
+DYNAMIC_ITEMS = (
+    GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton, PatienceButton, TourneyButton,
+)
 
 
 # -- building views ---------------------------------------------------------------------
@@ -178,9 +202,11 @@ DYNAMIC_ITEMS = (GameButton, PlaySelect, ChallengeButton, RematchButton, Leaderb
 
 def rematch_controls(view: GameState) -> discord.ui.View | None:
     """Rematch (and Double or nothing for a money game) under a game two people
-    finished; None for a practice game, the computer's, or one abandoned."""
+    finished; None for a practice game, the computer's, a tournament's, or one abandoned."""
     options = view.options
     if view.is_active or view.status != "finished" or options.practice or options.computer_level:
+        return None
+    if options.tournament is not None:
         return None
     if any(player.is_bot for player in view.players):
         return None
@@ -255,6 +281,16 @@ def challenge_controls(challenge_id: int, thread: bool) -> discord.ui.View:
     controls = discord.ui.View(timeout=None)
     for action in ("accept", "seed", "decline", "cancel"):
         controls.add_item(ChallengeButton(action, challenge_id, thread))
+    return controls
+
+
+def tourney_controls(view: TournamentView) -> discord.ui.View | None:
+    """Join / Leave under a tournament's announcement while sign-up is open."""
+    if not view.is_open:
+        return None
+    controls = discord.ui.View(timeout=None)
+    controls.add_item(TourneyButton("join", view.id))
+    controls.add_item(TourneyButton("leave", view.id))
     return controls
 
 

@@ -28,6 +28,7 @@ from bot.core.model import (
 )
 from bot.discord.limits import in_code, plain, shown
 from bot.core.shots import BlotOdds
+from bot.core.tournaments import TournamentRecord
 from engine import GLOSSARY, Phase, Roll, WinKind, XgidError, call, direct_shots
 from engine.fairdice import chi_square_uniform
 
@@ -356,10 +357,31 @@ def leaderboard_embed(
     return embed
 
 
-def stats_embed(name: str, stats: PlayerStats | None) -> discord.Embed:
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def tournament_line(record: TournamentRecord | None) -> str | None:
+    """Titles and the best finish in finished tournaments (None: none played)."""
+    if record is None or not record.played:
+        return None
+    titles = f"{record.titles} title{'s' if record.titles != 1 else ''}"
+    best = ""
+    if record.best_place is not None:
+        of = f" of {record.best_field}" if record.best_field else ""
+        where = f" ({plain(record.best_name)})" if record.best_name else ""
+        best = f" · best finish {ordinal(record.best_place)}{of}{where}"
+    return f"{titles}{best} · {record.played} played"
+
+
+def stats_embed(name: str, stats: PlayerStats | None, tournaments: TournamentRecord | None = None) -> discord.Embed:
     embed = discord.Embed(title=f"Stats · {shown(name)}", colour=COLOUR)
+    record = tournament_line(tournaments)
     if stats is None:
         embed.description = "No finished games yet. Challenge someone with `/bg challenge`."
+        if record:
+            embed.add_field(name="Tournaments", value=record)
         return embed
     s = stats.stats
     embed.add_field(name="Rating", value=f"{s.rating:.1f} (best {s.best_rating:.1f})")
@@ -368,6 +390,8 @@ def stats_embed(name: str, stats: PlayerStats | None) -> discord.Embed:
     embed.add_field(name="Matches", value=f"{s.games} played · {s.wins} won · {s.losses} lost")
     embed.add_field(name="Gammons / backgammons", value=f"{s.gammons} / {s.backgammons}")
     embed.add_field(name="Points", value=f"{s.points_won} won · {s.points_lost} lost ({s.net_points:+d})")
+    if record:
+        embed.add_field(name="Tournaments", value=record)
     return embed
 
 

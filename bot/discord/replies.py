@@ -37,6 +37,12 @@ def table_of(interaction: discord.Interaction) -> Any:
     return client.table
 
 
+def tourneys_of(interaction: discord.Interaction) -> Any:
+    """The tournaments' Discord side (:class:`bot.discord.tourneys.Tourneys`) that
+    answers their persistent buttons, as :func:`table_of` does for games."""
+    return interaction.client.tourneys  # type: ignore[attr-defined]
+
+
 def asked_at(interaction: discord.Interaction) -> float:
     """When the player clicked or typed: Discord's timestamp in the interaction's id."""
     return interaction.created_at.timestamp()

@@ -19,7 +19,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.summaries``: what each finished game left behind (its card, logs, exports);
 - ``store.outbox``: messages owed to players until they are delivered;
 - ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts;
-- ``store.members``: notification preferences, digests and vacations.
+- ``store.members``: notification preferences, digests and vacations;
+- ``store.tournaments``: tournaments, their entrants, rounds and tables.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -75,6 +76,19 @@ from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
+from bot.store.tournaments import (
+    EntrantRow,
+    EntrantsChangedError,
+    Finish,
+    NewPairing,
+    PairingRow,
+    PairingTakenError,
+    TournamentClosedError,
+    TournamentFullError,
+    TournamentRecord,
+    TournamentRow,
+    TournamentStore,
+)
 
 __all__ = [
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
@@ -84,6 +98,8 @@ __all__ = [
     "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
     "Shard", "StaleVersionError", "StorageError", "Store", "VacationRow", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
+    "EntrantRow", "EntrantsChangedError", "Finish", "NewPairing", "PairingRow", "PairingTakenError",
+    "TournamentClosedError", "TournamentFullError", "TournamentRecord", "TournamentRow", "TournamentStore",
 ]
 
 
@@ -102,6 +118,7 @@ class Store:
         self.summaries = SummaryStore(db)
         self.patience = PatienceStore(db)
         self.members = MemberStore(db)
+        self.tournaments = TournamentStore(db)
 
     @property
     def backend(self) -> str:

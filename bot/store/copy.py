@@ -48,10 +48,16 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("patience_deals", ("guild_id", "day")),
     ("patience_attempts", ("id",)),
     ("vacations", ("id",)),
+    ("tournaments", ("id",)),
+    ("tournament_entrants", ("tournament_id", "user_id")),
+    ("tournament_pairings", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
-IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox", "patience_attempts", "vacations")
+IDENTITY_TABLES = (
+    "games", "challenges", "rating_history", "outbox", "patience_attempts", "vacations", "tournaments",
+    "tournament_pairings",
+)
 
 
 class CopyError(Exception):

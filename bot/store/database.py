@@ -94,9 +94,10 @@ class Database:
 
         :raises DatabaseUnavailableError: the PostgreSQL server cannot be reached.
         """
-        target = len(MIGRATIONS) if migrate_to is None else migrate_to
-        if not 0 <= target <= len(MIGRATIONS):
-            raise ValueError(f"migrate_to must be in 0..{len(MIGRATIONS)}")
+        newest = MIGRATIONS[-1].version if MIGRATIONS else 0
+        target = newest if migrate_to is None else migrate_to
+        if not 0 <= target <= newest:
+            raise ValueError(f"migrate_to must be in 0..{newest}")
         where = parse_database_url(path)
         driver: Driver
         if where.backend == "postgresql":

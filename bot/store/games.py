@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bot.store import challenges, outbox, players, ratings, summaries
+from bot.store import challenges, outbox, players, ratings, summaries, tournaments
 from bot.store.database import Database, Tx
 from bot.store.outbox import Owed
 from bot.store.errors import ChannelBusyError, ConstraintError, GameOverError, NotFoundError, StaleVersionError
@@ -72,6 +72,7 @@ class GameStore:
         turn_deadline: datetime | None = None,
         reminder_at: datetime | None = None,
         challenge_id: int | None = None,
+        pairing_id: int | None = None,
     ) -> GameRow:
         """Create an active game at version 0 (no actions yet).
 
@@ -79,7 +80,10 @@ class GameStore:
         game.  With ``challenge_id`` the (pending) challenge is marked
         accepted and linked to the game in the same transaction; if it is no
         longer pending :class:`ChallengeClosedError` is raised and nothing is
-        written.  Unknown players get a row with an empty display name.
+        written.  With ``pairing_id`` the game is linked to that tournament
+        table in the same transaction; if the table has a game already (or was
+        decided) :class:`~bot.store.tournaments.PairingTakenError` is raised and
+        nothing is written.  Unknown players get a row with an empty display name.
         """
         if match_length < 0:
             raise ValueError("match_length must be >= 0")
@@ -125,6 +129,8 @@ class GameStore:
                 raise
             if challenge_id is not None:
                 await challenges.mark_accepted(tx, challenge_id, game_id, now)
+            if pairing_id is not None:
+                await tournaments.claim_pairing(tx, pairing_id, game_id)
             return await tx.fetchone("SELECT * FROM games WHERE id = ?", (game_id,))
 
         row = await self.db.transact(transaction)
@@ -246,6 +252,9 @@ class GameStore:
 
         ``summary`` (the parts :mod:`bot.store.summaries` keeps) is written in
         the same transaction; it is only for an append that ends the game.
+
+        A game that ends decides its tournament table, if it has one, in the
+        same transaction (:func:`bot.store.tournaments.game_ended`).
         """
         if not actions:
             raise ValueError("append_actions needs at least one action")
@@ -330,6 +339,8 @@ class GameStore:
                 changes = await ratings.apply_outcome(tx, game, outcome, now)
             if summary is not None:
                 await summaries.write(tx, game_id, summary, now)
+            if columns.get("status") in ("finished", "abandoned"):
+                await tournaments.game_ended(tx, game_id, columns.get("winner"), now)
             owed_ids = [await outbox.add(tx, entry, now) for entry in owed]
             return new_row, changes, action_params, owed_ids
 

@@ -191,8 +191,9 @@ class DueWork:
         With ``credit`` (coming back: at start-up, after a lost connection), if
         a shard's last beat is more than ``stale_after`` seconds old, the bot
         was down (or cut off from Discord) for the gap: every active game's
-        turn deadline and reminder, and every pending challenge's expiry, still
-        ahead at the last beat, move later by the gap, all in one transaction.
+        turn deadline and reminder, every pending challenge's expiry, and every
+        tournament's sign-up close and round deadline, still ahead at the last
+        beat, move later by the gap, all in one transaction.
         Returns the longest gap credited (0.0 if none)."""
         ts = to_ts(now) if now is not None else self.db.now()
         count, ids = shard if shard is not None else (1, (0,))
@@ -226,6 +227,20 @@ class DueWork:
                         f"""
                         UPDATE challenges SET expires_at = expires_at + ?
                         WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at > ? AND {mine}
+                        """,
+                        (gap, last, count, shard_id),
+                    )
+                    await tx.execute(
+                        f"""
+                        UPDATE tournaments SET starts_at = starts_at + ?
+                        WHERE status = 'signup' AND starts_at IS NOT NULL AND starts_at > ? AND {mine}
+                        """,
+                        (gap, last, count, shard_id),
+                    )
+                    await tx.execute(
+                        f"""
+                        UPDATE tournaments SET round_deadline = round_deadline + ?
+                        WHERE status = 'running' AND round_deadline IS NOT NULL AND round_deadline > ? AND {mine}
                         """,
                         (gap, last, count, shard_id),
                     )

@@ -18,13 +18,15 @@ def snapshot(fake, channel):
 
 async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
-    assert set(commands) == {"bg", "bgtools", "patience", "Show board"}
+    assert set(commands) == {"bg", "bgtools", "patience", "bgtourney", "Show board"}
     assert commands["Show board"]["type"] == 3 and commands["Show board"]["description"] == ""  # Message -> Apps
     bg = commands["bg"]
     assert bg["guild_id"] == str(fake.guild_id)
     subs = {o["name"]: o for o in bg["options"]}
     tools = {o["name"] for o in commands["bgtools"]["options"]}
     assert {"verify", "dice", "position", "setup", "replay"} <= tools
+    tourney = {o["name"] for o in commands["bgtourney"]["options"]}
+    assert {"create", "start", "standings", "bracket", "cancel", "withdraw", "list", "role"} == tourney
     assert {"challenge", "roll", "move", "double", "take", "pass", "resign", "accept-resign", "board", "stats"} <= set(subs)
     assert any(o["name"] == "opponent" and o["type"] == 6 and o["required"] for o in subs["challenge"]["options"])
     assert any(o["name"] == "play" and o.get("autocomplete") for o in subs["move"]["options"])

@@ -412,7 +412,8 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         require_permissions(interaction, ("embed_links",))
         who = member or interaction.user
         stats = await self.table.quick(interaction, self.service.stats(interaction.guild_id, who.id))
-        await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats))
+        record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
+        await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats, record))
 
     @cooldown("lookup")
     @app_commands.command(name="rules", description="How to play here: commands, challenge options, the old words, the odds")

@@ -13,6 +13,7 @@ from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.patience import PatienceCog
 from bot.discord.cogs.tools import ToolsCog
+from bot.discord.cogs.tourney import TourneyCog
 from bot.config import Settings
 from bot.core.model import MAX_STAKE, Limits
 
@@ -24,18 +25,20 @@ EXPECTED = {
 }
 TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
 PATIENCE = {"daily", "hoyle", "random", "play", "leaderboard"}
+TOURNEY = {"create", "start", "standings", "bracket", "cancel", "withdraw", "list", "role"}
 
 
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
-    service = SimpleNamespace(limits=Limits(max_stake=250),  # the stake option's range comes from here
+    service = SimpleNamespace(limits=Limits(max_stake=250), tournaments=None,  # the stake option's range comes from here
                               patience=SimpleNamespace(warm_up=mock.AsyncMock()))
     parts = SimpleNamespace(settings=bot.settings, service=service, advice=None, table=None, cooldowns=None,
                             replays=None)  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts, bot))  # type: ignore[arg-type]
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(TourneyCog(parts, None))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -67,7 +70,7 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
-    assert [c.name for c in commands] == ["bg", "bgtools", "patience"]
+    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -88,10 +91,11 @@ async def test_the_show_board_message_command(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools, patience = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
+    group, tools, patience, tourney = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
     assert {c.name for c in patience.commands} == PATIENCE
+    assert {c.name for c in tourney.commands} == TOURNEY
     assert len(group.commands) <= 25 and len(tools.commands) <= 25
 
 
@@ -164,5 +168,7 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         await bot.setup_hook()
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
-    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools", "patience", "Show board"]
+    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == [
+        "bg", "bgtools", "patience", "bgtourney", "Show board",
+    ]
     await bot.close()

@@ -1,0 +1,222 @@
+"""``/bgtourney``: server tournaments (knockout, round robin, Swiss).
+
+Each command reads its options, calls the core (``service.tournaments``) and
+shows the result; refusals are raised and answered privately. Making,
+starting and cancelling a tournament takes Manage Events, or the role the
+server names with ``/bgtourney role`` (the organiser may always start and
+cancel their own). The extension also registers how the tournaments' owed
+messages are posted (the dispatcher) and their due work (the scheduler).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.core.tournaments import ROUND_KIND, UPDATE_KIND, KNOCKOUT, ROUND_ROBIN, SWISS, TournamentOptions
+from bot.core.tournaments.model import MAX_PLAYERS, MAX_ROUND_DAYS, MAX_SIGNUP_HOURS, MAX_SWISS_ROUNDS
+from bot.discord import presenter
+from bot.discord import tourneys as words
+from bot.discord.cooldowns import cooldown, family_of, hold
+from bot.discord.errors import UserError
+from bot.discord.limits import plain
+from bot.discord.parts import Parts
+from bot.discord.replies import (
+    BOARD_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    player_ref,
+    require_option_lengths,
+    require_permissions,
+    send_private,
+    send_public,
+)
+from bot.discord.tourneys import Tourneys
+
+FormatName = Literal["knockout", "round robin", "swiss"]
+FORMATS = {"knockout": KNOCKOUT, "round robin": ROUND_ROBIN, "swiss": SWISS}
+
+
+@app_commands.guild_only()
+class TourneyCog(commands.GroupCog, group_name="bgtourney", group_description="Backgammon tournaments: knockout, round robin, Swiss"):
+    """Tournaments run by the bot over days."""
+
+    def __init__(self, parts: Parts, tourneys: Tourneys) -> None:
+        self.service = parts.service
+        self.tournaments = parts.service.tournaments
+        self.table = parts.table
+        self.cooldowns = parts.cooldowns
+        self.tourneys = tourneys
+        super().__init__()
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+        """Before every command: its text options within their declared lengths, and the member's cooldown."""
+        require_option_lengths(interaction)
+        hold(self.cooldowns, family_of(interaction), interaction.user)
+        return True
+
+    async def _may_organise(self, interaction: discord.Interaction) -> bool:
+        """Manage Events, or the server's organiser role."""
+        permissions = interaction.permissions
+        if permissions.manage_events or permissions.administrator:
+            return True
+        role = await self.table.quick(interaction, self.tournaments.organiser_role(interaction.guild_id or 0))
+        member_roles = {r.id for r in getattr(interaction.user, "roles", [])}
+        return role is not None and role in member_roles
+
+    # -- making and running one --------------------------------------------------------------------
+
+    @cooldown("challenge")
+    @app_commands.command(name="create", description="Announce a tournament members join with a button")
+    @app_commands.describe(
+        name="What it is called",
+        format="Knockout (byes to the top seeds), round robin (everyone plays everyone) or Swiss",
+        match_length="Points to win each match (default 3)",
+        move_days="Time per move in days (default 2)",
+        round_days="Time per round in days (default 7): a match going on then is lost by the player to move",
+        signup_hours="Sign-up closes and it starts this many hours from now (default: you start it)",
+        max_players="The most who may join (default: as many as the format takes)",
+        seeding="By server rating (default) or random",
+        rated="Whether the matches count for the server's ratings (default yes)",
+        rounds="Swiss: how many rounds (default: enough to find a winner)",
+    )
+    async def create(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 60],
+        format: FormatName = "knockout",
+        match_length: app_commands.Range[int, 1, 25] = 3,
+        move_days: app_commands.Range[int, 1, 14] = 2,
+        round_days: app_commands.Range[int, 1, MAX_ROUND_DAYS] = 7,
+        signup_hours: app_commands.Range[int, 1, MAX_SIGNUP_HOURS] | None = None,
+        max_players: app_commands.Range[int, 2, MAX_PLAYERS] | None = None,
+        seeding: Literal["rating", "random"] = "rating",
+        rated: bool = True,
+        rounds: app_commands.Range[int, 1, MAX_SWISS_ROUNDS] | None = None,
+    ) -> None:
+        require_permissions(interaction, BOARD_PERMISSIONS + THREAD_PERMISSIONS)
+        if not await self._may_organise(interaction):
+            raise UserError("Making a tournament takes the Manage Events permission, or the server's organiser role.")
+        options = TournamentOptions(
+            format=FORMATS[format], match_length=match_length, move_days=move_days, round_days=round_days,
+            max_players=max_players or 0, seeding=seeding, rated=rated, swiss_rounds=rounds or 0,
+            signup_hours=signup_hours,
+        )
+        view = await self.table.quick(interaction, self.tournaments.create(
+            interaction.guild_id or 0, interaction.channel_id or 0, player_ref(interaction.user), name, options,
+        ))
+        payload = await self.tourneys.announcement(view)
+        payload.pop("attachments", None)
+        message = await send_public(interaction, **payload)
+        await self.tournaments.set_message(view.id, message.id)
+
+    @cooldown("challenge")
+    @app_commands.command(name="start", description="Close sign-up and start round 1")
+    @app_commands.describe(tournament="Which (default: the one signing up here)")
+    async def start(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+        view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
+        moderator = await self._may_organise(interaction)
+        view = await self.table.quick(
+            interaction, self.tournaments.start(view.id, player_ref(interaction.user), moderator=moderator)
+        )
+        await send_private(interaction, content=f"{plain(view.name)} has started: the matches open in their threads now.")
+
+    @cooldown("challenge")
+    @app_commands.command(name="cancel", description="Cancel a tournament (games going on stay ordinary games)")
+    @app_commands.describe(tournament="Which (default: the one on here)")
+    async def cancel(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+        view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
+        moderator = await self._may_organise(interaction)
+        view = await self.table.quick(
+            interaction, self.tournaments.cancel(view.id, player_ref(interaction.user), moderator=moderator)
+        )
+        await send_private(interaction, content=f"{plain(view.name)} is cancelled.")
+
+    @cooldown("challenge")
+    @app_commands.command(name="withdraw", description="Leave a tournament (your open matches are forfeited)")
+    @app_commands.describe(tournament="Which (default: the one on here)")
+    async def withdraw(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+        view = await self.table.quick(interaction, self._mine(interaction, tournament))
+        view = await self.table.quick(interaction, self.tournaments.withdraw(view.id, player_ref(interaction.user)))
+        await send_private(interaction, content=f"You left {plain(view.name)}.")
+
+    async def _mine(self, interaction: discord.Interaction, tournament: int | None) -> Any:
+        """The tournament meant: the one given, else the member's only one here."""
+        if tournament is not None:
+            return await self.tournaments.get(tournament, interaction.guild_id)
+        live = await self.tournaments.in_guild(interaction.guild_id or 0)
+        mine = [v for v in live if (e := v.entrant(interaction.user.id)) is not None and not e.withdrawn]
+        if len(mine) == 1:
+            return mine[0]
+        if not mine:
+            raise UserError("You're not in a tournament here.")
+        raise UserError("You're in more than one tournament here: say which with `tournament:`.")
+
+    # -- looking ------------------------------------------------------------------------------------
+
+    @cooldown("review")
+    @app_commands.command(name="standings", description="The standings, as a picture and in words")
+    @app_commands.describe(tournament="Which (default: the one on here)")
+    async def standings(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+        await self._show(interaction, tournament, bracket=False)
+
+    @cooldown("review")
+    @app_commands.command(name="bracket", description="The bracket (a knockout) or the round's tables, as a picture")
+    @app_commands.describe(tournament="Which (default: the one on here)")
+    async def bracket(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+        await self._show(interaction, tournament, bracket=True)
+
+    async def _show(self, interaction: discord.Interaction, tournament: int | None, *, bracket: bool) -> None:
+        require_permissions(interaction, ("send_messages", "attach_files"))
+        view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
+        if view.is_open:
+            await send_public(interaction, content="\n".join([words.header(view), words.status_line(view), words.entrants_text(view)]))
+            return
+        if not interaction.response.is_done():
+            await interaction.response.defer(thinking=True)  # drawing takes a moment
+        file = await self.tourneys.picture(view)
+        text = words.tables_text(view) if bracket else words.standings_text(view)
+        content = "\n".join(p for p in (words.header(view), words.status_line(view), text) if p)
+        await send_public(interaction, content=content, file=file)
+
+    @cooldown("lookup")
+    @app_commands.command(name="list", description="This server's tournaments")
+    @app_commands.describe(everything="Ended ones too")
+    async def list_(self, interaction: discord.Interaction, everything: bool = False) -> None:
+        views = await self.table.quick(interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything))
+        if not views:
+            await send_public(interaction, content="No tournament here yet. `/bgtourney create` announces one.")
+            return
+        lines = []
+        for view in views:
+            link = f" ([announcement]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))" if view.message_id else ""
+            lines.append(f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {len(view.entrants)} in; "
+                         f"{words.status_line(view)}{link}")
+        await send_public(interaction, content="\n".join(lines))
+
+    @cooldown("lookup")
+    @app_commands.command(name="role", description="Name the role that may make tournaments (Manage Server)")
+    @app_commands.describe(role="The organisers' role (leave out to clear it: Manage Events only)")
+    @app_commands.default_permissions(manage_guild=True)
+    async def role(self, interaction: discord.Interaction, role: discord.Role | None = None) -> None:
+        if not (interaction.permissions.manage_guild or interaction.permissions.administrator):
+            raise UserError("Naming the organisers' role takes the Manage Server permission.")
+        await self.table.quick(interaction, self.tournaments.set_organiser_role(interaction.guild_id or 0, role.id if role else None))
+        said = f"Members with {role.mention} may now make tournaments." if role else "Only members with Manage Events may make tournaments now."
+        await send_private(interaction, content=said)
+
+
+async def setup(bot: Any) -> None:
+    """The extension's entry: the cog, and the tournaments' owed messages and due work."""
+    parts: Parts = bot.parts
+    tourneys = Tourneys(bot, parts.service, parts.table.poster, parts.cooldowns)
+    bot.tourneys = tourneys
+    if parts.dispatcher is not None:
+        parts.dispatcher.handlers[ROUND_KIND] = tourneys.open_round
+        parts.dispatcher.handlers[UPDATE_KIND] = tourneys.update
+    if parts.scheduler is not None:
+        tournaments = parts.service.tournaments
+        parts.scheduler.add_job("tournaments", tournaments.run_due, tournaments.next_wakeup)
+    await bot.add_cog(TourneyCog(parts, tourneys))
