@@ -69,6 +69,14 @@ def _analyse_log_in_worker(
     return _analyse_in_worker(game, ply)
 
 
+def _play_equities_in_worker(position: Position, roll: Roll, ply: int) -> list[Candidate]:
+    """Every legal play's equity in the expert's worker process (2-ply holds the GIL)."""
+    global _worker_analyst
+    if _worker_analyst is None:
+        _worker_analyst = Analyst()
+    return _worker_analyst.play_equities(position, roll, ply=ply)
+
+
 # -- the analyst ----------------------------------------------------------------------
 
 
@@ -398,6 +406,14 @@ class Analyst:
             return await asyncio.to_thread(self.best_plays, position, roll, level=0, n=n)
         ranked = await self._run(spec, _rank, position, roll, spec.checker_ply)
         return self._map(plays, ranked)[: max(n, 1)]
+
+    async def aplay_equities(self, position: Position, roll: Roll, *, ply: int = 0) -> list[Candidate]:
+        """:meth:`play_equities` off the event loop: 2-ply in the expert's worker process."""
+        spec = level_spec(ply)
+        if spec.in_process_pool:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor(), _play_equities_in_worker, position, roll, ply)
+        return await asyncio.to_thread(self.play_equities, position, roll, ply=ply)
 
     async def achoose_play(
         self, position: Position, roll: Roll, *, level: Level | str | int = DEFAULT_LEVEL,

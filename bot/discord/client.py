@@ -51,8 +51,8 @@ INTENTS = discord.Intents(guilds=True)
 """Only guild and channel events: the bot works through interactions, so it
 neither needs nor parses the message events every channel post would send."""
 
-EXTENSIONS = ("bot.discord.cogs.game", "bot.discord.cogs.tools")
-"""The cogs, loaded by name: ``/bg`` and ``/bgtools``."""
+EXTENSIONS = ("bot.discord.cogs.game", "bot.discord.cogs.tools", "bot.discord.cogs.learn")
+"""The cogs, loaded by name: ``/bg``, ``/bgtools`` and ``/bglearn``."""
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):

@@ -45,10 +45,14 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("game_analyses", ("game_id", "game_number")),
     ("outbox", ("id",)),
     ("heartbeats", ("shard_count", "shard_id")),
+    ("puzzles", ("id",)),
+    ("puzzle_answers", ("puzzle_id", "user_id")),
+    ("puzzle_scores", ("guild_id", "user_id")),
+    ("drills", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
-IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox")
+IDENTITY_TABLES = ("games", "challenges", "rating_history", "outbox", "puzzles", "drills")
 
 
 class CopyError(Exception):

@@ -11,6 +11,7 @@ import pytest
 
 from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
+from bot.discord.cogs.learn import LearnCog
 from bot.discord.cogs.tools import ToolsCog
 from bot.config import Settings
 from bot.core.model import MAX_STAKE, Limits
@@ -22,6 +23,7 @@ EXPECTED = {
     "abandon", "forfeit", "computer", "hint", "analysis", "shots",
 }
 TOOLS = {"verify", "dice", "position", "setup", "replay"}
+LEARN = {"openings"}
 
 
 @pytest.fixture
@@ -32,6 +34,7 @@ async def tree_bot():
                             replays=None)  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(LearnCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -63,7 +66,7 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands()
-    assert [c.name for c in commands] == ["bg", "bgtools"]
+    assert [c.name for c in commands] == ["bg", "bgtools", "bglearn"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -74,14 +77,15 @@ async def test_command_tree_fits_discords_limits(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools = tree_bot.tree.get_commands()
+    group, tools, learn = tree_bot.tree.get_commands()
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
-    assert len(group.commands) <= 25 and len(tools.commands) <= 25
+    assert {c.name for c in learn.commands} == LEARN
+    assert len(group.commands) <= 25 and len(tools.commands) <= 25 and len(learn.commands) <= 25
 
 
 async def test_challenge_options(tree_bot):
-    group, _ = tree_bot.tree.get_commands()
+    group, *_ = tree_bot.tree.get_commands()
     challenge = group.get_command("challenge")
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
@@ -149,5 +153,5 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         await bot.setup_hook()
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
-    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools"]
+    assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == ["bg", "bgtools", "bglearn"]
     await bot.close()
