@@ -175,6 +175,13 @@ class Advice:
 
         return await self._kept_or_analysed(summary.id, names, summary.analysable(), analyse)
 
+    @_engines_required
+    async def details(self, summary: GameSummary) -> dict[int, dict[str, Any]]:
+        """The numbers behind the analysis of every game of a finished match (each
+        move's chances and luck, the mistakes), analysing what was not yet."""
+        await self.analysis(summary)
+        return await self.service.analysis_details(summary.id)
+
     async def _kept_or_analysed(
         self,
         game_id: int,
@@ -185,11 +192,12 @@ class Advice:
         lock = self._locks.setdefault(game_id, asyncio.Lock())
         async with lock:
             stored = await self.service.analyses(game_id)
+            detailed = await self.service.analysis_details(game_id)
             for number in wanted:
-                if number not in stored:
+                if number not in stored or number not in detailed:  # kept before details existed: again
                     analysis = await analyse(number)
                     stored[number] = analysis.summary(names)
-                    await self.service.save_analysis(game_id, number, self.ply, stored[number])
+                    await self.service.save_analysis(game_id, number, self.ply, stored[number], analysis.detail())
         if not lock.locked():
             self._locks.pop(game_id, None)
         return [(number, stored[number]) for number in wanted]

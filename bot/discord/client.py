@@ -32,6 +32,7 @@ from bot.core.advice import Advice
 from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
 from bot.core.model import Limits
+from bot.core.progress import Progress
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, replay_in_worker, warm_up_renderer
@@ -134,7 +135,7 @@ class BackgammonBot(commands.Bot):
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
         self.parts = Parts(
             self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker),
-            self.dispatcher, self.scheduler,
+            self.dispatcher, self.scheduler, progress=Progress(service.store),
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)

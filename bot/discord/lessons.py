@@ -7,14 +7,18 @@ embeds, lines and board scenes out.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import discord
 
+from bot.core.model import GameState, GameSummary
 from bot.core.openings import OpeningVerdict, ValuedPlay
-from bot.discord.limits import plain
+from bot.core.progress import GameTimeline, RatingHistory, timeline
+from bot.discord.limits import plain, visible
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
 from renderer import BoardScene
+from renderer.charts import GameChart, Mark, RatingChart
 
 COLOUR = discord.Colour(0x2E7D5B)
 MAX_DESCRIPTION = 4096
@@ -106,3 +110,77 @@ def biggest_departure(items: Sequence[OpeningVerdict]) -> tuple[OpeningVerdict, 
 
 def start_scene() -> BoardScene:
     return BoardScene(Position.start())
+
+
+# -- charts ------------------------------------------------------------------------------------
+
+MAX_CHARTS = 4
+"""Game charts attached to one analysis (a long match's last games)."""
+
+
+def game_chart(view: GameState | GameSummary, line: GameTimeline) -> GameChart:
+    """The chart of one analysed game of ``view``'s match."""
+    names = (view.players[0].name, view.players[1].name)
+    which = f", game {line.number}" if view.game_count > 1 else ""
+    title = f"Game #{view.id}{which} · {_name(names[0])} vs {_name(names[1])}"
+    footer = "   ".join(
+        f"{_name(names[seat])}: error rate {p.rate:.1f} · luck {p.luck:+.2f}"
+        + (f" · {p.blunders} blunder{'s' if p.blunders != 1 else ''}" if p.blunders else "")
+        for seat, p in enumerate(line.players)
+    )
+    return GameChart(
+        title=title,
+        names=names,
+        moves=tuple(m.move for m in line.moves),
+        movers=tuple(m.player for m in line.moves),
+        win=tuple(m.win for m in line.moves),
+        gammons=tuple(m.gammons for m in line.moves),
+        luck=tuple(m.luck for m in line.moves),
+        marks=tuple(Mark(m.move, m.player, m.kind, m.lost) for m in line.marks),
+        footer=footer,
+    )
+
+
+def game_charts(view: GameState | GameSummary, details: dict[int, dict[str, Any]]) -> list[tuple[str, GameChart]]:
+    """``(file name, chart)`` of the last :data:`MAX_CHARTS` analysed games with moves."""
+    lines = [timeline(number, detail) for number, detail in sorted(details.items())]
+    lines = [line for line in lines if line.moves][-MAX_CHARTS:]
+    return [(f"analysis-{view.id}-{line.number}.png", game_chart(view, line)) for line in lines]
+
+
+def rating_chart(name: str, place: str, history: RatingHistory) -> RatingChart | None:
+    """The chart of a member's rated matches in a server (None before the first)."""
+    if not history.matches:
+        return None
+    matches = history.matches
+    best = history.best_win
+    best_index = next((i for i, m in enumerate(matches) if m is best), None)
+    best_label = ""
+    subtitle = f"{history.wins} won · {history.losses} lost · {history.points:+d} points"
+    if best is not None:
+        best_label = f"beat {_name(best.opponent_name or 'someone', 14)} ({best.opponent_rating:.0f})"
+        subtitle += f" · best win: {_name(best.opponent_name or 'someone', 14)} ({best.opponent_rating:.0f})"
+    footer = ""
+    if history.errors:
+        recent = history.errors[-5:]
+        footer = f"Error rate, last {len(recent)} analysed: {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+    return RatingChart(
+        title=f"{_name(name)} · {_name(place, 24)}",
+        times=tuple(m.at for m in matches),
+        ratings=tuple(m.rating_after for m in matches),
+        points=tuple(m.points or 0 for m in matches),
+        won=tuple(m.won for m in matches),
+        start_rating=history.start_rating,
+        error_times=tuple(e.at for e in history.errors),
+        error_rates=tuple(e.rate for e in history.errors),
+        best_win=best_index,
+        best_win_label=best_label,
+        subtitle=subtitle,
+        footer=footer,
+    )
+
+
+def _name(name: str, limit: int = 18) -> str:
+    """A name for a chart: visible characters only, cut to ``limit``."""
+    text = " ".join(visible(name).split()) or "?"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -64,6 +64,7 @@ from bot.store.rows import (
     PlayerRow,
     PlayerStats,
     RatingChange,
+    RatingPoint,
     utcnow,
 )
 from bot.store.schedule import DueWork
@@ -77,7 +78,7 @@ __all__ = [
     "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
     "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
     "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
-    "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
+    "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange", "RatingPoint",
     "Shard", "StaleVersionError", "StorageError", "Store", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
 ]

@@ -58,3 +58,74 @@ async def test_openings_without_the_neural_net(learn, monkeypatch):
     (embed,) = w.channel.last_message.embeds
     assert "`24/23 13/11`" in embed.description and "gives up" not in embed.description
     assert "not installed here" in embed.description
+
+
+# -- charts ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def analysed(learn, monkeypatch):
+    """Analyses in a thread (no worker process in tests), at 0-ply."""
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    import asyncio
+
+    from bot.ai import default_analyst
+
+    advice = learn.bot.parts.advice
+
+    async def in_thread(game, ply=0):  # type: ignore[no-untyped-def]
+        return await asyncio.to_thread(default_analyst().analyse_game, game, ply=ply)
+
+    monkeypatch.setattr(advice.analyst, "aanalyse_game", in_thread)
+    learn.bot.table.notes.available = lambda: True
+    return learn
+
+
+async def short_game(w) -> int:
+    """alice opens 3-1 badly, bob doubles at once, alice passes: bob wins a point."""
+    board = await w.start_game()
+    game_id = w.game_id(board)
+    await w.alice.slash(w.channel, "bg move", play="13/10 6/5")
+    await w.bob.slash(w.channel, "bg double")
+    await w.alice.slash(w.channel, "bg pass")
+    await w.bot.table.idle()  # the game-over analysis
+    return game_id
+
+
+async def test_the_analysis_has_its_game_chart(analysed):
+    w = analysed
+    game_id = await short_game(w)
+    result = await w.carol.slash(w.channel, "bg analysis", game=game_id)
+    assert not w.private(result), w.private(result)
+    message = w.channel.last_message
+    (picture,) = message.attachments
+    assert picture.filename == f"analysis-{game_id}-1.png"
+    assert message.embeds[0].image.url == f"attachment://analysis-{game_id}-1.png"
+    image = Image.open(io.BytesIO(await picture.read()))
+    assert image.format == "PNG" and image.size == (900, 560)
+
+
+async def test_stats_have_the_rating_chart(analysed):
+    w = analysed
+    game_id = await short_game(w)
+    await w.alice.slash(w.channel, "bg stats")
+    message = w.channel.last_message
+    (picture,) = message.attachments
+    assert picture.filename == f"rating-{w.alice.id}.png"
+    assert Image.open(io.BytesIO(await picture.read())).size == (900, 640)
+    history = await w.bot.parts.progress.rating_history(w.guild.id, w.alice.id)
+    (match,) = history.matches
+    assert match.game_id == game_id and not match.won and match.points == -1
+    assert match.opponent == w.bob.id and match.opponent_rating == 1500.0
+    assert history.wins == 0 and history.losses == 1 and history.best_win is None
+    (errors,) = history.errors  # alice's error rate in the analysed match
+    assert errors.game_id == game_id and errors.rate > 0
+    bob = await w.bot.parts.progress.rating_history(w.guild.id, w.bob.id)
+    assert bob.best_win.game_id == game_id and bob.matches[0].points == 1
+
+
+async def test_stats_without_rated_matches_have_no_chart(learn):
+    w = learn
+    await w.carol.slash(w.channel, "bg stats")
+    assert not w.channel.last_message.attachments
