@@ -294,6 +294,8 @@ class RatingChart(Picture):
         figure.text(0.1, 0.94, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center")
         if self.subtitle:
             figure.text(0.1, 0.885, _t(self.subtitle), color=MUTED, fontsize=12.5, va="center")
+        for x, text, colour in ((0.80, "● won", SIDE[0]), (0.89, "● lost", SIDE[1])):
+            figure.text(x, 0.94, text, color=colour, fontsize=12, va="center")
         if self.footer:
             figure.text(0.1, 0.03, _t(self.footer), color=MUTED, fontsize=11, va="center")
         return _png(figure)

@@ -219,6 +219,11 @@ class Deliveries:
             deliveries.append(delivery)
         return deliveries
 
+    def retried(self, entries: Iterable[OutboxEntry]) -> bool:
+        """Whether an earlier attempt (or a process before a crash) may have posted
+        these entries: the deliverer looks before it posts (for a feature's wordings)."""
+        return self._retried(entries)
+
     def _retried(self, entries: Iterable[OutboxEntry]) -> bool:
         """Whether an earlier attempt (or a process before a crash) may have posted it."""
         return any(e.attempts > 0 or e.created_at < self.started_at or e.id in self._suspect for e in entries)

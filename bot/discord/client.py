@@ -33,6 +33,7 @@ from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
 from bot.core.model import Limits
 from bot.core.progress import Progress
+from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, replay_in_worker, warm_up_renderer
@@ -136,6 +137,7 @@ class BackgammonBot(commands.Bot):
         self.parts = Parts(
             self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker),
             self.dispatcher, self.scheduler, progress=Progress(service.store),
+            puzzles=Puzzles(service.store, service.clock, service.names, service.deliveries),
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)

@@ -14,7 +14,10 @@ import discord
 from bot.core.model import GameState, GameSummary
 from bot.core.openings import OpeningVerdict, ValuedPlay
 from bot.core.progress import GameTimeline, RatingHistory, timeline
-from bot.discord.limits import plain, visible
+from bot.core.puzzles import Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
+from bot.discord.limits import plain, shown, visible
+from bot.discord.presenter import mention, timestamp
+
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
 from renderer import BoardScene
@@ -184,3 +187,159 @@ def _name(name: str, limit: int = 18) -> str:
     """A name for a chart: visible characters only, cut to ``limit``."""
     text = " ".join(visible(name).split()) or "?"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- puzzles and drills ------------------------------------------------------------------------
+
+HIDDEN = ("You", "Opponent")
+"""The players' names in a puzzle of a server that hides them: the one deciding, the other."""
+
+
+def _deciding_on_roll(decision: Decision) -> bool:
+    """Whether the player deciding is the one on roll (a take is decided by the other)."""
+    return decision.kind != "take"
+
+
+def decision_names(decision: Decision, names_shown: bool) -> tuple[str, str]:
+    """(the player deciding, the other) as the puzzle shows them."""
+    if not names_shown:
+        return HIDDEN
+    return (decision.names[decision.seat], decision.names[1 - decision.seat])
+
+
+def question(decision: Decision, names_shown: bool) -> str:
+    me, other = decision_names(decision, names_shown)
+    if decision.kind == "checker" and decision.dice:
+        return f"{me} to play {max(decision.dice)}-{min(decision.dice)}: which play?"
+    if decision.kind == "double":
+        return f"{me} on roll: double or not?"
+    return f"{other} doubles: {'take or pass' if me == HIDDEN[0] else f'does {me} take or pass'}?"
+
+
+def decision_scene(decision: Decision, names_shown: bool) -> BoardScene:
+    """The position as the player deciding sees it, with the question as its status line."""
+    position_id, _, match_id = decision.gnubg_id.partition(":")
+    me, other = decision_names(decision, names_shown)
+    on_roll = _deciding_on_roll(decision)
+    return BoardScene.from_ids(
+        position_id, match_id or None,
+        names=(visible(me), visible(other)) if on_roll else (visible(other), visible(me)),
+        viewpoint=0 if on_roll else 1,
+        to_act_label=visible(question(decision, names_shown)),
+    )
+
+
+def _source(puzzle: Puzzle) -> str:
+    d = puzzle.decision
+    where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
+    if puzzle.names_shown:
+        return f"from {where} between {shown(d.names[0])} and {shown(d.names[1])}, move {d.move}"
+    return f"from {where} of this server, move {d.move} (names hidden)"
+
+
+def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:
+    d = puzzle.decision
+    head = f"🧩 **Puzzle of the day** #{puzzle.id}" if puzzle.kind == "daily" else f"🧩 **Puzzle** #{puzzle.id}"
+    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_shown))}** A member lost equity here."]
+    if puzzle.kind == "daily" and not puzzle.revealed:
+        when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " tomorrow"
+        lines.append(f"Answer privately in the menu, once: the answer and who got it right come{when}.")
+        if daily_post:
+            lines.append("Missed it? `/bglearn puzzle` serves it to you privately.")
+    else:
+        lines.append("Answer in the menu: you see at once how each choice does.")
+    return "\n".join(lines)
+
+
+def choice_lines(decision: Decision, marked: str | None = None) -> list[str]:
+    """Each choice with its equity, best first; ``marked``: the one answered."""
+    lines = []
+    for choice in sorted(decision.choices, key=lambda c: (c.loss, c.label)):
+        tag = " ✅" if choice.best else f" (−{choice.loss:.3f})"
+        mine = " ← you" if choice.label == marked else ""
+        played = " · played in the game" if choice.label == decision.played else ""
+        lines.append(f"`{choice.label}` {choice.equity:+.3f}{tag}{played}{mine}")
+    return lines
+
+
+def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
+    """The private answer to a member's choice."""
+    decision = puzzle_or_drill.decision
+    choice = answered.choice
+    if not answered.counted and answered.before is not None:
+        first = f"You answered `{answered.before.label}` already: the first answer stands."
+        if not answered.shown:
+            return first
+        lines = [first]
+    elif not answered.shown:
+        assert isinstance(puzzle_or_drill, Puzzle)
+        when = timestamp(puzzle_or_drill.reveal_at) if puzzle_or_drill.reveal_at else "tomorrow"
+        return f"Your answer: `{choice.label}`. It's in; the answer comes {when}."
+    else:
+        lines = ["✅ Right: the best choice." if answered.right else
+                 f"❌ Not the best: `{choice.label}` gives up {choice.loss:.3f}."]
+    lines += choice_lines(decision, choice.label)
+    if isinstance(puzzle_or_drill, Drill):
+        if answered.learned:
+            lines.append("Learned: this one won't come back.")
+        elif answered.next_due is not None:
+            lines.append(f"It comes back {timestamp(answered.next_due)}. `/bglearn drill` for the next one.")
+    return "\n".join(lines)
+
+
+def reveal_embed(reveal: Reveal) -> discord.Embed:
+    puzzle = reveal.puzzle
+    d = puzzle.decision
+    embed = discord.Embed(title=f"🧩 Puzzle #{puzzle.id}: the answer", colour=COLOUR)
+    lines = [f"*{plain(question(d, puzzle.names_shown))}* ({_source(puzzle)})"]
+    for choice, users in sorted(reveal.chosen, key=lambda pair: (pair[0].loss, pair[0].label)):
+        tag = "✅ best" if choice.best else f"−{choice.loss:.3f}"
+        who = f" · chosen by {len(users)}" if users else ""
+        played = " · played in the game" if choice.label == d.played else ""
+        lines.append(f"`{choice.label}` {choice.equity:+.3f} ({tag}){played}{who}")
+    right = reveal.right
+    if right:
+        names = ", ".join(mention(user) for user in right[:40])
+        more = f" and {len(right) - 40} more" if len(right) > 40 else ""
+        lines.append(f"**Right:** {names}{more}")
+    else:
+        lines.append("Nobody got it right." if any(users for _, users in reveal.chosen) else "Nobody answered.")
+    streaks = [(user, streak) for user, streak in reveal.streaks if streak >= 2][:5]
+    if streaks:
+        lines.append("**Streaks:** " + ", ".join(f"{mention(user)} {streak} in a row" for user, streak in streaks))
+    embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
+    embed.set_footer(text="Equities for the player deciding: cubeless for plays, per cube for the cube. "
+                          "/bglearn leaderboard for the server's puzzle table.")
+    return embed
+
+
+def drill_content(drill: Drill) -> str:
+    d = drill.decision
+    when = f"game #{d.game_id}, move {d.move}"
+    box = "new" if drill.box == 0 else f"box {drill.box + 1} of 5"
+    return (f"🎯 **Drill** · your error in {when} ({box}) · {drill.due} due now, {drill.later} waiting, "
+            f"{drill.learned} learned\n**{plain(question(d, True))}** Pick the best choice.")
+
+
+def no_drill_text(counts: tuple[int, int, int]) -> str:
+    due, later, learned = counts
+    if not later and not learned:
+        return ("No drill yet: drills are your own errors (0.04 or more) in analysed games. "
+                "Finish a game and come back.")
+    return f"No drill due now: {later} waiting for later, {learned} learned. Come back later."
+
+
+def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | None, user_id: int) -> discord.Embed:
+    embed = discord.Embed(title=f"🧩 Puzzle leaderboard · {shown(place)}", colour=COLOUR)
+    if not scores:
+        embed.description = "No daily puzzle answered yet. A moderator turns them on with `/bglearn puzzle daily:on`."
+        return embed
+    lines = []
+    for rank, score in enumerate(scores, start=1):
+        name = mention(score.user_id)
+        lines.append(f"**{rank}.** {name} · {score.correct} of {score.answered} right · "
+                     f"streak {score.streak} (best {score.best_streak})")
+    if mine is not None and all(s.user_id != user_id for s in scores):
+        lines.append(f"You: {mine.correct} of {mine.answered} right · streak {mine.streak} (best {mine.best_streak})")
+    embed.description = "\n".join(lines)
+    return embed

@@ -8,6 +8,7 @@ from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.games import GameService
 from bot.core.progress import Progress
+from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.cooldowns import Cooldowns
 from bot.discord.dispatcher import Dispatcher
@@ -29,3 +30,5 @@ class Parts:
     """Where a feature adds its own due work (None: the bot runs without one)."""
     progress: Progress | None = None
     """Ratings and error rates over time (the rating chart of ``/bg stats``)."""
+    puzzles: Puzzles | None = None
+    """The servers' puzzles and the members' drills (``/bglearn``)."""

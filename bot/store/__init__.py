@@ -17,7 +17,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
   heartbeats (downtime is added to deadlines);
 - ``store.stats``: dice statistics, the computer's record, analyses;
 - ``store.summaries``: what each finished game left behind (its card, logs, exports);
-- ``store.outbox``: messages owed to players until they are delivered.
+- ``store.outbox``: messages owed to players until they are delivered;
+- ``store.puzzles``: the servers' puzzles, answers and streaks, the members' drills.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -49,6 +50,7 @@ from bot.store.errors import (
 from bot.store.games import GameStore
 from bot.store.outbox import Owed, OutboxEntry, OutboxStore
 from bot.store.players import PlayerStore
+from bot.store.puzzles import AnswerRow, DrillRow, PuzzleRow, PuzzleStore, ScoreRow
 from bot.store.ratings import RatingStore
 from bot.store.rows import (
     GLOBAL_SCOPE,
@@ -74,6 +76,7 @@ from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
 
 __all__ = [
+    "AnswerRow", "DrillRow", "PuzzleRow", "ScoreRow",
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
     "ActionRow", "AppendResult", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
     "ConstraintError", "Database", "DatabaseBusyError", "DatabaseTarget", "DatabaseUnavailableError",
@@ -97,6 +100,7 @@ class Store:
         self.stats = StatsStore(db)
         self.outbox = OutboxStore(db)
         self.summaries = SummaryStore(db)
+        self.puzzles = PuzzleStore(db)
 
     @property
     def backend(self) -> str:

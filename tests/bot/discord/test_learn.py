@@ -129,3 +129,87 @@ async def test_stats_without_rated_matches_have_no_chart(learn):
     w = learn
     await w.carol.slash(w.channel, "bg stats")
     assert not w.channel.last_message.attachments
+
+
+# -- puzzles and drills ------------------------------------------------------------------------
+
+
+def menu_labels(message) -> list[str]:
+    parts = [child for row in message.components for child in getattr(row, "children", [row])]
+    (select,) = [c for c in parts if getattr(c, "options", None)]
+    return [o.label for o in select.options]
+
+
+def private_messages(result) -> list:
+    return [m for m in ([result.response] if result.response is not None else []) + list(result.followups) if m.ephemeral]
+
+
+async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_day(analysed, clock):
+    w = analysed
+    game_id = await short_game(w)
+    refused = await w.carol.slash(w.channel, "bglearn puzzle", daily="on")
+    assert "Only moderators" in w.private(refused)
+    configured = await w.mod.slash(w.channel, "bglearn puzzle", daily="on")
+    assert f"on, in <#{w.channel.id}>" in w.private(configured) and "names: hidden" in w.private(configured)
+
+    await w.bot.scheduler.run_once()
+    await w.bot.dispatcher.idle()
+    post = w.channel.last_message
+    assert "🧩 **Puzzle of the day**" in post.content and f"from game #{game_id}" in post.content
+    assert "names hidden" in post.content and "alice" not in post.content and "bob" not in post.content
+    (picture,) = post.attachments
+    puzzle_id = int(picture.filename.split("-")[1].split(".")[0])
+    assert w.custom_ids(post) == [f"bglearn:pz:{puzzle_id}"]
+    puzzle = await w.bot.parts.puzzles.get(puzzle_id)
+    labels = menu_labels(post)
+    assert labels == [c.label for c in puzzle.decision.choices] and 2 <= len(labels) <= 5
+    best = str([c.best for c in puzzle.decision.choices].index(True))
+    worst = str([c.best for c in puzzle.decision.choices].index(False))
+
+    carol = await w.carol.select(post, [best])
+    assert "Your answer:" in w.private(carol) and "It's in" in w.private(carol)
+    assert all(m.ephemeral for m in carol.followups + ([carol.response] if carol.response else []))
+    again = await w.carol.select(post, [worst])
+    assert "already: the first answer stands" in w.private(again)
+    bob = await w.bob.select(post, [worst])
+    assert "Your answer" in w.private(bob)
+    before = len(w.public())
+
+    clock.advance(days=1)
+    await w.bot.scheduler.run_once()
+    await w.bot.dispatcher.idle()
+    reveal = next(m for m in w.public()[before:] if m.embeds and m.embeds[0].title == f"🧩 Puzzle #{puzzle_id}: the answer")
+    text = reveal.embeds[0].description
+    assert f"**Right:** {w.carol.mention}" in text and w.bob.mention not in text.split("**Right:**")[1]
+    assert "✅ best" in text and "played in the game" in text
+    assert reveal.reference is not None and reveal.reference.message_id == post.id
+    assert not w.custom_ids(next(m for m in w.channel.history() if m.id == post.id))  # the menu is gone
+
+    board = await w.alice.slash(w.channel, "bglearn leaderboard")
+    assert not w.private(board)
+    table = w.channel.last_message.embeds[0].description
+    assert table.splitlines()[0].startswith(f"**1.** {w.carol.mention} · 1 of 1 right · streak 1")
+    assert f"{w.bob.mention} · 0 of 1 right" in table
+
+
+async def test_a_puzzle_on_demand_and_drills(analysed):
+    w = analysed
+    await short_game(w)
+    nothing = await w.carol.slash(w.guild.create_text_channel("empty"), "bglearn drill")
+    assert "No drill yet" in w.private(nothing)
+    asked = await w.carol.slash(w.channel, "bglearn puzzle")
+    (message,) = private_messages(asked)
+    assert "🧩 **Puzzle** #" in message.content and message.attachments[0].filename.startswith("puzzle-")
+    answered = await w.carol.select(message, ["0"])
+    assert "played in the game" in w.private(answered) and "+" in w.private(answered)  # shown at once
+
+    drilled = await w.alice.slash(w.channel, "bglearn drill")
+    (drill,) = private_messages(drilled)
+    assert "🎯 **Drill** · your error in game #" in drill.content
+    assert drill.attachments[0].filename.startswith("drill-")
+    drill_id = int(drill.components[0]["components"][0]["custom_id"].split(":")[2])  # a private message: raw
+    state = await w.bot.parts.puzzles.store.puzzles.drill(drill_id)
+    choices = w.bot.parts.puzzles._drill(state, (0, 0, 0)).decision.choices
+    wrong = str([c.best for c in choices].index(False))
+    result = await w.alice.select(drill, [wrong])
+    assert "❌ Not the best" in w.private(result) and "comes back" in w.private(result)

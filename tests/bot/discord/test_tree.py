@@ -23,7 +23,7 @@ EXPECTED = {
     "abandon", "forfeit", "computer", "hint", "analysis", "shots",
 }
 TOOLS = {"verify", "dice", "position", "setup", "replay"}
-LEARN = {"openings"}
+LEARN = {"openings", "puzzle", "leaderboard", "drill"}
 
 
 @pytest.fixture
