@@ -230,11 +230,13 @@ def decision_scene(decision: Decision, names_shown: bool) -> BoardScene:
 
 
 def _source(puzzle: Puzzle) -> str:
+    """Where the position comes from: with the game's number and players only where the
+    server shows names (a number would lead to the names through ``/bg analysis``)."""
     d = puzzle.decision
-    where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
     if puzzle.names_shown:
+        where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
         return f"from {where} between {shown(d.names[0])} and {shown(d.names[1])}, move {d.move}"
-    return f"from {where} of this server, move {d.move} (names hidden)"
+    return f"from one of this server's games, move {d.move} (names hidden)"
 
 
 def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:

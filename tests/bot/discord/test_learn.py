@@ -155,8 +155,9 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     await w.bot.scheduler.run_once()
     await w.bot.dispatcher.idle()
     post = w.channel.last_message
-    assert "🧩 **Puzzle of the day**" in post.content and f"from game #{game_id}" in post.content
+    assert "🧩 **Puzzle of the day**" in post.content and "from one of this server's games" in post.content
     assert "names hidden" in post.content and "alice" not in post.content and "bob" not in post.content
+    assert f"game #{game_id}" not in post.content  # the game's number would lead to the names
     (picture,) = post.attachments
     puzzle_id = int(picture.filename.split("-")[1].split(".")[0])
     assert w.custom_ids(post) == [f"bglearn:pz:{puzzle_id}"]
@@ -174,6 +175,8 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     bob = await w.bob.select(post, [worst])
     assert "Your answer" in w.private(bob)
     before = len(w.public())
+    shown = await w.mod.slash(w.channel, "bglearn puzzle", names="shown")  # from the next puzzle on
+    assert "names: shown" in w.private(shown)
 
     clock.advance(days=1)
     await w.bot.scheduler.run_once()
@@ -184,6 +187,8 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     assert "✅ best" in text and "played in the game" in text
     assert reveal.reference is not None and reveal.reference.message_id == post.id
     assert not w.custom_ids(next(m for m in w.channel.history() if m.id == post.id))  # the menu is gone
+    today = w.channel.last_message  # the day's new puzzle, after the reveal
+    assert "Puzzle of the day" in today.content and f"from game #{game_id} between alice and bob" in today.content
 
     board = await w.alice.slash(w.channel, "bglearn leaderboard")
     assert not w.private(board)
