@@ -18,7 +18,8 @@ def snapshot(fake, channel):
 
 async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
-    assert set(commands) == {"bg", "bgtools"}
+    assert set(commands) == {"bg", "bgtools", "bglearn"}
+    assert {o["name"] for o in commands["bglearn"]["options"]} == {"openings", "puzzle", "leaderboard", "drill"}
     bg = commands["bg"]
     assert bg["guild_id"] == str(fake.guild_id)
     subs = {o["name"]: o for o in bg["options"]}
