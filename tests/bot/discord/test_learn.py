@@ -106,6 +106,16 @@ async def test_the_analysis_has_its_game_chart(analysed):
     assert image.format == "PNG" and image.size == (900, 560)
 
 
+async def test_the_game_over_message_gets_the_chart_with_its_analysis(analysed):
+    w = analysed
+    game_id = await short_game(w)
+    final = next(m for m in w.public() if m.embeds and "Game over" in (m.embeds[0].title or ""))
+    analysis = final.embeds[-1]
+    assert analysis.title.startswith("📊 Analysis") and analysis.image.url == f"attachment://analysis-{game_id}-1.png"
+    names = [a.filename for a in final.attachments]
+    assert names[0].startswith(f"board-{game_id}-") and names[1] == f"analysis-{game_id}-1.png"  # the board stays
+
+
 async def test_stats_have_the_rating_chart(analysed):
     w = analysed
     game_id = await short_game(w)
