@@ -9,6 +9,8 @@ turns these into charts (:mod:`renderer.charts`).
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +23,8 @@ BLUNDER = 0.08
 """A checker play losing more is a blunder (GNU Backgammon's "very bad" threshold)."""
 CUBE_ERROR = 0.04
 """A cube decision losing more is a cube error marked on the chart."""
+ANALYSED_KEPT = 400
+"""The analysed games (a member's newest) the error-rate trend is drawn from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,20 +164,25 @@ class Progress:
     async def rating_history(self, guild_id: int | None, user_id: int, *, limit: int = 1000) -> RatingHistory:
         scope = GLOBAL_SCOPE if guild_id is None else guild_id
         matches = await self.store.ratings.history(user_id, scope, limit=limit)
-        analysed = await self.store.stats.analysed_games(guild_id=guild_id, user_id=user_id, limit=4 * limit)
-        per_match: dict[int, list[Any]] = {}
-        for row in analysed:
-            seat = row["players"].index(user_id)
-            players = row["detail"].get("players") or ()
-            if len(players) != 2:
-                continue
-            entry = per_match.setdefault(row["game_id"], [row["finished_at"] or 0.0, 0, 0.0])
-            entry[1] += int(players[seat]["decisions"])
-            entry[2] += float(players[seat]["lost"])
-        errors = sorted(
-            (ErrorPoint(game_id, float(at), 1000.0 * lost / decisions, decisions)
-             for game_id, (at, decisions, lost) in per_match.items() if decisions),
-            key=lambda e: (e.at, e.game_id),
-        )
+        analysed = await self.store.stats.analysed_games(guild_id=guild_id, user_id=user_id, limit=ANALYSED_KEPT)
+        errors = await asyncio.to_thread(error_points, analysed, user_id)  # JSON of hundreds of games
         wins = sum(1 for m in matches if m.won)
-        return RatingHistory(user_id, scope, tuple(matches), tuple(errors), wins, len(matches) - wins)
+        return RatingHistory(user_id, scope, tuple(matches), errors, wins, len(matches) - wins)
+
+
+def error_points(analysed: Sequence[Mapping[str, Any]], user_id: int) -> tuple[ErrorPoint, ...]:
+    """A member's error rate in each analysed match (its games' decisions together), oldest first."""
+    per_match: dict[int, list[Any]] = {}
+    for row in analysed:
+        seat = row["players"].index(user_id)
+        players = json.loads(row["detail"]).get("players") or ()
+        if len(players) != 2:
+            continue
+        entry = per_match.setdefault(row["game_id"], [row["finished_at"] or 0.0, 0, 0.0])
+        entry[1] += int(players[seat]["decisions"])
+        entry[2] += float(players[seat]["lost"])
+    return tuple(sorted(
+        (ErrorPoint(game_id, float(at), 1000.0 * lost / decisions, decisions)
+         for game_id, (at, decisions, lost) in per_match.items() if decisions),
+        key=lambda e: (e.at, e.game_id),
+    ))

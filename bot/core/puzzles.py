@@ -23,6 +23,8 @@ each choice (:meth:`bot.ai.GameAnalysis.detail`). From those:
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -49,6 +51,8 @@ DRILL_INTERVALS = (timedelta(days=1), timedelta(days=3), timedelta(days=7), time
 """How long a drill rests after a right answer in box 0, 1, 2, 3; right in the last box: learned."""
 AGAIN = timedelta(minutes=10)
 """A drill answered wrong comes back this soon."""
+ANALYSED_KEPT = 400
+"""The analysed games (the newest) a puzzle or a member's drills are looked for in."""
 QUIET_FOR = timedelta(hours=1)
 """A server with no candidate is looked at again after this long (not on every pass)."""
 SETTING_CHANNEL = "puzzle_channel"
@@ -246,6 +250,11 @@ class Candidate:
     decision: Decision
 
 
+def _mistakes_of(rows: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The kept mistakes of each analysed game (its detail's JSON read)."""
+    return [json.loads(row["detail"]).get("mistakes") or [] for row in rows]
+
+
 def _day(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).date().isoformat()
 
@@ -296,14 +305,16 @@ class Puzzles:
         """Real errors (:data:`MIN_LOSS`) of members (not the computer) in analysed games of
         finished matches (of a server, of a member: only theirs), biggest first."""
         rows = await self.store.stats.analysed_games(
-            guild_id=guild_id, user_id=user_id, finished_since=since.timestamp() if since else None, limit=400,
+            guild_id=guild_id, user_id=user_id, finished_since=since.timestamp() if since else None,
+            limit=ANALYSED_KEPT,
         )
+        mistakes = await asyncio.to_thread(_mistakes_of, rows)  # JSON of hundreds of games: off the loop
         found: list[Candidate] = []
-        for row in rows:
+        for row, kept in zip(rows, mistakes):
             players = row["players"]
             refs = [await self.names.get(uid) for uid in players]
             names = (refs[0].name, refs[1].name)
-            for item in row["detail"].get("mistakes") or ():
+            for item in kept:
                 mistake = mistake_of(item)
                 erring = players[mistake.player]
                 if mistake.lost < MIN_LOSS or refs[mistake.player].is_bot:

@@ -57,8 +57,9 @@ class StatsStore:
     ) -> list[dict[str, Any]]:
         """Analysed games of finished matches (never one still played), newest first:
         ``game_id``, ``game_number``, ``guild_id``, ``channel_id``, ``players`` (the two
-        user ids), ``finished_at`` and ``detail``. ``guild_id``: in that server;
-        ``user_id``: that member played; ``finished_since``: matches ended since then."""
+        user ids), ``finished_at`` and ``detail`` (its JSON text: parse many off the event
+        loop). ``guild_id``: in that server; ``user_id``: that member played;
+        ``finished_since``: matches ended since then."""
         where = ["g.status = 'finished'", "a.detail IS NOT NULL"]
         params: list[Any] = []
         if guild_id is not None:
@@ -84,7 +85,7 @@ class StatsStore:
             {
                 "game_id": int(r["game_id"]), "game_number": int(r["game_number"]), "guild_id": int(r["guild_id"]),
                 "channel_id": int(r["channel_id"]), "players": (int(r["player0"]), int(r["player1"])),
-                "finished_at": r["finished_at"], "detail": load_json(r["detail"]),
+                "finished_at": r["finished_at"], "detail": str(r["detail"]),
             }
             for r in rows
         ]
