@@ -14,12 +14,17 @@ last play, cube and pip counts changing), interleaved game by game as a busy
 bot sees them, after as many boards of other games, and prints the mean and
 median CPU time per board and the mean PNG size.
 
+The "charts" section draws the matplotlib charts (``renderer.charts``) the
+same way: a game chart of a short, a typical and a very long game (30, 80
+and 300 moves, with marks) and a rating chart of 10, 100 and 1000 rated
+matches. Target: every chart under 100 ms (median).
+
 The "tournament pictures" section draws a knockout's bracket at 4, 16 and 64
 players (partway through, as the bot shows it after a result) and a 33-player
 Swiss's standings, and prints the median and 95th percentile time per picture
 including the PNG, and its size. Target: 64-player bracket median <= 50 ms.
 
-    python bench/render.py [--rounds 60] [--games 150] [--per-game 4] [--pictures 20]
+    python bench/render.py [--rounds 60] [--games 150] [--per-game 4] [--pictures 20] [--chart-rounds 20]
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from engine.game import Game, GameSettings, Phase  # noqa: E402
 from engine.play import Move  # noqa: E402
 from engine.position import Position  # noqa: E402
 from renderer.board import render_board  # noqa: E402
+from renderer.charts import GameChart, Mark, RatingChart, warm_up  # noqa: E402
 from renderer.bracket import (  # noqa: E402
     BracketMatch,
     BracketPicture,
@@ -55,6 +61,7 @@ from renderer.themes import HIGH_CONTRAST  # noqa: E402
 TARGET_MS = 25.0
 TARGET_KB = 100.0
 BRACKET_TARGET_MS = 50.0
+CHART_TARGET_MS = 100.0
 NAMES = ["Alice", "Bob", "Carmen", "Dmitri", "Eve", "Farid", "Gwendolyn Fairweather", "Héctor", "Ingrid", "Jamal",
          "Kenji", "Lena", "Mateo", "Nadia", "Oskar", "Priya"]
 
@@ -228,6 +235,61 @@ def bench_pictures(rounds: int) -> bool:
     return met
 
 
+def game_chart(moves: int) -> GameChart:
+    """A game of ``moves`` moves whose chances swing (seeded), with a blunder every 15 moves."""
+    rng = random.Random(moves)
+    win, chances = 0.5, []
+    for _ in range(moves):
+        win = min(max(win + rng.gauss(0, 0.07), 0.01), 0.99)
+        chances.append(win)
+    return GameChart(
+        title=f"Game #1234 · Player{moves}a vs Player{moves}b", names=(f"Player{moves}a", f"Player{moves}b"),
+        moves=tuple(range(1, moves + 1)), movers=tuple(i % 2 for i in range(moves)), win=tuple(chances),
+        gammons=tuple((w * 0.3, (1 - w) * 0.3) for w in chances), luck=tuple(rng.gauss(0, 0.15) for _ in range(moves)),
+        marks=tuple(Mark(m, m % 2, "double" if m % 45 == 0 else "checker", 0.1) for m in range(15, moves + 1, 15)),
+        footer="Player a: error rate 7.2 · luck +0.41   Player b: error rate 12.0 · luck -0.41",
+    )
+
+
+def rating_chart(matches: int) -> RatingChart:
+    """A member's ``matches`` rated matches over a year, half of them analysed."""
+    rng = random.Random(matches)
+    rating, ratings = 1500.0, []
+    for _ in range(matches):
+        rating += rng.gauss(1, 10)
+        ratings.append(rating)
+    times = tuple(1.77e9 + i * 365 * 86400 / matches for i in range(matches))
+    return RatingChart(
+        title="Member · Backgammon Club", times=times, ratings=tuple(ratings),
+        points=tuple(rng.choice((-2, -1, 1, 2)) for _ in range(matches)), won=tuple(rng.random() < 0.55 for _ in range(matches)),
+        error_times=times[::2], error_rates=tuple(abs(rng.gauss(9, 4)) for _ in times[::2]), best_win=matches // 2,
+        best_win_label="beat Someone (1688)", subtitle="55 won · 45 lost · +12 points · best win: Someone (1688)",
+        footer="Error rate, last 5 analysed: 8.1",
+    )
+
+
+def bench_charts(rounds: int) -> None:
+    """Median and p95 wall time, median CPU time and PNG size of each chart."""
+    warm_up()
+    charts = {f"game {n}": game_chart(n) for n in (30, 80, 300)}
+    charts.update({f"rating {n}": rating_chart(n) for n in (10, 100, 1000)})
+    print(f"{'chart':<12} {'median ms':>10} {'p95 ms':>8} {'CPU ms':>8} {'PNG KB':>8}")
+    medians = []
+    for name, chart in charts.items():
+        times: list[float] = []
+        cpu: list[float] = []
+        for _ in range(rounds):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            png = chart.draw()
+            times.append((time.perf_counter() - start) * 1000)
+            cpu.append((time.process_time() - start_cpu) * 1000)
+        medians.append(statistics.median(times))
+        p95 = statistics.quantiles(times, n=20)[-1]
+        print(f"{name:<12} {medians[-1]:>10.2f} {p95:>8.2f} {statistics.median(cpu):>8.2f} {len(png) / 1024:>8.1f}")
+    ok = max(medians) <= CHART_TARGET_MS
+    print(f"target: every chart's median <= {CHART_TARGET_MS:.0f} ms: {'met' if ok else 'MISSED'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60, help="renders per position")
@@ -235,7 +297,12 @@ def main() -> None:
     parser.add_argument("--per-game", type=int, default=4, help="varied boards per played game")
     parser.add_argument("--pictures", type=int, default=20, help="draws per tournament picture")
     parser.add_argument("--only-pictures", action="store_true", help="only the tournament pictures")
+    parser.add_argument("--chart-rounds", type=int, default=20, help="draws per chart")
+    parser.add_argument("--charts-only", action="store_true", help="only the charts")
     args = parser.parse_args()
+    if args.charts_only:
+        bench_charts(args.chart_rounds)
+        return
     if args.only_pictures:
         bench_pictures(args.pictures)
         return
@@ -274,6 +341,8 @@ def main() -> None:
     bench_varied(args.games, args.per_game)
     print()
     bench_pictures(args.pictures)
+    print()
+    bench_charts(args.chart_rounds)
 
 
 if __name__ == "__main__":

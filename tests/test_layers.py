@@ -45,6 +45,7 @@ LIBRARIES: dict[str, set[str]] = {
     "aiosqlite": {"bot.store"},
     "asyncpg": {"bot.store"},
     "PIL": {"renderer"},
+    "matplotlib": {"renderer"},
     "gnubg_nn": {"bot.ai"},
     "bgsage": {"bot.ai"},
     "networkx": {"bot.core"},  # Swiss pairings (bot/core/tournaments/pairing.py)

@@ -32,6 +32,8 @@ from bot.ai.engines import (
 )
 from bot.ai.values import (
     BLUNDER_THRESHOLD,
+    CHOICES_KEPT,
+    MovePoint,
     DEFAULT_LEVEL,
     Candidate,
     CubeAdvice,
@@ -67,6 +69,14 @@ def _analyse_log_in_worker(
     """The same, for a game given as its log: the worker replays it (not the bot's loop)."""
     game = Game.replay(actions, GameSettings.from_dict(settings), score=score, crawford=crawford)
     return _analyse_in_worker(game, ply)
+
+
+def _play_equities_in_worker(position: Position, roll: Roll, ply: int) -> list[Candidate]:
+    """Every legal play's equity in the expert's worker process (2-ply holds the GIL)."""
+    global _worker_analyst
+    if _worker_analyst is None:
+        _worker_analyst = Analyst()
+    return _worker_analyst.play_equities(position, roll, ply=ply)
 
 
 # -- the analyst ----------------------------------------------------------------------
@@ -260,34 +270,63 @@ class Analyst:
         players = (PlayerAnalysis(0), PlayerAnalysis(1))
         replay = Game(game.settings, score=game.score, crawford=game.crawford)
         turns = [0, 0]
+        moves: list[MovePoint] = []
+        luck_of_next: dict[int, float] = {}
+        """The luck of the roll of the move to come (by its mover)."""
+        rolled: dict[int, tuple[int, int]] = {}
         for action in game.log:
             kind, who = action.kind, action.player
+            upcoming = len(moves) + 1
             if kind == "roll" and who is not None and not action.auto:
                 if replay.can_double(who):
-                    self._grade_no_double(replay, players[who], turns[who] + 1, blunder_threshold, cube_level)
+                    self._grade_no_double(replay, players[who], turns[who] + 1, blunder_threshold, cube_level, upcoming)
                 before = replay.position
                 replay.apply(action)
                 turns[who] += 1
                 if action.dice:
-                    players[who].luck += self._luck(before, Roll(*action.dice))
+                    rolled[who] = (action.dice[0], action.dice[1])
+                    luck = self._luck(before, Roll(*action.dice))
+                    players[who].luck += luck
+                    luck_of_next[who] = luck
                 continue
             if kind == "opening":
                 replay.apply(action)
                 if replay.phase is Phase.PLAY and replay.dice is not None:
                     starter = replay.player_on_roll
                     turns[starter] += 1
-                    players[starter].luck += self._luck(replay.position, replay.dice, opening=True)
+                    luck = self._luck(replay.position, replay.dice, opening=True)
+                    players[starter].luck += luck
+                    luck_of_next[starter] = luck
                 continue
-            if kind == "play" and not action.auto and who is not None and replay.dice is not None:
-                self._grade_play(replay, action.text or "", players[who], turns[who], ply, blunder_threshold)
+            if kind == "play" and who is not None and (action.auto or replay.dice is not None):
+                # (a lost turn is an auto play the game made as the roll was applied: no dice left)
+                dice = (replay.dice.die1, replay.dice.die2) if replay.dice is not None else rolled.get(who)
+                if not action.auto:
+                    self._grade_play(replay, action.text or "", players[who], turns[who], ply, blunder_threshold, upcoming)
                 replay.apply(action)
+                moves.append(self._after_move(replay, upcoming, who, dice, luck_of_next.pop(who, 0.0)))
                 continue
             if kind == "double" and who is not None:
-                self._grade_double(replay, players[who], turns[who] + 1, blunder_threshold, cube_level)
+                self._grade_double(replay, players[who], turns[who] + 1, blunder_threshold, cube_level, upcoming)
             elif kind in ("take", "pass", "beaver") and who is not None:
-                self._grade_answer(replay, kind, players[who], turns[1 - who] + 1, blunder_threshold, cube_level)
+                self._grade_answer(replay, kind, players[who], turns[1 - who] + 1, blunder_threshold, cube_level,
+                                   upcoming)
             replay.apply(action)
-        return GameAnalysis(players, ply)
+        return GameAnalysis(players, ply, moves)
+
+    def _after_move(
+        self, replay: Game, move: int, mover: int, dice: tuple[int, int] | None, luck: float
+    ) -> MovePoint:
+        """The chances after a move: the position of the player to roll next (or the result)."""
+        result = replay.result
+        if result is not None:
+            gammon = float(result.kind.value >= 2)
+            gammons = (gammon, 0.0) if result.winner == 0 else (0.0, gammon)
+            return MovePoint(move, mover, dice, float(result.winner == 0), gammons, luck)
+        probs = self.evaluate(replay.position)
+        if replay.player_on_roll == 1:
+            probs = probs.flipped()
+        return MovePoint(move, mover, dice, probs.win, (probs.win_gammon, probs.lose_gammon), luck)
 
     def _luck(self, position: Position, dice: Roll, *, opening: bool = False) -> float:
         if _is_over(position):
@@ -309,7 +348,8 @@ class Analyst:
         return self.play_equities(position, roll, ply=0)[0].equity
 
     def _grade_play(
-        self, replay: Game, text: str, analysis: PlayerAnalysis, turn: int, ply: int, threshold: float
+        self, replay: Game, text: str, analysis: PlayerAnalysis, turn: int, ply: int, threshold: float,
+        move: int = 0,
     ) -> None:
         plays = replay.legal_plays()
         if len(plays) <= 1:
@@ -323,10 +363,14 @@ class Analyst:
         analysis.checker_decisions += 1
         analysis.equity_lost += lost
         if lost > 1e-6:
+            kept = ranked[:CHOICES_KEPT]
+            if played not in kept:
+                kept = [*kept, played]
             mistake = Mistake(
                 player=analysis.player, turn=turn, kind="checker",
                 dice=(replay.dice.die1, replay.dice.die2), played=format_play(chosen), best=best.text,
-                equity_lost=lost, position_id=replay.position.position_id(),
+                equity_lost=lost, position_id=replay.position.position_id(), move=move,
+                gnubg_id=replay.gnubg_id(), choices=tuple((c.text, c.equity) for c in kept),
             )
             analysis.mistakes.append(mistake)
             if lost > threshold:
@@ -334,32 +378,41 @@ class Analyst:
 
     def _record_cube(
         self, analysis: PlayerAnalysis, replay: Game, turn: int, kind: str, played: str, best: str,
-        lost: float, threshold: float,
+        lost: float, threshold: float, move: int = 0, choices: tuple[tuple[str, float], ...] = (),
     ) -> None:
         analysis.cube_decisions += 1
         analysis.equity_lost += lost
         if lost > 1e-6:
-            mistake = Mistake(analysis.player, turn, kind, None, played, best, lost, replay.position.position_id())
+            mistake = Mistake(analysis.player, turn, kind, None, played, best, lost, replay.position.position_id(),
+                              move=move, gnubg_id=replay.gnubg_id(),
+                              choices=tuple(sorted(choices, key=lambda c: -c[1])))
             analysis.mistakes.append(mistake)
             if lost > threshold:
                 analysis.blunders.append(mistake)
 
+    @staticmethod
+    def _doubling(advice: CubeAdvice) -> tuple[tuple[str, float], ...]:
+        """The doubler's two choices, with their cubeful equities."""
+        return (("No double", advice.no_double), ("Double", min(advice.double_take, advice.double_pass)))
+
     def _grade_no_double(self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float,
-                         level: str) -> None:
+                         level: str, move: int = 0) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         if advice.double:  # only a missed double counts as a decision
             lost = min(advice.double_take, advice.double_pass) - advice.no_double
-            self._record_cube(analysis, replay, turn, "double", "no double", "double", max(lost, 0.0), threshold)
+            self._record_cube(analysis, replay, turn, "double", "no double", "double", max(lost, 0.0), threshold,
+                              move, self._doubling(advice))
 
     def _grade_double(self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float,
-                      level: str) -> None:
+                      level: str, move: int = 0) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         lost = 0.0 if advice.double else advice.no_double - min(advice.double_take, advice.double_pass)
         best = "double" if advice.double else ("too good, play on" if advice.too_good else "no double")
-        self._record_cube(analysis, replay, turn, "double", "double", best, max(lost, 0.0), threshold)
+        self._record_cube(analysis, replay, turn, "double", "double", best, max(lost, 0.0), threshold,
+                          move, self._doubling(advice))
 
     def _grade_answer(self, replay: Game, kind: str, analysis: PlayerAnalysis, turn: int, threshold: float,
-                      level: str) -> None:
+                      level: str, move: int = 0) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         # Equities are the doubler's: the taker loses what the doubler gains.
         took = kind in ("take", "beaver")
@@ -368,7 +421,8 @@ class Analyst:
         else:
             lost = 0.0 if not advice.take else advice.double_pass - advice.double_take
         best = "take" if advice.take else "pass"
-        self._record_cube(analysis, replay, turn, kind, kind, best, max(lost, 0.0), threshold)
+        choices = (("Take", -advice.double_take), ("Pass", -advice.double_pass))  # the taker's side
+        self._record_cube(analysis, replay, turn, kind, kind, best, max(lost, 0.0), threshold, move, choices)
 
     # -- asynchronous wrappers -----------------------------------------------------------
 
@@ -398,6 +452,14 @@ class Analyst:
             return await asyncio.to_thread(self.best_plays, position, roll, level=0, n=n)
         ranked = await self._run(spec, _rank, position, roll, spec.checker_ply)
         return self._map(plays, ranked)[: max(n, 1)]
+
+    async def aplay_equities(self, position: Position, roll: Roll, *, ply: int = 0) -> list[Candidate]:
+        """:meth:`play_equities` off the event loop: 2-ply in the expert's worker process."""
+        spec = level_spec(ply)
+        if spec.in_process_pool:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor(), _play_equities_in_worker, position, roll, ply)
+        return await asyncio.to_thread(self.play_equities, position, roll, ply=ply)
 
     async def achoose_play(
         self, position: Position, roll: Roll, *, level: Level | str | int = DEFAULT_LEVEL,

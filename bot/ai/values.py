@@ -14,6 +14,13 @@ UNAVAILABLE_MESSAGE = "analysis is not available on this server"
 BLUNDER_THRESHOLD = 0.08
 """Equity lost (cubeless, per cube) above which a decision counts as a blunder."""
 
+KEPT_MISTAKE = 0.02
+"""Equity lost from which a mistake is kept in an analysis's detail, with its position and choices
+(charts mark them, puzzles and drills are made of them)."""
+CHOICES_KEPT = 5
+"""The best plays kept with a checker mistake (and the play made, if not among them)."""
+DETAIL_VERSION = 1
+
 BEGINNER_NOISE = 0.25
 """Standard deviation of the noise added to each play's equity at the beginner level."""
 
@@ -207,10 +214,35 @@ class Mistake:
     best: str
     equity_lost: float
     position_id: str
+    move: int = 0
+    """The game's move this decision belongs to (1-based, both players' moves counted;
+    a cube decision belongs to the move it comes before)."""
+    gnubg_id: str = ""
+    """``PositionID:MatchID`` of the decision (dice, cube and score included)."""
+    choices: tuple[tuple[str, float], ...] = ()
+    """What there was to choose from, best first, with the equity of each for the
+    player deciding: the best plays (and the one made), or the two cube actions."""
 
     def describe(self) -> str:
         roll = f" {max(self.dice)}-{min(self.dice)}" if self.dice else ""
         return f"turn {self.turn}{roll}: played {self.played}, better {self.best} (-{self.equity_lost:.3f})"
+
+
+@dataclass(frozen=True, slots=True)
+class MovePoint:
+    """The game after one move (a roll and its play, a lost turn included)."""
+
+    move: int
+    """1-based, both players' moves counted."""
+    player: int
+    """Who moved."""
+    dice: tuple[int, int] | None
+    win: float
+    """Player 0's chance of winning the game after the move (cubeless)."""
+    gammons: tuple[float, float]
+    """Each player's chance of winning a gammon or more after the move."""
+    luck: float
+    """The luck of the move's roll for the mover (0 for the rolls luck is not measured for)."""
 
 
 @dataclass
@@ -248,6 +280,38 @@ class PlayerAnalysis:
 class GameAnalysis:
     players: tuple[PlayerAnalysis, PlayerAnalysis]
     ply: int
+    moves: list[MovePoint] = field(default_factory=list)
+    """The game after every move, in order."""
+
+    def detail(self) -> dict[str, object]:
+        """The numbers behind :meth:`summary`, as JSON: every move's chances and
+        luck, each player's totals, and the mistakes kept (:data:`KEPT_MISTAKE`)
+        with their positions and choices."""
+        mistakes = sorted(
+            (m for p in self.players for m in p.mistakes if m.equity_lost >= KEPT_MISTAKE),
+            key=lambda m: (m.move, m.player),
+        )
+        return {
+            "v": DETAIL_VERSION,
+            "ply": self.ply,
+            "moves": [
+                [m.move, m.player, *(m.dice or (0, 0)), round(m.win, 4), round(m.gammons[0], 4),
+                 round(m.gammons[1], 4), round(m.luck, 4)]
+                for m in self.moves
+            ],
+            "players": [
+                {"decisions": p.decisions, "lost": round(p.equity_lost, 4), "rate": round(p.error_rate, 2),
+                 "luck": round(p.luck, 4), "blunders": len(p.blunders)}
+                for p in self.players
+            ],
+            "mistakes": [
+                {"move": m.move, "player": m.player, "turn": m.turn, "kind": m.kind,
+                 "dice": list(m.dice) if m.dice else None, "played": m.played, "best": m.best,
+                 "lost": round(m.equity_lost, 4), "id": m.gnubg_id,
+                 "choices": [[text, round(equity, 4)] for text, equity in m.choices]}
+                for m in mistakes
+            ],
+        }
 
     @property
     def blunders(self) -> list[Mistake]:

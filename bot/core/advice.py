@@ -18,6 +18,7 @@ from bot import ai
 from bot.core.computer import ComputerPlayer
 from bot.core.games import GameService
 from bot.core.model import UNAVAILABLE_MESSAGE, AnalysisUnavailableError, GameState, GameSummary, ServiceError
+from bot.core.openings import OpeningVerdict, start_and_roll, verdict
 
 LEVELS: tuple[str, ...] = tuple(level.value for level in ai.Level)
 """The computer's levels, weakest first: ``beginner``, ``intermediate``, ``expert``."""
@@ -63,6 +64,7 @@ class Advice:
     :param analyst: the engines (the process's shared one by default).
     :param hint_level: the level ``/bg hint`` thinks at.
     :param ply: the depth of game analyses.
+    :param opening_ply: the depth the opening throws are valued at (once per process).
     """
 
     def __init__(
@@ -72,8 +74,11 @@ class Advice:
         *,
         hint_level: str | int = DEFAULT_LEVEL,
         ply: int = 0,
+        opening_ply: int = 2,
     ) -> None:
         self.service = service
+        self.opening_ply = opening_ply
+        self._openings: dict[tuple[int, int], OpeningVerdict] = {}
         self._analyst = analyst
         self.hint_level = hint_level
         self.ply = ply
@@ -111,6 +116,24 @@ class Advice:
         """The best plays with their equities, or the cube action, in lines for the player to act."""
         advice = await self.analyst.ahint(state.game, level=self.hint_level)
         return advice.lines()
+
+    async def openings(self, rolls: Sequence[tuple[int, int]]) -> list[OpeningVerdict]:
+        """The old texts' plays of each opening throw beside the neural net's best,
+        with what each gives up; without the engines, the texts' plays alone."""
+        if not self.available():
+            return [verdict(roll, None) for roll in rolls]
+        found = []
+        for roll in rolls:
+            known = self._openings.get(roll)
+            if known is None:
+                position, dice = start_and_roll(roll)
+                try:
+                    ranked = await self.analyst.aplay_equities(position, dice, ply=self.opening_ply)
+                except ai.AnalysisUnavailable:
+                    return [verdict(r, None) for r in rolls]
+                known = self._openings[roll] = verdict(roll, [(c.text, c.equity) for c in ranked], self.opening_ply)
+            found.append(known)
+        return found
 
     @staticmethod
     def finished_games(state: GameState) -> list[int]:
@@ -152,6 +175,13 @@ class Advice:
 
         return await self._kept_or_analysed(summary.id, names, summary.analysable(), analyse)
 
+    @_engines_required
+    async def details(self, summary: GameSummary) -> dict[int, dict[str, Any]]:
+        """The numbers behind the analysis of every game of a finished match (each
+        move's chances and luck, the mistakes), analysing what was not yet."""
+        await self.analysis(summary)
+        return await self.service.analysis_details(summary.id)
+
     async def _kept_or_analysed(
         self,
         game_id: int,
@@ -162,11 +192,12 @@ class Advice:
         lock = self._locks.setdefault(game_id, asyncio.Lock())
         async with lock:
             stored = await self.service.analyses(game_id)
+            detailed = await self.service.analysis_details(game_id)
             for number in wanted:
-                if number not in stored:
+                if number not in stored or number not in detailed:  # kept before details existed: again
                     analysis = await analyse(number)
                     stored[number] = analysis.summary(names)
-                    await self.service.save_analysis(game_id, number, self.ply, stored[number])
+                    await self.service.save_analysis(game_id, number, self.ply, stored[number], analysis.detail())
         if not lock.locked():
             self._locks.pop(game_id, None)
         return [(number, stored[number]) for number in wanted]

@@ -221,7 +221,8 @@ class Deliveries:
         return deliveries
 
     def retried(self, entries: Iterable[OutboxEntry]) -> bool:
-        """Whether an earlier attempt (or a process before a crash) may have posted it."""
+        """Whether an earlier attempt (or a process before a crash) may have posted
+        these entries: the deliverer looks before it posts (for a feature's wordings)."""
         return any(e.attempts > 0 or e.created_at < self.started_at or e.id in self._suspect for e in entries)
 
     async def _board(self, entries: list[OutboxEntry]) -> Delivery | None:

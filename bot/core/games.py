@@ -693,13 +693,19 @@ class GameService:
                 cached, board_channel_id=board[0], board_message_id=board[1], board_version=version
             )
 
-    async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
-        """Keep the analysis of one game of a match (numbered from 1)."""
-        await self.store.stats.save_analysis(game_id, game_number, ply, summary)
+    async def save_analysis(
+        self, game_id: int, game_number: int, ply: int, summary: str, detail: dict[str, Any] | None = None
+    ) -> None:
+        """Keep the analysis of one game of a match (numbered from 1), with the numbers behind it."""
+        await self.store.stats.save_analysis(game_id, game_number, ply, summary, detail)
 
     async def analyses(self, game_id: int) -> dict[int, str]:
         """The kept analyses of a match's games: game number -> summary."""
         return await self.store.stats.analyses(game_id)
+
+    async def analysis_details(self, game_id: int) -> dict[int, dict[str, Any]]:
+        """The numbers behind the kept analyses of a match's games: game number -> detail."""
+        return await self.store.stats.analysis_details(game_id)
 
     async def computer_record(self, guild_id: int | None, computer_id: int) -> tuple[int, int]:
         """The computer's (wins, losses) against people in a server (None: everywhere)."""

@@ -3,27 +3,35 @@
 When a game ends, its result is posted first; the analysis (each player's
 error rate, blunders with the better play, luck) runs in the background
 (:meth:`bot.core.advice.Advice.summaries`, kept in the database) and is then
-added to the game-over message (or posted under it), so no answer ever waits
-on it.
+added to the game-over message with the game's chart (or posted under it),
+so no answer ever waits on it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 from collections.abc import Sequence
 
 import discord
 
 from bot.core.advice import Advice
-from bot.core.model import GameState, Outcome
-from bot.discord import presenter
+from bot.core.model import GameState, Outcome, ServiceError
+from bot.discord import lessons, presenter
+from bot.discord.boards import picture_in_worker
 from bot.discord.limits import fit
+from renderer.pool import RenderError
 
 log = logging.getLogger(__name__)
 
 MAX_EMBEDS_CHARS = 5800
 """Discord allows 6000 characters over all embeds of a message."""
+
+
+def _file(chart: tuple[str, bytes]) -> discord.File:
+    name, png = chart
+    return discord.File(io.BytesIO(png), filename=name)
 
 
 class AnalysisNotes:
@@ -57,17 +65,39 @@ class AnalysisNotes:
             if not numbers:
                 return
             embed = presenter.analysis_embed(view, await self.advice.summaries(view, numbers))
+            chart = await self._chart(view, numbers[-1])
+            if chart is not None:
+                embed.set_image(url=f"attachment://{chart[0]}")
             if sum(len(e) for e in embeds) + len(embed) <= MAX_EMBEDS_CHARS and len(embeds) < 10:
                 try:
-                    await message.edit(**fit(embeds=[*embeds, embed]))
+                    if chart is None:
+                        await message.edit(**fit(embeds=[*embeds, embed]))
+                    else:
+                        await message.edit(**fit(embeds=[*embeds, embed], attachments=[*message.attachments, _file(chart)]))
                     return
                 except discord.HTTPException:
                     log.debug("could not add the analysis to game-over message %s", message.id, exc_info=True)
-            await message.channel.send(**fit(embed=embed, reference=message.to_reference(fail_if_not_exists=False)))
+            extra = {} if chart is None else {"file": _file(chart)}
+            await message.channel.send(
+                **fit(embed=embed, reference=message.to_reference(fail_if_not_exists=False), **extra)
+            )
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("the analysis of game %s failed", view.id)
+
+    async def _chart(self, view: GameState, number: int) -> tuple[str, bytes] | None:
+        """The chart of game ``number`` of the match (its file name and PNG), None if it can't be drawn."""
+        try:
+            details = await self.advice.service.analysis_details(view.id)
+            charts = lessons.game_charts(view, {number: details[number]} if number in details else {})
+            if not charts:
+                return None
+            name, chart = charts[-1]
+            return name, await picture_in_worker(chart)
+        except (RenderError, ServiceError):
+            log.warning("could not draw the chart of game %s", view.id, exc_info=True)
+            return None
 
     @property
     def busy(self) -> bool:

@@ -35,6 +35,7 @@ from bot.discord.replies import asked_at, send_public
 from engine.gnubgid import decode_match_id
 from renderer import CLASSIC, BoardScene, ReplayGif, ReplayJob, Theme
 from renderer.from_game import scene_from_game
+from renderer.charts import WarmUp
 from renderer.pictures import Picture
 from renderer.pool import RenderWorkers
 
@@ -69,8 +70,10 @@ async def replay_in_worker(job: ReplayJob) -> ReplayGif:
 
 
 async def warm_up_renderer() -> None:
-    """Start the drawing workers (and their board caches) before the first click needs them."""
+    """Start the drawing workers (and their board caches, and matplotlib for the
+    charts) before the first click needs them."""
     await _render_workers.start()
+    await asyncio.gather(*(_render_workers.picture(WarmUp()) for _ in range(RENDER_WORKERS)))
 
 
 def scene_for(state: GameState, viewpoint_user_id: int | None = None, theme: Theme = CLASSIC) -> BoardScene:

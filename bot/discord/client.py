@@ -33,6 +33,8 @@ from bot.core.advice import Advice
 from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
 from bot.core.model import Limits
+from bot.core.progress import Progress
+from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, replay_in_worker, warm_up_renderer
@@ -55,8 +57,9 @@ neither needs nor parses the message events every channel post would send."""
 
 EXTENSIONS = (
     "bot.discord.cogs.game", "bot.discord.cogs.tools", "bot.discord.cogs.patience", "bot.discord.cogs.tourney",
+    "bot.discord.cogs.learn",
 )
-"""The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience`` and ``/bgtourney``."""
+"""The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience``, ``/bgtourney`` and ``/bglearn``."""
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -144,7 +147,8 @@ class BackgammonBot(commands.Bot):
             self.scheduler.add_job("digests", service.members.send_digests, service.members.next_digest)
         self.parts = Parts(
             self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker),
-            self.dispatcher, self.scheduler,
+            self.dispatcher, self.scheduler, progress=Progress(service.store),
+            puzzles=Puzzles(service.store, service.clock, service.names, service.deliveries),
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)

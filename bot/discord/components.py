@@ -192,8 +192,53 @@ class TourneyButton(
         await tourneys_of(interaction).click(interaction, self.action, self.tournament_id)
 
 
+
+def learning_of(interaction: discord.Interaction) -> Any:
+    """The ``/bglearn`` cog that answers puzzle and drill menus (found by name: like the
+    table, a component rebuilt from its custom id has no constructor of ours)."""
+    return interaction.client.get_cog("LearnCog")  # type: ignore[attr-defined]
+
+
+class AnswerSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]],
+    template=r"bglearn:(?P<what>pz|dr):(?P<id>[0-9]+)",
+):
+    """The choices of a puzzle (``pz``) or a drill (``dr``); the value is the choice's index."""
+
+    PLACEHOLDER = {"pz": "Your answer (only you see it)", "dr": "Your answer"}
+
+    def __init__(self, what: str, item_id: int, labels: list[str]) -> None:
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            custom_id=f"bglearn:{what}:{item_id}",
+            placeholder=self.PLACEHOLDER[what],
+            options=[discord.SelectOption(label=label[:100], value=str(i)) for i, label in enumerate(labels[:SELECT_LIMIT])],
+            min_values=1,
+            max_values=1,
+        )
+        super().__init__(select)
+        self.what = what
+        self.item_id = item_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> AnswerSelect:
+        labels = [o.label for o in getattr(item, "options", [])] or ["-"]
+        return cls(match["what"], int(match["id"]), labels)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        values = self.item.values or (interaction.data or {}).get("values", [])  # type: ignore[union-attr]
+        index = int(values[0]) if values and str(values[0]).isdigit() else -1
+        await learning_of(interaction).answer(interaction, self.what, self.item_id, index)
+
+
+def answer_controls(what: str, item_id: int, labels: list[str]) -> discord.ui.View:
+    controls = discord.ui.View(timeout=None)
+    controls.add_item(AnswerSelect(what, item_id, labels))
+    return controls
+
+
 DYNAMIC_ITEMS = (
     GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton, PatienceButton, TourneyButton,
+    AnswerSelect,
 )
 
 

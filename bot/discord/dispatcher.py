@@ -220,6 +220,15 @@ class Dispatcher:
         name = picture_name(state)
         return await self._look_back(channel_id, lambda m: any(a.filename == name for a in m.attachments))
 
+    async def look_back(self, channel_id: int, match: object) -> discord.Message | None:
+        """Our latest message in the channel that ``match(message)`` accepts (a feature's
+        handler looking for its earlier post before posting again)."""
+        return await self._look_back(channel_id, match)
+
+    def where(self, delivery: Delivery) -> InChannel:
+        """Where a delivery is posted: its channel, with a nonce of its own."""
+        return self._where(delivery)
+
     async def _look_back(self, channel_id: int, match: object) -> discord.Message | None:
         channel = self.client.get_partial_messageable(channel_id)
         me = self.client.user.id if self.client.user else None

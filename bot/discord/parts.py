@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.games import GameService
+from bot.core.progress import Progress
+from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.cooldowns import Cooldowns
 from bot.discord.dispatcher import Dispatcher
@@ -26,3 +28,7 @@ class Parts:
     """Where a feature registers how its own kinds of owed messages are posted."""
     scheduler: Scheduler | None = None
     """Where a feature adds its own due work (None: the bot runs without one)."""
+    progress: Progress | None = None
+    """Ratings and error rates over time (the rating chart of ``/bg stats``)."""
+    puzzles: Puzzles | None = None
+    """The servers' puzzles and the members' drills (``/bglearn``)."""

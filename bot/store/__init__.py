@@ -20,7 +20,8 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.outbox``: messages owed to players until they are delivered;
 - ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts;
 - ``store.members``: notification preferences, digests and vacations;
-- ``store.tournaments``: tournaments, their entrants, rounds and tables.
+- ``store.tournaments``: tournaments, their entrants, rounds and tables;
+- ``store.puzzles``: the servers' puzzles, answers and streaks, the members' drills.
 
 The schema is in ``migrations/`` (numbered SQL files, one per dialect);
 the drivers in :mod:`bot.store.drivers` run the shared SQL on each backend.
@@ -54,6 +55,7 @@ from bot.store.members import MemberStore, VacationRow
 from bot.store.outbox import Owed, OutboxEntry, OutboxStore
 from bot.store.patience import AttemptRow, DailyDealRow, DailyScore, PatienceStore
 from bot.store.players import PlayerStore
+from bot.store.puzzles import AnswerRow, DrillRow, PuzzleRow, PuzzleStore, ScoreRow
 from bot.store.ratings import RatingStore
 from bot.store.rows import (
     GLOBAL_SCOPE,
@@ -69,6 +71,7 @@ from bot.store.rows import (
     PlayerRow,
     PlayerStats,
     RatingChange,
+    RatingPoint,
     utcnow,
 )
 from bot.store.schedule import DueWork
@@ -91,11 +94,12 @@ from bot.store.tournaments import (
 )
 
 __all__ = [
+    "AnswerRow", "DrillRow", "PuzzleRow", "ScoreRow",
     "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
     "ActionRow", "AppendResult", "AttemptRow", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
     "ConstraintError", "DailyDealRow", "DailyScore", "Database", "DatabaseBusyError", "DatabaseTarget",
     "DatabaseUnavailableError", "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
-    "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange",
+    "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange", "RatingPoint",
     "Shard", "StaleVersionError", "StorageError", "Store", "VacationRow", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
     "EntrantRow", "EntrantsChangedError", "Finish", "NewPairing", "PairingRow", "PairingTakenError",
@@ -119,6 +123,7 @@ class Store:
         self.patience = PatienceStore(db)
         self.members = MemberStore(db)
         self.tournaments = TournamentStore(db)
+        self.puzzles = PuzzleStore(db)
 
     @property
     def backend(self) -> str:

@@ -51,12 +51,16 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tournaments", ("id",)),
     ("tournament_entrants", ("tournament_id", "user_id")),
     ("tournament_pairings", ("id",)),
+    ("puzzles", ("id",)),
+    ("puzzle_answers", ("puzzle_id", "user_id")),
+    ("puzzle_scores", ("guild_id", "user_id")),
+    ("drills", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
 IDENTITY_TABLES = (
     "games", "challenges", "rating_history", "outbox", "patience_attempts", "vacations", "tournaments",
-    "tournament_pairings",
+    "tournament_pairings", "puzzles", "drills",
 )
 
 

@@ -19,6 +19,7 @@ from bot.store.rows import (
     PlayerRating,
     PlayerStats,
     RatingChange,
+    RatingPoint,
 )
 from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
 
@@ -110,10 +111,10 @@ async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float
             await tx.execute(
                 """
                 INSERT INTO rating_history (game_id, scope, user_id, rating_before,
-                                            rating_after, experience_after, won, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                            rating_after, experience_after, won, points, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                (game.id, scope, uid, current[uid].rating, new.rating, new.experience, won, now),
+                (game.id, scope, uid, current[uid].rating, new.rating, new.experience, won, pts_won - pts_lost, now),
             )
             changes.append(
                 RatingChange(scope, uid, current[uid].rating, new.rating, new.experience, bool(won))
@@ -137,6 +138,35 @@ class RatingStore:
         return [
             RatingChange(r["scope"], r["user_id"], r["rating_before"], r["rating_after"], r["experience_after"], bool(r["won"]))
             for r in rows
+        ]
+
+    async def history(self, user_id: int, scope: int = GLOBAL_SCOPE, *, limit: int = 1000) -> list[RatingPoint]:
+        """A player's rated matches in a scope, oldest first (the newest ``limit``):
+        the rating after each, its points, and the opponent with their rating before it."""
+        rows = await self.db.fetchall(
+            """
+            SELECT h.id, h.game_id, h.created_at, h.rating_before, h.rating_after, h.won, h.points,
+                   o.user_id AS opponent, o.rating_before AS opponent_rating, p.display_name AS opponent_name
+            FROM rating_history h
+            LEFT JOIN rating_history o
+                   ON o.game_id = h.game_id AND o.scope = h.scope AND o.user_id <> h.user_id
+            LEFT JOIN players p ON p.user_id = o.user_id
+            WHERE h.scope = ? AND h.user_id = ?
+            ORDER BY h.id DESC
+            LIMIT ?
+            """,
+            (scope, user_id, limit),
+        )
+        return [
+            RatingPoint(
+                game_id=int(r["game_id"]), at=float(r["created_at"]), rating_before=float(r["rating_before"]),
+                rating_after=float(r["rating_after"]), won=bool(r["won"]),
+                points=None if r["points"] is None else int(r["points"]),
+                opponent=None if r["opponent"] is None else int(r["opponent"]),
+                opponent_rating=None if r["opponent_rating"] is None else float(r["opponent_rating"]),
+                opponent_name=r["opponent_name"] or "",
+            )
+            for r in reversed(list(rows))
         ]
 
     async def player_stats(self, user_id: int, scope: int = GLOBAL_SCOPE) -> PlayerStats | None:

@@ -313,6 +313,24 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """One rated match in a player's rating history (:meth:`bot.store.ratings.RatingStore.history`)."""
+
+    game_id: int
+    at: float
+    """When it ended (Unix seconds)."""
+    rating_before: float
+    rating_after: float
+    won: bool
+    points: int | None
+    """Net points it won (stake included); None for matches rated before points were kept."""
+    opponent: int | None
+    opponent_rating: float | None
+    """The opponent's rating before the match."""
+    opponent_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class MatchOutcome:
     """What the service knows when a match ends; drives the ratings update.
 

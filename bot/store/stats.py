@@ -6,25 +6,29 @@ from __future__ import annotations
 from typing import Any
 
 from bot.store.database import Database, Tx
-from bot.store.rows import DiceStats
+from bot.store.rows import DiceStats, dump_json, load_json
 
 
 class StatsStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def save_analysis(self, game_id: int, game_number: int, ply: int, summary: str) -> None:
-        """Keep the analysis of game ``game_number`` (from 1) of a stored match; a newer one replaces it."""
+    async def save_analysis(
+        self, game_id: int, game_number: int, ply: int, summary: str, detail: dict[str, Any] | None = None
+    ) -> None:
+        """Keep the analysis of game ``game_number`` (from 1) of a stored match, its text
+        and the numbers behind it (``detail``, JSON); a newer one replaces it."""
 
         async def transaction(tx: Tx) -> None:
             await tx.execute(
                 """
-                INSERT INTO game_analyses (game_id, game_number, ply, summary, created_at)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO game_analyses (game_id, game_number, ply, summary, detail, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (game_id, game_number) DO UPDATE SET
-                    ply = excluded.ply, summary = excluded.summary, created_at = excluded.created_at
+                    ply = excluded.ply, summary = excluded.summary, detail = excluded.detail,
+                    created_at = excluded.created_at
                 """,
-                (game_id, game_number, ply, summary, self.db.now()),
+                (game_id, game_number, ply, summary, None if detail is None else dump_json(detail), self.db.now()),
             )
 
         await self.db.transact(transaction)
@@ -36,6 +40,55 @@ class StatsStore:
             (game_id,),
         )
         return {int(r["game_number"]): str(r["summary"]) for r in rows}
+
+    async def analysis_details(self, game_id: int) -> dict[int, dict[str, Any]]:
+        """The numbers behind a match's stored analyses: game number -> detail (the
+        analyses kept before details existed have none)."""
+        rows = await self.db.fetchall(
+            "SELECT game_number, detail FROM game_analyses WHERE game_id = ? AND detail IS NOT NULL"
+            " ORDER BY game_number",
+            (game_id,),
+        )
+        return {int(r["game_number"]): load_json(r["detail"]) for r in rows}
+
+    async def analysed_games(
+        self, *, guild_id: int | None = None, user_id: int | None = None, finished_since: float | None = None,
+        limit: int = 500,
+    ) -> list[dict[str, Any]]:
+        """Analysed games of finished matches (never one still played), newest first:
+        ``game_id``, ``game_number``, ``guild_id``, ``channel_id``, ``players`` (the two
+        user ids), ``finished_at`` and ``detail`` (its JSON text: parse many off the event
+        loop). ``guild_id``: in that server; ``user_id``: that member played;
+        ``finished_since``: matches ended since then."""
+        where = ["g.status = 'finished'", "a.detail IS NOT NULL"]
+        params: list[Any] = []
+        if guild_id is not None:
+            where.append("g.guild_id = ?")
+            params.append(guild_id)
+        if user_id is not None:
+            where.append("(g.player0 = ? OR g.player1 = ?)")
+            params += [user_id, user_id]
+        if finished_since is not None:
+            where.append("g.finished_at >= ?")
+            params.append(finished_since)
+        rows = await self.db.fetchall(
+            f"""
+            SELECT a.game_id, a.game_number, a.detail, g.guild_id, g.channel_id, g.player0, g.player1, g.finished_at
+            FROM game_analyses a JOIN games g ON g.id = a.game_id
+            WHERE {" AND ".join(where)}
+            ORDER BY g.finished_at DESC, a.game_id DESC, a.game_number
+            LIMIT ?
+            """,
+            (*params, limit),
+        )
+        return [
+            {
+                "game_id": int(r["game_id"]), "game_number": int(r["game_number"]), "guild_id": int(r["guild_id"]),
+                "channel_id": int(r["channel_id"]), "players": (int(r["player0"]), int(r["player1"])),
+                "finished_at": r["finished_at"], "detail": str(r["detail"]),
+            }
+            for r in rows
+        ]
 
     async def computer_record(self, computer_id: int, guild_id: int | None = None) -> tuple[int, int]:
         """(wins, losses) of a player over finished games, e.g. the computer's against people."""

@@ -18,8 +18,9 @@ def snapshot(fake, channel):
 
 async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
-    assert set(commands) == {"bg", "bgtools", "patience", "bgtourney", "Show board"}
+    assert set(commands) == {"bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board"}
     assert commands["Show board"]["type"] == 3 and commands["Show board"]["description"] == ""  # Message -> Apps
+    assert {o["name"] for o in commands["bglearn"]["options"]} == {"openings", "puzzle", "leaderboard", "drill"}
     bg = commands["bg"]
     assert bg["guild_id"] == str(fake.guild_id)
     subs = {o["name"]: o for o in bg["options"]}

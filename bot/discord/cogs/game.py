@@ -28,7 +28,8 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import presenter, replays
+from bot.discord import lessons, presenter, replays
+from bot.discord.boards import picture_in_worker
 from bot.discord.cooldowns import cooldown, family_of, hold
 from bot.discord.errors import UserError
 from bot.discord.limits import shown
@@ -37,6 +38,7 @@ from bot.discord.replies import (
     BOARD_PERMISSIONS,
     CHANNEL_PERMISSIONS,
     THREAD_PERMISSIONS,
+    asked_at,
     defer,
     player_ref,
     require_option_lengths,
@@ -64,6 +66,7 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         self.table = parts.table
         self.cooldowns = parts.cooldowns
         self.replays = parts.replays
+        self.progress = getattr(parts, "progress", None)
         super().__init__()
         # The stake goes up to the core's limit (a setting), so Discord refuses more before we are asked.
         cap_option(self.challenge, "stake", self.service.limits.max_stake)
@@ -309,13 +312,22 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         self.advice.require()
-        require_permissions(interaction, ("send_messages", "embed_links"))
+        require_permissions(interaction, ("send_messages", "embed_links", "attach_files"))
         game_id = game or await self._latest_finished(interaction)
         found = await self.table.readable_game(interaction, game_id)
         if not isinstance(found, GameSummary):
             raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
         summaries = await self.table.quick(interaction, self.advice.analysis(found))
-        await self._reply(interaction, embed=presenter.analysis_embed(found, summaries))
+        embed = presenter.analysis_embed(found, summaries)
+        details = await self.table.quick(interaction, self.advice.details(found))
+        charts = lessons.game_charts(found, details)
+        pictures = await asyncio.gather(
+            *(picture_in_worker(chart, asked_at=asked_at(interaction)) for _, chart in charts)
+        )
+        files = [discord.File(io.BytesIO(png), filename=name) for (name, _), png in zip(charts, pictures)]
+        if len(files) == 1:
+            embed.set_image(url=f"attachment://{files[0].filename}")
+        await self._reply(interaction, embed=embed, files=files or None)
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
         recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
@@ -409,11 +421,23 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
     @app_commands.command(name="stats", description="Rating and record of a member")
     @app_commands.describe(member="Whose stats (default: yours)")
     async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
-        require_permissions(interaction, ("embed_links",))
+        require_permissions(interaction, ("embed_links", "attach_files"))
         who = member or interaction.user
         stats = await self.table.quick(interaction, self.service.stats(interaction.guild_id, who.id))
         record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
-        await self._reply(interaction, embed=presenter.stats_embed(who.display_name, stats, record))
+        embed = presenter.stats_embed(who.display_name, stats, record)
+        chart = None
+        if stats is not None and self.progress is not None:
+            history = await self.table.quick(interaction, self.progress.rating_history(interaction.guild_id, who.id))
+            place = interaction.guild.name if interaction.guild is not None else "this server"
+            chart = lessons.rating_chart(who.display_name, place, history)
+        if chart is None:
+            await self._reply(interaction, embed=embed)
+            return
+        png = await picture_in_worker(chart, asked_at=asked_at(interaction))
+        name = f"rating-{who.id}.png"
+        embed.set_image(url=f"attachment://{name}")
+        await self._reply(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
 
     @cooldown("lookup")
     @app_commands.command(name="rules", description="How to play here: commands, challenge options, the old words, the odds")

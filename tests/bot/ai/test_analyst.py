@@ -182,6 +182,53 @@ def test_analysis_of_a_whole_game_adds_up():
     assert all(b.equity_lost > ai.BLUNDER_THRESHOLD for b in analysis.blunders)
 
 
+def test_the_timeline_of_a_game_adds_up():
+    """Every move of the game, in order, with chances after it; the luck of the
+    moves sums to each player's luck; the mistakes kept carry their move and choices."""
+    analyst = Analyst(rng=random.Random(2))
+    game = Game(GameSettings(cube=False), dice=SeededDice(7))
+    game.opening_roll()
+    rng = random.Random(5)
+    while not game.is_over:
+        if game.phase.value == "roll":
+            game.roll(game.turn)
+        else:
+            game.play(game.turn, analyst.choose_play(game.position, game.dice, level=Level.BEGINNER, rng=rng))
+    analysis = analyst.analyse_game(game, ply=0, cube_level="0ply")
+    plays = [a for a in game.log if a.kind == "play"]
+    assert [m.move for m in analysis.moves] == list(range(1, len(plays) + 1))
+    assert [m.player for m in analysis.moves] == [a.player for a in plays]
+    for seat in (0, 1):
+        luck = sum(m.luck for m in analysis.moves if m.player == seat)
+        assert luck == pytest.approx(analysis.players[seat].luck, abs=1e-9)
+    for m in analysis.moves:
+        assert 0.0 <= m.gammons[0] <= m.win <= 1.0 and 0.0 <= m.gammons[1] <= 1.0 - m.win + 1e-9
+    last = analysis.moves[-1]
+    assert last.win == float(game.result.winner == 0)  # the game's end: certain
+    detail = analysis.detail()
+    assert len(detail["moves"]) == len(analysis.moves)
+    assert detail["players"][0]["rate"] == round(analysis.players[0].error_rate, 2)
+    for kept in detail["mistakes"]:
+        assert kept["lost"] >= ai.values.KEPT_MISTAKE and kept["id"] and 1 <= kept["move"] <= last.move
+        choices = kept["choices"]
+        assert choices[0][1] == max(e for _, e in choices) and kept["played"] in [t for t, _ in choices]
+        assert choices[0][1] - dict(choices)[kept["played"]] == pytest.approx(kept["lost"], abs=2e-4)
+
+
+def test_cube_mistakes_keep_both_actions():
+    """A double far too early is a cube error with its two choices."""
+    game = Game(GameSettings(), dice=ScriptedDice([3, 1, 6, 4]))
+    game.opening_roll()
+    game.play(0, "8/5 6/5")
+    game.double(1)  # bob doubles after one move: far too early
+    game.take(0)
+    analysis = Analyst().analyse_game(game, ply=0, cube_level="0ply")
+    (error,) = [m for m in analysis.players[1].mistakes if m.kind == "double"]
+    assert error.move == 2 and error.played == "double"
+    assert [text for text, _ in error.choices] == ["No double", "Double"]
+    assert error.choices[0][1] - error.choices[1][1] == pytest.approx(error.equity_lost)
+
+
 # -- no engines -------------------------------------------------------------------------
 
 

@@ -163,7 +163,8 @@ async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
     class Analyst:
         async def aanalyse_log(self, actions: list, settings: dict, *, score: tuple, crawford: bool, ply: int) -> Any:
             analysed.append((len(actions), sum(score)))
-            return SimpleNamespace(summary=lambda names: f"{names[0]}: fine")
+            return SimpleNamespace(summary=lambda names: f"{names[0]}: fine",
+                                   detail=lambda: {"v": 1, "moves": [], "players": [], "mistakes": []})
 
     fresh = GameService(env.store, clock=env.clock)
     advice = Advice(fresh, analyst=Analyst())  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ import pytest
 
 from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
+from bot.discord.cogs.learn import LearnCog
 from bot.discord.cogs.patience import PatienceCog
 from bot.discord.cogs.tools import ToolsCog
 from bot.discord.cogs.tourney import TourneyCog
@@ -26,6 +27,7 @@ EXPECTED = {
 TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
 PATIENCE = {"daily", "hoyle", "random", "play", "leaderboard"}
 TOURNEY = {"create", "start", "standings", "bracket", "cancel", "withdraw", "list", "role"}
+LEARN = {"openings", "puzzle", "leaderboard", "drill"}
 
 
 @pytest.fixture
@@ -39,6 +41,7 @@ async def tree_bot():
     await bot.add_cog(ToolsCog(parts, bot))  # type: ignore[arg-type]
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(TourneyCog(parts, None))  # type: ignore[arg-type]
+    await bot.add_cog(LearnCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -70,7 +73,7 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
-    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney"]
+    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney", "bglearn"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -91,12 +94,13 @@ async def test_the_show_board_message_command(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools, patience, tourney = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
+    group, tools, patience, tourney, learn = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
     assert {c.name for c in patience.commands} == PATIENCE
     assert {c.name for c in tourney.commands} == TOURNEY
-    assert len(group.commands) <= 25 and len(tools.commands) <= 25
+    assert {c.name for c in learn.commands} == LEARN
+    assert len(group.commands) <= 25 and len(tools.commands) <= 25 and len(learn.commands) <= 25
 
 
 async def test_challenge_options(tree_bot):
@@ -169,6 +173,6 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
     assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == [
-        "bg", "bgtools", "patience", "bgtourney", "Show board",
+        "bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board",
     ]
     await bot.close()

@@ -1,0 +1,347 @@
+"""The words and pictures of ``/bglearn``: the old masters' openings, puzzles, drills.
+
+Pure presentation, like :mod:`bot.discord.presenter`: values from the core in,
+embeds, lines and board scenes out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from bot.core.model import GameState, GameSummary
+from bot.core.openings import OpeningVerdict, ValuedPlay
+from bot.core.progress import GameTimeline, RatingHistory, timeline
+from bot.core.puzzles import Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
+from bot.discord.limits import plain, shown, visible
+from bot.discord.presenter import mention, timestamp
+
+from engine import Position
+from engine.openings import OpeningAdvice, opening_play
+from renderer import BoardScene
+from renderer.charts import GameChart, Mark, RatingChart
+
+COLOUR = discord.Colour(0x2E7D5B)
+MAX_DESCRIPTION = 4096
+EQUITY_NOTE = (
+    "Equity: cubeless money, for the player who opens; gives up = the best play's equity less this one's. "
+    "In the old texts' day the first player threw both dice, so a doublet could open."
+)
+
+
+# -- the old masters' openings -----------------------------------------------------------------
+
+
+def _loss(valued: ValuedPlay) -> str:
+    if valued.loss is None:
+        return ""
+    if valued.is_best:
+        return "✅ still the neural net's best"
+    return f"gives up **{valued.loss:.3f}**"
+
+
+def _who(entry: OpeningAdvice) -> str:
+    name = "Hoyle" if entry.source == "hoyle" else "the Britannica"
+    return f"{name}, {entry.aim}" if entry.aim else name
+
+
+def opening_embed(item: OpeningVerdict) -> discord.Embed:
+    """One throw: each text's play with its words and what it gives up, and the net's best."""
+    embed = discord.Embed(title=f"📜 The old masters' {item.roll_text}", colour=COLOUR)
+    lines = []
+    for entry, valued in item.old:
+        loss = _loss(valued)
+        lines.append(f"**{_who(entry)}**: `{entry.play}`" + (f" · {loss}" if loss else ""))
+        lines.append(f"> *“{plain(entry.words, 400)}”*")
+        if entry.note:
+            lines.append(f"-# {plain(entry.note, 300)}")
+    if item.best is not None:
+        lines.append(f"**Neural net** ({item.ply}-ply): `{item.best.text}` ({item.best.equity:+.3f})")
+    else:
+        lines.append("*The neural net is not installed here: the texts' plays alone.*")
+    embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
+    embed.set_footer(text=EQUITY_NOTE)
+    return embed
+
+
+def openings_embed(items: Sequence[OpeningVerdict]) -> discord.Embed:
+    """Every throw the texts cover, a line each."""
+    embed = discord.Embed(title="📜 The old masters' openings", colour=COLOUR)
+    lines = []
+    plays = best = 0
+    for item in items:
+        parts = []
+        for entry, valued in item.old:
+            plays += 1
+            best += valued.is_best
+            mark = "" if valued.loss is None else (" ✅" if valued.is_best else f" −{valued.loss:.3f}")
+            who = "H" if entry.source == "hoyle" else "B"
+            parts.append(f"{who} `{entry.play}`{mark}")
+        net = f" · net `{item.best.text}`" if item.best is not None and not all(v.is_best for _, v in item.old) else ""
+        lines.append(f"**{item.roll_text}** " + " · ".join(parts) + net)
+    if items and items[0].best is not None:
+        lines.insert(0, f"{best} of the texts' {plays} plays are still the neural net's best ({items[0].ply}-ply).")
+    lines.append("H: Hoyle · B: the Britannica · `/bglearn openings roll:3-3` for one throw, the words and the board.")
+    embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
+    embed.set_footer(text=EQUITY_NOTE)
+    return embed
+
+
+def opening_scene(item: OpeningVerdict, entry: OpeningAdvice | None = None) -> BoardScene:
+    """The opening position after a text's play of the throw (the first one's, or
+    ``entry``'s), the play drawn on it."""
+    entry = entry or item.old[0][0]
+    play = opening_play(entry)
+    who = "Hoyle" if entry.source == "hoyle" else "Britannica"
+    return BoardScene(
+        play.position,
+        names=(who, "Adversary"),
+        last_play=play.moves,
+        last_play_by=0,
+        to_act_label=f"{who}'s {item.roll_text}: {entry.play}",
+    )
+
+
+def biggest_departure(items: Sequence[OpeningVerdict]) -> tuple[OpeningVerdict, OpeningAdvice]:
+    """The throw and the text's play that gives up the most (the first without the neural net)."""
+    item = max(items, key=lambda item: item.worst_loss)
+    entry, _ = max(item.old, key=lambda pair: pair[1].loss or 0.0)
+    return item, entry
+
+
+def start_scene() -> BoardScene:
+    return BoardScene(Position.start())
+
+
+# -- charts ------------------------------------------------------------------------------------
+
+MAX_CHARTS = 4
+"""Game charts attached to one analysis (a long match's last games)."""
+
+
+def game_chart(view: GameState | GameSummary, line: GameTimeline) -> GameChart:
+    """The chart of one analysed game of ``view``'s match."""
+    names = (view.players[0].name, view.players[1].name)
+    which = f", game {line.number}" if view.game_count > 1 else ""
+    title = f"Game #{view.id}{which} · {_name(names[0])} vs {_name(names[1])}"
+    footer = "   ".join(
+        f"{_name(names[seat])}: error rate {p.rate:.1f} · luck {p.luck:+.2f}"
+        + (f" · {p.blunders} blunder{'s' if p.blunders != 1 else ''}" if p.blunders else "")
+        for seat, p in enumerate(line.players)
+    )
+    return GameChart(
+        title=title,
+        names=names,
+        moves=tuple(m.move for m in line.moves),
+        movers=tuple(m.player for m in line.moves),
+        win=tuple(m.win for m in line.moves),
+        gammons=tuple(m.gammons for m in line.moves),
+        luck=tuple(m.luck for m in line.moves),
+        marks=tuple(Mark(m.move, m.player, m.kind, m.lost) for m in line.marks),
+        footer=footer,
+    )
+
+
+def game_charts(view: GameState | GameSummary, details: dict[int, dict[str, Any]]) -> list[tuple[str, GameChart]]:
+    """``(file name, chart)`` of the last :data:`MAX_CHARTS` analysed games with moves."""
+    lines = [timeline(number, detail) for number, detail in sorted(details.items())]
+    lines = [line for line in lines if line.moves][-MAX_CHARTS:]
+    return [(f"analysis-{view.id}-{line.number}.png", game_chart(view, line)) for line in lines]
+
+
+def rating_chart(name: str, place: str, history: RatingHistory) -> RatingChart | None:
+    """The chart of a member's rated matches in a server (None before the first)."""
+    if not history.matches:
+        return None
+    matches = history.matches
+    best = history.best_win
+    best_index = next((i for i, m in enumerate(matches) if m is best), None)
+    best_label = ""
+    subtitle = f"{history.wins} won · {history.losses} lost · {history.points:+d} points"
+    if best is not None:
+        best_label = f"beat {_name(best.opponent_name or 'someone', 14)} ({best.opponent_rating:.0f})"
+        subtitle += f" · best win: {_name(best.opponent_name or 'someone', 14)} ({best.opponent_rating:.0f})"
+    footer = ""
+    if history.errors:
+        recent = history.errors[-5:]
+        footer = f"Error rate, last {len(recent)} analysed: {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+    return RatingChart(
+        title=f"{_name(name)} · {_name(place, 24)}",
+        times=tuple(m.at for m in matches),
+        ratings=tuple(m.rating_after for m in matches),
+        points=tuple(m.points or 0 for m in matches),
+        won=tuple(m.won for m in matches),
+        start_rating=history.start_rating,
+        error_times=tuple(e.at for e in history.errors),
+        error_rates=tuple(e.rate for e in history.errors),
+        best_win=best_index,
+        best_win_label=best_label,
+        subtitle=subtitle,
+        footer=footer,
+    )
+
+
+def _name(name: str, limit: int = 18) -> str:
+    """A name for a chart: visible characters only, cut to ``limit``."""
+    text = " ".join(visible(name).split()) or "?"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- puzzles and drills ------------------------------------------------------------------------
+
+HIDDEN = ("You", "Opponent")
+"""The players' names in a puzzle of a server that hides them: the one deciding, the other."""
+
+
+def _deciding_on_roll(decision: Decision) -> bool:
+    """Whether the player deciding is the one on roll (a take is decided by the other)."""
+    return decision.kind != "take"
+
+
+def decision_names(decision: Decision, names_shown: bool) -> tuple[str, str]:
+    """(the player deciding, the other) as the puzzle shows them."""
+    if not names_shown:
+        return HIDDEN
+    return (decision.names[decision.seat], decision.names[1 - decision.seat])
+
+
+def question(decision: Decision, names_shown: bool) -> str:
+    me, other = decision_names(decision, names_shown)
+    if decision.kind == "checker" and decision.dice:
+        return f"{me} to play {max(decision.dice)}-{min(decision.dice)}: which play?"
+    if decision.kind == "double":
+        return f"{me} on roll: double or not?"
+    return f"{other} doubles: {'take or pass' if me == HIDDEN[0] else f'does {me} take or pass'}?"
+
+
+def decision_scene(decision: Decision, names_shown: bool) -> BoardScene:
+    """The position as the player deciding sees it, with the question as its status line."""
+    position_id, _, match_id = decision.gnubg_id.partition(":")
+    me, other = decision_names(decision, names_shown)
+    on_roll = _deciding_on_roll(decision)
+    return BoardScene.from_ids(
+        position_id, match_id or None,
+        names=(visible(me), visible(other)) if on_roll else (visible(other), visible(me)),
+        viewpoint=0 if on_roll else 1,
+        to_act_label=visible(question(decision, names_shown)),
+    )
+
+
+def _source(puzzle: Puzzle) -> str:
+    """Where the position comes from: with the game's number and players only where the
+    server shows names (a number would lead to the names through ``/bg analysis``)."""
+    d = puzzle.decision
+    if puzzle.names_shown:
+        where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
+        return f"from {where} between {shown(d.names[0])} and {shown(d.names[1])}, move {d.move}"
+    return f"from one of this server's games, move {d.move} (names hidden)"
+
+
+def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:
+    d = puzzle.decision
+    head = f"🧩 **Puzzle of the day** #{puzzle.id}" if puzzle.kind == "daily" else f"🧩 **Puzzle** #{puzzle.id}"
+    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_shown))}** A member lost equity here."]
+    if puzzle.kind == "daily" and not puzzle.revealed:
+        when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " tomorrow"
+        lines.append(f"Answer privately in the menu, once: the answer and who got it right come{when}.")
+        if daily_post:
+            lines.append("Missed it? `/bglearn puzzle` serves it to you privately.")
+    else:
+        lines.append("Answer in the menu: you see at once how each choice does.")
+    return "\n".join(lines)
+
+
+def choice_lines(decision: Decision, marked: str | None = None) -> list[str]:
+    """Each choice with its equity, best first; ``marked``: the one answered."""
+    lines = []
+    for choice in sorted(decision.choices, key=lambda c: (c.loss, c.label)):
+        tag = " ✅" if choice.best else f" (−{choice.loss:.3f})"
+        mine = " ← you" if choice.label == marked else ""
+        played = " · played in the game" if choice.label == decision.played else ""
+        lines.append(f"`{choice.label}` {choice.equity:+.3f}{tag}{played}{mine}")
+    return lines
+
+
+def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
+    """The private answer to a member's choice."""
+    decision = puzzle_or_drill.decision
+    choice = answered.choice
+    if not answered.counted and answered.before is not None:
+        first = f"You answered `{answered.before.label}` already: the first answer stands."
+        if not answered.shown:
+            return first
+        lines = [first]
+    elif not answered.shown:
+        assert isinstance(puzzle_or_drill, Puzzle)
+        when = timestamp(puzzle_or_drill.reveal_at) if puzzle_or_drill.reveal_at else "tomorrow"
+        return f"Your answer: `{choice.label}`. It's in; the answer comes {when}."
+    else:
+        lines = ["✅ Right: the best choice." if answered.right else
+                 f"❌ Not the best: `{choice.label}` gives up {choice.loss:.3f}."]
+    lines += choice_lines(decision, choice.label)
+    if isinstance(puzzle_or_drill, Drill):
+        if answered.learned:
+            lines.append("Learned: this one won't come back.")
+        elif answered.next_due is not None:
+            lines.append(f"It comes back {timestamp(answered.next_due)}. `/bglearn drill` for the next one.")
+    return "\n".join(lines)
+
+
+def reveal_embed(reveal: Reveal) -> discord.Embed:
+    puzzle = reveal.puzzle
+    d = puzzle.decision
+    embed = discord.Embed(title=f"🧩 Puzzle #{puzzle.id}: the answer", colour=COLOUR)
+    lines = [f"*{plain(question(d, puzzle.names_shown))}* ({_source(puzzle)})"]
+    for choice, users in sorted(reveal.chosen, key=lambda pair: (pair[0].loss, pair[0].label)):
+        tag = "✅ best" if choice.best else f"−{choice.loss:.3f}"
+        who = f" · chosen by {len(users)}" if users else ""
+        played = " · played in the game" if choice.label == d.played else ""
+        lines.append(f"`{choice.label}` {choice.equity:+.3f} ({tag}){played}{who}")
+    right = reveal.right
+    if right:
+        names = ", ".join(mention(user) for user in right[:40])
+        more = f" and {len(right) - 40} more" if len(right) > 40 else ""
+        lines.append(f"**Right:** {names}{more}")
+    else:
+        lines.append("Nobody got it right." if any(users for _, users in reveal.chosen) else "Nobody answered.")
+    streaks = [(user, streak) for user, streak in reveal.streaks if streak >= 2][:5]
+    if streaks:
+        lines.append("**Streaks:** " + ", ".join(f"{mention(user)} {streak} in a row" for user, streak in streaks))
+    embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
+    embed.set_footer(text="Equities for the player deciding: cubeless for plays, per cube for the cube. "
+                          "/bglearn leaderboard for the server's puzzle table.")
+    return embed
+
+
+def drill_content(drill: Drill) -> str:
+    d = drill.decision
+    when = f"game #{d.game_id}, move {d.move}"
+    box = "new" if drill.box == 0 else f"box {drill.box + 1} of 5"
+    return (f"🎯 **Drill** · your error in {when} ({box}) · {drill.due} due now, {drill.later} waiting, "
+            f"{drill.learned} learned\n**{plain(question(d, True))}** Pick the best choice.")
+
+
+def no_drill_text(counts: tuple[int, int, int]) -> str:
+    due, later, learned = counts
+    if not later and not learned:
+        return ("No drill yet: drills are your own errors (0.04 or more) in analysed games. "
+                "Finish a game and come back.")
+    return f"No drill due now: {later} waiting for later, {learned} learned. Come back later."
+
+
+def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | None, user_id: int) -> discord.Embed:
+    embed = discord.Embed(title=f"🧩 Puzzle leaderboard · {shown(place)}", colour=COLOUR)
+    if not scores:
+        embed.description = "No daily puzzle answered yet. A moderator turns them on with `/bglearn puzzle daily:on`."
+        return embed
+    lines = []
+    for rank, score in enumerate(scores, start=1):
+        name = mention(score.user_id)
+        lines.append(f"**{rank}.** {name} · {score.correct} of {score.answered} right · "
+                     f"streak {score.streak} (best {score.best_streak})")
+    if mine is not None and all(s.user_id != user_id for s in scores):
+        lines.append(f"You: {mine.correct} of {mine.answered} right · streak {mine.streak} (best {mine.best_streak})")
+    embed.description = "\n".join(lines)
+    return embed
