@@ -151,8 +151,10 @@ def game_charts(view: GameState | GameSummary, details: dict[int, dict[str, Any]
     return [(f"analysis-{view.id}-{line.number}.png", game_chart(view, line)) for line in lines]
 
 
-def rating_chart(name: str, place: str, history: RatingHistory) -> RatingChart | None:
-    """The chart of a member's rated matches in a server (None before the first)."""
+def rating_chart(name: str, place: str, history: RatingHistory, *, opponents: bool = True) -> RatingChart | None:
+    """The chart of a member's rated matches in a server, or everywhere (None before
+    the first). ``opponents`` False: the best win without its opponent's name (the
+    global chart's matches were played in servers the asker may not see)."""
     if not history.matches:
         return None
     matches = history.matches
@@ -161,8 +163,9 @@ def rating_chart(name: str, place: str, history: RatingHistory) -> RatingChart |
     best_label = ""
     subtitle = f"{history.wins} won · {history.losses} lost · {history.points:+d} points"
     if best is not None:
-        best_label = f"beat {_name(best.opponent_name or 'someone', 14)} ({best.opponent_rating:.0f})"
-        subtitle += f" · best win: {_name(best.opponent_name or 'someone', 14)} ({best.opponent_rating:.0f})"
+        who = _name(best.opponent_name or "someone", 14) if opponents else "a player"
+        best_label = f"beat {who} ({best.opponent_rating:.0f})"
+        subtitle += f" · best win: {who} ({best.opponent_rating:.0f})"
     footer = ""
     if history.errors:
         recent = history.errors[-5:]

@@ -419,18 +419,27 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
 
     @cooldown("lookup")
     @app_commands.command(name="stats", description="Rating and record of a member")
-    @app_commands.describe(member="Whose stats (default: yours)")
-    async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+    @app_commands.describe(
+        member="Whose stats (default: yours)",
+        everywhere="Their rating over every server the bot is in (default: this server's)",
+    )
+    async def stats(
+        self, interaction: discord.Interaction, member: discord.Member | None = None, everywhere: bool = False
+    ) -> None:
         require_permissions(interaction, ("embed_links", "attach_files"))
         who = member or interaction.user
-        stats = await self.table.quick(interaction, self.service.stats(interaction.guild_id, who.id))
+        scope = None if everywhere else interaction.guild_id
+        stats = await self.table.quick(interaction, self.service.stats(scope, who.id))
         record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
         embed = presenter.stats_embed(who.display_name, stats, record)
         chart = None
         if stats is not None and self.progress is not None:
-            history = await self.table.quick(interaction, self.progress.rating_history(interaction.guild_id, who.id))
-            place = interaction.guild.name if interaction.guild is not None else "this server"
-            chart = lessons.rating_chart(who.display_name, place, history)
+            history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id))
+            place = "every server" if everywhere else (
+                interaction.guild.name if interaction.guild is not None else "this server"
+            )
+            # everywhere: matches in servers the asker may not see, so no opponent's name
+            chart = lessons.rating_chart(who.display_name, place, history, opponents=not everywhere)
         if chart is None:
             await self._reply(interaction, embed=embed)
             return

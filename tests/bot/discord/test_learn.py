@@ -135,6 +135,26 @@ async def test_stats_have_the_rating_chart(analysed):
     assert bob.best_win.game_id == game_id and bob.matches[0].points == 1
 
 
+async def test_stats_everywhere_chart_the_global_rating_without_opponents_names(analysed):
+    w = analysed
+    await short_game(w)
+    other = w.env.create_guild("Elsewhere")  # a second server: its rating counts everywhere
+    channel = other.create_text_channel("bg")
+    alice, bob = other.add_member(w.alice.user), other.add_member(w.bob.user)
+    board = await w.start_game(alice, bob, channel=channel)
+    await bob.slash(channel, "bg forfeit")
+    here = await w.bot.parts.progress.rating_history(w.guild.id, w.bob.id)
+    everywhere = await w.bot.parts.progress.rating_history(None, w.bob.id)
+    assert len(here.matches) == 1 and len(everywhere.matches) == 2
+    await w.bob.slash(w.channel, "bg stats", everywhere=True)
+    message = w.channel.last_message
+    assert message.attachments and message.attachments[0].filename == f"rating-{w.bob.id}.png"
+    from bot.discord import lessons
+    chart = lessons.rating_chart("bob", "every server", everywhere, opponents=False)
+    assert "alice" not in chart.subtitle and "a player" in chart.subtitle
+    assert board is not None
+
+
 async def test_stats_without_rated_matches_have_no_chart(learn):
     w = learn
     await w.carol.slash(w.channel, "bg stats")
