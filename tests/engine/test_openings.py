@@ -13,7 +13,9 @@ from engine.openings import (
     OPENINGS, SOURCES, advice_for, covered_rolls, opening_play, parse_roll,
 )
 
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parents[2] / "docs" / "seeds"
+"""The period texts the openings are quoted from (public domain; copied from the
+project's shared seeds so the check runs on any clone)."""
 
 
 def _plain(text: str) -> str:
@@ -35,8 +37,6 @@ def test_every_play_is_legal_from_the_start_and_parsed(entry) -> None:
 @pytest.mark.parametrize("entry", OPENINGS, ids=lambda e: f"{e.source}-{e.roll_text}-{e.play}")
 def test_the_words_are_the_seeds_own(entry) -> None:
     seed = SEEDS / SOURCES[entry.source].seed
-    if not seed.exists():
-        pytest.skip("the seeds are not beside this checkout")
     assert _plain(entry.words) in _plain(seed.read_text(encoding="utf-8"))
 
 
