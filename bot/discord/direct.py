@@ -10,11 +10,15 @@ from typing import Any
 
 import discord
 
+from bot.core.lru import Lru
 from bot.core.model import Delivery, Outcome
 from bot.discord import presenter
 from bot.discord.limits import fit, pinging, plain, shown
 
 log = logging.getLogger(__name__)
+
+TOLD_KEPT = 20_000
+"""Games whose last player to act is remembered (an older one may tell its player once more)."""
 
 
 async def open_dm(client: discord.Client, user_id: int) -> discord.DMChannel:
@@ -66,8 +70,8 @@ class TurnMessages:
     def __init__(self, client: discord.Client, members: Any) -> None:
         self.client = client
         self.members = members
-        self._told: dict[int, int] = {}
-        """game id -> the member whose turn its last board showed."""
+        self._told: Lru[int, int] = Lru(TOLD_KEPT)
+        """game id -> the member whose turn its last board showed (the most recent games)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Any) -> None:
