@@ -248,6 +248,8 @@ class Crashes:
     async def kill_during_a_reminder(self) -> str:
         table = self.rng.choice([t for t in self.tables if not t.computer])
         await self.act_and_wait(table)
+        if int(table.channel["id"]) not in self.active():  # that action ended the game (the dice are random)
+            await self.start(table)
         game_id, version = self.active()[int(table.channel["id"])]
         await self.bot.kill()
         write_db(self.db, "UPDATE games SET reminder_at = ?, reminder_sent = 0 WHERE id = ?", (time.time() - 60, game_id))
