@@ -126,6 +126,11 @@ class Members:
             taken += max(span.total_seconds(), 0.0) / 86400
         return taken
 
+    async def back_at(self, guild_id: int, user_id: int) -> datetime | None:
+        """When the member's vacation here ends, if they are on one (one read: for a challenge)."""
+        vacation = await self.store.members.away(guild_id, user_id, self.clock())
+        return vacation.ends_at if vacation is not None else None
+
     async def away(self, guild_id: int, user_id: int) -> Away | None:
         vacation = await self.store.members.away(guild_id, user_id, self.clock())
         if vacation is None:

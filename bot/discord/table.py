@@ -324,10 +324,10 @@ class Table:
         members = self.service.members
         challenged = challenge.challenged.user_id
         content = presenter.challenge_content(challenge, thread=thread)
-        away = await members.away(challenge.guild_id, challenged)
-        if away is not None:
+        back = await members.back_at(challenge.guild_id, challenged)
+        if back is not None:
             content += (f"\n🏖️ {shown(challenge.challenged.name)} is on vacation until "
-                        f"{presenter.timestamp(away.until)}: the challenge may wait for them.")
+                        f"{presenter.timestamp(back)}: the challenge may wait for them.")
         message = await send_public(
             interaction,
             content=content,

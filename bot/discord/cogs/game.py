@@ -16,6 +16,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.cogs import Guarded
+
 from bot.core.advice import parse_level
 from bot.core.model import (
     AUTOMATIC_DOUBLES_LIMIT,
@@ -30,7 +32,7 @@ from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
 from bot.discord import lessons, presenter, replays
 from bot.discord.boards import picture_in_worker
-from bot.discord.cooldowns import cooldown, family_of, hold
+from bot.discord.cooldowns import cooldown
 from bot.discord.errors import UserError
 from bot.discord.limits import shown
 from bot.discord.parts import Parts
@@ -41,7 +43,6 @@ from bot.discord.replies import (
     asked_at,
     defer,
     player_ref,
-    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -56,7 +57,7 @@ HISTORY_SEARCH = 30
 
 
 @app_commands.guild_only()
-class GameCog(commands.GroupCog, group_name="bg", group_description="Play backgammon"):
+class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Play backgammon"):
     """Backgammon commands."""
 
     def __init__(self, parts: Parts) -> None:
@@ -70,12 +71,6 @@ class GameCog(commands.GroupCog, group_name="bg", group_description="Play backga
         super().__init__()
         # The stake goes up to the core's limit (a setting), so Discord refuses more before we are asked.
         cap_option(self.challenge, "stake", self.service.limits.max_stake)
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
-        """Before every command: its text options within their declared lengths, and the member's cooldown."""
-        require_option_lengths(interaction)
-        hold(self.cooldowns, family_of(interaction), interaction.user)
-        return True
 
     # -- starting a game -------------------------------------------------------------
 

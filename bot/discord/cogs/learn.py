@@ -20,18 +20,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.cogs import Guarded
+
 from bot.core.puzzles import Drill, Puzzle, PuzzleDelivery
 from bot.discord import lessons
 from bot.discord.boards import render_in_worker
 from bot.discord.components import answer_controls
-from bot.discord.cooldowns import cooldown, family_of, hold
+from bot.discord.cooldowns import cooldown, hold
 from bot.discord.dispatcher import NotDelivered
 from bot.discord.errors import UserError, report
 from bot.discord.limits import fit, pinging
 from bot.discord.parts import Parts
 from bot.discord.replies import (
     asked_at,
-    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -45,7 +46,7 @@ RollChoice = Literal[tuple(f"{high}-{low}" for high, low in covered_rolls())]  #
 
 
 @app_commands.guild_only()
-class LearnCog(commands.GroupCog, group_name="bglearn", group_description="Learn: the old masters' openings, puzzles, drills"):
+class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_description="Learn: the old masters' openings, puzzles, drills"):
     """Openings, puzzles and drills."""
 
     def __init__(self, parts: Parts) -> None:
@@ -64,12 +65,6 @@ class LearnCog(commands.GroupCog, group_name="bglearn", group_description="Learn
             scheduler = getattr(parts, "scheduler", None)
             if scheduler is not None:
                 scheduler.add_job("puzzles", self.puzzles.run_due, self.puzzles.next_wakeup)
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
-        """Before every command: its text options within their declared lengths, and the member's cooldown."""
-        require_option_lengths(interaction)
-        hold(self.cooldowns, family_of(interaction), interaction.user)
-        return True
 
     # -- the old masters' openings ----------------------------------------------------------------
 

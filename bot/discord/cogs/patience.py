@@ -24,17 +24,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.cogs import Guarded
+
 from bot.core.patience import Attempt, PatienceResult, StaleLayoutError
 from bot.discord import patience_panel as words
 from bot.discord.boards import picture_in_worker
-from bot.discord.cooldowns import cooldown, family_of, hold
+from bot.discord.cooldowns import cooldown, hold
 from bot.discord.errors import report
 from bot.discord.parts import Parts
 from bot.discord.replies import (
     asked_at,
     edit_clicked,
     player_ref,
-    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -50,7 +51,7 @@ STALE_NOTE = "That panel was out of date: here is your layout as it stands."
 
 @app_commands.guild_only()
 class PatienceCog(
-    commands.GroupCog, group_name="patience", group_description="Serpent Poker Patience: lay 25 cards, score poker hands"
+    Guarded, commands.GroupCog, group_name="patience", group_description="Serpent Poker Patience: lay 25 cards, score poker hands"
 ):
     """Patience commands, and the panel's buttons (:class:`~bot.discord.patience_panel.PatienceButton`)."""
 
@@ -68,12 +69,6 @@ class PatienceCog(
     async def cog_unload(self) -> None:
         if self._warming is not None and not self._warming.done():
             self._warming.cancel()
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
-        """Before every command: its text options within their declared lengths, and the member's cooldown."""
-        require_option_lengths(interaction)
-        hold(self.cooldowns, family_of(interaction), interaction.user)
-        return True
 
     # -- commands -------------------------------------------------------------------------------
 

@@ -18,10 +18,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.cogs import Guarded
+
 from bot.core.model import ChallengeOptions, GameSummary
 from bot.discord import presenter, replays
 from bot.discord.boards import render_in_worker, scene_for_id
-from bot.discord.cooldowns import cooldown, family_of, hold
+from bot.discord.cooldowns import cooldown, hold
 from bot.discord.errors import UserError
 from bot.discord.limits import quote, reason, shown
 from bot.discord.parts import Parts
@@ -31,7 +33,6 @@ from bot.discord.replies import (
     asked_at,
     defer,
     player_ref,
-    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -44,7 +45,7 @@ SHOW_BOARD = "Show board"
 
 
 @app_commands.guild_only()
-class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
+class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
     """Fair dice, statistics, positions and replays."""
 
     def __init__(self, parts: Parts, bot: commands.Bot | None = None) -> None:
@@ -69,12 +70,6 @@ class ToolsCog(commands.GroupCog, group_name="bgtools", group_description="Backg
     async def cog_unload(self) -> None:
         if self.bot is not None:
             self.bot.tree.remove_command(self.show_board_menu.name, type=self.show_board_menu.type)
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
-        """Before every command: its text options within their declared lengths, and the member's cooldown."""
-        require_option_lengths(interaction)
-        hold(self.cooldowns, family_of(interaction), interaction.user)
-        return True
 
     # -- fair dice ------------------------------------------------------------------------------
 

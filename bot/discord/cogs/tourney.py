@@ -16,11 +16,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.cogs import Guarded
+
 from bot.core.tournaments import ROUND_KIND, UPDATE_KIND, KNOCKOUT, ROUND_ROBIN, SWISS, TournamentOptions
 from bot.core.tournaments.model import MAX_PLAYERS, MAX_ROUND_DAYS, MAX_SIGNUP_HOURS, MAX_SWISS_ROUNDS
 from bot.discord import presenter
 from bot.discord import tourneys as words
-from bot.discord.cooldowns import cooldown, family_of, hold
+from bot.discord.cooldowns import cooldown
 from bot.discord.errors import UserError
 from bot.discord.limits import plain
 from bot.discord.parts import Parts
@@ -28,7 +30,6 @@ from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,
     player_ref,
-    require_option_lengths,
     require_permissions,
     send_private,
     send_public,
@@ -40,7 +41,7 @@ FORMATS = {"knockout": KNOCKOUT, "round robin": ROUND_ROBIN, "swiss": SWISS}
 
 
 @app_commands.guild_only()
-class TourneyCog(commands.GroupCog, group_name="bgtourney", group_description="Backgammon tournaments: knockout, round robin, Swiss"):
+class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_description="Backgammon tournaments: knockout, round robin, Swiss"):
     """Tournaments run by the bot over days."""
 
     def __init__(self, parts: Parts, tourneys: Tourneys) -> None:
@@ -50,12 +51,6 @@ class TourneyCog(commands.GroupCog, group_name="bgtourney", group_description="B
         self.cooldowns = parts.cooldowns
         self.tourneys = tourneys
         super().__init__()
-
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
-        """Before every command: its text options within their declared lengths, and the member's cooldown."""
-        require_option_lengths(interaction)
-        hold(self.cooldowns, family_of(interaction), interaction.user)
-        return True
 
     async def _may_organise(self, interaction: discord.Interaction) -> bool:
         """Manage Events, or the server's organiser role."""
