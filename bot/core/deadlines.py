@@ -21,7 +21,7 @@ from bot.core import narration
 from bot.core.challenges import Challenges
 from bot.core.deliveries import Deliveries
 from bot.core.members import Members
-from bot.core.model import EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
+from bot.core.model import DUE_PER_SWEEP, EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
 from bot.store import GameRow, Owed, Shard, StorageError, Store
 
 log = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ class Deadlines:
         expiries_per_sweep: int = EXPIRIES_PER_SWEEP,
         *,
         members: Members | None = None,
+        due_per_sweep: int = DUE_PER_SWEEP,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -52,6 +53,10 @@ class Deadlines:
         self.state_of = state_of
         self.time_out = time_out
         self.expiries_per_sweep = expiries_per_sweep
+        self.due_per_sweep = due_per_sweep
+        """Reminders and timeouts per pass (:data:`~bot.core.model.DUE_PER_SWEEP`)."""
+        self.more_due = False
+        """Whether the last pass stopped at a batch's end with more due (the next one comes at once)."""
         self.members = members
         """Members' preferences and vacations (None: reminders as they fall, nobody away)."""
         """Expired challenges tidied per pass: each costs a message edit, and a flood of
@@ -86,13 +91,23 @@ class Deadlines:
                 self.deliveries.wake()
 
     async def _process_due(self, now: datetime, shard: Shard | None, notices: list[Notice]) -> list[Notice]:
-        for row in await self.store.schedule.expire_challenges(now, shard=shard, limit=self.expiries_per_sweep):
+        self.more_due = False
+        expired = await self.store.schedule.expire_challenges(now, shard=shard, limit=self.expiries_per_sweep)
+        reminders = await self.store.schedule.due_reminders(now, shard=shard, limit=self.due_per_sweep)
+        deadlines = await self.store.schedule.due_deadlines(now, shard=shard, limit=self.due_per_sweep)
+        full = (
+            len(expired) >= self.expiries_per_sweep
+            or len(reminders) >= self.due_per_sweep
+            or len(deadlines) >= self.due_per_sweep
+        )
+        before = len(notices)
+        for row in expired:
             view = self.challenges.keep(await self.challenges.view_of(row))
             notices.append(Notice(
                 "challenge_expired", None, view, view.challenger.user_id,
                 f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
             ))
-        for row in await self.store.schedule.due_reminders(now, shard=shard):
+        for row in reminders:
             if row.turn_deadline is not None and row.turn_deadline <= now:
                 continue  # the timeout below covers it
             state = await self.state_of(row)
@@ -124,7 +139,7 @@ class Deadlines:
             if await self.store.schedule.claim_reminder(row.id, row.version, owed) is None:
                 continue
             notices.append(Notice("reminder", state, None, player.user_id, text))
-        for row in await self.store.schedule.due_deadlines(now, shard=shard):
+        for row in deadlines:
             try:
                 if self.members is not None and await self.members.hold_turn(row, await self.state_of(row)):
                     continue  # on vacation: the clock waits
@@ -137,4 +152,7 @@ class Deadlines:
                 continue
             if notice is not None:
                 notices.append(notice)
+        # A full batch that got somewhere may have left more behind: the scheduler
+        # comes back at once (one that got nowhere waits, or it would spin).
+        self.more_due = full and len(notices) > before
         return notices

@@ -154,7 +154,7 @@ class GameService:
         self.members = Members(store, self.clock, self.state_of, wake=self.deliveries.wake)
         self.deadlines = Deadlines(
             store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out,
-            self.limits.expiries_per_sweep, members=self.members,
+            self.limits.expiries_per_sweep, members=self.members, due_per_sweep=self.limits.due_per_sweep,
         )
         self.patience = PatienceService(store, self.names, self.clock, seed_source)
         self.finish_listeners: list[Callable[[GameRow], Awaitable[None]]] = []

@@ -57,6 +57,10 @@ MAX_CHALLENGES_RECEIVED = DEFAULT_MAX_CHALLENGES_RECEIVED
 CACHED_GAMES = DEFAULT_CACHED_GAMES
 """Active games a process keeps in memory by default (the setting ``CACHED_GAMES``)."""
 EXPIRIES_PER_SWEEP = 10
+DUE_PER_SWEEP = 25
+"""Reminders and timeouts done per scheduler pass: with hundreds due at once (after an
+outage, a busy server's morning) each pass stays short and the clicks waiting behind
+it are answered between passes; the next pass follows at once while more are due."""
 """How many expired challenges one pass of the scheduler tidies (one message
 edit each); the rest wait for the next pass, a second or more later."""
 
@@ -154,11 +158,13 @@ class Limits:
     pending_per_challenger: int = MAX_PENDING_CHALLENGES
     pending_per_challenged: int = MAX_CHALLENGES_RECEIVED
     expiries_per_sweep: int = EXPIRIES_PER_SWEEP
+    due_per_sweep: int = DUE_PER_SWEEP
     cached_games: int = CACHED_GAMES
     """Active games a process keeps in memory (the least recently used drop out)."""
 
     def __post_init__(self) -> None:
-        for name in ("max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep", "cached_games"):
+        for name in ("max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep", "due_per_sweep",
+                     "cached_games"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
@@ -555,7 +561,7 @@ class Notice:
 
 
 __all__ = [
-    "AUTOMATIC_DOUBLES_LIMIT", "CACHED_GAMES", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH",
+    "AUTOMATIC_DOUBLES_LIMIT", "CACHED_GAMES", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "DUE_PER_SWEEP", "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH",
     "KEPT_CHALLENGES",
     "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",

@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 MAX_SLEEP = 60.0
 MIN_SLEEP = 1.0
+BATCH_PAUSE = 0.05
+"""Between two passes while more is due than one pass does (a batch at a time)."""
 
 Job = Callable[[datetime, "Shard | None"], Awaitable[object]]
 """A feature's own due work: ``(now, shard)``; it writes what it owes to the outbox."""
@@ -103,6 +105,9 @@ class Scheduler:
                 raise
             except Exception:
                 log.exception("the scheduler failed; trying again shortly")
+            if self.deadlines.more_due:
+                await asyncio.sleep(BATCH_PAUSE)  # the next batch, after the clicks waiting behind this one
+                continue
             await asyncio.sleep(await self.delay())
 
     async def delay(self) -> float:

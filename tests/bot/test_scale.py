@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -389,5 +390,56 @@ async def test_a_features_scheduled_work_runs_behind_the_gate_and_sets_the_wake_
         assert len(ran) == 1 and ran[0][1] is None  # ran after the broken one failed
         assert 6 <= await scheduler.delay() <= 7
         assert not scheduler.gate.is_set()  # the loop itself waits for the bot to be connected
+    finally:
+        await store.close()
+
+
+async def test_the_sweep_works_in_batches_and_comes_back_at_once_while_more_is_due(tmp_path) -> None:
+    """60 turns run out at once: each pass times out at most ``due_per_sweep`` of them,
+    oldest first, and the scheduler runs the next pass without waiting for its sleep."""
+    from bot.core import Limits
+
+    clock = FakeClock()
+    store = await open_store(tmp_path / "bg.sqlite3", clock=clock)
+    try:
+        service = GameService(store, dice=SeededDice(5), clock=clock, limits=Limits(due_per_sweep=25))
+        one_day = ChallengeOptions(move_days=1)
+        games = []
+        for i in range(60):
+            a, b = pair(500 + i)
+            games.append((await start_game(service, channel=7000 + i, a=a, b=b, options=one_day)).id)
+            clock.advance(seconds=1)  # each deadline a second after the one before
+        clock.advance(days=2)
+
+        first = await service.deadlines.process_due()
+        assert [n.view.id for n in first if n.kind == "timeout"] == games[:25]  # the longest overdue first
+        assert service.deadlines.more_due
+
+        # The loop: passes follow one another until nothing is left, then it sleeps as before.
+        scheduler = Scheduler(service.deadlines)
+        passes: list[int] = []
+        slept = asyncio.Event()
+        real_run_once = scheduler.run_once
+
+        async def run_once(now=None):
+            notices = await real_run_once(now)
+            passes.append(len(notices))
+            return notices
+
+        async def delay() -> float:
+            slept.set()
+            return 3600.0
+
+        scheduler.run_once = run_once  # type: ignore[method-assign]
+        scheduler.delay = delay  # type: ignore[method-assign]
+        scheduler.open()
+        scheduler.start()
+        await asyncio.wait_for(slept.wait(), 30)
+        await scheduler.stop()
+        assert passes[:2] == [25, 10]  # no sleep between the batches: delay() came only after the last
+        for gid in games:
+            row = await store.games.get(gid)
+            assert row.status == "finished"
+        assert not service.deadlines.more_due
     finally:
         await store.close()
