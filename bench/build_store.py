@@ -382,6 +382,22 @@ PLAYER_COLUMNS = "user_id, display_name, is_bot, created_at, updated_at"
 BULK_TABLES = ("games", "actions", "game_summaries", "rating_history", "ratings", "players")
 
 
+DERIVED = (
+    # What the store keeps beside the games, as the transaction that ends a game
+    # would have kept it (bot.store.stats.count_dice): the finished games' dice.
+    """
+    INSERT INTO dice_counts (user_id, guild_id, hi, lo, n)
+    SELECT a.actor, g.guild_id,
+           CASE WHEN a.die1 >= a.die2 THEN a.die1 ELSE a.die2 END,
+           CASE WHEN a.die1 >= a.die2 THEN a.die2 ELSE a.die1 END,
+           COUNT(*)
+    FROM actions a JOIN games g ON g.id = a.game_id
+    WHERE g.status <> 'active' AND a.actor IS NOT NULL AND a.die1 IS NOT NULL
+    GROUP BY 1, 2, 3, 4
+    """,
+)
+
+
 def _marks(columns: str) -> str:
     return ", ".join("?" for _ in columns.split(","))
 
@@ -414,6 +430,8 @@ class SqliteWriter:
 
     def finish(self) -> None:
         self.conn.execute("COMMIT")
+        for sql in DERIVED:
+            self.conn.execute(sql)
         for _, sql in self.indexes:
             self.conn.execute(sql)
         self.conn.execute(
@@ -455,6 +473,8 @@ class PostgresWriter:
 
     def finish(self) -> None:
         run = self.loop.run_until_complete
+        for sql in DERIVED:
+            run(self.conn.execute(sql))
         for _, sql in self.indexes:
             run(self.conn.execute(sql))
         run(self.conn.execute("SELECT setval(pg_get_serial_sequence('games', 'id'), (SELECT MAX(id) FROM games))"))

@@ -55,6 +55,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("puzzle_answers", ("puzzle_id", "user_id")),
     ("puzzle_scores", ("guild_id", "user_id")),
     ("drills", ("id",)),
+    ("dice_counts", ("user_id", "guild_id", "hi", "lo")),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from bot.store import challenges, outbox, players, ratings, summaries, tournaments
+from bot.store import challenges, outbox, players, ratings, stats, summaries, tournaments
 from bot.store.database import Database, Tx
 from bot.store.outbox import Owed
 from bot.store.errors import ChannelBusyError, ConstraintError, GameOverError, NotFoundError, StaleVersionError
@@ -340,6 +340,7 @@ class GameStore:
             if summary is not None:
                 await summaries.write(tx, game_id, summary, now)
             if columns.get("status") in ("finished", "abandoned"):
+                await stats.count_dice(tx, game_id, game.guild_id)
                 await tournaments.game_ended(tx, game_id, columns.get("winner"), now)
             owed_ids = [await outbox.add(tx, entry, now) for entry in owed]
             return new_row, changes, action_params, owed_ids

@@ -111,16 +111,48 @@ class StatsStore:
         return wins, games - wins
 
     async def dice_stats(self, user_id: int, guild_id: int | None = None) -> DiceStats:
-        """Count a player's logged rolls (derived from the action log)."""
-        rows = await self.db.fetchall(
-            """
-            SELECT CASE WHEN a.die1 >= a.die2 THEN a.die1 ELSE a.die2 END AS hi,
-                   CASE WHEN a.die1 >= a.die2 THEN a.die2 ELSE a.die1 END AS lo,
-                   COUNT(*) AS n
-            FROM actions a JOIN games g ON g.id = a.game_id
-            WHERE a.actor = ? AND a.die1 IS NOT NULL AND (CAST(? AS BIGINT) IS NULL OR g.guild_id = ?)
-            GROUP BY hi, lo
-            """,
-            (user_id, guild_id, guild_id),
-        )
-        return DiceStats({(r["hi"], r["lo"]): r["n"] for r in rows})
+        """Count a player's rolls: the finished games' from their counts (kept when each
+        ended), the games still played from their logs (a member plays a few at once)."""
+        async with self.db.snapshot() as snap:
+            done = await snap.fetchall(
+                """
+                SELECT hi, lo, SUM(n) AS n FROM dice_counts
+                WHERE user_id = ? AND (CAST(? AS BIGINT) IS NULL OR guild_id = ?)
+                GROUP BY hi, lo
+                """,
+                (user_id, guild_id, guild_id),
+            )
+            live = await snap.fetchall(
+                """
+                SELECT CASE WHEN a.die1 >= a.die2 THEN a.die1 ELSE a.die2 END AS hi,
+                       CASE WHEN a.die1 >= a.die2 THEN a.die2 ELSE a.die1 END AS lo,
+                       COUNT(*) AS n
+                FROM games g JOIN actions a ON a.game_id = g.id
+                WHERE g.status = 'active' AND (g.player0 = ? OR g.player1 = ?)
+                  AND (CAST(? AS BIGINT) IS NULL OR g.guild_id = ?)
+                  AND a.actor = ? AND a.die1 IS NOT NULL
+                GROUP BY 1, 2
+                """,
+                (user_id, user_id, guild_id, guild_id, user_id),
+            )
+        counts: dict[tuple[int, int], int] = {}
+        for r in [*done, *live]:
+            key = (int(r["hi"]), int(r["lo"]))
+            counts[key] = counts.get(key, 0) + int(r["n"])
+        return DiceStats(counts)
+
+
+async def count_dice(tx: Tx, game_id: int, guild_id: int) -> None:
+    """Add a game's rolls to its players' counts; in the transaction that ends it."""
+    await tx.execute(
+        """
+        INSERT INTO dice_counts (user_id, guild_id, hi, lo, n)
+        SELECT actor, ?, CASE WHEN die1 >= die2 THEN die1 ELSE die2 END,
+               CASE WHEN die1 >= die2 THEN die2 ELSE die1 END, COUNT(*)
+        FROM actions
+        WHERE game_id = ? AND actor IS NOT NULL AND die1 IS NOT NULL
+        GROUP BY actor, 3, 4
+        ON CONFLICT (user_id, guild_id, hi, lo) DO UPDATE SET n = dice_counts.n + excluded.n
+        """,
+        (guild_id, game_id),
+    )

@@ -8,6 +8,8 @@ the restart/outage/pool tests PostgreSQL-only.
 
 from __future__ import annotations
 
+import random
+
 import asyncio
 import json
 import os
@@ -989,6 +991,40 @@ async def test_dice_stats_from_actions(store: Store) -> None:
     assert (alice.rolls, alice.doubles, alice.pips) == (3, 1, 11 + 11 + 12)
     assert (await store.stats.dice_stats(BOB, GUILD)).counts == {(2, 2): 1}
     assert (await store.stats.dice_stats(BOB, GUILD + 1)).rolls == 0
+
+
+async def test_dice_stats_count_finished_games_once_and_live_games_from_their_logs(store: Store) -> None:
+    """The finished games' rolls are counted when each ends, the live ones' read from
+    their logs: together always what a count of the whole log says."""
+    rng = random.Random(11)
+
+    async def logged(user: int, guild: int | None) -> dict[tuple[int, int], int]:
+        rows = await store.db.fetchall(
+            "SELECT a.die1, a.die2, g.guild_id FROM actions a JOIN games g ON g.id = a.game_id"
+            " WHERE a.actor = ? AND a.die1 IS NOT NULL", (user,)
+        )
+        counts: dict[tuple[int, int], int] = {}
+        for r in rows:
+            if guild is None or r["guild_id"] == guild:
+                key = (max(r["die1"], r["die2"]), min(r["die1"], r["die2"]))
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    for i in range(6):
+        guild = GUILD + i % 2
+        game = await store.games.create(guild_id=guild, channel_id=900 + i, player0=ALICE, player1=BOB)
+        rolls = [roll(rng.randrange(2), rng.randint(1, 6), rng.randint(1, 6)) for _ in range(rng.randint(1, 12))]
+        await store.games.append(game.id, 0, rolls)
+        if i % 3 == 0:  # finished
+            await store.games.append(game.id, len(rolls), [{"kind": "resign", "player": 0}],
+                                     outcome=MatchOutcome(BOB, ALICE))
+        elif i % 3 == 1:  # abandoned
+            await store.games.append(game.id, len(rolls), [{"kind": "abandon"}], updates={"status": "abandoned"})
+        for user in (ALICE, BOB):
+            for where in (None, GUILD, GUILD + 1):
+                assert (await store.stats.dice_stats(user, where)).counts == await logged(user, where), (i, user, where)
+    kept = await store.db.fetchone("SELECT SUM(n) FROM dice_counts")
+    assert kept is not None and kept[0] > 0  # the finished ones are counted, not recounted
 
 
 # --------------------------------------------------------------------------
