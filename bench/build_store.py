@@ -60,7 +60,8 @@ from bot.ai import Level  # noqa: E402
 from bot.core import ChallengeOptions, GameService, PlayerRef  # noqa: E402
 from bot.core.computer import ComputerPlayer  # noqa: E402
 from bot.store import open_store  # noqa: E402
-from engine import SeededDice  # noqa: E402
+from bot.core.model import SERVICE_ACTIONS  # noqa: E402
+from engine import Match, SeededDice  # noqa: E402
 from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match  # noqa: E402
 
 DEFAULT_OUT = HERE / ".stores" / "big.sqlite"
@@ -93,8 +94,8 @@ class PoolGame:
     export: str
     gammons: tuple[int, int]
     backgammons: tuple[int, int]
-    duration: float
-    """seconds from the first action to the last, if played over a few days"""
+    turns: list[int | None]
+    """whose turn it is after each action (the seat; None once over)"""
 
 
 async def play_pool(size: int, seed: int) -> list[PoolGame]:
@@ -159,12 +160,24 @@ def _read_pool(path: str) -> list[PoolGame]:
                     result=g["result"], actions=actions, card=card, games=s["games"], mat=s["mat"],
                     export=s["export"], gammons=(gammons[0], gammons[1]),
                     backgammons=(backgammons[0], backgammons[1]),
-                    duration=0.0,
+                    turns=_turns(g["settings"], [json.loads(a[2]) for a in actions]),
                 )
             )
     finally:
         conn.close()
     return pool
+
+
+def _turns(settings: str, actions: list[dict[str, Any]]) -> list[int | None]:
+    """Replay a log as the service does, noting whose turn it is after each action."""
+    match = Match(ChallengeOptions.from_dict(json.loads(settings)).game_settings(), dice=SeededDice(0))
+    turns: list[int | None] = []
+    for action in actions:
+        if action.get("kind") not in SERVICE_ACTIONS:
+            match.apply(action)
+        game = match.game
+        turns.append(None if game is None or game.is_over or match.is_over else game.turn)
+    return turns
 
 
 # ---------------------------------------------------------------------- who plays where
@@ -258,7 +271,7 @@ def finished_rows(
         rows.games.append((
             game_id, guild, channel, p0, p1, game.settings, "finished", game.match_length,
             game.score[0], game.score[1], len(game.actions), None, None, 0, game.result, winner,
-            channel, None, created, finished_at, finished_at,
+            channel, None, created, finished_at, finished_at, None,
         ))
         step = duration / max(1, len(game.actions))
         for seq, (seat, kind, action, d1, d2, play) in enumerate(game.actions, 1):
@@ -321,7 +334,7 @@ def active_rows(
         # stop part-way, where the computer (seat 1) is to act for its games
         cut = rng.randrange(2, len(game.actions))
         if computer:
-            cut = next((k for k in range(cut, 1, -1) if _to_act_after(game, k) == 1), cut)
+            cut = next((k for k in range(cut, 1, -1) if game.turns[k - 1] == 1), cut)
         created = now - rng.uniform(600, 7 * 86_400)
         step = (now - created) / cut
         due = bool(due_every) and n % due_every == 1
@@ -330,7 +343,7 @@ def active_rows(
         channel = FIRST_CHANNEL + 500_000_000 + game_id  # one active game per channel
         rows.games.append((
             game_id, guild, channel, p0, p1, settings, "active", 0, 0, 0, cut, deadline, reminder,
-            int(reminder < now), None, None, channel, None, created, now - step, None,
+            int(reminder < now), None, None, channel, None, created, now - step, None, game.turns[cut - 1],
         ))
         seats = (p0, p1)
         for seq, (seat, kind, action, d1, d2, play) in enumerate(game.actions[:cut], 1):
@@ -341,13 +354,6 @@ def active_rows(
             rows = Rows()
     if len(rows):
         yield rows
-
-
-def _to_act_after(game: PoolGame, k: int) -> int | None:
-    """Rough guess at whose turn follows action ``k`` (the next action's seat)."""
-    if k >= len(game.actions):
-        return None
-    return game.actions[k][0]
 
 
 def player_rows(args: argparse.Namespace, now: float) -> list[tuple[Any, ...]]:
@@ -369,7 +375,7 @@ def rating_rows(ratings: dict[tuple[int, int], list[float]]) -> Iterator[tuple[A
 GAME_COLUMNS = (
     "id, guild_id, channel_id, player0, player1, settings, status, match_length, score0, score1, version,"
     " turn_deadline, reminder_at, reminder_sent, result, winner, board_channel_id, board_message_id,"
-    " created_at, updated_at, finished_at"
+    " created_at, updated_at, finished_at, turn"
 )
 ACTION_COLUMNS = "game_id, seq, actor, kind, action, die1, die2, play, created_at"
 SUMMARY_COLUMNS = "game_id, card, games, mat, export, created_at"
@@ -556,6 +562,24 @@ def build(args: argparse.Namespace) -> None:
         Path(str(args.out) + ".json").write_text(json.dumps(meta, indent=1))
 
 
+async def fill_turns(target: str) -> None:
+    """A store built before turns were kept: fill each active game's turn now, as the
+    bot does lazily when it lists a game (``GameService.game_list``)."""
+    service = await GameService.open(target)
+    try:
+        t = time.perf_counter()
+        pairs = await service.store.db.fetchall(
+            "SELECT DISTINCT guild_id, player0 FROM games WHERE status = 'active' AND turn IS NULL"
+        )
+        for n, r in enumerate(pairs, 1):
+            await service.game_list(int(r["guild_id"]), int(r["player0"]))
+            if n % 10_000 == 0:
+                print(f"  {n:,} of {len(pairs):,} members' games, {time.perf_counter() - t:.0f} s", flush=True)
+        print(f"turns filled for {len(pairs):,} members' games in {time.perf_counter() - t:.0f} s")
+    finally:
+        await service.close()
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the SQLite file (default %(default)s)")
@@ -570,6 +594,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the counts (0.01: a small store)")
     parser.add_argument("--no-summaries", action="store_true", help="leave out the finished games' summaries")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fill-turns", action="store_true",
+                        help="only fill the active games' turns of a store built before they were kept")
     args = parser.parse_args(argv)
     if args.scale != 1.0:
         for name in ("finished", "active", "guilds", "players", "computer", "due"):
@@ -580,7 +606,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
-    build(parse_args(argv))
+    args = parse_args(argv)
+    if args.fill_turns:
+        asyncio.run(fill_turns(args.database_url or str(args.out)))
+    else:
+        build(args)
 
 
 if __name__ == "__main__":

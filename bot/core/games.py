@@ -40,6 +40,7 @@ from bot.core.model import (
     ChallengeError,
     ChallengeOptions,
     Event,
+    GameListing,
     GameRecord,
     GameState,
     GameSummary,
@@ -510,6 +511,7 @@ class GameService:
                 updates.update(turn_deadline=None, reminder_at=None)
             else:
                 updates.update(self._deadline(ChallengeOptions.from_dict(row.settings), now))
+            updates["turn"] = game.turn
         owed = board_debt(
             guild_id=row.guild_id, channel_id=row.channel_id, game_id=row.id,
             version=row.version + len(new_actions), since=before, match=match, forced=forced,
@@ -618,6 +620,27 @@ class GameService:
     async def active_games(self, guild_id: int, user_id: int) -> list[GameState]:
         rows = await self.store.games.active_for(user_id, guild_id)
         return [await self._view(row, await self._match(row)) for row in rows]
+
+    async def game_list(self, guild_id: int, user_id: int) -> list[GameListing]:
+        """A member's active games here, oldest first, from their rows: whose turn it
+        is is kept with every action, so no match is rebuilt (a game last moved before
+        turns were kept is rebuilt once, and its turn kept)."""
+        listed = []
+        for row in await self.store.games.active_for(user_id, guild_id):
+            turn = row.turn
+            if turn is None:
+                game = (await self._match(row)).game
+                if game is not None and not game.is_over:
+                    turn = game.turn
+                    await self.store.games.note_turn(row.id, row.version, turn)
+            board = (
+                (row.board_channel_id, row.board_message_id)
+                if row.board_channel_id is not None and row.board_message_id is not None else None
+            )
+            listed.append(GameListing(
+                row.id, row.guild_id, row.channel_id, await self._players(row), turn, row.turn_deadline, board,
+            ))
+        return listed
 
     async def waiting_for(self, user_id: int) -> list[tuple[int, int]]:
         """``(game id, guild id)`` of every active game a player sits in, oldest first."""

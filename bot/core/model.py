@@ -348,6 +348,32 @@ class ChallengeView:
 
 
 @dataclass(frozen=True, slots=True)
+class GameListing:
+    """An active game as a list of a member's games shows it (``/bg games``): read
+    from its row, whose turn included, without rebuilding the match."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    players: tuple[PlayerRef, PlayerRef]
+    turn: int | None
+    """The seat to act (None: nobody, the match is over)."""
+    deadline: datetime | None
+    board_message: tuple[int, int] | None
+    status: str = "active"
+
+    def seat(self, user_id: int) -> int | None:
+        for index, player in enumerate(self.players):
+            if player.user_id == user_id:
+                return index
+        return None
+
+    def to_act(self) -> PlayerRef | None:
+        """Who must act now (None once the match is over)."""
+        return None if self.turn is None else self.players[self.turn]
+
+
+@dataclass(frozen=True, slots=True)
 class GameState:
     """A stored match and its engine state, as of :attr:`version`."""
 
@@ -566,7 +592,7 @@ __all__ = [
     "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",
     "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView", "Delivery",
-    "DiceStats", "Event", "GameLine", "GameRecord", "GameState", "GameSummary", "LeaderboardEntry",
+    "DiceStats", "Event", "GameLine", "GameListing", "GameRecord", "GameState", "GameSummary", "LeaderboardEntry",
     "LeaderboardPage", "Limits", "NoGameError", "NotInGameError",
     "NotYourTurnError", "Notice", "Outcome", "PlayerRating", "PlayerRef", "PlayerStats", "RatingChange",
     "RuleError", "ServiceError", "Shard", "StaleGameError", "storage_errors_as_service_errors",

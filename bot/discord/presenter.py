@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
+from typing import TypeVar
 
 import discord
 
@@ -20,6 +21,7 @@ from bot.core.model import (
     ChallengeView,
     DiceStats,
     Event,
+    GameListing,
     GameState,
     GameSummary,
     LeaderboardPage,
@@ -31,6 +33,9 @@ from bot.core.shots import BlotOdds
 from bot.core.tournaments import TournamentRecord
 from engine import GLOSSARY, Phase, Roll, WinKind, XgidError, call, direct_shots
 from engine.fairdice import chi_square_uniform
+
+Listed = TypeVar("Listed", GameState, GameListing)
+"""A game in a list: as it stands (rebuilt), or as its row says (``/bg games``)."""
 
 COLOUR = discord.Colour(0x2E7D5B)
 """The bot's accent colour (felt green)."""
@@ -66,14 +71,14 @@ def jump_url(guild_id: int | None, channel_id: int, message_id: int) -> str:
     return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"
 
 
-def board_link(view: GameState) -> str | None:
+def board_link(view: GameState | GameListing) -> str | None:
     if view.board_message is None:
         return None
     channel_id, message_id = view.board_message
     return jump_url(view.guild_id, channel_id, message_id)
 
 
-def opponent_of(view: GameState | GameSummary, user_id: int) -> str:
+def opponent_of(view: GameState | GameListing | GameSummary, user_id: int) -> str:
     seat = view.seat(user_id)
     if seat is None:
         return " vs ".join(shown(p.name) for p in view.players)
@@ -395,11 +400,11 @@ def stats_embed(name: str, stats: PlayerStats | None, tournaments: TournamentRec
     return embed
 
 
-def by_urgency(views: Sequence[GameState], user_id: int) -> list[GameState]:
+def by_urgency(views: Sequence[Listed], user_id: int) -> list[Listed]:
     """Games waiting for ``user_id`` first, the least time left first; then the others by their clocks."""
     far = datetime.max.replace(tzinfo=timezone.utc)
 
-    def key(view: GameState) -> tuple[int, datetime, int]:
+    def key(view: Listed) -> tuple[int, datetime, int]:
         actor = view.to_act()
         mine = actor is not None and actor.user_id == user_id
         return (0 if mine else 1, view.deadline or far, view.id)
@@ -407,7 +412,7 @@ def by_urgency(views: Sequence[GameState], user_id: int) -> list[GameState]:
     return sorted(views, key=key)
 
 
-def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
+def games_embed(views: Sequence[GameState | GameListing], user_id: int) -> discord.Embed:
     """``/bg games``: the member's games, the most urgent first."""
     embed = discord.Embed(title="Your games in this server", colour=COLOUR)
     if not views:
@@ -428,7 +433,7 @@ def games_embed(views: Sequence[GameState], user_id: int) -> discord.Embed:
     return embed
 
 
-def games_buttons(views: Sequence[GameState], user_id: int) -> discord.ui.View | None:
+def games_buttons(views: Sequence[GameState | GameListing], user_id: int) -> discord.ui.View | None:
     """A link button to each game's board, the most urgent first (Discord allows 25)."""
     buttons = discord.ui.View(timeout=None)
     for view in by_urgency(views, user_id):

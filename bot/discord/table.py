@@ -141,7 +141,7 @@ class Table:
             return view
         hint = ""
         if interaction.guild_id is not None:
-            mine = await self.service.active_games(interaction.guild_id, interaction.user.id)
+            mine = await self.service.game_list(interaction.guild_id, interaction.user.id)
             if mine:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")

@@ -49,6 +49,7 @@ _GAME_UPDATABLE: Final = frozenset(
         "board_channel_id",
         "board_message_id",
         "finished_at",
+        "turn",
     }
 )
 _TIME_COLUMNS: Final = frozenset({"turn_deadline", "reminder_at", "finished_at"})
@@ -186,6 +187,17 @@ class GameStore:
             (user_id, user_id, guild_id, guild_id, opponent, opponent, opponent, limit, offset),
         )
         return [GameRow.from_row(r) for r in rows]
+
+    async def note_turn(self, game_id: int, version: int, turn: int) -> bool:
+        """Keep whose turn it is in a game last moved before turns were kept (found by
+        rebuilding it at ``version``); False if the game moved on meanwhile."""
+        if turn not in (0, 1):
+            raise ValueError("a turn is seat 0 or 1")
+        changed = await self.db.transact(lambda tx: tx.execute(
+            "UPDATE games SET turn = ? WHERE id = ? AND version = ? AND status = 'active' AND turn IS NULL",
+            (turn, game_id, version),
+        ))
+        return changed == 1
 
     async def with_actions(self, game_id: int) -> tuple[GameRow, list[ActionRow]]:
         """Return a game and its whole log from one consistent snapshot.
@@ -397,3 +409,4 @@ def _finish_columns(columns: dict[str, Any], now: float) -> None:
         columns.setdefault("finished_at", now)
         columns["turn_deadline"] = None
         columns["reminder_at"] = None
+        columns["turn"] = None

@@ -175,11 +175,10 @@ class RatingStore:
             """
             SELECT r.*, p.display_name,
                    (SELECT COUNT(*) FROM ratings o
-                     WHERE o.scope = r.scope AND o.games > 0
-                       AND (o.rating > r.rating
-                            OR (o.rating = r.rating AND o.games > r.games)
-                            OR (o.rating = r.rating AND o.games = r.games
-                                AND o.user_id < r.user_id))) + 1 AS rank_,
+                     WHERE o.scope = r.scope AND o.rating > r.rating AND o.games > 0)
+                 + (SELECT COUNT(*) FROM ratings o
+                     WHERE o.scope = r.scope AND o.rating = r.rating AND o.games > 0
+                       AND (o.games > r.games OR (o.games = r.games AND o.user_id < r.user_id))) + 1 AS rank_,
                    (SELECT COUNT(*) FROM ratings o
                      WHERE o.scope = r.scope AND o.games > 0) AS ranked_
             FROM ratings r LEFT JOIN players p ON p.user_id = r.user_id
@@ -208,24 +207,31 @@ class RatingStore:
         'wins'.  Ties break on rating, then games played, then user id.
         """
         order_sql = {
-            "rating": "r.rating DESC",
-            "points": "r.points_won DESC, r.rating DESC",
-            "net": "(r.points_won - r.points_lost) DESC, r.rating DESC",
-            "wins": "r.wins DESC, r.rating DESC",
+            "rating": "{t}.rating DESC",
+            "points": "{t}.points_won DESC, {t}.rating DESC",
+            "net": "({t}.points_won - {t}.points_lost) DESC, {t}.rating DESC",
+            "wins": "{t}.wins DESC, {t}.rating DESC",
         }.get(order)
         if order_sql is None:
             raise ValueError(f"bad leaderboard order {order!r}")
         if offset < 0 or limit < 1:
             raise ValueError("offset must be >= 0 and limit >= 1")
+        inner, outer = order_sql.format(t="o"), order_sql.format(t="r")
         async with self.db.snapshot() as snap:
+            # The page is found in the standings' index order (a deep page skips
+            # index entries, not rows); only its members' rows and names are read.
             rows = list(
                 await snap.fetchall(
                     f"""
-                    SELECT r.*, p.display_name FROM ratings r
+                    SELECT r.*, p.display_name FROM (
+                        SELECT o.scope, o.user_id FROM ratings o
+                        WHERE o.scope = ? AND o.games >= ?
+                        ORDER BY {inner}, o.games DESC, o.user_id
+                        LIMIT ? OFFSET ?
+                    ) page
+                    JOIN ratings r ON r.scope = page.scope AND r.user_id = page.user_id
                     LEFT JOIN players p ON p.user_id = r.user_id
-                    WHERE r.scope = ? AND r.games >= ?
-                    ORDER BY {order_sql}, r.games DESC, r.user_id
-                    LIMIT ? OFFSET ?
+                    ORDER BY {outer}, r.games DESC, r.user_id
                     """,
                     (scope, max(min_games, 1), limit, offset),
                 )

@@ -106,6 +106,8 @@ class GameRow:
     finished_at: datetime | None
     board_version: int | None = None
     """The version of the game its board message shows (None: no board yet)."""
+    turn: int | None = None
+    """The seat whose turn it is (None: finished, or not known yet for a game last moved long ago)."""
 
     @classmethod
     def from_row(cls, row: Row) -> GameRow:
@@ -132,6 +134,7 @@ class GameRow:
             updated_at=req_ts(row["updated_at"]),
             finished_at=from_ts(row["finished_at"]),
             board_version=row["board_version"],
+            turn=row["turn"],
         )
 
     @property

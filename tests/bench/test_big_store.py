@@ -43,9 +43,9 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
             "SELECT COUNT(*) FROM games g WHERE g.version <> (SELECT COUNT(*) FROM actions a WHERE a.game_id = g.id)"
         )
         assert bad is not None and bad[0] == 0
-        for row in await db.fetchall("SELECT id FROM games WHERE status = 'active'"):
+        for row in await db.fetchall("SELECT id, turn FROM games WHERE status = 'active'"):
             view = await service.get_game(int(row["id"]))
-            assert view.to_act() is not None
+            assert view.to_act() is not None and view.to_act() == view.players[row["turn"]]  # its turn is kept
         computer = await db.fetchall("SELECT id FROM games WHERE status = 'active' AND player1 = ?",
                                      (meta["computer_id"],))
         assert len(computer) == meta["computer"]

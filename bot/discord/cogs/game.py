@@ -342,9 +342,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("lookup")
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
-        views = await self.table.quick(
-            interaction, self.service.active_games(interaction.guild_id, interaction.user.id)
-        )
+        views = await self.table.quick(interaction, self.service.game_list(interaction.guild_id, interaction.user.id))
         embed = presenter.games_embed(views, interaction.user.id)
         await self._reply(interaction, embed=embed, view=presenter.games_buttons(views, interaction.user.id), ephemeral=True)
 

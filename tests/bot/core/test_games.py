@@ -196,6 +196,35 @@ async def test_a_player_plays_many_games_in_different_channels(env: Env) -> None
     assert [v.id for v in await s.active_games(GUILD, BOB.user_id)] == [g1.id]
 
 
+async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: Env) -> None:
+    """``game_list`` reads rows, not matches: after any number of random actions it
+    names the same player to act as the rebuilt game does. A game last moved before
+    turns were kept (its turn unknown) is rebuilt once, and its turn kept."""
+    s, rng = env.service, random.Random(3)
+    views = [await start_game(s, channel=300 + i, a=ALICE, b=p) for i, p in enumerate((BOB, CAROL, DAVE))]
+    for _ in range(40):
+        view = await s.get_game(rng.choice(views).id)
+        actor = view.to_act()
+        if actor is None:
+            continue
+        if view.game.phase is Phase.ROLL:
+            out = await s.roll(view.id, actor.user_id, version=view.version)
+        elif view.game.phase is Phase.PLAY:
+            out = await s.play(view.id, actor.user_id, rng.choice(view.legal_play_texts()), version=view.version)
+        else:
+            out = await s.take(view.id, actor.user_id, version=view.version)
+        listed = {g.id: g for g in await s.game_list(GUILD, ALICE.user_id)}
+        if out.view.is_active:
+            assert listed[view.id].to_act() == out.view.to_act()
+            assert listed[view.id].deadline == out.view.deadline
+    for view in await s.active_games(GUILD, ALICE.user_id):
+        await env.store.db.transact(lambda tx, i=view.id: tx.execute("UPDATE games SET turn = NULL WHERE id = ?", (i,)))
+    listed = await s.game_list(GUILD, ALICE.user_id)
+    truth = {v.id: v.to_act() for v in await s.active_games(GUILD, ALICE.user_id)}
+    assert {g.id: g.to_act() for g in listed} == truth and len(truth) == 3
+    assert None not in [(await env.store.games.get(gid)).turn for gid in truth]  # kept, for the next list
+
+
 async def test_a_third_user_cannot_act_and_nothing_is_written(env: Env) -> None:
     view = await start_game(env.service)
     s, gid, v = env.service, view.id, view.version

@@ -981,6 +981,40 @@ async def test_leaderboard_paging_orders_and_stats(store: Store) -> None:
     assert await store.ratings.player_stats(ALICE, GUILD + 1) is None
 
 
+async def test_every_members_rank_is_their_place_on_the_pages(store: Store) -> None:
+    """Ranks and pages agree, ties included (the same rating, the same games), on
+    every page of both orders: the standings are read in index order."""
+    rng = random.Random(5)
+    rows = []
+    for i in range(60):
+        games = rng.choice([0, 1, 1, 2, 3])
+        rows.append((GUILD, 5_000 + i, rng.choice([1450.0, 1500.0, 1500.0, 1537.5, 1600.0]), games,
+                     rng.randrange(0, 4) if games else 0))
+
+    async def write(tx) -> None:
+        await tx.executemany("INSERT INTO players (user_id) VALUES (?)", [(r[1],) for r in rows])
+        await tx.executemany(
+            "INSERT INTO ratings (scope, user_id, rating, games, points_won) VALUES (?, ?, ?, ?, ?)", rows
+        )
+
+    await store.db.transact(write)
+    for order in ("rating", "points"):
+        seen = []
+        for offset in range(0, 60, 7):
+            page = await store.ratings.leaderboard(GUILD, order=order, offset=offset, limit=7)  # type: ignore[arg-type]
+            assert page.total == sum(1 for r in rows if r[3] > 0)
+            seen += [(e.rank, e.stats.user_id) for e in page.entries]
+        assert [rank for rank, _ in seen] == list(range(1, len(seen) + 1))
+        assert len({uid for _, uid in seen}) == len(seen) == page.total
+        by_id = {r[1]: r for r in rows}
+        keys = [(-by_id[u][4] if order == "points" else 0, -by_id[u][2], -by_id[u][3], u) for _, u in seen]
+        assert keys == sorted(keys)
+        if order == "rating":
+            for rank, uid in seen:
+                stats = await store.ratings.player_stats(uid, GUILD)
+                assert stats is not None and stats.rank == rank and stats.ranked_players == page.total
+
+
 async def test_dice_stats_from_actions(store: Store) -> None:
     game = await new_game(store)
     await store.games.append(
