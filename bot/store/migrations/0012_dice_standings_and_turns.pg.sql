@@ -1,4 +1,4 @@
--- 11: each member's dice counted once a game ends; the standings in index order; whose turn it is
+-- 12: each member's dice counted once a game ends; the standings in index order; whose turn it is
 -- `/bg dice` used to count a member's rolls in the action log: tens of
 -- thousands of rows for a busy member of a store with a million games. The
 -- finished games' rolls are counted here by the transaction that ends the
