@@ -90,9 +90,9 @@ from engine import (
     export_match,
 )
 from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
+from engine.fairdice import verify as verify_dice
 from engine.snapshot import FORMAT as SNAPSHOT_FORMAT
 from engine.snapshot import SnapshotError, format_snapshot, parse_snapshot
-from engine.fairdice import verify as verify_dice
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,9 @@ REBUILD_ON_LOOP = 200
 a longer one in a thread, so that a long match never holds everyone else up."""
 
 SNAPSHOT_ON_LOOP = 1_000
-"""A snapshot of a match up to this many actions (about 50,000 characters) is
+"""A snapshot of a match up to this many actions (about 45 characters each) is
 written and read on the event loop (1 to 3 milliseconds); a longer one in a thread."""
+SNAPSHOT_CHARACTERS_ON_LOOP = 50 * SNAPSHOT_ON_LOOP
 
 
 def _utcnow() -> datetime:
@@ -846,7 +847,7 @@ class GameService:
     async def _rebuild_soon(self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None) -> Match:
         """:meth:`rebuild`, on the loop when it is short (a tail of up to
         :data:`REBUILD_ON_LOOP` actions, a snapshot of up to :data:`SNAPSHOT_ON_LOOP`), else in a thread."""
-        if len(actions) <= REBUILD_ON_LOOP and (snapshot is None or len(snapshot) <= 50 * SNAPSHOT_ON_LOOP):
+        if len(actions) <= REBUILD_ON_LOOP and (snapshot is None or len(snapshot) <= SNAPSHOT_CHARACTERS_ON_LOOP):
             return self.rebuild(settings, actions, snapshot)
         return await self._off_loop(self.rebuild, settings, actions, snapshot)
 

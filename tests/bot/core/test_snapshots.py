@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.core import ChallengeOptions, GameService, Limits
+from bot.core import games
 from engine import SeededDice
 from engine.snapshot import FORMAT
 
@@ -56,7 +57,19 @@ def spy(env: Env) -> dict[str, list]:
     return reads
 
 
-async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env):
+@pytest.mark.parametrize("in_thread", [False, True])
+async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env, in_thread, monkeypatch):
+    if in_thread:  # as a long match's snapshot: written and read off the event loop
+        monkeypatch.setattr(games, "SNAPSHOT_ON_LOOP", 0)
+        monkeypatch.setattr(games, "SNAPSHOT_CHARACTERS_ON_LOOP", 0)
+        off_loop = GameService._off_loop
+        works = []
+
+        async def counted(self, work, *args, **kwargs):
+            works.append(work.__name__)
+            return await off_loop(self, work, *args, **kwargs)
+
+        monkeypatch.setattr(GameService, "_off_loop", counted)
     view = await play_to(env, 4 * EVERY + 3, random.Random(3))
     snapshot = await env.store.games.snapshot(view.id)
     assert snapshot.format == FORMAT and view.version - EVERY < snapshot.version <= view.version
@@ -72,6 +85,8 @@ async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env):
     while theirs.version < snapshot.version + EVERY:
         theirs = (await random_step(other, theirs, rng)).view
     assert (await env.store.games.snapshot(view.id)).version > snapshot.version
+    if in_thread:
+        assert "format_snapshot" in works and "rebuild" in works
 
 
 @pytest.mark.parametrize("spoil", [
