@@ -50,6 +50,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/patience.py
 	$(BIN)/python bench/service.py
+	$(BIN)/python bench/rebuild.py
 	$(BIN)/python bench/ai.py
 	$(BIN)/python bench/e2e_load.py
 	$(BIN)/python bench/loop_stall.py

@@ -24,16 +24,18 @@ from engine.moves import legal_plays
 from engine.notation import IllegalPlayError, NotationError, parse_moves, parse_play
 from engine.play import Move, Play, Step, format_moves, format_play, format_point, next_steps
 from engine.position import BAR, CHECKERS, OFF, IdError, Position, PositionError, decode_position_id, encode_position_id
+from engine.snapshot import SnapshotError, format_snapshot, parse_snapshot
 from engine.xgid import Xgid, XgidError, format_xgid, parse_xgid
 
 __all__ = [
     "BAR", "CHECKERS", "GLOSSARY", "OFF", "UNLIMITED",
     "Action", "DiceSource", "Game", "GameError", "GameResult", "GameSettings", "IdError",
     "IllegalPlayError", "LogError", "Match", "MatchState", "Move", "NotationError", "Phase", "Play",
-    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "SetupError", "Step",
-    "Term", "WinKind", "Xgid", "XgidError",
+    "Position", "PositionError", "Roll", "ScriptedDice", "SecureDice", "SeededDice", "SetupError", "SnapshotError",
+    "Step", "Term", "WinKind", "Xgid", "XgidError",
     "all_rolls", "blot_exposure", "blots", "call", "decode_match_id", "decode_position_id", "direct_shots",
     "encode_match_id", "encode_position_id", "export_games", "export_match", "format_moves", "format_play",
-    "format_point", "format_xgid", "legal_plays", "next_steps", "parse_moves", "parse_play", "parse_xgid",
+    "format_point", "format_snapshot", "format_xgid", "legal_plays", "next_steps", "parse_moves", "parse_play",
+    "parse_snapshot", "parse_xgid",
     "pip_count", "roll", "shot_count", "total_exposure",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engine.dice import DiceSource
+from engine.dice import DiceSource, SecureDice
 from engine.game import Action, Game, GameError, GameSettings, LogError, WinKind, final_score
 
 
@@ -107,6 +107,13 @@ class Match:
         if result is None or result.kind is not WinKind.SINGLE:
             return None
         return result.winner
+
+    def use_dice(self, dice: DiceSource | None) -> None:
+        """Go on with ``dice`` from now on, in the current game and the next ones
+        (a match read from a snapshot learns here where its dice go on from)."""
+        self.dice_source = dice
+        for game in self.games:
+            game.dice_source = dice or SecureDice()
 
     @property
     def log(self) -> list[Action]:

@@ -92,6 +92,8 @@ from engine import (
 )
 from engine.fairdice import FairDice, Verification, dice_in_log, new_seed
 from engine.fairdice import verify as verify_dice
+from engine.snapshot import FORMAT as SNAPSHOT_FORMAT
+from engine.snapshot import SnapshotError, format_snapshot, parse_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +104,11 @@ T = TypeVar("T")
 REBUILD_ON_LOOP = 200
 """A log up to this many actions is replayed on the event loop (a few milliseconds);
 a longer one in a thread, so that a long match never holds everyone else up."""
+
+SNAPSHOT_ON_LOOP = 1_000
+"""A snapshot of a match up to this many actions (about 45 characters each) is
+written and read on the event loop (1 to 3 milliseconds); a longer one in a thread."""
+SNAPSHOT_CHARACTERS_ON_LOOP = 50 * SNAPSHOT_ON_LOOP
 
 
 def _utcnow() -> datetime:
@@ -518,10 +525,11 @@ class GameService:
             headline=headline, ping=ping,
         )
         extra = self._tournament_owed(row) if finished else []
+        snapshot = None if finished else await self._snapshot(row.version, len(new_actions), match)
         try:
             result = await self.store.games.append(
                 row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary,
-                owed=[owed, *extra],
+                owed=[owed, *extra], snapshot=snapshot,
             )
         except (StaleVersionError, GameOverError):  # another process moved the game on
             self._forget(row.id)
@@ -541,6 +549,17 @@ class GameService:
         if finished:
             await self._finished(result.game)
         return Outcome(view, events, result.rating_changes, owed=tuple(board))
+
+    async def _snapshot(self, version: int, added: int, match: Match) -> tuple[int, str] | None:
+        """The snapshot to store with ``added`` actions appended at ``version``: one
+        each time the log passes a multiple of ``Limits.snapshot_every`` (``match``
+        is this step's own copy; a long one is written out in a thread)."""
+        every = self.limits.snapshot_every
+        if (version + added) // every == version // every:
+            return None
+        if version + added <= SNAPSHOT_ON_LOOP:
+            return SNAPSHOT_FORMAT, format_snapshot(match)
+        return SNAPSHOT_FORMAT, await self._off_loop(format_snapshot, match)
 
     @staticmethod
     def _tournament_owed(row: GameRow) -> list[Owed]:
@@ -827,14 +846,33 @@ class GameService:
             return cached[1]
         # Only the actions the row's version counts: another process may have
         # appended more between the two reads, and this view is "as of" the row.
-        actions = [a.action for a in await self.store.games.actions(row.id) if a.seq <= row.version]
-        if len(actions) <= REBUILD_ON_LOOP:
-            match = self.rebuild(row.settings, actions)
-        else:
-            match = await self._off_loop(self.rebuild, row.settings, actions)
+        # A stored snapshot (engine.snapshot) spares replaying all but the tail.
+        snapshot, tail = await self.store.games.snapshot_and_tail(row.id, format=SNAPSHOT_FORMAT, upto=row.version)
+        actions = [a.action for a in tail]
+        state = snapshot.state if snapshot is not None else None
+        try:
+            match = await self._rebuild_soon(row.settings, actions, state)
+            if state is not None and match.version != row.version:
+                raise SnapshotError(f"it rebuilds version {match.version}, not {row.version}")
+        except (SnapshotError, GameError, NotationError, IllegalPlayError) as error:
+            if state is None:
+                raise
+            # A snapshot that does not read back, or its tail does not apply:
+            # the log alone decides (and the next snapshot replaces this one).
+            log.warning("game %s: snapshot at version %s not used (%s); replaying its log",
+                        row.id, snapshot.version if snapshot else None, error)
+            actions = [a.action for a in await self.store.games.actions(row.id) if a.seq <= row.version]
+            match = await self._rebuild_soon(row.settings, actions, None)
         if row.is_active:
             self._cache[row.id] = (row.version, match)
         return match
+
+    async def _rebuild_soon(self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None) -> Match:
+        """:meth:`rebuild`, on the loop when it is short (a tail of up to
+        :data:`REBUILD_ON_LOOP` actions, a snapshot of up to :data:`SNAPSHOT_ON_LOOP`), else in a thread."""
+        if len(actions) <= REBUILD_ON_LOOP and (snapshot is None or len(snapshot) <= SNAPSHOT_CHARACTERS_ON_LOOP):
+            return self.rebuild(settings, actions, snapshot)
+        return await self._off_loop(self.rebuild, settings, actions, snapshot)
 
     async def _off_loop(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run CPU-heavy ``work`` (a long replay, a summary) in a thread, one at a
@@ -899,11 +937,21 @@ class GameService:
         return summarise(row, match, names, status=row.status, stored_actions=log_,
                          fair_dice=_public_fair_dice(row, revealed=True))
 
-    def rebuild(self, settings: dict[str, Any], actions: list[dict[str, Any]]) -> Match:
-        """Replay a stored action log into a match (service-only actions skipped)."""
-        options = ChallengeOptions.from_dict(settings)
-        source = self._dice_source(settings, len(dice_in_log(actions)))
-        match = Match(options.game_settings(), dice=source)
+    def rebuild(self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None = None) -> Match:
+        """Replay a stored action log into a match (service-only actions skipped);
+        with ``snapshot`` (:mod:`engine.snapshot`), the match it holds and then
+        ``actions``, the log after it.
+
+        :raises SnapshotError: for a snapshot the engine cannot read.
+        """
+        if snapshot is None:
+            options = ChallengeOptions.from_dict(settings)
+            source = self._dice_source(settings, len(dice_in_log(actions)))
+            match = Match(options.game_settings(), dice=source)
+        else:
+            match = parse_snapshot(snapshot)
+            thrown = sum(len(a.dice) for a in match.log if a.kind in ("opening", "roll") and a.dice)
+            match.use_dice(self._dice_source(settings, thrown + len(dice_in_log(actions))))
         for action in actions:
             if action.get("kind") in SERVICE_ACTIONS:
                 continue

@@ -56,6 +56,9 @@ MAX_CHALLENGES_RECEIVED = DEFAULT_MAX_CHALLENGES_RECEIVED
 """By default, how many challenges may wait for one member's answer."""
 CACHED_GAMES = DEFAULT_CACHED_GAMES
 """Active games a process keeps in memory by default (the setting ``CACHED_GAMES``)."""
+SNAPSHOT_EVERY = 50
+"""An active game's state is stored every this many actions (engine.snapshot), so
+rebuilding it replays at most about as many (``Limits.snapshot_every``)."""
 EXPIRIES_PER_SWEEP = 10
 DUE_PER_SWEEP = 25
 """Reminders and timeouts done per scheduler pass: with hundreds due at once (after an
@@ -161,10 +164,14 @@ class Limits:
     due_per_sweep: int = DUE_PER_SWEEP
     cached_games: int = CACHED_GAMES
     """Active games a process keeps in memory (the least recently used drop out)."""
+    snapshot_every: int = SNAPSHOT_EVERY
+    """A game's state is stored with its actions every this many actions."""
 
     def __post_init__(self) -> None:
-        for name in ("max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep", "due_per_sweep",
-                     "cached_games"):
+        for name in (
+            "max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep", "due_per_sweep",
+            "cached_games", "snapshot_every",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
@@ -587,8 +594,8 @@ class Notice:
 
 
 __all__ = [
-    "AUTOMATIC_DOUBLES_LIMIT", "CACHED_GAMES", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "DUE_PER_SWEEP", "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH",
-    "KEPT_CHALLENGES",
+    "AUTOMATIC_DOUBLES_LIMIT", "CACHED_GAMES", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "DUE_PER_SWEEP",
+    "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH", "KEPT_CHALLENGES", "SNAPSHOT_EVERY",
     "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
     "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",
     "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView", "Delivery",

@@ -72,6 +72,7 @@ from bot.store.rows import (
     PlayerStats,
     RatingChange,
     RatingPoint,
+    SnapshotRow,
     utcnow,
 )
 from bot.store.schedule import DueWork
@@ -100,7 +101,7 @@ __all__ = [
     "ConstraintError", "DailyDealRow", "DailyScore", "Database", "DatabaseBusyError", "DatabaseTarget",
     "DatabaseUnavailableError", "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
     "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange", "RatingPoint",
-    "Shard", "StaleVersionError", "StorageError", "Store", "VacationRow", "open_store", "parse_database_url",
+    "Shard", "SnapshotRow", "StaleVersionError", "StorageError", "Store", "VacationRow", "open_store", "parse_database_url",
     "redact", "serves", "shard_of",
     "EntrantRow", "EntrantsChangedError", "Finish", "NewPairing", "PairingRow", "PairingTakenError",
     "TournamentClosedError", "TournamentFullError", "TournamentRecord", "TournamentRow", "TournamentStore",

@@ -39,6 +39,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("guild_settings", ("guild_id",)),
     ("games", ("id",)),
     ("actions", ("game_id", "seq")),
+    ("game_snapshots", ("game_id",)),
     ("challenges", ("id",)),
     ("ratings", ("scope", "user_id")),
     ("rating_history", ("id",)),

@@ -6,6 +6,13 @@ Every write that appends actions is a compare-and-set on that version
 on, and if someone else moved first it gets :class:`StaleVersionError` and
 nothing is written. The store never imports the engine: settings and actions
 are JSON it stores and gives back; the engine rebuilds a match from the log.
+
+A long game also keeps a *snapshot* of its state (table ``game_snapshots``,
+one per active game, written by :meth:`GameStore.append` with the actions
+when the caller passes one, deleted when the game ends):
+:meth:`GameStore.snapshot_and_tail` gives it with only the actions after it,
+so a rebuild replays the tail. The state is the engine's text, opaque here;
+its ``format`` lets a reader skip snapshots of another engine.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from bot.store.rows import (
     MatchOutcome,
     RatingChange,
     Row,
+    SnapshotRow,
     dice_of,
     dump_json,
     req_ts,
@@ -211,6 +219,30 @@ class GameStore:
             raise NotFoundError(f"Game #{game_id} does not exist.")
         return GameRow.from_row(row), [ActionRow.from_row(r) for r in rows]
 
+    async def snapshot_and_tail(
+        self, game_id: int, *, format: int, upto: int | None = None
+    ) -> tuple[SnapshotRow | None, list[ActionRow]]:
+        """The game's snapshot in ``format`` (None if it has none, or one of another
+        format, or past ``upto``) and the actions after it up to ``upto`` (all the
+        rest without), from one consistent read: with no snapshot, the whole log."""
+        below, bound = ("", ()) if upto is None else (" AND version <= ?", (upto,))
+        upper = "" if upto is None else " AND seq <= ?"
+        async with self.db.snapshot() as snap:
+            found = await snap.fetchone(
+                "SELECT * FROM game_snapshots WHERE game_id = ? AND format = ?" + below, (game_id, format, *bound)
+            )
+            after = found["version"] if found is not None else 0
+            rows = await snap.fetchall(
+                "SELECT * FROM actions WHERE game_id = ? AND seq > ?" + upper + " ORDER BY seq",
+                (game_id, after, *bound),
+            )
+        return (SnapshotRow.from_row(found) if found is not None else None), [ActionRow.from_row(r) for r in rows]
+
+    async def snapshot(self, game_id: int) -> SnapshotRow | None:
+        """The game's stored snapshot, whatever its format (None without one)."""
+        row = await self.db.fetchone("SELECT * FROM game_snapshots WHERE game_id = ?", (game_id,))
+        return SnapshotRow.from_row(row) if row is not None else None
+
     async def actions(self, game_id: int, *, after_seq: int = 0) -> list[ActionRow]:
         """Return a game's actions with ``seq > after_seq``, in order."""
         rows = await self.db.fetchall(
@@ -230,6 +262,7 @@ class GameStore:
         outcome: MatchOutcome | None = None,
         owed: Sequence[Owed] = (),
         summary: Mapping[str, Any] | None = None,
+        snapshot: tuple[int, str] | None = None,
     ) -> AppendResult:
         """Compare-and-set: append actions and update the game in ONE transaction.
 
@@ -267,6 +300,10 @@ class GameStore:
 
         A game that ends decides its tournament table, if it has one, in the
         same transaction (:func:`bot.store.tournaments.game_ended`).
+
+        ``snapshot``: ``(format, state)``, the game's state at the version this
+        append reaches, replaces the game's snapshot in the same transaction.
+        A game that ends loses its snapshot (one given is not written).
         """
         if not actions:
             raise ValueError("append_actions needs at least one action")
@@ -355,6 +392,18 @@ class GameStore:
                 await stats.count_dice(tx, game_id, game.guild_id)
                 await tournaments.game_ended(tx, game_id, columns.get("winner"), now)
             owed_ids = [await outbox.add(tx, entry, now) for entry in owed]
+            if columns.get("status") in ("finished", "abandoned"):
+                await tx.execute("DELETE FROM game_snapshots WHERE game_id = ?", (game_id,))
+            elif snapshot is not None:
+                await tx.execute(
+                    """
+                    INSERT INTO game_snapshots (game_id, version, format, state, updated_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,
+                        format = excluded.format, state = excluded.state, updated_at = excluded.updated_at
+                    """,
+                    (game_id, seq, snapshot[0], snapshot[1], now),
+                )
             return new_row, changes, action_params, owed_ids
 
         new_row, changes, action_params, owed_ids = await self.db.transact(transaction)

@@ -191,6 +191,29 @@ class ActionRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SnapshotRow:
+    """A stored snapshot of an active game's state at ``version`` (its first
+    ``version`` actions), in the engine's snapshot ``format`` (``state`` is the
+    engine's text: the store never reads it)."""
+
+    game_id: int
+    version: int
+    format: int
+    state: str
+    updated_at: datetime
+
+    @classmethod
+    def from_row(cls, row: Row) -> SnapshotRow:
+        return cls(
+            game_id=row["game_id"],
+            version=row["version"],
+            format=row["format"],
+            state=row["state"],
+            updated_at=req_ts(row["updated_at"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ChallengeRow:
     """A challenge; ``challenged`` None means open to anyone in the channel."""
 

@@ -1,9 +1,11 @@
 """Bounded memory: a service keeps at most ``Limits.cached_games`` active games
-in memory; a game that dropped out is read again from its row and log and is
-the same game, and the locks of games no longer in memory are released."""
+in memory; a game that dropped out is read again from its row and log (from its
+stored snapshot and the actions after it) and is the same game, and the locks
+of games no longer in memory are released."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +14,8 @@ from hypothesis import strategies as st
 from bot.core import ChallengeOptions, GameService, Limits, PlayerRef
 from bot.core.lru import Lru
 from bot.store import open_store
-from engine import SeededDice
+from engine import Match, Phase, SeededDice
+from engine.snapshot import FORMAT
 
 from tests.bot.core.helpers import FakeClock, random_step, state_of
 
@@ -29,15 +32,35 @@ def test_lru_keeps_the_most_recently_used():
     assert lru.pop(1) == "a" and lru.pop(1) is None
 
 
+def everything(match: Match) -> dict:
+    """All a replay leaves in a match (only the cache of legal plays left out)."""
+    games = [{k: v for k, v in vars(g).items() if k not in ("dice_source", "_plays")} for g in match.games]
+    return {"settings": match.settings, "games": copy.deepcopy(games), "log": match.log}
+
+
+def next_action(match: Match) -> None:
+    """The same next step on either copy: what the player to act would do first."""
+    game = match.game
+    if game.phase is Phase.ROLL:
+        game.roll(game.turn)  # the dice come from the game's fair dice, where the log left them
+    elif game.phase is Phase.PLAY:
+        game.play(game.turn, game.legal_plays()[-1])
+    elif game.phase is Phase.DOUBLED:
+        game.take(game.turn)
+    elif game.phase is Phase.RESIGNATION:
+        game.reject_resignation(game.turn)
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), steps=st.integers(10, 60))
-async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps):
+@given(seed=st.integers(0, 10_000), steps=st.integers(10, 60), every=st.integers(2, 9))
+async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, every):
     rng = random.Random(seed)
     path = tmp_path_factory.mktemp("lru") / "bg.sqlite3"
     clock = FakeClock()
     store = await open_store(str(path), clock=clock)
     try:
-        small = GameService(store, dice=SeededDice(seed), clock=clock, limits=Limits(cached_games=2))
+        limits = Limits(cached_games=2, snapshot_every=every)
+        small = GameService(store, dice=SeededDice(seed), clock=clock, limits=limits)
         games = []
         for n in range(5):  # more games than the cache holds
             a, b = PLAYERS[2 * n], PLAYERS[2 * n + 1]
@@ -48,14 +71,49 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps):
             view = await small.get_game(game_id)
             if not view.is_active:
                 continue
-            await random_step(small, view, rng)
+            if view.game.phase in (Phase.ROLL, Phase.PLAY) and rng.random() < 0.05:
+                resigner = view.players[rng.randint(0, 1)].user_id
+                await small.resign(game_id, resigner, rng.randint(1, 3), version=view.version)
+            else:
+                await random_step(small, view, rng)
             assert len(small._cache) <= 2 and len(small._rows) <= 2
             assert len(small._locks) <= 4
-        fresh = GameService(store, clock=clock)  # nothing in memory: everything from the store
+        fresh = GameService(store, clock=clock, limits=limits)  # nothing in memory: everything from the store
+        whole_logs_read = []
+        read_all = store.games.actions
+        store.games.actions = lambda *args, **kwargs: whole_logs_read.append(args) or read_all(*args, **kwargs)
+        snapshots = 0
         for game_id in games:
             mine, theirs = await small.get_game(game_id), await fresh.get_game(game_id)
             assert mine.version == theirs.version and mine.status == theirs.status
-            if mine.is_active:
-                assert state_of(mine.match) == state_of(theirs.match)
+            snapshot = await store.games.snapshot(game_id)
+            if not mine.is_active:
+                assert snapshot is None  # gone with the game
+                continue
+            assert state_of(mine.match) == state_of(theirs.match)
+            # The snapshot (written every `every` actions) and the tail after it
+            # give exactly what replaying the whole log gives.
+            if theirs.version >= every:
+                assert snapshot is not None and snapshot.format == FORMAT
+                assert theirs.version - every < snapshot.version <= theirs.version
+                snapshots += 1
+            else:
+                assert snapshot is None
+            row, actions = await store.games.with_actions(game_id)
+            replayed = fresh.rebuild(row.settings, [a.action for a in actions])
+            rebuilt = theirs.match
+            assert everything(rebuilt) == everything(replayed)
+            assert rebuilt.game.legal_plays() == replayed.game.legal_plays()
+            assert rebuilt.dice_source.counter == replayed.dice_source.counter
+            assert theirs.legal_play_texts() == mine.legal_play_texts()
+            assert rebuilt.game.gnubg_id() == replayed.game.gnubg_id()
+            # The same next action is accepted by both, with the same dice.
+            a, b = copy.deepcopy(rebuilt), copy.deepcopy(replayed)
+            next_action(a)
+            next_action(b)
+            assert everything(a) == everything(b)
+            # ...and through the service, from the rebuilt game.
+            await random_step(fresh, theirs, rng)
+        assert whole_logs_read == []  # no snapshot was refused
     finally:
         await store.close()

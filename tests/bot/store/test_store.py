@@ -1454,7 +1454,8 @@ async def _populate(s: Store, clock: FakeClock) -> None:
         settings={"cube": True}, match_length=7, turn_deadline=T0 + timedelta(days=2),
         reminder_at=T0 + timedelta(days=1, seconds=0.123456),
     )
-    await s.games.append(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}])
+    await s.games.append(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}],
+                         snapshot=(1, '{"a": "snapshot"}'))
     await s.outbox.delivered([], game_id=live.id, board=(big + 3, big + 4), version=2)
     ch = await s.challenges.create(guild_id=GUILD, channel_id=9, challenger=DAVE, challenged=None, expires_at=T0)
     await s.challenges.set_message(ch.id, 42)
@@ -1471,7 +1472,7 @@ async def test_copy_sqlite_to_postgres_and_verify(tmp_path: Path, pg_url: str) -
     report = await copy_sqlite_to_postgres(lite, pg_url)
     assert report.ok, report.summary()
     assert report.rows["games"] == 4 and report.rows["actions"] == 5 and report.rows["rating_history"] == 12
-    assert report.games_checked == 4 and report.actions_checked == 5
+    assert report.games_checked == 4 and report.actions_checked == 5 and report.rows["game_snapshots"] == 1
 
     async with await open_store(lite) as a, await open_store(pg_url) as b:
         assert await a.ratings.leaderboard(GUILD) == await b.ratings.leaderboard(GUILD)
