@@ -25,8 +25,13 @@ DEFAULT_MAX_STAKE = 100
 DEFAULT_MAX_PENDING_CHALLENGES = 3
 """How many challenges a member may have waiting for an answer."""
 DEFAULT_MAX_CHALLENGES_RECEIVED = 5
-DEFAULT_CACHED_GAMES = 5_000
 """How many challenges may wait for one member's answer."""
+DEFAULT_CACHED_GAMES = 1_000
+"""Active games a process keeps rebuilt in memory. Each costs the garbage collector
+about 125 objects to scan in a full collection; beyond these, a game comes back
+from its stored snapshot and the few actions after it."""
+DEFAULT_SNAPSHOT_EVERY = 50
+"""A game's state is stored with its actions every this many actions."""
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -119,6 +124,8 @@ class Settings:
     """``MAX_CHALLENGES_RECEIVED``: challenges that may wait for one member's answer."""
     cached_games: int = DEFAULT_CACHED_GAMES
     """``CACHED_GAMES``: active games a process keeps in memory (the least recently used drop out)."""
+    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
+    """``SNAPSHOT_EVERY``: a game's state is stored with its actions every this many actions."""
 
     @classmethod
     def from_env(
@@ -181,6 +188,7 @@ class Settings:
         pending = _whole("MAX_PENDING_CHALLENGES", get("MAX_PENDING_CHALLENGES"), 1, 100)
         received = _whole("MAX_CHALLENGES_RECEIVED", get("MAX_CHALLENGES_RECEIVED"), 1, 100)
         cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
+        snapshot_every = _whole("SNAPSHOT_EVERY", get("SNAPSHOT_EVERY"), 1, 100_000)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -204,6 +212,7 @@ class Settings:
             max_pending_challenges=DEFAULT_MAX_PENDING_CHALLENGES if pending is None else pending,
             max_challenges_received=DEFAULT_MAX_CHALLENGES_RECEIVED if received is None else received,
             cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
+            snapshot_every=DEFAULT_SNAPSHOT_EVERY if snapshot_every is None else snapshot_every,
         )
 
     @property

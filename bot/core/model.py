@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from bot.ai import UNAVAILABLE_MESSAGE
 from bot.config import (
     DEFAULT_CACHED_GAMES,
+    DEFAULT_SNAPSHOT_EVERY,
     DEFAULT_MAX_CHALLENGES_RECEIVED,
     DEFAULT_MAX_PENDING_CHALLENGES,
     DEFAULT_MAX_STAKE,
@@ -56,7 +57,7 @@ MAX_CHALLENGES_RECEIVED = DEFAULT_MAX_CHALLENGES_RECEIVED
 """By default, how many challenges may wait for one member's answer."""
 CACHED_GAMES = DEFAULT_CACHED_GAMES
 """Active games a process keeps in memory by default (the setting ``CACHED_GAMES``)."""
-SNAPSHOT_EVERY = 50
+SNAPSHOT_EVERY = DEFAULT_SNAPSHOT_EVERY
 """An active game's state is stored every this many actions (engine.snapshot), so
 rebuilding it replays at most about as many (``Limits.snapshot_every``)."""
 EXPIRIES_PER_SWEEP = 10

@@ -129,6 +129,7 @@ class BackgammonBot(commands.Bot):
                     pending_per_challenger=self.settings.max_pending_challenges,
                     pending_per_challenged=self.settings.max_challenges_received,
                     cached_games=self.settings.cached_games,
+                    snapshot_every=self.settings.snapshot_every,
                 ),
             )
             self._owns_service = True
