@@ -182,17 +182,38 @@ class GameStore:
         limit: int = 20,
         opponent: int | None = None,
     ) -> list[GameRow]:
-        """Return a player's finished/abandoned games, newest first (paged)."""
+        """Return a player's finished/abandoned games, newest first (paged).
+
+        Each seat's games are read from its own index in page order (migration
+        13), the server and the opponent filtered inside the index: a page costs
+        the first ``offset + limit`` entries of two index ranges, however many
+        games the player has."""
+        if offset < 0 or limit < 1:
+            raise ValueError("offset must be >= 0 and limit >= 1")
+        branches, params = [], []
+        for seat, other in (("player0", "player1"), ("player1", "player0")):
+            where = [f"{seat} = ?", "status <> 'active'"]
+            params.append(user_id)
+            if guild_id is not None:
+                where.append("guild_id = ?")
+                params.append(guild_id)
+            if opponent is not None:
+                where.append(f"{other} = ?")
+                params.append(opponent)
+            branches.append(
+                f"SELECT * FROM (SELECT id, finished_at FROM games WHERE {' AND '.join(where)}"
+                f" ORDER BY finished_at DESC, id DESC LIMIT ?) AS {seat}_games"
+            )
+            params.append(offset + limit)
         rows = await self.db.fetchall(
-            """
-            SELECT * FROM games
-            WHERE status IN ('finished', 'abandoned') AND (player0 = ? OR player1 = ?)
-              AND (CAST(? AS BIGINT) IS NULL OR guild_id = ?)
-              AND (CAST(? AS BIGINT) IS NULL OR player0 = ? OR player1 = ?)
-            ORDER BY finished_at DESC, id DESC
-            LIMIT ? OFFSET ?
+            f"""
+            SELECT g.* FROM (
+                SELECT id, finished_at FROM ({branches[0]} UNION ALL {branches[1]}) AS both_seats
+                ORDER BY finished_at DESC, id DESC LIMIT ? OFFSET ?
+            ) AS page JOIN games g ON g.id = page.id
+            ORDER BY g.finished_at DESC, g.id DESC
             """,
-            (user_id, user_id, guild_id, guild_id, opponent, opponent, opponent, limit, offset),
+            (*params, limit, offset),
         )
         return [GameRow.from_row(r) for r in rows]
 

@@ -1015,6 +1015,36 @@ async def test_every_members_rank_is_their_place_on_the_pages(store: Store) -> N
                 assert stats is not None and stats.rank == rank and stats.ranked_players == page.total
 
 
+async def test_a_members_history_pages_are_the_newest_games_first_whichever_seat(store: Store) -> None:
+    """Each seat's games come from their own index; merged, every page (any server,
+    any opponent, any offset) is what sorting all the member's games would give."""
+    rng = random.Random(8)
+    people = [ALICE, BOB, 7001, 7002]
+    rows = []
+    for i in range(80):
+        p0, p1 = rng.sample(people, 2)
+        status = rng.choice(["finished", "finished", "abandoned", "active"])
+        finished = None if status == "active" else float(rng.randrange(20))  # ties on purpose
+        rows.append((i + 1, rng.choice([GUILD, GUILD + 1]), 50_000 + i, p0, p1, status, finished))
+
+    async def write(tx) -> None:
+        await tx.executemany("INSERT INTO players (user_id) VALUES (?) ON CONFLICT DO NOTHING", [(p,) for p in people])
+        await tx.executemany(
+            "INSERT INTO games (id, guild_id, channel_id, player0, player1, status, finished_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)", rows,
+        )
+
+    await store.db.transact(write)
+    for guild in (None, GUILD, GUILD + 1):
+        for opponent in (None, BOB, 7002):
+            mine = [r for r in rows if ALICE in (r[3], r[4]) and r[5] != "active"
+                    and (guild is None or r[1] == guild) and (opponent is None or opponent in (r[3], r[4]))]
+            expected = [r[0] for r in sorted(mine, key=lambda r: (-r[6], -r[0]))]
+            for offset, limit in ((0, 10), (0, 100), (3, 4), (len(expected), 5)):
+                got = await store.games.finished_for(ALICE, guild, offset=offset, limit=limit, opponent=opponent)
+                assert [g.id for g in got] == expected[offset:offset + limit], (guild, opponent, offset, limit)
+
+
 async def test_dice_stats_from_actions(store: Store) -> None:
     game = await new_game(store)
     await store.games.append(
