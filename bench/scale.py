@@ -111,6 +111,8 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
     guild_of_active = s.active
     shard = (shards, (0,)) if shards > 1 else None
     deep = max(0, s.guild_members - 100)
+    # what /bg games calls: its rows (game_list), or before that existed every game rebuilt
+    listing = getattr(service, "game_list", None) or service.active_games
     cases: dict[str, list[Callable[[], Awaitable[Any]]]] = {
         "leaderboard, biggest server, page 1": [
             lambda: service.leaderboard(s.guild) for _ in range(repeat)],
@@ -128,7 +130,7 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
         "rating chart history": [(lambda u=u: service.store.ratings.history(u)) for u in mixed],
         "dice stats": [(lambda u=u: service.dice_stats(s.guild, u)) for u in mixed[: max(1, repeat // 4)]],
         "/bg games": [
-            (lambda g=g, u=u: service.active_games(g, u))
+            (lambda g=g, u=u: listing(g, u))
             for _, g, u in (rng.choice(guild_of_active) for _ in range(repeat))],
         "games waiting for a member": [
             (lambda u=u: service.waiting_for(u)) for u in mixed],
