@@ -40,7 +40,7 @@ COMPUTER_PAUSE_SECONDS = 1.5
 """Pause before each of the computer's posts (0 in tests)."""
 MAX_RUNS = 200
 """A safety stop for one background run (turns, with re-checks)."""
-RESUME_PARALLEL = 4
+RESUME_PARALLEL = 2
 """Computer turns resumed at once after a (re)start (each reads its game, thinks,
 and posts two boards through the drawing workers): few enough that players'
 clicks and boards never queue behind thousands of them."""
