@@ -54,6 +54,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/ai.py
 	$(BIN)/python bench/e2e_load.py
 	$(BIN)/python bench/loop_stall.py
+	$(BIN)/python bench/startup.py
 
 # Regenerate the lock files after changing a dependency in pyproject.toml.
 LOCK := $(VENV)/tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe \

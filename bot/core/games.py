@@ -661,9 +661,13 @@ class GameService:
             ))
         return listed
 
-    async def waiting_for(self, user_id: int) -> list[tuple[int, int]]:
-        """``(game id, guild id)`` of every active game a player sits in, oldest first."""
-        return [(row.id, row.guild_id) for row in await self.store.games.active_for(user_id)]
+    async def waiting_for(
+        self, user_id: int, *, after: tuple[float, int] | None = None, limit: int = 200, their_turn: bool = False
+    ) -> list[tuple[int, int, tuple[float, int]]]:
+        """A page of the active games a player sits in, the longest untouched first:
+        ``(game id, guild id, key)``; pass the last key as ``after`` for the next page.
+        ``their_turn``: only those waiting for this player (the turn kept in each row)."""
+        return await self.store.games.waiting_page(user_id, after=after, limit=limit, their_turn=their_turn)
 
     async def history(self, guild_id: int, user_id: int, limit: int = 10) -> list[GameSummary]:
         """A player's finished games here, newest first, from their summaries (no log is replayed)."""

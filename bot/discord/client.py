@@ -11,7 +11,8 @@ discord.py rebuilds from their custom ids, find their table through
 
 Coming back (at start, and after Discord was out of reach): the downtime is
 credited to every running clock, everything owed is delivered, and only then
-do deadlines run again and the computer resume its turns. While Discord is
+do deadlines run again and the computer resume its turns (in the background,
+a few games at a time: commands are answered all along). While Discord is
 out of reach, deadlines wait.
 """
 
@@ -213,7 +214,9 @@ class BackgammonBot(commands.Bot):
         if self.scheduler is not None and self.connected:
             self.scheduler.open()
         if self.table is not None:
-            await self.table.computer.resume()  # the computer's turns left waiting by a restart
+            # the computer's turns left waiting by a restart: in the background, a few at a
+            # time, the longest-waiting first (a game a player touches meanwhile goes at once)
+            self.table.computer.start_resume()
 
     async def _beat_forever(self) -> None:
         """Every :data:`~bot.core.deadlines.HEARTBEAT` while connected: the bot is here."""

@@ -7,6 +7,13 @@ way a person's are posted: while the computer keeps acting its board message is
 edited in place, and when the turn comes back to a person a new board is posted
 with a mention of them. A short pause between the posts lets people follow.
 
+After a (re)start, the turns the computer owes are resumed in the background
+(:meth:`ComputerSeat.start_resume`), the game left waiting longest first, a
+few at a time: the bot answers commands and clicks meanwhile. A game touched
+by a player before its turn comes up is resumed at once (:meth:`ComputerSeat.kick`,
+:meth:`ComputerSeat.wake`); one game never has two runs in this process, and a
+run re-reads its game first (the service's compare-and-set refuses any stale act).
+
 An error in the computer's turn is logged and said in the channel: a game is
 never left waiting on the computer silently.
 """
@@ -33,6 +40,12 @@ COMPUTER_PAUSE_SECONDS = 1.5
 """Pause before each of the computer's posts (0 in tests)."""
 MAX_RUNS = 200
 """A safety stop for one background run (turns, with re-checks)."""
+RESUME_PARALLEL = 2
+"""Computer turns resumed at once after a (re)start (each reads its game, thinks,
+and posts two boards through the drawing workers): few enough that players'
+clicks and boards never queue behind thousands of them."""
+RESUME_PAGE = 200
+"""Games read per page while resuming (keyset: no read of all the games at once)."""
 
 
 class ComputerSeat:
@@ -54,8 +67,10 @@ class ComputerSeat:
         self.pause = COMPUTER_PAUSE_SECONDS
         self.default_level: str = DEFAULT_LEVEL
         """The level of ``/bg challenge @bot`` and of games that don't say."""
+        self.resume_parallel = RESUME_PARALLEL
         self._running: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
+        self._resuming: asyncio.Task[int] | None = None
 
     # -- who the computer is -----------------------------------------------------------
 
@@ -99,43 +114,89 @@ class ComputerSeat:
         if view.id in self._running:
             self._again.add(view.id)  # the running task looks again before it stops
             return
-        task = asyncio.create_task(self._run(view.id, list(events)), name=f"bg-computer-{view.id}")
-        self._running[view.id] = task
+        self._start(view.id, list(events))
+
+    def wake(self, game_id: int) -> None:
+        """A player touched this game without its state at hand (a refused click): if the
+        computer owes a turn there and none is running, play it now (the run looks first)."""
+        if game_id not in self._running:
+            self._start(game_id, [])
+
+    def _start(self, game_id: int, events: list[Event], *, pause: float | None = None) -> asyncio.Task[None]:
+        task = asyncio.create_task(self._run(game_id, events, pause), name=f"bg-computer-{game_id}")
+        self._running[game_id] = task
+        return task
+
+    def start_resume(self) -> None:
+        """After a (re)start: resume the computer's turns in the background (see :meth:`resume`)."""
+        if self._resuming is None or self._resuming.done():
+            self._resuming = asyncio.create_task(self.resume(), name="bg-computer-resume")
 
     async def resume(self) -> int:
-        """After a (re)start: play the computer's turns that were left waiting. Returns how many."""
+        """Play the computer's turns left waiting by a restart; returns how many.
+
+        Its games are read a page at a time, the longest untouched first (the
+        player waiting longest is served first), and at most
+        :attr:`resume_parallel` of their turns run at once; those are posted
+        without the pause between posts (they are catching up). A game already
+        running (a player touched it: :meth:`kick`) is left to that run."""
         if self.user_id is None:
             return 0
         kicked = 0
+        slots = asyncio.Semaphore(max(self.resume_parallel, 1))
+        after: tuple[float, int] | None = None
         try:
-            for game_id, guild_id in await self.service.waiting_for(self.user_id):
-                if self.client.get_guild(guild_id) is None:
-                    continue  # another shard's (process's) server
-                view = await self.service.get_game(game_id)
-                if self.is_to_act(view) and view.id not in self._running:
-                    self.kick(view)
+            while True:
+                page = await self.service.waiting_for(self.user_id, after=after, limit=RESUME_PAGE, their_turn=True)
+                for game_id, guild_id, after in page:
+                    if self.client.get_guild(guild_id) is None or game_id in self._running:
+                        continue  # another shard's (process's) server; or already under way
+                    await slots.acquire()
+                    try:
+                        view = await self.service.get_game(game_id)
+                    except Exception:
+                        slots.release()
+                        log.exception("could not read game %s to resume the computer's turn", game_id)
+                        continue
+                    if not self.is_to_act(view) or game_id in self._running:
+                        slots.release()
+                        continue
+                    self._start(game_id, [], pause=0.0).add_done_callback(lambda _: slots.release())
                     kicked += 1
+                if len(page) < RESUME_PAGE:
+                    break
+        except asyncio.CancelledError:
+            raise
         except Exception:
             log.exception("could not resume the computer's games")
+        if kicked:
+            log.info("resuming the computer's turn in %d games", kicked)
         return kicked
 
     @property
     def busy(self) -> bool:
-        return any(not t.done() for t in self._running.values())
+        resuming = self._resuming is not None and not self._resuming.done()
+        return resuming or any(not t.done() for t in self._running.values())
 
     async def wait(self) -> None:
-        """Until every running turn is posted (tests, shutdown)."""
-        while self._running:
-            await asyncio.gather(*list(self._running.values()), return_exceptions=True)
+        """Until every running turn is posted, and the resume is done (tests, shutdown)."""
+        while self._running or (self._resuming is not None and not self._resuming.done()):
+            waiting = list(self._running.values())
+            if self._resuming is not None and not self._resuming.done():
+                waiting.append(self._resuming)  # type: ignore[arg-type]
+            await asyncio.gather(*waiting, return_exceptions=True)
 
     async def close(self) -> None:
+        if self._resuming is not None:
+            self._resuming.cancel()
+            await asyncio.gather(self._resuming, return_exceptions=True)
         tasks = list(self._running.values())
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._running.clear()
 
-    async def _run(self, game_id: int, events: list[Event]) -> None:
+    async def _run(self, game_id: int, events: list[Event], pause: float | None = None) -> None:
         try:
             for _ in range(MAX_RUNS):
                 self._again.discard(game_id)
@@ -144,7 +205,7 @@ class ComputerSeat:
                 if self.is_to_act(view):
                     outcomes = await self.player(self.level_of(view)).take_turn(game_id)
                 if outcomes:
-                    await self.post(view, outcomes, events)
+                    await self.post(view, outcomes, events, pause=pause)
                     events = []
                     continue
                 if game_id in self._again:
@@ -160,13 +221,17 @@ class ComputerSeat:
             self._running.pop(game_id, None)
             self._again.discard(game_id)
 
-    async def post(self, before: GameState, outcomes: Sequence[Outcome], events: Sequence[Event] = ()) -> None:
-        """Post the computer's outcomes: edits while it keeps acting, a new board when a person must act."""
+    async def post(
+        self, before: GameState, outcomes: Sequence[Outcome], events: Sequence[Event] = (), *, pause: float | None = None
+    ) -> None:
+        """Post the computer's outcomes: edits while it keeps acting, a new board when a person must act
+        (``pause`` seconds before each post; default :attr:`pause`)."""
         board = before.board_message
         shown: list[Event] = list(events)
+        pause = self.pause if pause is None else pause
         for outcome in outcomes:
-            if self.pause > 0:
-                await asyncio.sleep(self.pause)
+            if pause > 0:
+                await asyncio.sleep(pause)
             shown.extend(outcome.events)
             view = outcome.view
             channel = InChannel(self.client, board[0] if board is not None else view.channel_id, view.guild_id)

@@ -138,6 +138,7 @@ class Table:
         """The active game of this channel, or a private answer saying where the user's games are."""
         view = await self.service.game_in_channel(interaction.channel_id or 0)
         if view is not None:
+            self.computer.kick(view)  # a computer's turn a restart left waiting: now, not in its turn
             return view
         hint = ""
         if interaction.guild_id is not None:
@@ -211,21 +212,29 @@ class Table:
             "raccept": lambda: service.accept_resignation(game_id, user, version=version),
             "rreject": lambda: service.reject_resignation(game_id, user, version=version),
         }
-        await self.run_click(interaction, calls[action])
+        await self.run_click(interaction, calls[action], game_id)
 
     async def click_play(self, interaction: discord.Interaction, game_id: int, version: int, play: str) -> None:
         await self.run_click(
-            interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version)
+            interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version), game_id
         )
 
-    async def run_click(self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]]) -> None:
+    async def run_click(
+        self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]], game_id: int | None = None
+    ) -> None:
         try:
             hold(self.cooldowns, "turn", interaction.user)
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
+                if error.view is not None:
+                    self.computer.kick(error.view)  # the computer's turn a restart left waiting: now
                 await self.answer_stale(interaction, error)
                 return
+            except NotYourTurnError:
+                if game_id is not None:
+                    self.computer.wake(game_id)  # the same, when the computer is the one to act
+                raise
             await self.show_after_click(interaction, outcome)
         except Exception as error:  # buttons have no tree.on_error: same single error path
             await report(interaction, error)

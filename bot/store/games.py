@@ -173,6 +173,35 @@ class GameStore:
         )
         return [GameRow.from_row(r) for r in rows]
 
+    async def waiting_page(
+        self, user_id: int, *, after: tuple[float, int] | None = None, limit: int = 200, their_turn: bool = False
+    ) -> list[tuple[int, int, tuple[float, int]]]:
+        """A page of a player's active games, the longest untouched first:
+        ``(game id, guild id, key)``; the last key, given as ``after``, reads the
+        next page (keyset: one short read each, however many games there are).
+        ``their_turn``: only the games where it is the player's turn (or not known)."""
+        where = ""
+        params: tuple[Any, ...] = (user_id, user_id)
+        if their_turn:
+            where += (
+                " AND ((player0 = ? AND (turn IS NULL OR turn = 0))"
+                " OR (player1 = ? AND (turn IS NULL OR turn = 1)))"
+            )
+            params += (user_id, user_id)
+        if after is not None:
+            where = " AND (updated_at > ? OR (updated_at = ? AND id > ?))"
+            params += (after[0], after[0], after[1])
+        rows = await self.db.fetchall(
+            """
+            SELECT id, guild_id, updated_at FROM games
+            WHERE status = 'active' AND (player0 = ? OR player1 = ?)
+            """ + where + """
+            ORDER BY updated_at, id LIMIT ?
+            """,
+            (*params, limit),
+        )
+        return [(r["id"], r["guild_id"], (r["updated_at"], r["id"])) for r in rows]
+
     async def finished_for(
         self,
         user_id: int,

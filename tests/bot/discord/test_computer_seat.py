@@ -20,6 +20,9 @@ from simcord.builders import UserHandle  # noqa: E402
 
 import bot.ai  # noqa: E402
 from bot.ai import default_analyst  # noqa: E402
+from engine import ScriptedDice  # noqa: E402
+
+from tests.bot.conftest import ROLLS  # noqa: E402
 
 
 @pytest.fixture
@@ -243,3 +246,66 @@ async def test_a_restart_resumes_the_computers_turn(fast, monkeypatch):
     game = await w.service.game_in_channel(w.channel.id)
     assert game.to_act().user_id == w.alice.id
     assert f"{w.alice.mention} to roll" in w.board().content
+
+
+@pytest.mark.parametrize("dice", [ScriptedDice([3, 1] * 3 + ROLLS)])
+async def test_after_a_restart_the_computer_catches_up_in_the_background_longest_waiting_first(
+    fast, monkeypatch, clock
+):
+    """Three games wait for the computer when the bot comes back: coming back does not wait
+    for them; they are resumed one at a time (here), the longest-waiting first; a game a
+    member touches meanwhile goes at once, and each is played exactly once."""
+    w = fast
+    from bot.core.computer import ComputerPlayer
+
+    real = ComputerPlayer.take_turn
+
+    async def nothing(self, game_id):  # type: ignore[no-untyped-def]
+        return []  # the bot "stopped" before the computer moved
+
+    monkeypatch.setattr(ComputerPlayer, "take_turn", nothing)
+    members = [w.alice, w.bob, w.carol]
+    channels = [w.guild.create_text_channel(f"computer-{n}") for n in range(3)]
+    for member, channel in zip(members, channels):
+        await member.slash(channel, "bg computer", level="beginner")
+    games = [(await w.service.game_in_channel(c.id)).id for c in channels]
+    for n in (2, 0, 1):  # the last game's member played first: theirs has waited longest
+        clock.advance(minutes=5)
+        assert not (await members[n].slash(channels[n], "bg move", play="8/5 6/5")).ephemeral
+    await w.bot.table.idle()
+    for game_id in games:
+        assert (await w.service.get_game(game_id)).to_act().user_id == w.bot.user.id
+
+    played: list[int] = []
+    first_held, release = asyncio.Event(), asyncio.Event()
+
+    async def counted(self, game_id):  # type: ignore[no-untyped-def]
+        played.append(game_id)
+        if len(played) == 1:
+            first_held.set()
+            await release.wait()  # the first resumed turn takes its time
+        return await real(self, game_id)
+
+    monkeypatch.setattr(ComputerPlayer, "take_turn", counted)
+    seat = w.bot.table.computer
+    seat.resume_parallel = 1
+    await w.bot.come_back()  # returns with the turns still to play
+    await asyncio.wait_for(first_held.wait(), 30)
+    assert played == [games[2]]
+
+    # meanwhile the bot answers; the game touched goes before its place in the queue
+    shown = await w.alice.slash(channels[0], "bg board")
+    assert not shown.ephemeral
+    on_demand = seat._running.get(games[0])
+    if on_demand is not None:
+        await on_demand
+    assert played == [games[2], games[0]]
+    assert f"{w.alice.mention} to roll" in w.board(channels[0]).content
+
+    release.set()
+    await w.bot.table.idle()
+    assert played == [games[2], games[0], games[1]]  # each exactly once
+    assert seat._resuming is not None and seat._resuming.result() == 2  # the third was taken on demand
+    for member, channel, game_id in zip(members, channels, games):
+        assert (await w.service.get_game(game_id)).to_act().user_id == member.id
+        assert f"{member.mention} to roll" in w.board(channel).content

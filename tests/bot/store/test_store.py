@@ -834,6 +834,41 @@ async def test_player_game_queries(store: Store, clock: FakeClock) -> None:
     assert [g.channel_id for g in await store.games.active_for(ALICE)] == [3]
 
 
+async def test_waiting_games_come_a_page_at_a_time_longest_untouched_first(store: Store, clock: FakeClock) -> None:
+    games = []
+    for channel in range(1, 8):
+        games.append(await new_game(store, channel=channel, p0=ALICE if channel % 2 else BOB, p1=CAROL))
+        clock.advance(minutes=1)
+    await new_game(store, channel=20, p0=ALICE, p1=BOB)  # not CAROL's
+    finished = games.pop(3)
+    await store.games.append(finished.id, 0, [{"kind": "resign", "player": 1}], updates={"status": "finished"})
+    for g in games[:2]:  # touched last: they go to the end
+        clock.advance(minutes=1)
+        await store.games.append(g.id, 0, [roll(0, 3, 1)])
+    expected = [g.id for g in games[2:] + games[:2]]
+    seen, after, pages = [], None, 0
+    while True:
+        page = await store.games.waiting_page(CAROL, after=after, limit=2)
+        pages += 1
+        seen += [game_id for game_id, _, _ in page]
+        assert all(guild == GUILD for _, guild, _ in page)
+        if len(page) < 2:
+            break
+        after = page[-1][2]
+    assert seen == expected and pages == 4
+    # games touched at the same instant: the id breaks the tie, none skipped nor read twice
+    for g in games[2:]:
+        await store.games.append(g.id, 0, [roll(0, 3, 1)])
+    first = await store.games.waiting_page(CAROL, limit=2)
+    rest = await store.games.waiting_page(CAROL, after=first[-1][2], limit=10)
+    assert sorted(x[0] for x in first + rest) == sorted(expected) and len(first + rest) == len(expected)
+    # only the games waiting for CAROL (seat 1): the turn kept in the row, unknown ones included
+    await store.games.append(games[2].id, 1, [roll(1, 2, 1)], updates={"turn": 1})
+    await store.games.append(games[3].id, 1, [roll(1, 2, 1)], updates={"turn": 0})
+    mine = [x[0] for x in await store.games.waiting_page(CAROL, limit=10, their_turn=True)]
+    assert games[2].id in mine and games[3].id not in mine and len(mine) == len(expected) - 1
+
+
 async def test_deadlines_and_reminders(store: Store, clock: FakeClock) -> None:
     g1 = await new_game(store, channel=1, turn_deadline=T0 + timedelta(hours=10), reminder_at=T0 + timedelta(hours=4))
     g2 = await new_game(store, channel=2, turn_deadline=T0 + timedelta(hours=5), reminder_at=T0 + timedelta(hours=2))
