@@ -102,8 +102,9 @@ class GameDriver:
             )
         except TimeoutError as error:
             live = [(m["id"], (m.get("content") or "")[:120], game_controls(m)) for m in self.live_boards()]
-            raise TimeoutError(f"{error}\nnew board {board['id']} after {inter.payload.get('data', {}).get('custom_id') or 'a command'}; "
-                               f"boards with controls: {live}") from None
+            first, _, rest = str(error).partition("\n")
+            raise TimeoutError(f"{first}\nnew board {board['id']} after {inter.payload.get('data', {}).get('custom_id') or 'a command'}; "
+                               f"boards with controls: {live}\n{rest}") from None
         self.board = board
         return board
 
@@ -173,7 +174,8 @@ class GameDriver:
             self.actions.append(("play", inter))
             await self._after(inter)
             return inter
-        raise AssertionError(f"don't know how to act on board {board['content']!r} with {custom_ids(board)}")
+        raise AssertionError(f"don't know how to act on board {board['id']} {board['content']!r} with {custom_ids(board)}; "
+                             f"boards with controls: {[(m['id'], game_controls(m)) for m in self.live_boards()]}")
 
     async def _click(self, name: str, user: dict[str, Any], message_id: int, custom_id: str) -> Interaction:
         inter = await self.fake.click(user, message_id, custom_id)
