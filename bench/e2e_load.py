@@ -7,7 +7,7 @@ own channel between two simulated players. By default each game is played to
 its end (a single money game): challenge -> Accept -> Roll -> play -> ... with
 the first legal play of the board's menu (or of ``/bg move``'s autocomplete
 when there are more than 25), a double every 20 plays while the cube may turn,
-always taken: about 110 interactions a game. ``--short`` plays the old short
+always taken: about 120 interactions a game. ``--short`` plays the old short
 game instead: challenge -> Accept -> play -> Roll -> play -> Double -> Pass.
 
 Prints interactions per second; p50/p99 time to the first response
