@@ -15,9 +15,10 @@ A delivery that may already have reached Discord before a crash is marked
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -92,6 +93,8 @@ class Deliveries:
         self.on_board = on_board
         """Told of every game's new board message (the game service's cache)."""
         self._held: dict[int, float] = {}
+        self._storing: dict[int, int] = {}
+        """game id -> actions of it being stored now (see :meth:`storing`)."""
         self._suspect: set[int] = set()
         """Entries a failed delivery of this process may have posted all the same."""
         self.wordings: dict[str, Wording] = {
@@ -105,6 +108,26 @@ class Deliveries:
         self.started_at = clock()
 
     # -- holding ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def storing(self, game_id: int) -> Iterator[None]:
+        """While an action of ``game_id`` is being stored: the board it owes is in the
+        outbox from its commit on, but the command holds it only once the store
+        answers; meanwhile the dispatcher must not post that board too (under load
+        it did: a second board of the same turn, with live buttons)."""
+        self._storing[game_id] = self._storing.get(game_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._storing[game_id] - 1
+            if left:
+                self._storing[game_id] = left
+            else:
+                del self._storing[game_id]
+
+    def _waits(self, entry: OutboxEntry) -> bool:
+        """Whether a command of this process delivers ``entry`` (held, or its game's action being stored)."""
+        return self._is_held(entry.id) or (entry.kind == "board" and entry.game_id in self._storing)
 
     def hold(self, entry_ids: Iterable[int]) -> None:
         """A command of this process will deliver these itself."""
@@ -195,7 +218,7 @@ class Deliveries:
         found = await self.store.outbox.owed(
             now, shard=shard, kinds=None if kinds is None else tuple(kinds), not_kinds=tuple(not_kinds), limit=limit
         )
-        entries = [e for e in found if not self._is_held(e.id)]
+        entries = [e for e in found if not self._waits(e)]
         deliveries: list[Delivery] = []
         boards: dict[int, list[OutboxEntry]] = {}
         for entry in entries:
@@ -231,7 +254,7 @@ class Deliveries:
         assert game_id is not None
         everything = await self.store.outbox.for_game(game_id)
         boards = [e for e in everything if e.kind == "board"] or entries
-        if any(self._is_held(e.id) for e in boards):
+        if any(self._waits(e) for e in boards):
             return None
         row = await self.store.games.get(game_id)
         state = await self.state_of(row)

@@ -20,6 +20,7 @@ sharing its player names and clock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import logging
@@ -527,16 +528,17 @@ class GameService:
         extra = self._tournament_owed(row) if finished else []
         snapshot = None if finished else await self._snapshot(row.version, len(new_actions), match)
         try:
-            result = await self.store.games.append(
-                row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary,
-                owed=[owed, *extra], snapshot=snapshot,
-            )
+            with self.deliveries.storing(row.id) if held else contextlib.nullcontext():
+                result = await self.store.games.append(
+                    row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary,
+                    owed=[owed, *extra], snapshot=snapshot,
+                )
+                board = result.owed[:1]  # the board; the rest (a tournament's update) is the dispatcher's
+                if held:
+                    self.deliveries.hold(board)  # before the dispatcher may look again
         except (StaleVersionError, GameOverError):  # another process moved the game on
             self._forget(row.id)
             raise StaleGameError(view=await self.get_game(row.id)) from None
-        board = result.owed[:1]  # the board; the rest (a tournament's update) is the dispatcher's
-        if held:
-            self.deliveries.hold(board)
         if not held or len(result.owed) > 1:
             self.deliveries.wake()
         if finished:

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 60.0
 """The longest sleep between two looks at the outbox (another process may owe us work)."""
+HELD_BEAT = 1.0
+"""The slow beat's shortest sleep after a pass with nothing to deliver (a command that
+fails to post releases its entries and wakes the dispatcher at once)."""
 LOOK_BACK = 50
 """How many of a channel's latest messages are searched for an earlier post."""
 PARALLEL = 4
@@ -111,18 +114,26 @@ class Dispatcher:
                 return
 
     async def _run(self) -> None:
-        """The slow beat: retries when their back-off ends, and other processes' leftovers."""
+        """The slow beat: retries when their back-off ends, and other processes' leftovers.
+        A pass that found nothing to deliver (what is due is being posted by the
+        commands that made it) waits at least :data:`HELD_BEAT` before the next: under
+        load something is always due, and looking every 50 ms cost reads for nothing."""
+        delay = await self._delay()
         while True:
-            await asyncio.sleep(await self._delay())
-            await self._safe_pass()
+            await asyncio.sleep(delay)
+            attempted = await self._safe_pass()
+            delay = await self._delay()
+            if not attempted:
+                delay = max(delay, HELD_BEAT)
 
-    async def _safe_pass(self) -> None:
+    async def _safe_pass(self) -> int:
         try:
-            await self.run_once()
+            return await self.run_once()
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("the dispatcher failed; trying again shortly")
+            return 0
 
     async def _delay(self) -> float:
         try:

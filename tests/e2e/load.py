@@ -109,16 +109,20 @@ class LoadResult:
         )
 
 
-async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int = 2, timeout: float = 30.0,
-                    stagger: float = 0.0, think: tuple[float, float] = (0.0, 0.0)) -> LoadResult:
-    """``games`` games at once, each in its own channel between two new users; every game ends by double/pass.
+async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int | None = None, timeout: float = 30.0,
+                    stagger: float = 0.0, think: tuple[float, float] = (0.0, 0.0), full: bool = False) -> LoadResult:
+    """``games`` games at once, each in its own channel between two new users. Short games
+    (the default) end by double/pass after ``plays_before_double`` (2) plays; ``full`` games
+    are played to the end, a double taken every ``plays_before_double`` (20) plays.
     Players act at once, or after a time drawn from ``think`` (seconds, uniform; seeded per game)."""
+    if plays_before_double is None:
+        plays_before_double = 20 if full else 2
     drivers = []
     for n in range(games):
         channel = fake.add_channel(f"load-{n}")
         a, b = fake.add_user(f"load{n}a"), fake.add_user(f"load{n}b")
         drivers.append(GameDriver(fake, channel, a, b, plays_before_double=plays_before_double, timeout=timeout,
-                                  think=think, rng=random.Random(n)))
+                                  think=think, rng=random.Random(n), full=full))
     await asyncio.sleep(0.2)  # CHANNEL_CREATEs reach the bot
     errors: list[str] = []
 

@@ -45,6 +45,9 @@ class GameDriver:
     plays_before_double: int = 2
     """Plays made before the player on roll doubles (and the other passes)."""
     take: bool = False
+    full: bool = False
+    """Play the game to its end: every ``plays_before_double`` plays the player on roll
+    doubles if they may, and the other takes (the first legal play is always chosen)."""
     use_slash_move: bool = False
     timeout: float = 15.0
     think: tuple[float, float] = (0.0, 0.0)
@@ -92,10 +95,16 @@ class GameDriver:
     async def _after(self, inter: Interaction) -> dict[str, Any]:
         """Wait for the board of ``inter`` and for the previous board to lose its controls."""
         board = await self._expect(inter, lambda m: inter.board_at is not None and has_png(self.fake, m), "a board image")
-        await self.fake.wait_for(
-            lambda: [int(m["id"]) for m in self.live_boards()] in ([], [int(board["id"])]),
-            self.timeout, f"the old board of game {self.game_id} to lose its controls", channel=self.channel,
-        )
+        try:
+            await self.fake.wait_for(
+                lambda: [int(m["id"]) for m in self.live_boards()] in ([], [int(board["id"])]),
+                self.timeout, f"the old board of game {self.game_id} to lose its controls", channel=self.channel,
+            )
+        except TimeoutError as error:
+            live = [(m["id"], (m.get("content") or "")[:120], game_controls(m)) for m in self.live_boards()]
+            first, _, rest = str(error).partition("\n")
+            raise TimeoutError(f"{first}\nnew board {board['id']} after {inter.payload.get('data', {}).get('custom_id') or 'a command'}; "
+                               f"boards with controls: {live}\n{rest}") from None
         self.board = board
         return board
 
@@ -136,10 +145,12 @@ class GameDriver:
         roll, double = control(board, "roll"), control(board, "double")
         if roll is not None:
             if double is not None and self.plays >= self.plays_before_double:
+                if self.full:
+                    self.plays = 0  # the next double some plays later
                 return await self._click("double", actor, board_id, double)
             return await self._click("roll", actor, board_id, roll)
         if control(board, "pass") is not None:
-            if self.take:
+            if self.take or self.full:
                 return await self._click("take", actor, board_id, control(board, "take"))  # type: ignore[arg-type]
             return await self._click("pass", actor, board_id, control(board, "pass"))  # type: ignore[arg-type]
         select = control(board, "play")
@@ -163,7 +174,8 @@ class GameDriver:
             self.actions.append(("play", inter))
             await self._after(inter)
             return inter
-        raise AssertionError(f"don't know how to act on board {board['content']!r} with {custom_ids(board)}")
+        raise AssertionError(f"don't know how to act on board {board['id']} {board['content']!r} with {custom_ids(board)}; "
+                             f"boards with controls: {[(m['id'], game_controls(m)) for m in self.live_boards()]}")
 
     async def _click(self, name: str, user: dict[str, Any], message_id: int, custom_id: str) -> Interaction:
         inter = await self.fake.click(user, message_id, custom_id)
@@ -171,8 +183,9 @@ class GameDriver:
         await self._after(inter)
         return inter
 
-    async def play_out(self, max_steps: int = 60) -> dict[str, Any]:
-        for _ in range(max_steps):
+    async def play_out(self, max_steps: int | None = None) -> dict[str, Any]:
+        """Act until the game is over (at most ``max_steps``: 60, or 2,000 for a full game)."""
+        for _ in range(max_steps or (2000 if self.full else 60)):
             if self.over():
                 assert self.board is not None
                 return self.board

@@ -26,3 +26,16 @@ async def test_concurrent_games(fake, launch):
     assert "board_p99" not in kinds["challenge"] and kinds["accept"]["board_p99"] > 0
     # latency targets live in bench/e2e_load.py: on 2 shared cores they depend on what else runs; the 3-s rule does not
     assert figures["first_response_ms"]["max"] < 3000
+
+
+async def test_full_games(fake, launch):
+    """Full games, as ``bench/e2e_load.py`` plays them by default: to the end, doubles taken."""
+    bot = await launch(REAL_BOT, log_level="WARNING", extra_env={"COOLDOWN_TURN": "off"})
+    result = await run_games(fake, 2, full=True)
+    assert not result.errors, "\n".join(result.errors[:3]) + "\n" + bot.tail()
+    assert result.finished == 2 and result.missed == 0  # each game played until nobody is to act
+    assert not result.unexpected_private, result.unexpected_private[:5]
+    kinds = result.figures()["by_kind"]
+    assert "pass" not in kinds  # every double is taken: the games end on the board
+    # a game lasts dozens of turns: each player rolls and plays many times
+    assert kinds["roll"]["n"] >= 2 * 20 and kinds["roll"]["board_p99"] > 0, kinds

@@ -578,3 +578,28 @@ async def test_fractional_match_length_is_refused(env: Env) -> None:
 async def test_leaderboard_bad_limit_is_a_service_error(env: Env) -> None:
     with pytest.raises(ServiceError):
         await env.service.leaderboard(GUILD, "rating", limit=0)
+
+
+async def test_the_dispatcher_never_posts_a_board_its_command_is_still_storing(env: Env, monkeypatch) -> None:
+    """The board an action owes is in the outbox from its commit on; the command holds
+    it once the store answers. In between, the dispatcher must not take it too (under
+    load it did: a second board of the same turn, with live buttons)."""
+    challenge = await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions())
+    started = await env.service.challenges.accept(challenge.id, BOB.user_id)
+    await env.service.deliveries.delivered(started.owed, state=started.view, board=(100, 1))
+    deliveries = env.service.deliveries
+    assert await deliveries.owed() == []
+    real = env.store.games.append
+    seen = []
+
+    async def append(*args, **kwargs):
+        result = await real(*args, **kwargs)  # committed: the dispatcher may look now
+        seen.append([d.kind for d in await deliveries.owed()])
+        return result
+
+    monkeypatch.setattr(env.store.games, "append", append)
+    outcome = await random_step(env.service, started.view, random.Random(1))
+    assert seen == [[]]
+    assert [d.kind for d in await deliveries.owed()] == []  # held by the command now
+    deliveries.release(outcome.owed)  # the command could not post it: the dispatcher's
+    assert [d.kind for d in await deliveries.owed()] == ["board"]
