@@ -104,10 +104,14 @@ async def play_pool(size: int, seed: int) -> list[PoolGame]:
     little noise: games as long as people's, about 50 plays, and now and then a
     double, a take, a pass or a resignation)."""
     rng = random.Random(seed)
-    folder = tempfile.mkdtemp(prefix="bg-pool-")
-    path = os.path.join(folder, "pool.sqlite")
+    with tempfile.TemporaryDirectory(prefix="bg-pool-") as folder:
+        return await _play_pool(size, rng, seed, os.path.join(folder, "pool.sqlite"))
+
+
+async def _play_pool(size: int, rng: random.Random, seed: int, path: str) -> list[PoolGame]:
     store = await open_store(path)
     service = GameService(store, dice=SeededDice(seed))
+
     async def one(i: int) -> None:
         a, b = PlayerRef(10_000 + 2 * i, f"player{2 * i}"), PlayerRef(10_001 + 2 * i, f"player{2 * i + 1}")
         sides = {
