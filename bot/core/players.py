@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from bot.core.lru import Lru
 from bot.core.model import PlayerRef
 from bot.store import Store
+
+KNOWN_NAMES = 10_000
+"""Names kept in memory: the members of the games being played, with room to
+spare; a server of 50,000 members would otherwise keep every one ever seen."""
 
 
 class PlayerNames:
     """Names change rarely: each is read once and written only when it changed."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, size: int = KNOWN_NAMES) -> None:
         self.store = store
-        self._known: dict[int, PlayerRef] = {}
+        self._known: Lru[int, PlayerRef] = Lru(size)
 
     async def get(self, user_id: int) -> PlayerRef:
         """A player by id (``player 123`` if the bot never learnt their name)."""

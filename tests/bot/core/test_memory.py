@@ -117,3 +117,20 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
         assert whole_logs_read == []  # no snapshot was refused
     finally:
         await store.close()
+
+
+async def test_names_in_memory_are_bounded_and_a_dropped_one_is_read_again(tmp_path) -> None:
+    from bot.core.players import PlayerNames
+
+    async with await open_store(tmp_path / "names.sqlite3") as store:
+        names = PlayerNames(store, size=3)
+        people = [PlayerRef(900 + i, f"member {i}") for i in range(6)]
+        for person in people:
+            await names.remember(person)
+        assert len(names._known) == 3  # the three most recent only
+        for person in people:  # the dropped ones come back from the store, the same
+            assert await names.get(person.user_id) == person
+        assert len(names._known) == 3
+        renamed = PlayerRef(900, "member zero")
+        await names.remember(renamed)
+        assert await PlayerNames(store).get(900) == renamed  # the change was written
