@@ -26,7 +26,7 @@ DEFAULT_MAX_PENDING_CHALLENGES = 3
 """How many challenges a member may have waiting for an answer."""
 DEFAULT_MAX_CHALLENGES_RECEIVED = 5
 """How many challenges may wait for one member's answer."""
-DEFAULT_CACHED_GAMES = 1_000
+DEFAULT_CACHED_GAMES = 500
 """Active games a process keeps rebuilt in memory. Each costs the garbage collector
 about 125 objects to scan in a full collection; beyond these, a game comes back
 from its stored snapshot and the few actions after it."""
