@@ -654,12 +654,9 @@ class GameService:
                 if game is not None and not game.is_over:
                     turn = game.turn
                     await self.store.games.note_turn(row.id, row.version, turn)
-            board = (
-                (row.board_channel_id, row.board_message_id)
-                if row.board_channel_id is not None and row.board_message_id is not None else None
-            )
             listed.append(GameListing(
-                row.id, row.guild_id, row.channel_id, await self._players(row), turn, row.turn_deadline, board,
+                row.id, row.guild_id, row.channel_id, await self._players(row), turn, row.turn_deadline,
+                row.board_message,
             ))
         return listed
 
@@ -1009,12 +1006,8 @@ class GameService:
         return await self._off_loop(json.dumps, export, indent=1)
 
     async def _view(self, row: GameRow, match: Match) -> GameState:
-        players = (await self.names.get(row.player0), await self.names.get(row.player1))
-        board = (
-            (row.board_channel_id, row.board_message_id)
-            if row.board_channel_id is not None and row.board_message_id is not None
-            else None
-        )
+        players = await self._players(row)
+        board = row.board_message
         view = GameState(
             id=row.id,
             guild_id=row.guild_id,

@@ -189,7 +189,7 @@ class GameStore:
             )
             params += (user_id, user_id)
         if after is not None:
-            where = " AND (updated_at > ? OR (updated_at = ? AND id > ?))"
+            where += " AND (updated_at > ? OR (updated_at = ? AND id > ?))"
             params += (after[0], after[0], after[1])
         rows = await self.db.fetchall(
             """

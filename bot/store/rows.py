@@ -143,6 +143,13 @@ class GameRow:
         return (self.player0, self.player1)
 
     @property
+    def board_message(self) -> tuple[int, int] | None:
+        """``(channel id, message id)`` of the game's board message, if it has one."""
+        if self.board_channel_id is None or self.board_message_id is None:
+            return None
+        return (self.board_channel_id, self.board_message_id)
+
+    @property
     def is_active(self) -> bool:
         return self.status == "active"
 

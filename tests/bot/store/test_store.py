@@ -867,6 +867,11 @@ async def test_waiting_games_come_a_page_at_a_time_longest_untouched_first(store
     await store.games.append(games[3].id, 1, [roll(1, 2, 1)], updates={"turn": 0})
     mine = [x[0] for x in await store.games.waiting_page(CAROL, limit=10, their_turn=True)]
     assert games[2].id in mine and games[3].id not in mine and len(mine) == len(expected) - 1
+    paged, after = [], None  # and page by page: the next page keeps the filter
+    while page := await store.games.waiting_page(CAROL, after=after, limit=2, their_turn=True):
+        paged += [x[0] for x in page]
+        after = page[-1][2]
+    assert paged == mine
 
 
 async def test_deadlines_and_reminders(store: Store, clock: FakeClock) -> None:
