@@ -80,6 +80,13 @@ def draw(job: object) -> bytes:
     return render_board(job)  # type: ignore[arg-type]
 
 
+NICE = 5
+"""How far below the bot's the workers' priority is. When every core is busy the
+bot's event loop, which answers each click within Discord's 3 seconds and hands
+the workers their boards, goes first; the boards still get most of the rest (the
+analyses, at 19, what is left)."""
+
+
 def main() -> None:
     # Ctrl-C in a terminal reaches the whole process group; the bot ends us by closing stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -90,6 +97,10 @@ def main() -> None:
             os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
         except OSError:
             pass
+    try:
+        os.nice(NICE)
+    except (OSError, AttributeError):  # not on this system: drawing at the bot's priority is fine
+        pass
     # Replies own the real stdout; a stray print() goes to stderr instead of into a PNG.
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

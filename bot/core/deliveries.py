@@ -169,18 +169,25 @@ class Deliveries:
         board: tuple[int, int] | None = None,
     ) -> None:
         """The entries are delivered; with ``state`` and ``board``, that message
-        now shows the game as of ``state`` (its live board)."""
+        now shows the game as of ``state`` (its live board).
+
+        The entries stay held until the store has settled them: a dispatcher
+        pass reading the outbox meanwhile would otherwise find them owed and
+        held by nobody, and post the board again (under load it did, a turn or
+        two late, with live buttons)."""
         ids = list(entry_ids)
-        for entry_id in ids:
-            self._held.pop(entry_id, None)
-            self._suspect.discard(entry_id)
-        if not ids and board is None:
-            return
-        if state is None or board is None:
-            await self.store.outbox.delivered(ids)
-            return
-        await self.store.outbox.delivered(ids, game_id=state.id, board=board, version=state.version)
-        self.on_board(state.id, board, state.version)
+        try:
+            if not ids and board is None:
+                return
+            if state is None or board is None:
+                await self.store.outbox.delivered(ids)
+                return
+            await self.store.outbox.delivered(ids, game_id=state.id, board=board, version=state.version)
+            self.on_board(state.id, board, state.version)
+        finally:
+            for entry_id in ids:
+                self._held.pop(entry_id, None)
+                self._suspect.discard(entry_id)
 
     async def failed(self, delivery: Delivery, *, permanent: bool = False) -> None:
         """An attempt failed: try again later with back-off, or give up."""
@@ -253,9 +260,9 @@ class Deliveries:
         game_id = entries[0].game_id
         assert game_id is not None
         everything = await self.store.outbox.for_game(game_id)
-        boards = [e for e in everything if e.kind == "board"] or entries
-        if any(self._waits(e) for e in boards):
-            return None
+        boards = [e for e in everything if e.kind == "board"]
+        if not boards or any(self._waits(e) for e in boards):
+            return None  # settled since the outbox was read (a command posted the board), or being posted
         row = await self.store.games.get(game_id)
         state = await self.state_of(row)
         match = state.match

@@ -1037,6 +1037,11 @@ class GameService:
         known = self._boards.get(game_id)
         return known[0] if known is not None else None
 
+    def shown_version(self, game_id: int) -> int | None:
+        """The version of a game its newest board recorded by this process shows (no read)."""
+        known = self._boards.get(game_id)
+        return known[1] if known is not None else None
+
     def peek_game_in_channel(self, channel_id: int) -> GameState | None:
         """The latest view of this channel's game this process has seen, without
         touching the database (for answers that can't wait, like autocomplete).

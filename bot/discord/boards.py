@@ -115,6 +115,11 @@ def _fields(payload: Payload) -> dict[str, Any]:
     return fit(**{k: v for k, v in payload.items() if v is not None})
 
 
+class AlreadyShown(Exception):
+    """A board not posted: this version of the game, or a newer one, went up while
+    it waited (its owed entries are settled by that board)."""
+
+
 class Target(Protocol):
     """Where a board goes; ``send`` returns the message, or None if it could not be sent."""
 
@@ -284,6 +289,7 @@ class BoardPoster:
         alongside: Awaitable[Any] | None = None,
         fallback: Target | None = None,
         listeners: Sequence[Listener] | None = None,
+        unless_shown: bool = False,
     ) -> discord.Message | None:
         """Draw the outcome's board and send it through ``target`` (``fallback`` if
         that fails); take the controls off ``old`` (unless it is the message
@@ -291,12 +297,21 @@ class BoardPoster:
         the game's board; then tell the listeners (``listeners``: only these).
         ``alongside`` runs while the board is drawn (the click's own answer).
         Returns the message, or None if it could not be sent (the outbox
-        entries then go back to the dispatcher)."""
+        entries then go back to the dispatcher).
+
+        :raises AlreadyShown: with ``unless_shown``, if a board of this version
+            of the game or a newer one was posted meanwhile (the dispatcher's
+            boards: worded from the game as it was, they must not go up after
+            a click's newer board)."""
         state = outcome.view
         deliveries = self.service.deliveries
         shown = outcome.events if events is None else events
         message: discord.Message | None = None
         async with self._posting(state.id):  # one post of a game at a time: each sees the last one's board
+            newest = self.service.shown_version(state.id)
+            if unless_shown and newest is not None and newest >= state.version:
+                await deliveries.delivered(outcome.owed)
+                raise AlreadyShown(f"game {state.id}: version {newest} is on the board, this one shows {state.version}")
             try:
                 drawing = self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline, pings=pings)
                 if alongside is not None:
@@ -352,7 +367,7 @@ class BoardPoster:
 
 
 __all__ = [
-    "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
+    "AlreadyShown", "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
     "asked_at", "picture_in_worker", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "scene_for_id",
     "warm_up_renderer",
 ]

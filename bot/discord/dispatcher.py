@@ -24,7 +24,7 @@ import discord
 from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import presenter
-from bot.discord.boards import BoardPoster, InChannel, picture_name
+from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, picture_name
 from bot.discord.direct import digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
 
@@ -219,10 +219,14 @@ class Dispatcher:
             about, *others = [presenter.mention(u) for u in delivery.ping] or [""]
             headline = " ".join(p for p in ("⌛", about, f"{plain(delivery.headline)}.", *others) if p)
         where = self._where(delivery)
-        message = await self.poster.publish(
-            outcome, where, old=state.board_message, headline=headline, pings=delivery.ping,
-            listeners=None if delivery.headline is None else [],
-        )
+        try:
+            message = await self.poster.publish(
+                outcome, where, old=state.board_message, headline=headline, pings=delivery.ping,
+                listeners=None if delivery.headline is None else [], unless_shown=True,
+            )
+        except AlreadyShown as shown:
+            log.debug("not posting an owed board: %s", shown)
+            return
         if message is None:
             raise where.error or NotDelivered("the board could not be posted")
 

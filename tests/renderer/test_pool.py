@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from renderer import pool as render_workers
+from renderer.pipe import NICE
 from renderer.pool import RenderError, RenderWorkers
 from engine.position import Position
 from renderer.board import render_board
@@ -74,6 +75,12 @@ async def test_boards_are_the_bytes_drawn_here_by_the_same_two_workers(workers: 
 async def test_workers_run_as_batch_tasks_so_a_request_does_not_preempt_the_bot(workers: RenderWorkers) -> None:
     assert all(os.sched_getscheduler(pid) == os.SCHED_BATCH for pid in workers.pids)
     assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the bot itself stays as it was
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="Unix priorities")
+async def test_workers_yield_the_cpu_to_the_bot_when_it_is_short(workers: RenderWorkers) -> None:
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    assert all(os.getpriority(os.PRIO_PROCESS, pid) == min(own + NICE, 19) for pid in workers.pids)
 
 
 async def test_a_worker_killed_while_idle_is_replaced(workers: RenderWorkers) -> None:

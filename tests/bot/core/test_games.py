@@ -603,3 +603,45 @@ async def test_the_dispatcher_never_posts_a_board_its_command_is_still_storing(e
     assert [d.kind for d in await deliveries.owed()] == []  # held by the command now
     deliveries.release(outcome.owed)  # the command could not post it: the dispatcher's
     assert [d.kind for d in await deliveries.owed()] == ["board"]
+
+
+async def test_a_board_being_settled_stays_held_until_the_store_has_settled_it(env: Env, monkeypatch) -> None:
+    """The command that posted a board settles its entries; until the store has, a
+    dispatcher pass must not find them owed and held by nobody (under load it did,
+    and posted that board again a turn or two late, with live buttons)."""
+    challenge = await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions())
+    started = await env.service.challenges.accept(challenge.id, BOB.user_id)
+    deliveries = env.service.deliveries
+    real = env.store.outbox.delivered
+    seen = []
+
+    async def delivered(*args, **kwargs):
+        seen.append([d.kind for d in await deliveries.owed()])  # a dispatcher pass, while the store settles
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(env.store.outbox, "delivered", delivered)
+    await deliveries.delivered(started.owed, state=started.view, board=(100, 1))
+    assert seen == [[]]
+    assert await deliveries.owed() == []
+
+
+async def test_a_board_settled_after_the_outbox_was_read_is_not_delivered(env: Env, monkeypatch) -> None:
+    """A dispatcher pass read a board as owed; before it worded it, the command
+    posted the board and settled it: nothing is left to deliver."""
+    challenge = await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions())
+    started = await env.service.challenges.accept(challenge.id, BOB.user_id)
+    deliveries = env.service.deliveries
+    deliveries.release(started.owed)  # not posted by the command: owed to the dispatcher
+    real = env.store.outbox.owed
+
+    async def owed(*args, **kwargs):
+        found = await real(*args, **kwargs)
+        # meanwhile the board goes up after all, and is settled
+        await real_delivered(list(started.owed), game_id=started.view.id, board=(100, 1), version=started.view.version)
+        return found
+
+    real_delivered = env.store.outbox.delivered
+    monkeypatch.setattr(env.store.outbox, "owed", owed)
+    assert await deliveries.owed() == []
+    monkeypatch.setattr(env.store.outbox, "owed", real)
+    assert await deliveries.owed() == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bot.discord.boards import picture_name
+from bot.discord.boards import InChannel, picture_name
 
 
 def live_boards(w, channel=None) -> list:
@@ -64,6 +64,33 @@ async def test_a_board_posted_just_before_a_crash_is_taken_not_posted_twice(worl
     assert state.board_message == (w.channel.id, posted.id)
     assert await w.service.store.outbox.owed() == []
     assert old.id not in [m.id for m in live_boards(w)]
+
+
+async def test_an_owed_board_is_not_posted_after_a_newer_board_went_up(world, clock):
+    """The dispatcher words an owed board from the game as it stands, then waits its
+    turn to post; if that board, or a newer one, goes up meanwhile it posts nothing
+    (under load it posted it a turn late, with live buttons next to the newer board)."""
+    w = world
+    await w.start_game()
+    await w.bot.dispatcher.stop()
+    w.service.deliveries.wakers.clear()  # this test runs the dispatcher's steps itself
+    game, outcome = await stored_not_posted(w)
+    w.service.deliveries.release(outcome.owed)  # the command could not post it: the dispatcher's
+    (owed,) = await w.service.deliveries.owed()
+    assert owed.outcome.view.version == outcome.view.version
+    # before the dispatcher posts it, the board goes up all the same, and Bob rolls on it
+    where = InChannel(w.bot, w.channel.id, w.guild.id)
+    await w.bot.table.poster.publish(outcome, where, old=game.board_message)
+    rolled = await w.bob.click(w.board(), label="Roll")
+    assert not w.private(rolled)
+    count = len(w.channel.history())
+
+    await w.bot.dispatcher.deliver(owed)
+
+    assert len(w.channel.history()) == count  # nothing posted
+    assert [m.id for m in live_boards(w)] == [w.board().id]
+    assert f"{w.bob.mention} to play" in w.board().content
+    assert await w.service.store.outbox.owed(clock.now + timedelta(hours=1)) == []
 
 
 async def test_a_reminder_claimed_before_a_crash_is_posted_once(world, make_bot, clock):
