@@ -645,6 +645,16 @@ class FakeDiscord:
         out = [self.messages[m] for m in self.channel_messages.get(channel_id, [])]
         return out if ephemeral else [m for m in out if not m["flags"] & EPHEMERAL]
 
+    def with_components(self, channel: dict[str, Any] | int) -> list[dict[str, Any]]:
+        """The channel's public messages that still carry components: what the
+        players look at after every action (the load bench's 200 channels of
+        some 150 messages each made a whole history per look the stand-in's
+        biggest cost, on the cores it shares with the bot)."""
+        channel_id = int(channel["id"]) if isinstance(channel, dict) else channel
+        messages = self.messages
+        return [m for m in map(messages.__getitem__, self.channel_messages.get(channel_id, []))
+                if m["components"] and not m["flags"] & EPHEMERAL]
+
     def attachment_bytes(self, attachment: dict[str, Any]) -> bytes:
         return self.files[int(attachment["id"])]
 

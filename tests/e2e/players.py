@@ -63,7 +63,7 @@ class GameDriver:
         return {int(self.challenger["id"]): self.challenger, int(self.challenged["id"]): self.challenged}
 
     def live_boards(self) -> list[dict[str, Any]]:
-        return [m for m in self.fake.channel_history(self.channel) if game_controls(m)]
+        return [m for m in self.fake.with_components(self.channel) if game_controls(m)]
 
     async def _expect(self, inter: Interaction, predicate: Any, what: str) -> dict[str, Any]:
         """The message of ``inter`` matching ``predicate``; fails at once on a private (error) answer instead."""
