@@ -41,7 +41,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import NamedTuple
 from pathlib import Path
 
 import renderer
@@ -61,8 +60,7 @@ START_SECONDS = 30.0
 """More time for a new worker's first board: it imports and warms its caches first."""
 ATTEMPTS = 2
 """A board whose worker died is drawn once more, by another worker."""
-_READ_SIZE = 1 << 16
-"""A pipe holds 64 KiB: a larger read would only allocate more (each reply is read in one or a few reads)."""
+_READ_SIZE = 1 << 18
 PIPES = sys.platform != "win32"
 """Whether the event loop can read the workers' pipes (``add_reader`` on a pipe)."""
 
@@ -82,15 +80,6 @@ def _worker_command() -> tuple[list[str], dict[str, str]]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     flags = ["-B"] if sys.flags.dont_write_bytecode else []
     return [sys.executable, *flags, "-m", "renderer.pipe"], env
-
-
-class _Queued(NamedTuple):
-    """A request waiting for a worker, and the future its reply goes to."""
-
-    request: bytes
-    timeout: float
-    replay: bool
-    reply: asyncio.Future[bytes]
 
 
 class _Worker:
@@ -121,13 +110,10 @@ class _Worker:
     def busy(self) -> bool:
         return self.loop is not None
 
-    def draw(
-        self, request: bytes, timeout: float = DRAW_TIMEOUT_SECONDS, reply: asyncio.Future[bytes] | None = None
-    ) -> asyncio.Future[bytes]:
-        """Send ``request``; the future (``reply``, or a new one) holds the reply."""
+    def draw(self, request: bytes, timeout: float = DRAW_TIMEOUT_SECONDS) -> asyncio.Future[bytes]:
+        """Send ``request``; the future holds the reply."""
         loop = asyncio.get_running_loop()
-        if reply is None:
-            reply = loop.create_future()
+        reply: asyncio.Future[bytes] = loop.create_future()
         self.loop, self._reply = loop, reply
         self._received.clear()
         self._unsent = memoryview(request)
@@ -215,9 +201,9 @@ class RenderWorkers:
         """How many workers may draw replays at once: the others are kept for boards."""
         self._workers: list[_Worker] = []
         self._idle: list[_Worker] = []
-        self._waiting: list[tuple[float, int, _Queued]] = []
-        """A heap of (asked at, arrival number, request): the earliest asked is served first."""
-        self._replays_waiting: list[tuple[float, int, _Queued]] = []
+        self._waiting: list[tuple[float, int, asyncio.Future[_Worker]]] = []
+        """A heap of (asked at, arrival number, waiter): the earliest asked is served first."""
+        self._replays_waiting: list[tuple[float, int, asyncio.Future[_Worker]]] = []
         """The same for replays, served when no board waits."""
         self._replaying = 0
         self._arrivals = itertools.count()
@@ -267,10 +253,10 @@ class RenderWorkers:
             asked_at = time.time()
         timeout = REPLAY_TIMEOUT_SECONDS if replay else DRAW_TIMEOUT_SECONDS
         for attempt in range(1, ATTEMPTS + 1):
+            worker = await self._acquire(asked_at, replay=replay)
             try:
                 # The worker is handed on by _done, also if this task is cancelled meanwhile.
-                reply: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-                return await self._submit(_Queued(request, timeout, replay, reply), asked_at)
+                return await worker.draw(request, timeout)
             except _WorkerGone:
                 log.warning("a drawing worker died while drawing (attempt %d of %d)", attempt, ATTEMPTS)
         raise RenderError("the drawing workers keep dying")
@@ -291,9 +277,9 @@ class RenderWorkers:
         for worker in self._workers:
             worker.close()
         self._workers, self._idle = [], []
-        for _, _, queued in self._waiting + self._replays_waiting:
-            if not queued.reply.done() and not queued.reply.get_loop().is_closed():
-                queued.reply.cancel()
+        for _, _, waiter in self._waiting + self._replays_waiting:
+            if not waiter.done() and not waiter.get_loop().is_closed():
+                waiter.cancel()
         self._waiting.clear()
         self._replays_waiting.clear()
         self._replaying = 0
@@ -327,28 +313,26 @@ class RenderWorkers:
         self._idle = [worker for worker in self._workers if worker.process.poll() is None]
         self._workers = list(self._idle)
 
-    def _submit(self, queued: _Queued, asked_at: float) -> asyncio.Future[bytes]:
-        """Draw ``queued`` on a free worker now, else once one is free. A worker
-        that finishes is handed its next request at once, from the callback that
-        read its reply: it does not wait for the event loop's next turn, which
-        under load is most of the time a board spends waiting."""
+    async def _acquire(self, asked_at: float, *, replay: bool = False) -> _Worker:
         self._this_loop()
-        replay = queued.replay
         if not replay or self._replaying < self.replay_workers:
             while self._idle:
                 worker = self._idle.pop()
                 if worker.process.poll() is None:
-                    return self._start(self._hand_to(worker, replay), queued)
+                    return self._hand_to(worker, replay)
                 self._discard(worker)  # died while idle: not a failed attempt
             if len(self._workers) < self.count:
-                return self._start(self._hand_to(self._spawn(), replay), queued)
-        # a request given up (its future cancelled) stays in the heap: _hand_on skips it
-        heapq.heappush(self._replays_waiting if replay else self._waiting, (asked_at, next(self._arrivals), queued))
-        return queued.reply
-
-    @staticmethod
-    def _start(worker: _Worker, queued: _Queued) -> asyncio.Future[bytes]:
-        return worker.draw(queued.request, queued.timeout, queued.reply)
+                return self._hand_to(self._spawn(), replay)
+        assert self._loop is not None
+        waiter: asyncio.Future[_Worker] = self._loop.create_future()
+        heapq.heappush(self._replays_waiting if replay else self._waiting, (asked_at, next(self._arrivals), waiter))
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            # a cancelled waiter stays in the heap, done: _hand_on skips it
+            if waiter.done() and not waiter.cancelled():
+                self._hand_on(waiter.result())  # it was handed to us just as we were cancelled
+            raise
 
     def _hand_to(self, worker: _Worker, replay: bool) -> _Worker:
         if replay:
@@ -368,7 +352,7 @@ class RenderWorkers:
             return
         self._release(worker)
         self._discard(worker)
-        if any(not queued.reply.done() for _, _, queued in self._waiting + self._replays_waiting):
+        if any(not waiter.done() for _, _, waiter in self._waiting + self._replays_waiting):
             # a replacement for whoever waits; else the next request starts one
             self._hand_on(self._spawn())
 
@@ -383,13 +367,13 @@ class RenderWorkers:
         replay waiting if fewer than :attr:`replay_workers` are drawing replays, else rest it."""
         self._release(worker)
         while self._waiting:
-            _, _, queued = heapq.heappop(self._waiting)
-            if not queued.reply.done():
-                self._start(worker, queued)
+            _, _, waiter = heapq.heappop(self._waiting)
+            if not waiter.done():
+                waiter.set_result(worker)
                 return
         while self._replays_waiting and self._replaying < self.replay_workers:
-            _, _, queued = heapq.heappop(self._replays_waiting)
-            if not queued.reply.done():
-                self._start(self._hand_to(worker, True), queued)
+            _, _, waiter = heapq.heappop(self._replays_waiting)
+            if not waiter.done():
+                waiter.set_result(self._hand_to(worker, True))
                 return
         self._idle.append(worker)
