@@ -29,7 +29,7 @@ import discord
 from bot.core.games import GameService
 from bot.core.model import Event, GameState, Outcome
 from bot.discord import presenter
-from bot.discord.components import game_controls
+from bot.discord.components import game_controls, let_go
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
 from engine.gnubgid import decode_match_id
@@ -332,6 +332,7 @@ class BoardPoster:
             except BaseException:
                 deliveries.release(outcome.owed, maybe_posted=True)
                 raise
+        let_go(payload["view"])
         for listener in self.listeners if listeners is None else listeners:
             listener(outcome, message, payload["embeds"])
         return message
