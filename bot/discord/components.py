@@ -66,7 +66,6 @@ class GameButton(
             await table_of(interaction).click_game_button(interaction, self.action, self.game_id, self.version)
         finally:
             let_go(self.view)
-            forget(interaction)
 
 
 class PlaySelect(
@@ -99,7 +98,6 @@ class PlaySelect(
             await table_of(interaction).click_play(interaction, self.game_id, self.version, play)
         finally:
             let_go(self.view)
-            forget(interaction)
 
 
 class ChallengeButton(
@@ -283,20 +281,6 @@ def let_go(view: discord.ui.View | None) -> None:
         if inner is not None:
             inner._view = None
     view.clear_items()
-
-
-def forget(interaction: discord.Interaction) -> None:
-    """Once a click is answered, drop what discord.py cached on its interaction that
-    points back at it (its response helper, its original message): each click, with
-    its member, the clicked message and that message's menu, then goes at once
-    instead of waiting for the garbage collector. (A name discord.py no longer
-    uses is skipped: the click is then only freed later.)"""
-    try:
-        del interaction._cs_response
-    except AttributeError:
-        pass
-    if getattr(interaction, "_original_response", None) is not None:
-        interaction._original_response = None
 
 
 def game_controls(view: GameState) -> discord.ui.View | None:
