@@ -33,6 +33,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 SEED_BYTES = 32
 _LIMIT = 252  # the largest multiple of 6 that fits in a byte
@@ -124,12 +125,17 @@ def verify(
     return Verification(True, f"all {count} dice match the committed seed", count)
 
 
-def dice_in_log(actions: Iterable[dict]) -> list[int]:
-    """The dice of a game's (or match's) action log in the order thrown."""
+def dice_in_log(actions: Iterable[Any]) -> list[int]:
+    """The dice of a game's (or match's) action log in the order thrown: stored
+    actions (dicts) or the engine's own log entries (:class:`~engine.game.Action`)."""
     thrown: list[int] = []
     for action in actions:
-        if action.get("kind") in ("opening", "roll") and action.get("dice"):
-            thrown.extend(int(d) for d in action["dice"])
+        if isinstance(action, dict):
+            kind, dice = action.get("kind"), action.get("dice")
+        else:
+            kind, dice = action.kind, action.dice
+        if kind in ("opening", "roll") and dice:
+            thrown.extend(int(d) for d in dice)
     return thrown
 
 

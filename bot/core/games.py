@@ -953,8 +953,8 @@ class GameService:
             match = Match(options.game_settings(), dice=source)
         else:
             match = parse_snapshot(snapshot)
-            thrown = sum(len(a.dice) for a in match.log if a.kind in ("opening", "roll") and a.dice)
-            match.use_dice(self._dice_source(settings, thrown + len(dice_in_log(actions))))
+            thrown = len(dice_in_log(match.log)) + len(dice_in_log(actions))
+            match.use_dice(self._dice_source(settings, thrown))
         for action in actions:
             if action.get("kind") in SERVICE_ACTIONS:
                 continue

@@ -165,9 +165,7 @@ class ComputerSeat:
                     kicked += 1
                 if len(page) < RESUME_PAGE:
                     break
-        except asyncio.CancelledError:
-            raise
-        except Exception:
+        except Exception:  # (a cancelled resume is not an Exception: it goes on up)
             log.exception("could not resume the computer's games")
         if kicked:
             log.info("resuming the computer's turn in %d games", kicked)

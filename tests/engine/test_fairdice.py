@@ -104,6 +104,7 @@ def test_dice_in_log_of_a_match_skips_markers():
     game.forfeit(0)
     thrown = dice_in_log([a.to_dict() for a in match.log])
     assert thrown == [die_at(SEED, NONCE, k) for k in range(len(thrown))]
+    assert dice_in_log(match.log) == thrown  # the engine's own entries read the same
 
 
 def test_verify_accepts_the_true_dice_and_rejects_any_change():
