@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -102,11 +103,48 @@ async def test_a_worker_that_dies_mid_board_hands_the_board_to_another(pool: Ren
     assert pool.pids != [pid]
 
 
-async def test_while_the_workers_are_busy_the_board_asked_for_earliest_is_drawn_next(pool: RenderWorkers) -> None:
+def _unread(fd: int) -> int:
+    """Bytes waiting in the pipe of ``fd`` (either end)."""
+    import fcntl
+    import struct
+    import termios
+
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIONREAD on a pipe")
+async def test_a_busy_worker_already_holds_its_next_board(pool: RenderWorkers) -> None:
+    """The next board is written to a worker while it draws, so it goes straight
+    on to it without waiting for the event loop to read the reply first."""
     (pid,) = pool.pids
-    os.kill(pid, signal.SIGSTOP)  # the one worker holds its first request
+    (worker,) = pool._workers
+    os.kill(pid, signal.SIGSTOP)  # it reads nothing more
     try:
-        busy = asyncio.ensure_future(pool.render(SCENES[0]))
+        boards = [asyncio.ensure_future(pool.render(scene)) for scene in SCENES]
+        await asyncio.sleep(0.05)
+        written = _unread(worker.requests)
+        sizes = [render_workers.REQUEST.size + len(pickle.dumps(scene, pickle.HIGHEST_PROTOCOL)) for scene in SCENES]
+        assert written == sizes[0] + sizes[1]  # the one it draws and the next; the third waits here
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert await asyncio.wait_for(asyncio.gather(*boards), 20) == [render_board(scene) for scene in SCENES]
+
+
+async def test_a_worker_that_dies_holding_boards_hands_each_to_another(pool: RenderWorkers) -> None:
+    (pid,) = pool.pids
+    os.kill(pid, signal.SIGSTOP)
+    boards = [asyncio.ensure_future(pool.render(scene)) for scene in SCENES]
+    await asyncio.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    assert await asyncio.wait_for(asyncio.gather(*boards), 20) == [render_board(scene) for scene in SCENES]
+    assert len(pool.pids) == 1 and pool.pids != [pid]
+
+
+async def test_while_the_workers_are_full_the_board_asked_for_earliest_is_drawn_next(pool: RenderWorkers) -> None:
+    (pid,) = pool.pids
+    os.kill(pid, signal.SIGSTOP)  # the one worker holds its first requests
+    try:
+        busy = asyncio.gather(*(pool.render(SCENES[0]) for _ in range(render_workers.DEPTH)))
         await asyncio.sleep(0.05)
         drawn: list[float | None] = []
 
