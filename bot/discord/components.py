@@ -302,10 +302,10 @@ def game_controls(view: GameState) -> discord.ui.View | None:
         if game.can_double(game.turn):
             items.append(GameButton("double", view.id, view.version))
     elif game.phase is Phase.PLAY:
-        plays = view.legal_play_texts()
-        if 1 <= len(plays) <= SELECT_LIMIT:
-            items.append(PlaySelect(view.id, view.version, plays))
-        if plays:
+        count = len(game.legal_plays())
+        if 1 <= count <= SELECT_LIMIT:  # spelt only when they fit: doubles can have hundreds
+            items.append(PlaySelect(view.id, view.version, view.legal_play_texts()))
+        if count:
             items.append(start_button(view.id, view.version))
     elif game.phase is Phase.DOUBLED:
         items.append(GameButton("take", view.id, view.version))

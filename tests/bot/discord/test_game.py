@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 
+import discord
 import pytest
 from PIL import Image
 
@@ -310,6 +311,22 @@ async def test_pass_ends_a_money_game_with_a_result_embed(world):
     assert any(f.name == "Rating" for f in embed.fields)
     assert w.custom_ids(final) == [f"bg:rematch:again:{w.game_id(final)}", f"bg:rematch:double:{w.game_id(final)}"]
     assert await w.service.game_in_channel(w.channel.id) is None
+
+
+@pytest.mark.parametrize("dice", [ScriptedDice([3, 1, 2, 2, 6, 5, 4, 2, 5, 3] * 3)])
+async def test_a_throw_with_more_plays_than_a_menu_holds_offers_the_builder_alone(world, dice):
+    w = world
+    board = await w.start_game()
+    await w.alice.select(board, ["8/5 6/5"])
+    await w.bob.click(w.board(), label="Roll")  # 2-2: more plays than a menu's 25 options
+    game = await w.service.game_in_channel(w.channel.id)
+    assert len(game.legal_play_texts()) > 25
+    assert w.custom_ids(w.board()) == [f"bg:b:{game.id}:{game.version}::open"]
+    await w.bob.slash(w.channel, "bg move", play="13/11(2) 6/4(2)")
+    await w.alice.click(w.board(), label="Roll")  # 6-5: a menu again, with every play
+    game = await w.service.game_in_channel(w.channel.id)
+    (menu,) = [c for row in w.board().components for c in row.children if isinstance(c, discord.SelectMenu)]
+    assert [option.value for option in menu.options] == game.legal_play_texts()
 
 
 @pytest.mark.parametrize("dice", [ScriptedDice([3, 1] + [6, 5, 4, 2, 5, 3] * 10)])
