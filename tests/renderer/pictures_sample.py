@@ -30,3 +30,14 @@ def _pid():  # the drawing process's id, in a text chunk
     info = PngInfo()
     info.add_text("pid", str(os.getpid()))
     return info
+
+
+@dataclass(frozen=True)
+class Bytes(Picture):
+    """``size`` bytes counting up from ``start`` (mod 256): a reply of any length, known in advance."""
+
+    size: int
+    start: int = 0
+
+    def draw(self) -> bytes:
+        return bytes((self.start + i) % 256 for i in range(self.size))

@@ -259,3 +259,15 @@ async def test_a_picture_is_drawn_by_a_worker_process(workers: RenderWorkers) ->
     image = Image.open(io.BytesIO(png))
     assert image.getpixel((3, 3)) == (200, 30, 40)
     assert int(image.text["pid"]) != os.getpid()
+
+
+async def test_replies_of_any_size_come_back_whole_and_in_order(pool: RenderWorkers) -> None:
+    """Replies larger than the read buffer (a replay's), and small ones queued
+    behind them in the same pipe, each reach their own caller intact."""
+    from tests.renderer.pictures_sample import Bytes
+
+    sizes = [3 * render_workers._READ_SIZE + 17, 5, render_workers._READ_SIZE, 1, 2 * render_workers._READ_SIZE - 3]
+    jobs = [Bytes(size, start=i) for i, size in enumerate(sizes)]
+    replies = await asyncio.wait_for(asyncio.gather(*(pool.picture(job) for job in jobs)), 30)
+    assert replies == [job.draw() for job in jobs]
+    assert await pool.render(SCENES[0]) == render_board(SCENES[0])  # and boards after them
