@@ -49,10 +49,12 @@ from renderer import text as T
 from renderer.scene import ON_ROLL, OPPONENT, BoardScene
 from renderer.themes import RGB, Theme
 
-PNG_COMPRESS_LEVEL = 2
-"""zlib level for the PNG: on these flat palette images 2 is about three times as
-fast as 6 for a file a third bigger (still far below Discord's limits), and
-10-15% faster than 3 for 4% more bytes."""
+PNG_COMPRESS_LEVEL = 1
+"""zlib level for the PNG. On boards from played games (``bench/render.py``'s
+varied boards) level 1 (zlib-ng's quick deflate) draws a whole board in 1.03-1.05
+ms against 1.25-1.26 ms at 2, for files of 50 KB against 37 KB (58 KB at most):
+under load the drawing workers' CPU is what the boards wait for, and Discord
+takes files of megabytes. (2 was three times as fast as 6, for a third more bytes.)"""
 PNG_MEM_LEVEL = 8
 """zlib memory level (the default). With zlib-ng it mostly sets how many symbols
 a deflate block gathers: on boards from played games 8 deflates 10-13% faster
