@@ -390,16 +390,16 @@ class RenderWorkers:
         """A live worker that can take a request now, the least loaded first: a
         replay only an idle worker, and only while fewer than :attr:`replay_workers`
         draw replays; a board any worker holding fewer than :data:`DEPTH` boards
-        (and no replay). A worker found dead is dropped."""
+        (and no replay). An idle worker found dead is dropped (one drawing tells
+        of its death by its pipe, without a wait call per board)."""
         if replay and self._replaying >= self.replay_workers:
             return None
         found: _Worker | None = None
         for worker in list(self._workers):
             if worker.replaying or worker.load >= (1 if replay else DEPTH):
                 continue
-            if worker.process.poll() is not None:
-                if not worker.busy:
-                    self._discard(worker)  # died while idle: not a failed attempt
+            if not worker.busy and worker.process.poll() is not None:
+                self._discard(worker)  # died while idle: not a failed attempt
                 continue
             if found is None or worker.load < found.load:
                 found = worker

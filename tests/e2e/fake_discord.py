@@ -146,8 +146,10 @@ class Notifier:
                 raise TimeoutError(f"timed out after {timeout:.1f} s waiting for {what}\n{diagnostics()}")
             event = self._event
             try:
-                await asyncio.wait_for(event.wait(), remaining if poll is None else min(poll, remaining))
-            except asyncio.TimeoutError:
+                # a timeout scope, not wait_for: no task per wait (the load bench waits some 100,000 times)
+                async with asyncio.timeout(remaining if poll is None else min(poll, remaining)):
+                    await event.wait()
+            except TimeoutError:
                 pass
 
 
