@@ -57,10 +57,12 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-SLOW_CALL_SECONDS = 0.1
+SLOW_CALL_SECONDS = 0.05
 """A service call still running after this long gets the interaction deferred
 first, so the first answer stays well inside Discord's 3 seconds even when busy.
-A call that finishes sooner is answered directly, saving Discord requests."""
+A call that finishes sooner is answered directly, saving Discord requests. (At
+0.1 s, the clicks whose call ran the whole grace set the first answer's p99 at
+200 saturating games: 85-102 ms; at 0.05 s, 78-83 ms, the calls' p50 being 5-9 ms.)"""
 BUSY_CALLS = 8
 """With this many service calls already waiting, a new interaction is deferred
 at once: a crowd of calls finishes no faster than it queues."""
