@@ -271,3 +271,37 @@ async def test_replies_of_any_size_come_back_whole_and_in_order(pool: RenderWork
     replies = await asyncio.wait_for(asyncio.gather(*(pool.picture(job) for job in jobs)), 30)
     assert replies == [job.draw() for job in jobs]
     assert await pool.render(SCENES[0]) == render_board(SCENES[0])  # and boards after them
+
+
+async def test_a_crowd_of_boards_pictures_and_give_ups_each_get_their_own_reply(workers: RenderWorkers) -> None:
+    """Boards and pictures of every size, some callers giving up and a worker
+    killed midway: each caller still waiting gets exactly its own reply."""
+    import random
+
+    from tests.renderer.pictures_sample import Bytes
+
+    rng = random.Random(24)
+    asked: list[tuple[asyncio.Future[bytes], bytes]] = []
+    given_up: list[asyncio.Future[bytes]] = []
+    for i in range(80):
+        if rng.random() < 0.5:
+            scene = SCENES[i % 3]
+            job, expected = asyncio.ensure_future(workers.render(scene)), render_board(scene)
+        else:
+            picture = Bytes(rng.choice([1, 100, 70_000, render_workers._READ_SIZE + 9]), start=i)
+            job, expected = asyncio.ensure_future(workers.picture(picture)), picture.draw()
+        if rng.random() < 0.2:
+            given_up.append(job)
+        else:
+            asked.append((job, expected))
+        if i == 40:
+            await asyncio.sleep(0.01)
+            os.kill(workers.pids[0], signal.SIGKILL)
+        if rng.random() < 0.3:
+            await asyncio.sleep(0)
+    for job in given_up:
+        job.cancel()
+    replies = await asyncio.wait_for(asyncio.gather(*(job for job, _ in asked)), 60)
+    assert replies == [expected for _, expected in asked]
+    assert len(workers.pids) == 2
+    assert await workers.render(SCENES[2]) == render_board(SCENES[2])
