@@ -32,7 +32,11 @@ import struct
 import threading
 import zlib
 
-try:  # zlib-ng: the same deflate streams, about twice as fast on these boards
+try:  # ISA-L (python-isal): Intel's deflate, the fastest on these boards
+    from isal import isal_zlib as _isal
+except ImportError:  # pragma: no cover - a platform without its wheel
+    _isal = None  # type: ignore[assignment]
+try:  # zlib-ng: the same deflate streams as zlib, about twice as fast on these boards
     from zlib_ng import zlib_ng as _deflate
 except ImportError:  # pragma: no cover - a platform without its wheel
     _deflate = zlib  # type: ignore[assignment]
@@ -49,12 +53,17 @@ from renderer import text as T
 from renderer.scene import ON_ROLL, OPPONENT, BoardScene
 from renderer.themes import RGB, Theme
 
+ISAL_LEVEL = 1
+"""ISA-L's level for the PNG, when it is installed. On boards from played games
+(``bench/render.py``'s varied boards) it deflates a board in 0.32 ms to 39 KB,
+where zlib-ng takes 0.51 ms for 49 KB at level 1 and 0.68 ms for 37 KB at 2:
+under load the drawing workers' CPU is what the boards wait for. (ISA-L's 2 gave
+the same, its 3 took four times as long.)"""
 PNG_COMPRESS_LEVEL = 1
-"""zlib level for the PNG. On boards from played games (``bench/render.py``'s
-varied boards) level 1 (zlib-ng's quick deflate) draws a whole board in 1.03-1.05
-ms against 1.25-1.26 ms at 2, for files of 50 KB against 37 KB (58 KB at most):
-under load the drawing workers' CPU is what the boards wait for, and Discord
-takes files of megabytes. (2 was three times as fast as 6, for a third more bytes.)"""
+"""zlib level for the PNG without ISA-L. On boards from played games level 1
+(zlib-ng's quick deflate) draws a whole board in 1.03-1.05 ms against 1.25-1.26
+ms at 2, for files of 50 KB against 37 KB (58 KB at most); Discord takes files
+of megabytes. (2 was three times as fast as 6, for a third more bytes.)"""
 PNG_MEM_LEVEL = 8
 """zlib memory level (the default). With zlib-ng it mostly sets how many symbols
 a deflate block gathers: on boards from played games 8 deflates 10-13% faster
@@ -882,14 +891,21 @@ def _png(scanlines: bytes | bytearray, plte: bytes) -> bytes:
     """A minimal 8-bit palette PNG of :data:`renderer.layout.SIZE` around ready
     scanlines: what Pillow writes for a P image, without its per-call overhead."""
     header = struct.pack(">IIBBBBB", L.WIDTH, L.HEIGHT, 8, 3, 0, 0, 0)
-    deflate = _deflate.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS, PNG_MEM_LEVEL)
     return b"".join((
         b"\x89PNG\r\n\x1a\n",
         _chunk(b"IHDR", header),
         _chunk(b"PLTE", plte),
-        _chunk(b"IDAT", deflate.compress(scanlines) + deflate.flush()),
+        _chunk(b"IDAT", _zlib_stream(scanlines)),
         _chunk(b"IEND", b""),
     ))
+
+
+def _zlib_stream(data: bytes | bytearray) -> bytes:
+    """``data`` deflated as a zlib stream (a PNG's image data), by ISA-L where installed."""
+    if _isal is not None:
+        return _isal.compress(data, ISAL_LEVEL)
+    deflate = _deflate.compressobj(PNG_COMPRESS_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS, PNG_MEM_LEVEL)
+    return deflate.compress(data) + deflate.flush()
 
 
 class _Surfaces:

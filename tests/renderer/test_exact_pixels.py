@@ -135,6 +135,27 @@ def test_render_image_has_the_plain_pixels(monkeypatch: pytest.MonkeyPatch) -> N
     assert fast.mode == "RGB" and fast.tobytes() == plain.tobytes()
 
 
+@pytest.mark.parametrize("deflate", ["isal", "zlib-ng", "zlib"])
+def test_every_deflate_gives_the_same_pixels(deflate: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PNG is deflated by ISA-L where it is installed, else zlib-ng, else zlib:
+    each writes a valid stream of the same pixels (ISA-L's is the smallest)."""
+    import zlib
+
+    if B._isal is None:
+        pytest.skip("ISA-L is not installed here")
+    scene = _base_scenes()["midgame"]
+    with_isal = B.render_board(scene)
+    if deflate != "isal":
+        monkeypatch.setattr(B, "_isal", None)
+    if deflate == "zlib":
+        monkeypatch.setattr(B, "_deflate", zlib)
+    png = B.render_board(scene)
+    assert _pixels(png) == _pixels(_plain_png(scene, monkeypatch))
+    assert (png == with_isal) is (deflate == "isal")  # a different deflate was used
+    if deflate != "isal":
+        assert len(png) > len(with_isal)
+
+
 @pytest.mark.parametrize("theme", [CLASSIC, HIGH_CONTRAST], ids=lambda theme: theme.name)
 def test_ready_patches_give_the_pixels_of_drawing(theme: object) -> None:
     """Shapes and checkers go down as ready patches only where nothing was drawn
