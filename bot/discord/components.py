@@ -65,7 +65,7 @@ class GameButton(
         try:
             await table_of(interaction).click_game_button(interaction, self.action, self.game_id, self.version)
         finally:
-            let_go(self.view)
+            let_go(self.view, interaction)
 
 
 class PlaySelect(
@@ -97,7 +97,7 @@ class PlaySelect(
         try:
             await table_of(interaction).click_play(interaction, self.game_id, self.version, play)
         finally:
-            let_go(self.view)
+            let_go(self.view, interaction)
 
 
 class ChallengeButton(
@@ -268,11 +268,21 @@ def rematch_controls(view: GameState) -> discord.ui.View | None:
     return controls
 
 
-def let_go(view: discord.ui.View | None) -> None:
-    """Break a finished view's ties with its items. discord.py's views and items point
-    at each other, so a board's controls (and each click's copy of them) would wait
-    for the garbage collector: most of what it frees under load, in pauses of up to
-    half a second with every click in flight waiting."""
+def let_go(view: discord.ui.View | None, interaction: discord.Interaction | None = None) -> None:
+    """Break a finished view's ties with its items, and a finished click's with
+    itself. discord.py's views and items point at each other, and so do an
+    interaction and its response (and the message it answered with): each would
+    wait for the garbage collector, with all it holds (the clicked message and
+    its components, the member, the board's file). Under load that was most of
+    what the collector freed, in pauses of 50-150 ms with every click in flight
+    waiting. Only for an interaction whose callback is done: a later
+    ``interaction.response`` would be a fresh one that does not know it answered."""
+    if interaction is not None:
+        try:
+            del interaction._cs_response  # InteractionResponse._parent is the interaction
+        except AttributeError:
+            pass
+        interaction._original_response = None  # its message's state holds the interaction
     if view is None:
         return
     for item in view.children:
