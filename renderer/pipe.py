@@ -67,9 +67,12 @@ def serve(requests: BinaryIO, replies: BinaryIO) -> None:
             payload, status = draw(pickle.loads(body)), DRAWN
         except Exception as error:  # noqa: BLE001 - one bad job is reported, the next is drawn
             payload, status = f"{type(error).__name__}: {error}".encode(), FAILED
-        replies.write(REPLY.pack(status, len(payload)))
-        replies.write(payload)
-        replies.flush()
+        try:
+            replies.write(REPLY.pack(status, len(payload)))
+            replies.write(payload)
+            replies.flush()
+        except BrokenPipeError:
+            return  # nobody reads the replies any more: the bot closed the pool, or is gone
 
 
 def draw(job: object) -> bytes:
@@ -110,6 +113,10 @@ def main() -> None:
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     serve(sys.stdin.buffer, replies)
+    try:
+        replies.close()
+    except BrokenPipeError:
+        pass  # what was left unwritten has no reader
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Drawing a board holds the GIL for a few milliseconds, which the event loop
 needs for everyone else's clicks, so boards are drawn by worker processes
-(``python -m renderer.pipe``), one board at a time each, with the next one
+(``python -m renderer.pipe``), one board at a time each, with the next ones
 already waiting in its pipe (:data:`DEPTH`). A request is one write to a
 worker's stdin; its reply is read from its stdout by a reader callback on the
 event loop. No helper threads: ``ProcessPoolExecutor``'s queue threads took
@@ -66,12 +66,21 @@ _READ_SIZE = 1 << 18
 """Replies are read into a buffer of this size kept per worker (grown for a larger
 reply, a replay's): ``os.read`` of this much made a fresh buffer of it for every
 board, which the allocator maps and unmaps, about 30 µs a board against 7."""
-DEPTH = 2
-"""Boards a worker holds at once: the one it draws, and the next one already in
-its pipe, so it goes straight on to it instead of idling until the event loop,
-busy for milliseconds at a time under load, reads the reply and sends another.
-At 200 saturating games on 2 cores it took the interactions per second from
-410-413 to 412-450 (workers at nice 10, ``bench/e2e_load.py``)."""
+DEPTH = 4
+"""Boards a worker holds at once: the one it draws, and the next ones already in
+its pipe, so it goes straight on to them instead of idling until the event loop,
+busy for milliseconds at a time under load (and now and then paused by the
+garbage collector), reads the reply and sends another. At 200 saturating games
+on 2 cores, 2 against 1 took the interactions per second from 410-413 to
+412-450; 4 against 2 (with :data:`REPLY_PIPE_BYTES`), in three interleaved
+pairs, from 399-420 to 431-446, and the board's p99 from 598-644 ms to
+562-582 ms. 8 did no better, and the first answers' p99 went over 100 ms
+(``bench/e2e_load.py``)."""
+REPLY_PIPE_BYTES = 1 << 20
+"""The size asked for each worker's reply pipe (Linux; 64 KiB otherwise, and if
+refused). A board's PNG is about 40 KB: the default pipe holds one, so a worker
+with boards to draw stopped as soon as the event loop was late to read; this
+holds every reply of the boards it holds, drawn meanwhile."""
 PIPES = sys.platform != "win32"
 """Whether the event loop can read the workers' pipes (``add_reader`` on a pipe)."""
 
@@ -116,6 +125,7 @@ class _Worker:
         self.requests = self.process.stdin.fileno()
         self.replies = self.process.stdout.fileno()
         os.set_blocking(self.replies, False)
+        _widen(self.replies, REPLY_PIPE_BYTES)
         os.set_blocking(self.requests, False)  # a replay's request is larger than the pipe holds
         self.loop: asyncio.AbstractEventLoop | None = None
         """The loop reading the replies in flight (None: none in flight)."""
@@ -258,6 +268,16 @@ class _Worker:
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None and not stream.closed:
                 stream.close()
+
+
+def _widen(pipe: int, size: int) -> None:
+    """Ask for a pipe of ``size`` bytes (``F_SETPIPE_SZ``, Linux only)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, size)
+    except (ImportError, AttributeError, OSError):
+        pass  # elsewhere, or above the system's pipe-max-size: the worker pauses more often, that is all
 
 
 def _settle(reply: asyncio.Future[bytes], outcome: bytes | Exception) -> None:

@@ -52,3 +52,20 @@ def test_a_request_cut_short_ends_the_worker_quietly() -> None:
         replies = io.BytesIO()
         serve(io.BytesIO(whole[:cut]), replies)
         assert replies.getvalue() == b""
+
+
+def test_a_worker_whose_replies_have_no_reader_ends_quietly() -> None:
+    """The bot closed the pool (or died) with boards still held: the worker's
+    replies have nowhere to go, and it ends without a traceback."""
+    import subprocess
+
+    from renderer.pool import _worker_command
+
+    command, env = _worker_command()
+    worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert worker.stdin is not None and worker.stdout is not None and worker.stderr is not None
+    worker.stdout.close()  # nobody will read its replies
+    worker.stdin.write(_request(BoardScene(Position.start())) * 3)
+    worker.stdin.close()
+    assert worker.wait(timeout=30) == 0
+    assert worker.stderr.read() == b""

@@ -118,16 +118,38 @@ async def test_a_busy_worker_already_holds_its_next_board(pool: RenderWorkers) -
     on to it without waiting for the event loop to read the reply first."""
     (pid,) = pool.pids
     (worker,) = pool._workers
+    scenes = [SCENES[i % len(SCENES)] for i in range(render_workers.DEPTH + 1)]
     os.kill(pid, signal.SIGSTOP)  # it reads nothing more
     try:
-        boards = [asyncio.ensure_future(pool.render(scene)) for scene in SCENES]
+        boards = [asyncio.ensure_future(pool.render(scene)) for scene in scenes]
         await asyncio.sleep(0.05)
         written = _unread(worker.requests)
-        sizes = [render_workers.REQUEST.size + len(pickle.dumps(scene, pickle.HIGHEST_PROTOCOL)) for scene in SCENES]
-        assert written == sizes[0] + sizes[1]  # the one it draws and the next; the third waits here
+        sizes = [render_workers.REQUEST.size + len(pickle.dumps(scene, pickle.HIGHEST_PROTOCOL)) for scene in scenes]
+        assert render_workers.DEPTH >= 2
+        assert written == sum(sizes[:-1])  # the one it draws and the next ones; the last waits here
     finally:
         os.kill(pid, signal.SIGCONT)
-    assert await asyncio.wait_for(asyncio.gather(*boards), 20) == [render_board(scene) for scene in SCENES]
+    assert await asyncio.wait_for(asyncio.gather(*boards), 20) == [render_board(scene) for scene in scenes]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ and FIONREAD on a pipe")
+async def test_a_worker_draws_every_board_it_holds_while_the_event_loop_is_busy(pool: RenderWorkers) -> None:
+    """When the event loop is late to read (busy, or paused by the garbage
+    collector), a worker still draws every board it holds: their replies wait
+    in its pipe, which has room for them all (a board is about 40 KB; a pipe
+    holds 64 KiB unless asked for more)."""
+    (worker,) = pool._workers
+    scenes = [SCENES[i % len(SCENES)] for i in range(render_workers.DEPTH)]
+    boards = [asyncio.ensure_future(pool.render(scene)) for scene in scenes]
+    while worker.load < len(scenes):
+        await asyncio.sleep(0)  # until every request is written
+    replies = sum(render_workers.REPLY.size + len(render_board(scene)) for scene in scenes)
+    assert replies > 1 << 16
+    deadline = time.monotonic() + 10
+    while _unread(worker.replies) < replies and time.monotonic() < deadline:
+        time.sleep(0.01)  # holds the event loop: nothing reads the replies meanwhile
+    assert _unread(worker.replies) == replies
+    assert await asyncio.wait_for(asyncio.gather(*boards), 20) == [render_board(scene) for scene in scenes]
 
 
 async def test_a_worker_that_dies_holding_boards_hands_each_to_another(pool: RenderWorkers) -> None:
