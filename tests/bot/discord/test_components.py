@@ -29,32 +29,40 @@ def test_a_view_let_go_is_freed_without_the_collector() -> None:
         gc.enable()
 
 
+async def a_game_under_way(w) -> None:
+    await w.start_game()
+    played = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    assert not w.private(played)
+
+
+async def three_turns(w) -> None:
+    """Three turns of the board's own controls: Roll, then the first play of the menu."""
+    for _ in range(3):
+        board = w.board()
+        actor = w.bob if f"{w.bob.mention} to roll" in board.content else w.alice
+        rolled = await actor.click(board, label="Roll")
+        assert not w.private(rolled)
+        board = w.board()
+        menu = next(c for row in board.components for c in row.children if isinstance(c, discord.SelectMenu))
+        chosen = await actor.select(board, [menu.options[0].value])
+        assert not w.private(chosen)
+
+
 async def test_no_board_or_click_leaves_a_view_holding_its_items(world) -> None:
     """A board's controls and the copy of them discord.py builds for each click point
     at their items and back: under load, freeing them was most of the collector's
     work, in pauses of up to half a second with every click in flight waiting. Each
     is let go once done with (SimCord's own hooks still hold the empty views here)."""
     w = world
-    await w.start_game()
-    played = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
-    assert not w.private(played)
+    await a_game_under_way(w)
     gc.collect()
     gc.disable()
     try:
         before = views_alive(holding_items=True)
-        for _ in range(3):
-            board = w.board()
-            actor = w.bob if f"{w.bob.mention} to roll" in board.content else w.alice
-            rolled = await actor.click(board, label="Roll")
-            assert not w.private(rolled)
-            board = w.board()
-            menu = next(c for row in board.components for c in row.children if isinstance(c, discord.SelectMenu))
-            chosen = await actor.select(board, [menu.options[0].value])
-            assert not w.private(chosen)
+        await three_turns(w)
         assert views_alive(holding_items=True) == before
     finally:
         gc.enable()
-
 
 
 def left_for_the_collector(kind: type) -> int:
@@ -99,21 +107,11 @@ async def test_no_click_leaves_its_interaction_for_the_collector(world) -> None:
     with every click in flight waiting. A click is let go once answered, so
     reference counting frees it."""
     w = world
-    await w.start_game()
-    played = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
-    assert not w.private(played)
+    await a_game_under_way(w)
     gc.collect()
     gc.disable()
     try:
-        for _ in range(3):
-            board = w.board()
-            actor = w.bob if f"{w.bob.mention} to roll" in board.content else w.alice
-            rolled = await actor.click(board, label="Roll")
-            assert not w.private(rolled)
-            board = w.board()
-            menu = next(c for row in board.components for c in row.children if isinstance(c, discord.SelectMenu))
-            chosen = await actor.select(board, [menu.options[0].value])
-            assert not w.private(chosen)
+        await three_turns(w)
         assert left_for_the_collector(discord.Interaction) == 0
     finally:
         gc.enable()
