@@ -13,10 +13,11 @@ the one that reached the queue first: a click whose service call waited (for
 the database, say) would otherwise wait again behind newer clicks. Under load
 that evens out the wait, which is what keeps the slowest boards fast.
 
-Replays (animated GIFs of whole games, seconds of drawing each) go to the same
-workers, behind every board waiting, and at most :attr:`RenderWorkers.replay_workers`
-at a time (all but one worker): the boards of the games being played keep a
-worker of their own however many replays are asked for.
+Replays (animated GIFs of whole games, seconds of drawing each), and pictures
+nobody waits for, go to the same workers, behind every board waiting, and at
+most :attr:`RenderWorkers.replay_workers` at a time (all but one worker): the
+boards of the games being played keep a worker of their own however many
+replays are asked for.
 
 A worker that dies (killed, crashed, or stuck past :data:`DRAW_TIMEOUT_SECONDS`)
 is replaced, and the boards it held are drawn by another. A worker ends by
@@ -331,15 +332,18 @@ class RenderWorkers:
         assert isinstance(gif, ReplayGif)
         return gif
 
-    async def picture(self, job: Picture, *, asked_at: float | None = None) -> bytes:
+    async def picture(self, job: Picture, *, asked_at: float | None = None, background: bool = False) -> bytes:
         """The bytes of any other :class:`~renderer.pictures.Picture`, drawn by a worker
-        in turn with the boards (``asked_at`` as for :meth:`render`).
+        in turn with the boards (``asked_at`` as for :meth:`render`); with
+        ``background``, for a picture nobody waits for (a game's chart added to
+        its game-over message), like a replay: once no board waits, by an idle
+        worker, so no board queues behind its tens of milliseconds.
 
         :raises RenderError: it could not be drawn, or its workers died.
         """
         if not PIPES:
             return await asyncio.to_thread(job.draw)
-        return await self._exchange(job, asked_at, replay=False)
+        return await self._exchange(job, asked_at, replay=background)
 
     async def _exchange(self, job: object, asked_at: float | None, *, replay: bool) -> bytes:
         body = pickle.dumps(job, pickle.HIGHEST_PROTOCOL)

@@ -59,9 +59,10 @@ async def render_in_worker(scene: BoardScene, *, asked_at: float | None = None) 
     return await _render_workers.render(scene, asked_at=asked_at)
 
 
-async def picture_in_worker(job: Picture, *, asked_at: float | None = None) -> bytes:
-    """Any other picture (a chart, a bracket, ...) from the same workers, in turn with boards."""
-    return await _render_workers.picture(job, asked_at=asked_at)
+async def picture_in_worker(job: Picture, *, asked_at: float | None = None, background: bool = False) -> bytes:
+    """Any other picture (a chart, a bracket, ...) from the same workers, in turn with
+    boards; ``background``: one nobody waits for, drawn once no board waits."""
+    return await _render_workers.picture(job, asked_at=asked_at, background=background)
 
 
 async def replay_in_worker(job: ReplayJob) -> ReplayGif:

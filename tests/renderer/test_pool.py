@@ -270,6 +270,41 @@ async def test_closing_ends_the_workers(workers: RenderWorkers) -> None:
     assert all(_gone(pid) for pid in pids)
 
 
+async def test_a_background_picture_waits_for_every_waiting_board(pool: RenderWorkers) -> None:
+    """A picture nobody waits for (a game's chart for its game-over message) is
+    drawn once no board waits, by an idle worker: it never sits in a worker's
+    pipe ahead of a board. A picture asked for by someone goes in turn."""
+    from tests.renderer.pictures_sample import Swatch
+
+    (pid,) = pool.pids
+    (worker,) = pool._workers
+    done: list[str] = []
+
+    async def board(n: int) -> None:
+        await pool.render(SCENES[n % len(SCENES)])
+        done.append(f"board {n}")
+
+    async def picture(name: str, background: bool) -> None:
+        await pool.picture(Swatch((len(name), 0, 0)), background=background)
+        done.append(name)
+
+    os.kill(pid, signal.SIGSTOP)  # the worker holds what it is given, and draws nothing
+    try:
+        first = [asyncio.ensure_future(board(n)) for n in range(render_workers.DEPTH)]
+        late = asyncio.ensure_future(picture("chart", background=True))
+        asked = asyncio.ensure_future(picture("asked", background=False))
+        more = [asyncio.ensure_future(board(n)) for n in range(render_workers.DEPTH, render_workers.DEPTH + 3)]
+        await asyncio.sleep(0.05)
+        assert worker.load == render_workers.DEPTH  # the chart waits here, not in the worker's pipe
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    await asyncio.wait_for(asyncio.gather(*first, late, asked, *more), 20)
+    boards = render_workers.DEPTH + 3
+    assert done[:render_workers.DEPTH] == [f"board {n}" for n in range(render_workers.DEPTH)]
+    assert "asked" in done[render_workers.DEPTH:-1]  # in turn with the boards
+    assert done[-1] == "chart" and len(done) == boards + 2
+
+
 async def test_a_picture_is_drawn_by_a_worker_process(workers: RenderWorkers) -> None:
     """Any :class:`renderer.pictures.Picture` (charts, brackets, card grids) goes to the
     same workers: drawn there, not in the bot's process."""
