@@ -142,6 +142,9 @@ class _Worker:
         self._timeout: asyncio.TimerHandle | None = None
         self._done = done
         self._fresh = True
+        self.closed = False
+        """Its pipes are closed (it ended or was discarded): their numbers may already
+        belong to another worker's pipes, so nothing may be written or watched on them."""
 
     @property
     def busy(self) -> bool:
@@ -157,6 +160,9 @@ class _Worker:
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[bytes] = loop.create_future()
         self.reserved = max(0, self.reserved - 1)
+        if self.closed:  # died after its place was handed out, before the caller came to use it
+            reply.set_exception(_WorkerGone())
+            return reply
         first = not self._in_flight
         self._in_flight.append(_Exchange(reply, timeout, replay))
         writing = bool(self._unsent)
@@ -266,6 +272,7 @@ class _Worker:
 
     def close(self) -> None:
         """Close stdin: the worker finishes what it draws and ends."""
+        self.closed = True
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None and not stream.closed:
                 stream.close()
@@ -351,8 +358,12 @@ class RenderWorkers:
         if asked_at is None:
             asked_at = time.time()
         timeout = REPLAY_TIMEOUT_SECONDS if replay else DRAW_TIMEOUT_SECONDS
-        for attempt in range(1, ATTEMPTS + 1):
+        attempt = 0
+        while attempt < ATTEMPTS:
             worker = await self._acquire(asked_at, replay=replay)
+            if worker.closed:
+                continue  # it died while this caller waited to resume: not an attempt, another place
+            attempt += 1
             try:
                 # The worker's place is handed on by _done, also if this task is cancelled meanwhile.
                 return await worker.draw(request, timeout, replay=replay)

@@ -162,6 +162,24 @@ async def test_a_worker_that_dies_holding_boards_hands_each_to_another(pool: Ren
     assert len(pool.pids) == 1 and pool.pids != [pid]
 
 
+async def test_a_worker_that_dies_after_its_place_is_handed_out_is_not_drawn_on(pool: RenderWorkers) -> None:
+    """A place is handed to a waiting caller, and the worker dies (its death found
+    through another board) before that caller resumes to use it. The worker's
+    pipes are closed by then, and their numbers may already be a new worker's:
+    the caller must not write or watch on them, and draws elsewhere."""
+    (worker,) = pool._workers
+    place = await pool._acquire(time.time())
+    assert place is worker
+    os.kill(pool.pids[0], signal.SIGKILL)
+    assert _gone(worker.process.pid)
+    pool._done(worker, False, False)  # what the pool does once it learns of the death
+    assert worker.closed
+    request = render_workers.REQUEST.pack(1) + b"x"
+    with pytest.raises(render_workers._WorkerGone):
+        await worker.draw(request)  # fails at once: no write to, or watch on, a closed pipe
+    assert await asyncio.wait_for(pool.render(SCENES[1]), 30) == render_board(SCENES[1])
+
+
 async def test_while_the_workers_are_full_the_board_asked_for_earliest_is_drawn_next(pool: RenderWorkers) -> None:
     (pid,) = pool.pids
     os.kill(pid, signal.SIGSTOP)  # the one worker holds its first requests
