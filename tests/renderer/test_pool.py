@@ -50,6 +50,23 @@ async def pool() -> AsyncIterator[RenderWorkers]:
         yield pool
 
 
+def _stop(pid: int) -> None:
+    """Stop the worker ``pid`` (SIGSTOP) and wait until it is stopped: the signal
+    takes effect when the process next runs, and a worker woken by a request in
+    that moment would read it first."""
+    os.kill(pid, signal.SIGSTOP)
+    if not os.path.exists(f"/proc/{pid}/stat"):  # not Linux: give it a moment
+        time.sleep(0.05)
+        return
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as stat:
+            if stat.read().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                return
+        time.sleep(0.001)
+    raise AssertionError(f"worker {pid} did not stop")
+
+
 def _gone(pid: int, within: float = 10.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -94,7 +111,7 @@ async def test_a_worker_killed_while_idle_is_replaced(workers: RenderWorkers) ->
 
 async def test_a_worker_that_dies_mid_board_hands_the_board_to_another(pool: RenderWorkers) -> None:
     (pid,) = pool.pids
-    os.kill(pid, signal.SIGSTOP)  # it holds the request unread...
+    _stop(pid)  # it holds the request unread...
     board = asyncio.ensure_future(pool.render(SCENES[1]))
     await asyncio.sleep(0.05)
     assert not board.done()
@@ -119,7 +136,7 @@ async def test_a_busy_worker_already_holds_its_next_board(pool: RenderWorkers) -
     (pid,) = pool.pids
     (worker,) = pool._workers
     scenes = [SCENES[i % len(SCENES)] for i in range(render_workers.DEPTH + 1)]
-    os.kill(pid, signal.SIGSTOP)  # it reads nothing more
+    _stop(pid)  # it reads nothing more
     try:
         boards = [asyncio.ensure_future(pool.render(scene)) for scene in scenes]
         await asyncio.sleep(0.05)
@@ -154,7 +171,7 @@ async def test_a_worker_draws_every_board_it_holds_while_the_event_loop_is_busy(
 
 async def test_a_worker_that_dies_holding_boards_hands_each_to_another(pool: RenderWorkers) -> None:
     (pid,) = pool.pids
-    os.kill(pid, signal.SIGSTOP)
+    _stop(pid)
     boards = [asyncio.ensure_future(pool.render(scene)) for scene in SCENES]
     await asyncio.sleep(0.05)
     os.kill(pid, signal.SIGKILL)
@@ -182,7 +199,7 @@ async def test_a_worker_that_dies_after_its_place_is_handed_out_is_not_drawn_on(
 
 async def test_while_the_workers_are_full_the_board_asked_for_earliest_is_drawn_next(pool: RenderWorkers) -> None:
     (pid,) = pool.pids
-    os.kill(pid, signal.SIGSTOP)  # the one worker holds its first requests
+    _stop(pid)  # the one worker holds its first requests
     try:
         busy = asyncio.gather(*(pool.render(SCENES[0]) for _ in range(render_workers.DEPTH)))
         await asyncio.sleep(0.05)
@@ -207,7 +224,7 @@ async def test_a_stuck_worker_is_ended_and_its_board_drawn_by_another(
 ) -> None:
     monkeypatch.setattr(render_workers, "DRAW_TIMEOUT_SECONDS", 0.3)
     (pid,) = pool.pids
-    os.kill(pid, signal.SIGSTOP)
+    _stop(pid)
     assert await asyncio.wait_for(pool.render(SCENES[2]), 20) == render_board(SCENES[2])
     assert _gone(pid)
 
@@ -306,7 +323,7 @@ async def test_a_background_picture_waits_for_every_waiting_board(pool: RenderWo
         await pool.picture(Swatch((len(name), 0, 0)), background=background)
         done.append(name)
 
-    os.kill(pid, signal.SIGSTOP)  # the worker holds what it is given, and draws nothing
+    _stop(pid)  # the worker holds what it is given, and draws nothing
     try:
         first = [asyncio.ensure_future(board(n)) for n in range(render_workers.DEPTH)]
         late = asyncio.ensure_future(picture("chart", background=True))
