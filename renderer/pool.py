@@ -142,9 +142,12 @@ class _Worker:
         self._timeout: asyncio.TimerHandle | None = None
         self._done = done
         self._fresh = True
-        self.closed = False
+
+    @property
+    def closed(self) -> bool:
         """Its pipes are closed (it ended or was discarded): their numbers may already
         belong to another worker's pipes, so nothing may be written or watched on them."""
+        return self.process.stdout is None or self.process.stdout.closed
 
     @property
     def busy(self) -> bool:
@@ -272,7 +275,6 @@ class _Worker:
 
     def close(self) -> None:
         """Close stdin: the worker finishes what it draws and ends."""
-        self.closed = True
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None and not stream.closed:
                 stream.close()
