@@ -189,25 +189,78 @@ def roll(player: int, d1: int, d2: int) -> dict[str, object]:
 
 
 async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
-    """Reads use their own connection; they still wait for writes this process issued first."""
-    import threading
-
-    async with await open_store(tmp_path / "bg.sqlite3") as s:
+    """Reads use their own connection; they still wait for writes this process issued first
+    (here one waiting on the writer thread for another process's lock)."""
+    path = tmp_path / "bg.sqlite3"
+    async with await open_store(path) as s:
         game = await new_game(s)
-        gate = threading.Event()
-        s.db.driver._thread.submit(gate.wait, 10)  # type: ignore[attr-defined]  # hold the writer thread up
+        blocker = sqlite3.connect(path, isolation_level=None)
         try:
+            blocker.execute("BEGIN IMMEDIATE")  # another process writing
             write = asyncio.ensure_future(s.outbox.delivered([], game_id=game.id, board=(CHANNEL, 777), version=0))
-            await asyncio.sleep(0)  # the write is issued (queued behind the held-up job)
+            await asyncio.sleep(0)  # the write is issued (waiting for the lock on the writer thread)
             read = asyncio.ensure_future(s.games.get(game.id))
             await asyncio.sleep(0.1)
-            assert not read.done()  # the read waits for the write ...
+            assert not write.done() and not read.done()  # the read waits for the write ...
         finally:
-            gate.set()
+            blocker.execute("ROLLBACK")
+            blocker.close()
         assert (await read).board_message_id == 777  # ... and sees it
         await write
 
 
+async def test_a_write_waiting_for_another_process_leaves_the_loop_free(tmp_path: Path) -> None:
+    """The loop's attempt at the write lock does not wait: while another process holds
+    it, the transaction waits on the writer thread, the loop goes on, and the writes
+    issued meanwhile follow it in order."""
+    path = tmp_path / "bg.sqlite3"
+    async with await open_store(path) as s:
+        game = await new_game(s)
+        blocker = sqlite3.connect(path, isolation_level=None)
+        try:
+            blocker.execute("BEGIN IMMEDIATE")
+            first = asyncio.ensure_future(s.games.append(game.id, 0, [roll(0, 1, 2)]))
+            await asyncio.sleep(0)
+            second = asyncio.ensure_future(s.games.append(game.id, 1, [roll(1, 3, 4)]))
+            ticks = 0
+            started = time.monotonic()
+            while time.monotonic() - started < 0.2:  # the loop turns meanwhile
+                await asyncio.sleep(0.01)
+                ticks += 1
+            assert ticks >= 10
+            assert not first.done() and not second.done()
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert (await first).version == 1
+        assert (await second).version == 2  # in order, after the first
+        assert (await s.games.append(game.id, 2, [roll(0, 5, 6)])).version == 3  # and the loop's own again
+
+
+async def test_checkpoints_keep_the_wal_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writing connection never checkpoints (that would be on the loop); the driver's
+    own checkpoints, every ``CHECKPOINT_EVERY`` commits, copy the WAL into the database."""
+    from bot.store.drivers import sqlite as driver
+
+    monkeypatch.setattr(driver, "CHECKPOINT_EVERY", 20)
+    path = tmp_path / "bg.sqlite3"
+
+    async with await open_store(path) as s:
+        game = await new_game(s)
+        for version in range(200):
+            await s.games.append(game.id, version, [roll(version % 2, 1 + version % 6, 1 + version % 5)])
+        checkpoint = s.db.driver._checkpoint  # type: ignore[attr-defined]
+        assert checkpoint is not None
+        await asyncio.wrap_future(checkpoint)
+        await s.games.append(game.id, 200, [roll(0, 1, 2)])  # a write after the checkpoint starts the WAL over
+        probe = sqlite3.connect(path, isolation_level=None)
+        try:
+            _, frames, _ = probe.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        finally:
+            probe.close()
+        # 200 actions wrote several hundred frames (SQLite's own checkpoints would start over at 1,000)
+        assert frames <= 10, frames
+        assert tuple(await s.db.transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
 async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "dir" / "bg.sqlite3"
     async with await open_store(path) as s:
@@ -218,7 +271,9 @@ async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None
             return [(await writer.fetchone(f"PRAGMA {name}"))[0]
                     for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")]
 
-        assert await s.db.transact(pragmas) == ["wal", 1, 5000, 1]  # synchronous 1 = NORMAL
+        # synchronous 1 = NORMAL; busy_timeout 0: the loop's attempt at the lock does not wait
+        # (the writer thread's does, for BUSY_TIMEOUT_MS: test_locked_database_gives_busy_error_sqlite)
+        assert await s.db.transact(pragmas) == ["wal", 1, 0, 1]
         # plain reads go to a second, read-only connection
         assert (await s.db.fetchone("PRAGMA query_only"))[0] == 1  # type: ignore[index]
         assert (await s.db.fetchone("PRAGMA busy_timeout"))[0] == 5000  # type: ignore[index]
