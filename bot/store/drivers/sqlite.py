@@ -51,6 +51,9 @@ log = logging.getLogger(__name__)
 CHECKPOINT_EVERY = 200
 """Commits between two checkpoints. A game's action writes a few pages, so the
 WAL is copied back every thousand pages or so, SQLite's own default."""
+CHECKPOINT_WAIT_MS = 50
+"""How long a checkpoint waits for the write lock, then for readers to leave the
+WAL, holding that lock: the longest it can hold up the bot's writes."""
 
 
 def split_sql(script: str) -> list[str]:
@@ -173,7 +176,7 @@ class SqliteDriver:
         self._uri = uri
         self._busy_timeout_ms = busy_timeout_ms
         self._commits = 0
-        """Commits on the loop since the last checkpoint was asked for."""
+        """Commits since the last checkpoint was asked for."""
         self._checkpoint: Future[None] | None = None
         self._checkpointer: sqlite3.Connection | None = None
         """The checkpoints' connection (opened and used on the writer thread)."""
@@ -265,11 +268,18 @@ class SqliteDriver:
                 raise _Busy from exc
             raise _wrap_operational(exc) from exc
         result = _body_and_commit(conn, body)
+        self._committed()
+        return result
+
+    def _committed(self) -> None:
+        """Count a commit; every :data:`CHECKPOINT_EVERY`, ask for a checkpoint
+        (unless one is under way). Called on the loop or on the writer thread,
+        never on both at once (a transaction goes to the loop only when none is
+        left on the thread)."""
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY and (self._checkpoint is None or self._checkpoint.done()):
             self._commits = 0
             self._checkpoint = self._thread.submit(self._checkpoint_on_thread)
-        return result
 
     async def _after_writes(self) -> None:
         """Until the writes this process has issued are done, so that a read sees
@@ -289,9 +299,11 @@ class SqliteDriver:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise _wrap_operational(exc) from exc
-            return _body_and_commit(conn, body)
+            result = _body_and_commit(conn, body)
         finally:
             conn.execute("PRAGMA busy_timeout = 0")
+        self._committed()
+        return result
 
     def _checkpoint_on_thread(self) -> None:
         """Copy the WAL into the database, and have the next write start it over.
@@ -299,17 +311,18 @@ class SqliteDriver:
         First ``PASSIVE``, the bulk of the copying and syncing, while the loop
         goes on writing; then ``RESTART``, which copies the last few frames
         holding the write lock (the loop's writes meanwhile wait on this thread,
-        queued behind it) and waits for readers to leave the WAL. Without the
-        second, commits arriving during every checkpoint left the WAL never
-        wholly copied when a write began, and it grew without end. Best effort:
-        a checkpoint that fails or times out leaves the WAL to the next one."""
+        queued behind it) and waits for readers to leave the WAL, for at most
+        :data:`CHECKPOINT_WAIT_MS`. Without the second, commits arriving during
+        every checkpoint left the WAL never wholly copied when a write began,
+        and it grew without end. Best effort: a checkpoint that fails or gives
+        up leaves the WAL to the next one."""
         try:
             conn = self._checkpointer
             if conn is None:
                 conn = self._checkpointer = sqlite3.connect(
                     self.path, isolation_level=None, check_same_thread=False, uri=self._uri
                 )
-                conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+                conn.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT_MS)}")
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
             busy, _, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
             if busy:

@@ -261,6 +261,34 @@ async def test_checkpoints_keep_the_wal_short(tmp_path: Path, monkeypatch: pytes
         # 200 actions wrote several hundred frames (SQLite's own checkpoints would start over at 1,000)
         assert frames <= 10, frames
         assert tuple(await s.db.transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
+async def test_a_lingering_reader_holds_up_a_checkpoint_briefly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkpoint waits for readers holding the write lock, so it gives up after
+    ``CHECKPOINT_WAIT_MS`` (the busy timeout's 5 s would hold every write that long);
+    the WAL is copied later."""
+    from bot.store.drivers import sqlite as driver
+
+    monkeypatch.setattr(driver, "CHECKPOINT_EVERY", 5)
+    path = tmp_path / "bg.sqlite3"
+    async with await open_store(path) as s:
+        game = await new_game(s)
+        for version in range(3):
+            await s.games.append(game.id, version, [roll(version % 2, 1, 2)])
+        reader = sqlite3.connect(path, isolation_level=None)
+        try:
+            reader.execute("BEGIN")
+            reader.execute("SELECT COUNT(*) FROM actions").fetchone()  # a snapshot in the WAL
+            for version in range(3, 6):
+                await s.games.append(game.id, version, [roll(version % 2, 1, 2)])
+            checkpoint = s.db.driver._checkpoint  # type: ignore[attr-defined]
+            assert checkpoint is not None
+            started = time.monotonic()
+            await asyncio.wrap_future(checkpoint)
+            assert time.monotonic() - started < 1.0
+            assert (await s.games.append(game.id, 6, [roll(0, 1, 2)])).version == 7
+        finally:
+            reader.close()
+
+
 async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "dir" / "bg.sqlite3"
     async with await open_store(path) as s:
