@@ -115,3 +115,28 @@ async def test_no_click_leaves_its_interaction_for_the_collector(world) -> None:
         assert left_for_the_collector(discord.Interaction) == 0
     finally:
         gc.enable()
+
+
+async def test_no_command_or_autocomplete_leaves_its_interaction_for_the_collector(world) -> None:
+    """The same for slash commands and their autocomplete, answered or refused:
+    the command tree unties each interaction once it is answered (and its error
+    reported), so reference counting frees it with its member and options."""
+    w = world
+    await a_game_under_way(w)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            board = w.board()
+            actor = w.bob if f"{w.bob.mention} to roll" in board.content else w.alice
+            rolled = await actor.click(board, label="Roll")
+            assert not w.private(rolled)
+            choices = await actor.autocomplete(w.channel, "bg move", "play", "")
+            assert choices
+            moved = await actor.slash(w.channel, "bg move", play=choices[0]["value"])
+            assert not w.private(moved)
+        refused = await w.alice.slash(w.channel, "bg move", play="24/23")  # not alice's turn, or not legal
+        assert w.private(refused)
+        assert left_for_the_collector(discord.Interaction) == 0
+    finally:
+        gc.enable()
