@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from bot.ai.engines import (
+    LowPriorityContext,
     _cube,
     _gnubg,
     _is_over,
@@ -514,7 +515,7 @@ class Analyst:
             if self._analysis_pool is None:
                 self._analysis_pool = ProcessPoolExecutor(
                     max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
+                    mp_context=LowPriorityContext(),
                     initializer=_lower_priority,
                     initargs=(os.getpid(),),
                 )

@@ -271,3 +271,30 @@ def test_analyses_run_in_the_idle_class_so_a_busy_bot_keeps_its_cores():
     assert policy == os.SCHED_IDLE
     assert priority == 19
     assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the bot itself is as it was
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
+def test_an_analysis_worker_is_lowered_before_its_start_up():
+    """The worker's start-up (a fresh interpreter importing the bot and the engines)
+    is already in the idle class: its parent lowers it as soon as it exists, before
+    any of its own code (here no initializer at all) runs."""
+    from bot.ai.engines import LowPriorityContext
+
+    with ProcessPoolExecutor(1, mp_context=LowPriorityContext()) as pool:
+        policy = pool.submit(os.sched_getscheduler, 0).result(timeout=60)
+        priority = pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60)
+    assert (policy, priority) == (os.SCHED_IDLE, 19)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        assert pool.submit(os.sched_getscheduler, 0).result(timeout=60) != os.SCHED_IDLE  # plain spawn is not
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
+async def test_the_analysts_analysis_worker_is_started_lowered():
+    from bot.ai.engines import LowPriorityContext
+
+    analyst = Analyst()
+    try:
+        assert await analyst._analyse(os.sched_getscheduler, 0) == os.SCHED_IDLE
+        assert isinstance(analyst._analysis_pool._mp_context, LowPriorityContext)  # type: ignore[union-attr]
+    finally:
+        analyst.close()
