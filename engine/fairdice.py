@@ -86,6 +86,13 @@ class FairDice:
         self.nonce = salted(nonce, salt)
         self.counter = counter
 
+    def __deepcopy__(self, memo: dict[int, object]) -> FairDice:
+        """An independent copy (its seed and nonce are immutable; its counter is its own)."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        memo[id(self)] = clone
+        return clone
+
     @property
     def commitment(self) -> str:
         return commitment(self.seed)

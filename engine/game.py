@@ -352,7 +352,8 @@ class Game:
         """An independent copy. Every value a game holds is immutable except its
         lists (copied) and its dice source (deep-copied, shared with the match),
         so this is a shallow copy plus those: a service copies a game per action."""
-        clone = copy.copy(self)
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
         memo[id(self)] = clone
         clone.dice_source = copy.deepcopy(self.dice_source, memo)
         clone.log = list(self.log)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +24,17 @@ class Match:
         self.settings = settings or GameSettings()
         self.dice_source = dice
         self.games: list[Game] = []
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Match:
+        """An independent copy: its games copied (:meth:`Game.__deepcopy__`) and
+        its dice source too, still shared with them; the settings are immutable.
+        A service copies the match for every action."""
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        clone.__dict__.update(self.__dict__)
+        clone.dice_source = copy.deepcopy(self.dice_source, memo)
+        clone.games = [copy.deepcopy(game, memo) for game in self.games]
+        return clone
 
     @property
     def length(self) -> int:

@@ -952,3 +952,19 @@ def test_a_deep_copy_plays_on_without_touching_the_original():
         if first is not None and first.kind == "roll":
             game.roll(game.turn)
             assert game.log[-1] == first
+
+
+def test_a_deep_copy_of_a_match_on_fair_dice_draws_the_same_dice_on_its_own_counter():
+    from engine import Match
+    from engine.fairdice import FairDice
+
+    match = Match(dice=FairDice(bytes(range(32)), "game-1"))
+    game = match.new_game()
+    game.opening_roll()
+    clone = copy.deepcopy(match)
+    twin = clone.game
+    assert twin.dice_source is clone.dice_source and clone.dice_source is not match.dice_source
+    assert vars(clone.dice_source) == vars(match.dice_source)
+    drawn = [twin.dice_source.die() for _ in range(5)]
+    assert clone.dice_source.counter == match.dice_source.counter + 5  # its own counter
+    assert [match.dice_source.die() for _ in range(5)] == drawn  # the original goes on with the same dice
