@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -188,23 +189,30 @@ def roll(player: int, d1: int, d2: int) -> dict[str, object]:
 # --------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def another_process_writing(path: Path) -> Iterator[sqlite3.Connection]:
+    """Another connection holding the database's write lock (``BEGIN IMMEDIATE``) until the block ends."""
+    blocker = sqlite3.connect(path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        yield blocker
+        blocker.execute("ROLLBACK")
+    finally:
+        blocker.close()
+
+
 async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
     """Reads use their own connection; they still wait for writes this process issued first
     (here one waiting on the writer thread for another process's lock)."""
     path = tmp_path / "bg.sqlite3"
     async with await open_store(path) as s:
         game = await new_game(s)
-        blocker = sqlite3.connect(path, isolation_level=None)
-        try:
-            blocker.execute("BEGIN IMMEDIATE")  # another process writing
+        with another_process_writing(path):
             write = asyncio.ensure_future(s.outbox.delivered([], game_id=game.id, board=(CHANNEL, 777), version=0))
             await asyncio.sleep(0)  # the write is issued (waiting for the lock on the writer thread)
             read = asyncio.ensure_future(s.games.get(game.id))
             await asyncio.sleep(0.1)
             assert not write.done() and not read.done()  # the read waits for the write ...
-        finally:
-            blocker.execute("ROLLBACK")
-            blocker.close()
         assert (await read).board_message_id == 777  # ... and sees it
         await write
 
@@ -216,9 +224,7 @@ async def test_a_write_waiting_for_another_process_leaves_the_loop_free(tmp_path
     path = tmp_path / "bg.sqlite3"
     async with await open_store(path) as s:
         game = await new_game(s)
-        blocker = sqlite3.connect(path, isolation_level=None)
-        try:
-            blocker.execute("BEGIN IMMEDIATE")
+        with another_process_writing(path):
             first = asyncio.ensure_future(s.games.append(game.id, 0, [roll(0, 1, 2)]))
             await asyncio.sleep(0)
             second = asyncio.ensure_future(s.games.append(game.id, 1, [roll(1, 3, 4)]))
@@ -229,9 +235,6 @@ async def test_a_write_waiting_for_another_process_leaves_the_loop_free(tmp_path
                 ticks += 1
             assert ticks >= 10
             assert not first.done() and not second.done()
-        finally:
-            blocker.execute("ROLLBACK")
-            blocker.close()
         assert (await first).version == 1
         assert (await second).version == 2  # in order, after the first
         assert (await s.games.append(game.id, 2, [roll(0, 5, 6)])).version == 3  # and the loop's own again
@@ -746,15 +749,10 @@ async def test_locked_database_gives_busy_error_sqlite(tmp_path: Path, monkeypat
     path = tmp_path / "bg.sqlite3"
     async with await open_store(path) as s:
         game = await new_game(s)
-        blocker = sqlite3.connect(path, isolation_level=None)
-        try:
-            blocker.execute("BEGIN IMMEDIATE")
+        with another_process_writing(path):
             with pytest.raises(DatabaseBusyError, match="busy"):
                 await s.games.append(game.id, 0, [roll(0, 1, 1)])
             assert (await s.games.get(game.id)).version == 0  # reads still work under WAL
-            blocker.execute("ROLLBACK")
-        finally:
-            blocker.close()
         assert (await s.games.append(game.id, 0, [roll(0, 1, 1)])).version == 1
 
 
