@@ -316,6 +316,8 @@ class SqliteDriver:
         every checkpoint left the WAL never wholly copied when a write began,
         and it grew without end. Best effort: a checkpoint that fails or gives
         up leaves the WAL to the next one."""
+        if self._writer is None:
+            return  # asked for by a last transaction, behind the driver's closing
         try:
             conn = self._checkpointer
             if conn is None:

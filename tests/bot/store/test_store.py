@@ -264,6 +264,29 @@ async def test_checkpoints_keep_the_wal_short(tmp_path: Path, monkeypatch: pytes
         # 200 actions wrote several hundred frames (SQLite's own checkpoints would start over at 1,000)
         assert frames <= 10, frames
         assert tuple(await s.db.transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
+async def test_a_checkpoint_asked_for_while_closing_opens_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last transaction, waiting on the writer thread when the store closes, asks
+    for a checkpoint that runs after the close: it must not open a connection again."""
+    from bot.store.drivers import sqlite as driver
+
+    monkeypatch.setattr(driver, "CHECKPOINT_EVERY", 1)
+    path = tmp_path / "bg.sqlite3"
+    s = await open_store(path)
+    sqlite_driver = s.db.driver
+    game = await new_game(s)
+    with another_process_writing(path):
+        append = asyncio.ensure_future(s.games.append(game.id, 0, [roll(0, 1, 2)]))
+        await asyncio.sleep(0.3)  # waiting for the lock on the writer thread (after any checkpoint gave up)
+        closing = asyncio.ensure_future(s.close())
+        await asyncio.sleep(0.05)
+    assert (await append).version == 1
+    await closing
+    checkpoint = sqlite_driver._checkpoint  # type: ignore[attr-defined]
+    assert checkpoint is not None
+    await asyncio.wrap_future(checkpoint)
+    assert sqlite_driver._checkpointer is None  # type: ignore[attr-defined]
+
+
 async def test_a_lingering_reader_holds_up_a_checkpoint_briefly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A checkpoint waits for readers holding the write lock, so it gives up after
     ``CHECKPOINT_WAIT_MS`` (the busy timeout's 5 s would hold every write that long);
