@@ -54,7 +54,7 @@ class Driver(Protocol):
     dialect: str
 
     async def close(self) -> None: ...
-    async def transact(self, body: Callable[[Tx], Awaitable[T]]) -> T: ...
+    async def transact(self, body: Callable[[Tx], Awaitable[T]], *, quick: bool = False) -> T: ...
     def snapshot(self) -> AbstractAsyncContextManager[Tx]: ...
     async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
     async def fetchone(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
@@ -134,10 +134,15 @@ class Database:
         assert ts is not None
         return ts
 
-    async def transact(self, body: Callable[[Tx], Awaitable[T]]) -> T:
+    async def transact(self, body: Callable[[Tx], Awaitable[T]], *, quick: bool = False) -> T:
         """Run ``body`` as one write transaction; committed when it returns,
-        rolled back if it raises. The body awaits only its statements."""
-        return await self.driver.transact(body)
+        rolled back if it raises. The body awaits only its statements.
+
+        ``quick``: a few statements on rows just read (a game's action, a board
+        delivered), which SQLite may run on the event loop itself (see
+        :mod:`bot.store.drivers.sqlite`); anything that may read many rows, or
+        rows nobody touched lately, must not say so."""
+        return await self.driver.transact(body, quick=quick)
 
     def snapshot(self) -> AbstractAsyncContextManager[Tx]:
         """Read statements that all see one consistent state."""

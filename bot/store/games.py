@@ -456,7 +456,7 @@ class GameStore:
                 )
             return new_row, changes, action_params, owed_ids
 
-        new_row, changes, action_params, owed_ids = await self.db.transact(transaction)
+        new_row, changes, action_params, owed_ids = await self.db.transact(transaction, quick=True)
         stamp = req_ts(now)
         return AppendResult(
             game=GameRow.from_row(new_row),

@@ -167,7 +167,7 @@ class OutboxStore:
                     (board[0], board[1], version, game_id, version),
                 )
 
-        await self.db.transact(transaction)
+        await self.db.transact(transaction, quick=True)
 
     async def retry_later(self, entry_id: int, at: datetime) -> None:
         """Count a failed attempt; try again at ``at``."""

@@ -328,8 +328,9 @@ class PostgresDriver:
         """``BEGIN`` ... ``COMMIT`` on one pooled connection (rollback on error)."""
         return self._transaction("BEGIN", commit=True)
 
-    async def transact(self, body: Callable[[PostgresTx], Awaitable[T]]) -> T:
-        """Run ``body`` inside :meth:`write` and return what it returns."""
+    async def transact(self, body: Callable[[PostgresTx], Awaitable[T]], *, quick: bool = False) -> T:
+        """Run ``body`` inside :meth:`write` and return what it returns (``quick``
+        changes nothing here: the statements are a trip each to the server)."""
         async with self.write() as tx:
             return await body(tx)
 

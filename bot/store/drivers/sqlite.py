@@ -4,12 +4,16 @@
   ``BEGIN IMMEDIATE``, the statements, ``COMMIT``, with no trip back to the
   event loop in between (a transaction holding the write lock across trips of
   a busy loop held up every action in the bot for tens of milliseconds).
-* The call is made on the event loop itself when the write lock is free at
-  once, which is always so for a single bot process: a game's action costs
-  some 0.1 ms there. Handed to a writer thread, the same transaction cost the
-  process several times that (waking the thread, the thread taking the GIL
-  back after each statement, the result's trip back to the loop): a fifth of
-  a core at 400 actions a second, and 30% of the bot's CPU per interaction.
+* A ``quick`` transaction (a game's action, a delivered board: a few
+  statements on rows just read) is made on the event loop itself when the
+  write lock is free at once, which is always so for a single bot process: a
+  game's action costs some 0.1 ms there. Handed to a writer thread, the same
+  transaction cost the process several times that (waking the thread, the
+  thread taking the GIL back after each statement, the result's trip back to
+  the loop): a fifth of a core at 400 actions a second, and 30% of the bot's
+  CPU per interaction. Any other transaction runs on the writer thread: on a
+  store larger than memory, a sweep's or a clean-up's reads from disk held the
+  loop up for seconds when run there.
 * When another process holds the lock (``BEGIN IMMEDIATE`` answers "busy" at
   once: the loop's attempt does not wait), the transaction goes to the writer
   thread, which waits up to ``busy_timeout``, so a lock wait never blocks the
@@ -234,20 +238,20 @@ class SqliteDriver:
 
     # ------------------------------------------------------------ transactions
 
-    async def transact(self, body: Callable[[SqliteTx], Awaitable[T]]) -> T:
+    async def transact(self, body: Callable[[SqliteTx], Awaitable[T]], *, quick: bool = False) -> T:
         """Run ``body`` inside ``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back if it
         raises); the connection is left outside any transaction.
 
-        On the loop if the write lock is free and no transaction waits on the
-        writer thread; else on that thread, after the ones waiting there. A
-        cancelled caller does not cancel a transaction that has started: it runs
-        to its end, committed or rolled back as a whole.
+        A ``quick`` one runs on the loop if the write lock is free and no
+        transaction waits on the writer thread; any other, on that thread, after
+        the ones waiting there. A cancelled caller does not cancel a transaction
+        that has started: it runs to its end, committed or rolled back as a whole.
         """
         conn = self._writer
         if conn is None:
             raise StorageError("the database is closed")
         waiting = self._last_write
-        if waiting is None or waiting.done():
+        if quick and (waiting is None or waiting.done()):
             try:
                 return self._transact_here(conn, body)
             except _Busy:

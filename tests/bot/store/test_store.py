@@ -217,6 +217,20 @@ async def test_a_read_sees_every_write_issued_before_it(tmp_path: Path) -> None:
         await write
 
 
+async def test_only_quick_transactions_run_on_the_loop(tmp_path: Path) -> None:
+    """A game's action or a delivered board (``quick``) runs on the loop's own thread;
+    any other transaction (a sweep, a clean-up: many rows, or cold ones) on the writer
+    thread, so its reads from disk never hold the loop up."""
+    import threading
+
+    async def where(tx: object) -> int:
+        return threading.get_ident()
+
+    async with await open_store(tmp_path / "bg.sqlite3") as s:
+        assert await s.db.transact(where, quick=True) == threading.get_ident()
+        assert await s.db.transact(where) != threading.get_ident()
+
+
 async def test_a_write_waiting_for_another_process_leaves_the_loop_free(tmp_path: Path) -> None:
     """The loop's attempt at the write lock does not wait: while another process holds
     it, the transaction waits on the writer thread, the loop goes on, and the writes
@@ -325,9 +339,10 @@ async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None
             return [(await writer.fetchone(f"PRAGMA {name}"))[0]
                     for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")]
 
-        # synchronous 1 = NORMAL; busy_timeout 0: the loop's attempt at the lock does not wait
-        # (the writer thread's does, for BUSY_TIMEOUT_MS: test_locked_database_gives_busy_error_sqlite)
-        assert await s.db.transact(pragmas) == ["wal", 1, 0, 1]
+        # synchronous 1 = NORMAL; busy_timeout: the writer thread waits for the lock ...
+        assert await s.db.transact(pragmas) == ["wal", 1, 5000, 1]
+        # ... the loop's attempt (a quick transaction) does not
+        assert await s.db.transact(pragmas, quick=True) == ["wal", 1, 0, 1]
         # plain reads go to a second, read-only connection
         assert (await s.db.fetchone("PRAGMA query_only"))[0] == 1  # type: ignore[index]
         assert (await s.db.fetchone("PRAGMA busy_timeout"))[0] == 5000  # type: ignore[index]
