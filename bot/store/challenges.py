@@ -111,7 +111,7 @@ class ChallengeStore:
             )
             return await tx.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
 
-        row = await self.db.transact(transaction)
+        row = await self.db.transact(transaction, quick=True)  # a few rows, by their keys
         assert row is not None
         return ChallengeRow.from_row(row)
 
@@ -160,4 +160,4 @@ class ChallengeStore:
             if updated != 1:
                 raise NotFoundError(f"Challenge #{challenge_id} does not exist.")
 
-        await self.db.transact(transaction)
+        await self.db.transact(transaction, quick=True)

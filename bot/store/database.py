@@ -138,8 +138,9 @@ class Database:
         """Run ``body`` as one write transaction; committed when it returns,
         rolled back if it raises. The body awaits only its statements.
 
-        ``quick``: a few statements on rows just read (a game's action, a board
-        delivered), which SQLite may run on the event loop itself (see
+        ``quick``: a few statements on rows found by their keys (a game's action,
+        a board delivered, a challenge or a game created), which SQLite may run
+        on the event loop itself (see
         :mod:`bot.store.drivers.sqlite`); anything that may read many rows, or
         rows nobody touched lately, must not say so."""
         return await self.driver.transact(body, quick=quick)

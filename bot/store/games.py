@@ -142,7 +142,7 @@ class GameStore:
                 await tournaments.claim_pairing(tx, pairing_id, game_id)
             return await tx.fetchone("SELECT * FROM games WHERE id = ?", (game_id,))
 
-        row = await self.db.transact(transaction)
+        row = await self.db.transact(transaction, quick=True)  # a few rows, by their keys
         assert row is not None
         return GameRow.from_row(row)
 

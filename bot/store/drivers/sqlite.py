@@ -4,8 +4,8 @@
   ``BEGIN IMMEDIATE``, the statements, ``COMMIT``, with no trip back to the
   event loop in between (a transaction holding the write lock across trips of
   a busy loop held up every action in the bot for tens of milliseconds).
-* A ``quick`` transaction (a game's action, a delivered board: a few
-  statements on rows just read) is made on the event loop itself when the
+* A ``quick`` transaction (a game's action, a delivered board, a challenge
+  or a game created: a few statements on rows found by their keys) is made on the event loop itself when the
   write lock is free at once, which is always so for a single bot process: a
   game's action costs some 0.1 ms there. Handed to a writer thread, the same
   transaction cost the process several times that (waking the thread, the
