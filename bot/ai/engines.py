@@ -176,12 +176,15 @@ def _warm_up() -> bool:
 
 
 def _yield_cpu(pid: int) -> None:
-    """Put process ``pid`` at nice 19 and, on Linux, in the idle class (see :func:`_lower_priority`)."""
+    """Put process ``pid`` (0: this one) at nice 19 and, on Linux, in the idle class."""
     try:
         os.setpriority(os.PRIO_PROCESS, pid, 19)
     except OSError:
         pass
     if hasattr(os, "sched_setscheduler"):
+        # Idle class: runs only on a core nothing else wants. At nice 19 alone an
+        # analysis still got 0.2-0.33 of a core from a saturated bot while its
+        # drawing workers waited to run (schedstat, bench/e2e_load.py).
         try:
             os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
         except OSError:
@@ -210,18 +213,7 @@ class LowPriorityContext(multiprocessing.context.SpawnContext):
 def _lower_priority(parent: int) -> None:
     """Worker initializer: analysis yields the CPU to the bot's own work, and
     the worker dies with the bot (a bot killed outright leaves no orphans)."""
-    try:
-        os.nice(19)
-    except OSError:
-        pass
-    if hasattr(os, "sched_setscheduler"):  # Linux
-        # Idle class: runs only on a core nothing else wants. At nice 19 alone an
-        # analysis still got 0.2-0.33 of a core from a saturated bot while its
-        # drawing workers waited to run (schedstat, bench/e2e_load.py).
-        try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:
-            pass
+    _yield_cpu(0)
     die_with_parent(parent)
 
 

@@ -140,9 +140,8 @@ class Database:
 
         ``quick``: a few statements on rows found by their keys (a game's action,
         a board delivered, a challenge or a game created), which SQLite may run
-        on the event loop itself (see
-        :mod:`bot.store.drivers.sqlite`); anything that may read many rows, or
-        rows nobody touched lately, must not say so."""
+        on the event loop itself (see :mod:`bot.store.drivers.sqlite`); anything
+        that may read many rows, or rows nobody touched lately, must not say so."""
         return await self.driver.transact(body, quick=quick)
 
     def snapshot(self) -> AbstractAsyncContextManager[Tx]:

@@ -167,8 +167,8 @@ class SqliteDriver:
         path: str,
         scratch: str | None = None,
         *,
-        uri: bool = False,
-        busy_timeout_ms: int = 5000,
+        uri: bool,
+        busy_timeout_ms: int,
     ) -> None:
         self._writer: sqlite3.Connection | None = writer
         self._thread = thread
