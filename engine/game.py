@@ -392,6 +392,13 @@ class Game:
             self._plays = legal_plays(self.position, self.dice)
         return self._plays
 
+    def forget_legal_plays(self) -> None:
+        """Drop the legal plays kept since the dice were thrown; they are found
+        again when next asked. For a game left waiting for its player: kept, its
+        few dozen plays are that many more objects for the garbage collector to
+        scan until the player acts."""
+        self._plays = None
+
     def can_double(self, player: int) -> bool:
         """Whether ``player`` may offer a double now."""
         return (

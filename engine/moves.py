@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine.dice import Roll
 from engine.play import Move, Play
-from engine.position import BAR, OFF, Position, unchecked_position
+from engine.position import BAR, CHECKERS, OFF, Position, unchecked_position
 
 
 def legal_plays(position: Position, roll: Roll) -> list[Play]:
@@ -43,7 +43,7 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
     plays = []
     their_bar, their_off = position.bar[1], position.off[1]
     high = roll.high
-    new_move = tuple.__new__
+    moves_of = _MOVES.__getitem__
     for key, (moves, first_die) in results.items():
         if len(moves) != best or (larger_only and first_die != high):
             continue
@@ -53,11 +53,25 @@ def legal_plays(position: Position, roll: Roll) -> list[Play]:
                 hits += 1
         plays.append(
             _new_play(
-                tuple([new_move(Move, move) for move in moves]),
-                unchecked_position(key[1:25], (key[25], their_bar + hits), (key[0], their_off)),
+                tuple([moves_of(move) for move in moves]),
+                unchecked_position(key[1:25], _PAIRS[key[25]][their_bar + hits], _PAIRS[key[0]][their_off]),
             )
         )
     return plays
+
+
+# The values every play is made of, made once: plays are found by the thousand
+# a second and live until one is chosen, and the garbage collector scans every
+# object alive, so shared moves and (ours, theirs) pairs are fewer to make and to scan.
+_MOVES: dict[tuple[int, int, bool], Move] = {
+    (source, destination, hit): Move(source, destination, hit)
+    for source in range(1, BAR + 1)
+    for destination in range(OFF, source)
+    for hit in (False, True)
+}
+_PAIRS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((ours, theirs) for theirs in range(CHECKERS + 1)) for ours in range(CHECKERS + 1)
+)
 
 
 def _new_play(moves: tuple[Move, ...], position: Position) -> Play:

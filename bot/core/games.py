@@ -544,7 +544,7 @@ class GameService:
         if finished:
             self._forget(row.id)
         else:
-            self._cache[row.id] = (result.version, match)
+            self._keep(row.id, result.version, match)
             self._rows[row.id] = result.game
         view = await self._view(result.game, match)
         events = narration.describe(view, match, before, forced)
@@ -867,8 +867,15 @@ class GameService:
             actions = [a.action for a in await self.store.games.actions(row.id) if a.seq <= row.version]
             match = await self._rebuild_soon(row.settings, actions, None)
         if row.is_active:
-            self._cache[row.id] = (row.version, match)
+            self._keep(row.id, row.version, match)
         return match
+
+    def _keep(self, game_id: int, version: int, match: Match) -> None:
+        """Cache ``match`` as of ``version``, without the legal plays its game found:
+        it waits for a player now, and views find them afresh (GameState.legal_plays)."""
+        if match.game is not None:
+            match.game.forget_legal_plays()
+        self._cache[game_id] = (version, match)
 
     async def _rebuild_soon(self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None) -> Match:
         """:meth:`rebuild`, on the loop when it is short (a tail of up to

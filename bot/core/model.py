@@ -34,7 +34,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     RatingChange,
     Shard,
 )
-from engine import UNLIMITED, Game, GameSettings, Match, WinKind, format_play
+from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, format_play, legal_plays
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -400,6 +400,7 @@ class GameState:
     """``commitment`` and ``nonce`` of the provably fair dice; ``seed`` too once the game is over."""
     board_version: int | None = None
     """The version :attr:`board_message` shows (older than :attr:`version` while a board is owed)."""
+    _play_texts: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def game(self) -> Game:
@@ -423,9 +424,24 @@ class GameState:
             return None
         return self.players[self.game.turn]
 
+    def legal_plays(self) -> list[Play]:
+        """The legal plays now (empty unless a play is due), found afresh: the
+        service keeps none with a game waiting for its player (see
+        :meth:`engine.Game.forget_legal_plays`), and this view does not either."""
+        game = self.game
+        if game.phase is not Phase.PLAY or game.dice is None:
+            return []
+        return legal_plays(game.position, game.dice)
+
     def legal_play_texts(self) -> list[str]:
-        """Canonical notation of every legal play now (empty unless a play is due)."""
-        return sorted(format_play(play) for play in self.game.legal_plays())
+        """Canonical notation of every legal play now, sorted (empty unless a play
+        is due). Kept with this view as strings: the board's menu, its turn line
+        and every keystroke of ``/bg move`` ask, and strings cost the collector nothing."""
+        texts = self._play_texts
+        if texts is None:
+            texts = tuple(sorted(format_play(play) for play in self.legal_plays()))
+            object.__setattr__(self, "_play_texts", texts)
+        return list(texts)
 
     @property
     def game_count(self) -> int:

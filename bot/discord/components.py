@@ -312,7 +312,7 @@ def game_controls(view: GameState) -> discord.ui.View | None:
         if game.can_double(game.turn):
             items.append(GameButton("double", view.id, view.version))
     elif game.phase is Phase.PLAY:
-        count = len(game.legal_plays())
+        count = len(view.legal_play_texts())
         if 1 <= count <= SELECT_LIMIT:  # spelt only when they fit: doubles can have hundreds
             items.append(PlaySelect(view.id, view.version, view.legal_play_texts()))
         if count:

@@ -111,7 +111,7 @@ def what_to_do(view: GameState) -> str | None:
     if phase is Phase.PLAY:
         dice = game.dice
         todo = f"to play {dice.high}-{dice.low}" if dice is not None else "to play"
-        if len(game.legal_plays()) > SELECT_LIMIT:
+        if len(view.legal_play_texts()) > SELECT_LIMIT:
             todo += " (type it with `/bg move`)"
         return todo
     if phase is Phase.DOUBLED:

@@ -292,7 +292,7 @@ class Table:
                 raise NotYourTurnError(f"it's not your turn: {actor.name if actor else 'nobody'} is to act")
             dice = view.game.dice
             dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
-            content, panel = builder.panel(game_id, version, view.game.legal_plays(), steps, dice_text)
+            content, panel = builder.panel(game_id, version, view.legal_plays(), steps, dice_text)
             if opened:
                 await interaction.response.send_message(**fit(content=content, view=panel, ephemeral=True))
             else:
@@ -317,7 +317,7 @@ class Table:
             if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
                 await self._builder_stale(interaction, view, False)
                 return
-            play = builder.complete_play(view.game.legal_plays(), steps)
+            play = builder.complete_play(view.legal_plays(), steps)
             if play is None:
                 raise StaleGameError("those steps are not a whole legal play: start over", view=view)
             text = format_play(play)

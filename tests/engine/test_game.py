@@ -968,3 +968,13 @@ def test_a_deep_copy_of_a_match_on_fair_dice_draws_the_same_dice_on_its_own_coun
     drawn = [twin.dice_source.die() for _ in range(5)]
     assert clone.dice_source.counter == match.dice_source.counter + 5  # its own counter
     assert [match.dice_source.die() for _ in range(5)] == drawn  # the original goes on with the same dice
+
+
+def test_forgotten_legal_plays_are_found_again():
+    game = Game(starter=0)
+    game.roll(0, (3, 1))
+    plays = game.legal_plays()
+    game.forget_legal_plays()
+    again = game.legal_plays()
+    assert again == plays and again is not plays
+    assert game.play(0, "8/5 6/5").position == next(p.position for p in plays if format_play(p) == "8/5 6/5")

@@ -134,3 +134,35 @@ async def test_names_in_memory_are_bounded_and_a_dropped_one_is_read_again(tmp_p
         renamed = PlayerRef(900, "member zero")
         await names.remember(renamed)
         assert await PlayerNames(store).get(900) == renamed  # the change was written
+
+
+async def test_games_waiting_for_a_player_keep_no_legal_plays(tmp_path) -> None:
+    """The collector scans every object alive, and a game waits far longer than
+    it takes to act: in memory it holds none of the plays its dice allow (every
+    view finds them when asked), and a play is still checked against them."""
+    from engine import format_play, legal_plays
+
+    rng = random.Random(5)
+    async with await open_store(tmp_path / "plays.sqlite3") as store:
+        service = GameService(store, dice=SeededDice(5))
+        games = []
+        for n in range(3):
+            a, b = PLAYERS[2 * n], PLAYERS[2 * n + 1]
+            challenge = await service.challenges.create(1, 700 + n, a, b, ChallengeOptions())
+            games.append((await service.challenges.accept(challenge.id, b.user_id)).view.id)
+        waiting_to_play = 0
+        for _ in range(60):
+            view = await service.get_game(rng.choice(games))
+            if not view.is_active:
+                continue
+            outcome = await random_step(service, view, rng)
+            cached = [match.game for _, match in service._cache._items.values()]
+            assert cached and all(game._plays is None for game in cached)
+            game = outcome.view.game
+            if outcome.view.is_active and game.phase is Phase.PLAY:
+                waiting_to_play += 1
+                found = legal_plays(game.position, game.dice)
+                assert outcome.view.legal_plays() == found
+                assert outcome.view.legal_play_texts() == sorted(format_play(play) for play in found)
+                assert game._plays is None  # the view kept its own texts, not the game's plays
+        assert waiting_to_play >= 10
