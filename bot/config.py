@@ -32,6 +32,11 @@ about 125 objects to scan in a full collection; beyond these, a game comes back
 from its stored snapshot and the few actions after it."""
 DEFAULT_SNAPSHOT_EVERY = 50
 """A game's state is stored with its actions every this many actions."""
+DEFAULT_HTTP_CONNECTIONS = 100
+"""Connections to Discord's API a process holds open at once (aiohttp's default;
+discord.py's own has no bound, so a burst of requests opened a connection, and
+against Discord a TLS handshake, for each). At the heaviest load measured, about
+1,000 requests a second of some 0.1 s each: a hundred in flight. More wait for one."""
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -126,6 +131,8 @@ class Settings:
     """``CACHED_GAMES``: active games a process keeps in memory (the least recently used drop out)."""
     snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
     """``SNAPSHOT_EVERY``: a game's state is stored with its actions every this many actions."""
+    http_connections: int = DEFAULT_HTTP_CONNECTIONS
+    """``HTTP_CONNECTIONS``: connections to Discord's API held open at once (more requests wait)."""
 
     @classmethod
     def from_env(
@@ -189,6 +196,7 @@ class Settings:
         received = _whole("MAX_CHALLENGES_RECEIVED", get("MAX_CHALLENGES_RECEIVED"), 1, 100)
         cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
         snapshot_every = _whole("SNAPSHOT_EVERY", get("SNAPSHOT_EVERY"), 1, 100_000)
+        connections = _whole("HTTP_CONNECTIONS", get("HTTP_CONNECTIONS"), 1, 10_000)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -213,6 +221,7 @@ class Settings:
             max_challenges_received=DEFAULT_MAX_CHALLENGES_RECEIVED if received is None else received,
             cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
             snapshot_every=DEFAULT_SNAPSHOT_EVERY if snapshot_every is None else snapshot_every,
+            http_connections=DEFAULT_HTTP_CONNECTIONS if connections is None else connections,
         )
 
     @property

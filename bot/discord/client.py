@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 from datetime import datetime
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -139,6 +140,13 @@ class BackgammonBot(commands.Bot):
         """Whether the gateway is up (deadlines run only then)."""
         self._coming_back: asyncio.Task[None] | None = None
         self._heartbeats: asyncio.Task[None] | None = None
+
+    async def login(self, token: str) -> None:
+        if self.http.connector is discord.utils.MISSING:
+            # discord.py's own is unbounded: a burst of requests (games starting together, boards
+            # owed after a restart) opened a connection each, a TLS handshake each against Discord.
+            self.http.connector = aiohttp.TCPConnector(limit=self.settings.http_connections)
+        await super().login(token)
 
     async def setup_hook(self) -> None:
         if self.service is None:

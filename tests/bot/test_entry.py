@@ -26,6 +26,7 @@ def test_settings_defaults():
     assert settings.default_move_days == 3
     assert settings.log_level == "INFO" and settings.log_level_number == logging.INFO
     assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (100, 3, 5)
+    assert settings.http_connections == 100
     assert "abc" not in repr(settings)
 
 
@@ -77,6 +78,7 @@ def test_the_example_file_lists_every_setting():
         ({"DISCORD_TOKEN": "t", "MAX_STAKE": "0"}, "MAX_STAKE must be 1 to 1000000"),
         ({"DISCORD_TOKEN": "t", "MAX_PENDING_CHALLENGES": "many"}, "MAX_PENDING_CHALLENGES must be a whole number"),
         ({"DISCORD_TOKEN": "t", "MAX_CHALLENGES_RECEIVED": "0"}, "MAX_CHALLENGES_RECEIVED must be 1 to 100"),
+        ({"DISCORD_TOKEN": "t", "HTTP_CONNECTIONS": "0"}, "HTTP_CONNECTIONS must be 1 to 10000"),
     ],
 )
 def test_bad_settings_say_what_to_fix(environ, expected):

@@ -43,3 +43,25 @@ async def test_rate_limited_calls_are_retried_after_the_delay(fake, real):
     assert actor_of(game.board) != player
     assert "rate limited" in real.log_text()
     assert not fake.missed_deadlines()
+
+
+async def test_a_burst_of_requests_waits_for_a_bounded_pool_of_connections(fake, launch):
+    """Discord's API over at most ``HTTP_CONNECTIONS`` connections (discord.py's own pool
+    has no bound: a connection, and against Discord a TLS handshake, per request in
+    flight). With every answer held back, a burst of commands gets that many requests
+    through; the rest wait for a connection, and all are answered once they free up."""
+    import asyncio
+
+    from e2e.botproc import REAL_BOT
+
+    await launch(REAL_BOT, log_level="WARNING", extra_env={"HTTP_CONNECTIONS": "3", "COOLDOWN_LOOKUP": "off"})
+    members = [fake.add_user(f"member{n}") for n in range(8)]
+    held = fake.hold("POST", r"^/interactions/\d+/[^/]+/callback$")
+    burst = [await fake.slash(member, fake.general, "bg games") for member in members]
+    await fake.wait_for(lambda: held.held, 10, "the first answers to reach Discord")
+    await asyncio.sleep(0.5)  # unbounded, all eight would be held by now
+    assert 1 <= len(held.held) <= 3, held.held
+    held.release()
+    for inter in burst:
+        await fake.first_response(inter)
+    assert len(held.held) < len(burst) and not fake.missed_deadlines()
