@@ -278,6 +278,8 @@ async def test_checkpoints_keep_the_wal_short(tmp_path: Path, monkeypatch: pytes
         # 200 actions wrote several hundred frames (SQLite's own checkpoints would start over at 1,000)
         assert frames <= 10, frames
         assert tuple(await s.db.transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
+
+
 async def test_a_checkpoint_asked_for_while_closing_opens_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The last transaction, waiting on the writer thread when the store closes, asks
     for a checkpoint that runs after the close: it must not open a connection again."""
