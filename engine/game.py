@@ -20,9 +20,9 @@ from typing import Any
 
 from engine.dice import DiceSource, Roll, SecureDice
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
-from engine.moves import legal_plays
+from engine.moves import legal_plays, play_of_moves
 from engine.notation import IllegalPlayError, match_play
-from engine.play import Play, format_play
+from engine.play import Move, Play, format_play
 from engine.position import CHECKERS, Position, decode_position_id
 from engine.xgid import MAX_CUBE, format_xgid, parse_xgid
 
@@ -273,6 +273,16 @@ class GameResult:
                 "points": self.points, "reason": self.reason}
 
 
+@dataclass(frozen=True, slots=True)
+class _Forgotten:
+    """A turn's legal plays reduced to their spellings and moves (:meth:`Game.forget_legal_plays`)."""
+
+    position: Position
+    dice: Roll
+    moves: dict[str, tuple[Move, ...]]
+    """Spelling -> that play's moves, in the order of the spellings. Never changed."""
+
+
 @dataclass
 class _Snapshot:
     phase: Phase
@@ -334,6 +344,7 @@ class Game:
         """Once over: the dice thrown and not played (the game ended by a resignation or forfeit after a roll)."""
         self._before_resignation: _Snapshot | None = None
         self._plays: list[Play] | None = None
+        self._forgotten: _Forgotten | None = None
         self._cursor = 0  # replay: where the next logged action belongs in self.log
         self.log: list[Action] = []
         if starter is not None:
@@ -358,7 +369,7 @@ class Game:
         clone.dice_source = copy.deepcopy(self.dice_source, memo)
         clone.log = list(self.log)
         clone._plays = None if self._plays is None else list(self._plays)
-        return clone
+        return clone  # _forgotten is never changed: shared
 
     # -- queries --------------------------------------------------------------
 
@@ -393,11 +404,36 @@ class Game:
         return self._plays
 
     def forget_legal_plays(self) -> None:
-        """Drop the legal plays kept since the dice were thrown; they are found
-        again when next asked. For a game left waiting for its player: kept, its
-        few dozen plays are that many more objects for the garbage collector to
-        scan until the player acts."""
+        """Drop the legal plays kept since the dice were thrown, keeping only their
+        spellings and moves (:meth:`legal_play_texts`; :meth:`play` of one of those
+        spellings needs no search). For a game left waiting for its player: kept,
+        its few dozen plays, their positions and tuples are that many more objects
+        for the garbage collector to scan until the player acts."""
+        plays = self._plays
+        if plays is not None and self.dice is not None and self.phase is Phase.PLAY:
+            spelt = {format_play(play): play.moves for play in plays}
+            if len(spelt) == len(plays):  # one spelling per play, as it must be (else: search again)
+                self._forgotten = _Forgotten(self.position, self.dice, dict(sorted(spelt.items())))
         self._plays = None
+
+    def legal_play_texts(self) -> tuple[str, ...]:
+        """The canonical spelling of every legal play of the dice thrown, sorted
+        (empty unless a play is due)."""
+        if self.phase is not Phase.PLAY or self.dice is None:
+            return ()
+        forgotten = self._still_forgotten()
+        if forgotten is not None:
+            return tuple(forgotten.moves)
+        return tuple(sorted(format_play(play) for play in self.legal_plays()))
+
+    def _still_forgotten(self) -> _Forgotten | None:
+        """The plays forgotten, if they are still this turn's (same position, same dice)."""
+        forgotten = self._forgotten
+        if forgotten is None or self._plays is not None:
+            return None
+        if forgotten.position is not self.position or forgotten.dice != self.dice or self.phase is not Phase.PLAY:
+            return None
+        return forgotten
 
     def can_double(self, player: int) -> bool:
         """Whether ``player`` may offer a double now."""
@@ -533,7 +569,7 @@ class Game:
     def _start_play(self, dice: Roll) -> None:
         self.dice = dice
         self.phase = Phase.PLAY
-        self._plays = None
+        self._plays = self._forgotten = None
         plays = self.legal_plays()
         if len(plays) == 1 and not plays[0].moves:
             self.log.append(Action("play", self.player_on_roll, text="", auto=True))
@@ -549,13 +585,16 @@ class Game:
         """
         self._expect(Phase.PLAY, player)
         assert self.dice is not None
-        plays = self.legal_plays()
-        if isinstance(play, Play):
-            if play not in plays:
+        forgotten = self._still_forgotten() if isinstance(play, str) else None
+        moves = forgotten.moves.get(play) if forgotten is not None else None  # type: ignore[arg-type]
+        if moves is not None:  # a spelling kept from the plays found (the menu's): no search
+            chosen = play_of_moves(self.position, moves)
+        elif isinstance(play, Play):
+            if play not in self.legal_plays():
                 raise IllegalPlayError(format_play(play), "that is not a legal play of these dice")
             chosen = play
         else:
-            chosen = match_play(self.position, self.dice, play, plays)
+            chosen = match_play(self.position, self.dice, play, self.legal_plays())
         self.log.append(Action("play", player, text=format_play(chosen)))
         self.last_play = (player, chosen)
         self.position = chosen.position
@@ -574,7 +613,7 @@ class Game:
 
     def _end_turn(self) -> None:
         self.dice = None
-        self._plays = None
+        self._plays = self._forgotten = None
         self.player_on_roll = 1 - self.player_on_roll
         self.turn = self.player_on_roll
         self.position = self.position.swap()
@@ -706,7 +745,7 @@ class Game:
         self.phase = Phase.OVER
         self.unplayed_dice = self.dice
         self.dice = None
-        self._plays = None
+        self._plays = self._forgotten = None
         return self.result
 
     # -- checks ---------------------------------------------------------------

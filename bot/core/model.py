@@ -34,7 +34,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     RatingChange,
     Shard,
 )
-from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, format_play, legal_plays
+from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -436,10 +436,12 @@ class GameState:
     def legal_play_texts(self) -> list[str]:
         """Canonical notation of every legal play now, sorted (empty unless a play
         is due). Kept with this view as strings: the board's menu, its turn line
-        and every keystroke of ``/bg move`` ask, and strings cost the collector nothing."""
+        and every keystroke of ``/bg move`` ask, and strings cost the collector
+        nothing. A game the service keeps spelt its plays when it forgot them
+        (:meth:`engine.Game.forget_legal_plays`): no search here then."""
         texts = self._play_texts
         if texts is None:
-            texts = tuple(sorted(format_play(play) for play in self.legal_plays()))
+            texts = self.game.legal_play_texts() if self.match.game is not None else ()
             object.__setattr__(self, "_play_texts", texts)
         return list(texts)
 

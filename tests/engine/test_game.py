@@ -978,3 +978,46 @@ def test_forgotten_legal_plays_are_found_again():
     again = game.legal_plays()
     assert again == plays and again is not plays
     assert game.play(0, "8/5 6/5").position == next(p.position for p in plays if format_play(p) == "8/5 6/5")
+
+
+def test_forgotten_legal_plays_keep_their_spellings():
+    game = Game(starter=0)
+    game.roll(0, (3, 1))
+    texts = sorted(format_play(p) for p in game.legal_plays())
+    game.forget_legal_plays()
+    assert game.legal_play_texts() == tuple(texts)
+    assert game._plays is None  # spelling them searched nothing again
+    # any other spelling of a legal play still reads, by a search
+    twin = copy.deepcopy(game)
+    assert twin.play(0, "6/5 8/5").position == game.play(0, "8/5 6/5").position
+    # and an illegal one is still refused
+    again = Game(starter=0)
+    again.roll(0, (3, 1))
+    again.forget_legal_plays()
+    with pytest.raises(IllegalPlayError):
+        again.play(0, "24/18")
+    assert again.legal_play_texts() == tuple(texts)  # nothing changed by the refusal
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_game_that_forgets_its_plays_plays_the_same(seed):
+    """Forgetting the plays at every turn (as the bot's cache does) changes
+    nothing a game does: the same plays, spellings, positions and log."""
+    rng = random.Random(seed)
+    kept = Game(dice=SeededDice(seed))
+    kept.opening_roll()
+    forgetful = copy.deepcopy(kept)
+    while not kept.is_over:
+        if kept.phase is Phase.PLAY:
+            forgetful.forget_legal_plays()
+            assert forgetful.legal_play_texts() == tuple(sorted(format_play(p) for p in kept.legal_plays()))
+            text = format_play(rng.choice(kept.legal_plays()))
+            assert forgetful.play(forgetful.turn, text) == kept.play(kept.turn, text)
+            assert forgetful.last_play == kept.last_play
+        elif kept.phase is Phase.ROLL:
+            kept.roll(kept.turn)
+            forgetful.roll(forgetful.turn)
+        else:
+            raise AssertionError(kept.phase)
+        assert forgetful.position == kept.position and forgetful.log == kept.log
+    assert forgetful.result == kept.result

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.dice import Roll
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
-from engine.moves import legal_plays
+from engine.moves import legal_plays, play_of_moves
 from engine.notation import parse_play
 from engine.play import format_play
 from engine.position import Position
@@ -248,6 +248,16 @@ def test_each_move_is_one_die(position, roll):
                 die = distance if distance in remaining else None
             assert die is not None, (play.moves, roll)
             remaining.remove(die)
+
+
+@SETTINGS
+@given(positions(), rolls)
+def test_a_play_is_made_again_from_its_moves(position, roll):
+    """What a game keeps of plays it forgot (their moves) gives back the very plays found."""
+    plays = legal_plays(position, roll)
+    assert [play_of_moves(position, play.moves) for play in plays] == plays
+    # and every spelling names one play: a game may keep its plays by spelling
+    assert len({format_play(play) for play in plays}) == len(plays)
 
 
 # -- notation --------------------------------------------------------------------

@@ -33,8 +33,8 @@ def test_lru_keeps_the_most_recently_used():
 
 
 def everything(match: Match) -> dict:
-    """All a replay leaves in a match (only the cache of legal plays left out)."""
-    games = [{k: v for k, v in vars(g).items() if k not in ("dice_source", "_plays")} for g in match.games]
+    """All a replay leaves in a match (only the caches of legal plays left out)."""
+    games = [{k: v for k, v in vars(g).items() if k not in ("dice_source", "_plays", "_forgotten")} for g in match.games]
     return {"settings": match.settings, "games": copy.deepcopy(games), "log": match.log}
 
 
