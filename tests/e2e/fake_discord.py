@@ -242,6 +242,8 @@ class FakeDiscord:
         """Message id -> whom it notified when it appeared (``users``, ``roles``, ``everyone``) and its ``allowed_mentions``."""
         self.messages: dict[int, dict[str, Any]] = {}
         self.channel_messages: dict[int, list[int]] = {}
+        self._controlled: dict[int, set[int]] = {}
+        """channel id -> its public messages carrying components (:meth:`with_components`)."""
         self.files: dict[int, bytes] = {}
         self.interactions: dict[int, Interaction] = {}
         self.by_token: dict[str, Interaction] = {}
@@ -648,14 +650,20 @@ class FakeDiscord:
         return out if ephemeral else [m for m in out if not m["flags"] & EPHEMERAL]
 
     def with_components(self, channel: dict[str, Any] | int) -> list[dict[str, Any]]:
-        """The channel's public messages that still carry components: what the
-        players look at after every action (the load bench's 200 channels of
-        some 150 messages each made a whole history per look the stand-in's
-        biggest cost, on the cores it shares with the bot)."""
+        """The channel's public messages that still carry components, oldest
+        first: what the players look at after every action."""
         channel_id = int(channel["id"]) if isinstance(channel, dict) else channel
-        messages = self.messages
-        return [m for m in map(messages.__getitem__, self.channel_messages.get(channel_id, []))
-                if m["components"] and not m["flags"] & EPHEMERAL]
+        return [self.messages[m] for m in sorted(self._controlled.get(channel_id, ()))]
+
+    def _note_components(self, message: dict[str, Any]) -> None:
+        """Keep :meth:`with_components`'s index of ``message`` as it now stands
+        (looking through a whole channel's history for every player's every look
+        made the stand-in's biggest cost, on the cores it shares with the bot)."""
+        controlled = self._controlled.setdefault(int(message["channel_id"]), set())
+        if message["components"] and not message["flags"] & EPHEMERAL and int(message["id"]) in self.messages:
+            controlled.add(int(message["id"]))
+        else:
+            controlled.discard(int(message["id"]))
 
     def attachment_bytes(self, attachment: dict[str, Any]) -> bytes:
         return self.files[int(attachment["id"])]
@@ -972,6 +980,7 @@ class FakeDiscord:
         )
         self.messages[message_id] = message
         self.channel_messages.setdefault(channel_id, []).append(message_id)
+        self._note_components(message)
         self._note_pings(message, body)
         if inter is not None:
             inter.messages.append(message_id)
@@ -1003,6 +1012,7 @@ class FakeDiscord:
             message["flags"] = (message["flags"] & ~(1 << 2)) | (int(body["flags"]) & (1 << 2))
         message["flags"] &= ~LOADING
         message["edited_timestamp"] = payloads.iso_now()
+        self._note_components(message)
         return message
 
     def _privately_thinking(self, channel_id: int) -> Interaction | None:
@@ -1064,6 +1074,7 @@ class FakeDiscord:
     def _delete(self, message: dict[str, Any]) -> None:
         message_id = int(message["id"])
         self.messages.pop(message_id, None)
+        self._note_components(message)
         ids = self.channel_messages.get(int(message["channel_id"]), [])
         if message_id in ids:
             ids.remove(message_id)

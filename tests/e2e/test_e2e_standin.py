@@ -27,6 +27,11 @@ async def test_login_sync_slash_and_button(fake, toy):
     assert click.response_type == 7
     assert message["content"] == "count 1 by bob" and has_png(fake, message)
     assert fake.custom_ids(int(message["id"])) == ["toy:count:1"]
+    # the index of messages with components agrees with a look through the whole channel
+    assert fake.with_components(fake.general) == [m for m in fake.channel_history(fake.general) if m["components"]]
+    assert fake.with_components(fake.general) == [message]
+    fake._delete(message)
+    assert fake.with_components(fake.general) == []
 
 
 async def test_defer_then_followups(fake, toy):
