@@ -50,6 +50,11 @@ class Position:
     def __deepcopy__(self, memo: dict[int, object]) -> Position:
         return self  # immutable: copies of a game share it
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickled for the drawing workers with every board: its three tuples,
+        # not the generic state of a slotted dataclass (valid when pickled).
+        return unchecked_position, (self.board, self.bar, self.off)
+
     def __post_init__(self) -> None:
         self.validate()
 

@@ -12,7 +12,7 @@ Sides in a scene are named relative to the position: index 0 is always
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from engine.gnubgid import decode_match_id
 from engine.play import Move
@@ -82,6 +82,11 @@ class BoardScene:
     theme: Theme = field(default=CLASSIC)
     """Colours; see :mod:`renderer.themes`."""
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickled for a drawing worker with every board: its values in order,
+        # not the generic state of a slotted dataclass (checked when it was made).
+        return _unpickled, tuple([getattr(self, name) for name in _FIELDS])
+
     def __post_init__(self) -> None:
         if self.viewpoint not in (0, 1):
             raise ValueError(f"viewpoint is 0 or 1, not {self.viewpoint!r}")
@@ -139,3 +144,13 @@ class BoardScene:
             }
         fields.update(options)
         return cls(position, **fields)  # type: ignore[arg-type]
+
+
+_FIELDS = tuple(f.name for f in fields(BoardScene))
+
+
+def _unpickled(*values: object) -> BoardScene:
+    scene = object.__new__(BoardScene)
+    for name, value in zip(_FIELDS, values, strict=True):
+        object.__setattr__(scene, name, value)
+    return scene

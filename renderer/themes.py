@@ -13,7 +13,7 @@ colour from turn to turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 RGB = tuple[int, int, int]
 
@@ -71,6 +71,17 @@ class Theme:
         # Equal themes have equal names, so the name is a valid hash, and much
         # cheaper than hashing every colour.
         return hash(self.name)
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Pickled for a drawing worker with every board: a known theme by its
+        # name (the worker's own copy, whose caches are warm), another whole.
+        if THEMES.get(self.name) == self:
+            return _known_theme, (self.name,)
+        return Theme, tuple([getattr(self, f.name) for f in fields(self)])
+
+
+def _known_theme(name: str) -> Theme:
+    return THEMES[name]
 
 
 CLASSIC = Theme(

@@ -16,6 +16,7 @@ neutralised, so nobody can format, ping or impersonate through the bot.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -93,6 +94,7 @@ _LINE_START = re.compile(r"^[#>\-]")
 """Headings, quotes, lists and subtext count only at the start of a line (text here has no newlines)."""
 
 
+@functools.lru_cache(maxsize=4096)  # every board shows the same names and many of the same sentences
 def neutral(text: str, limit: int) -> str:
     """Player-sourced ``text``, clipped to ``limit`` visible characters, safe to show anywhere."""
     return escape(visible(clip(text, limit)))

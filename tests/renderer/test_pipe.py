@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import pickle
 
+from engine.play import Move
 from engine.position import Position
 from renderer.board import render_board
 from renderer.pipe import DRAWN, FAILED, REPLY, REQUEST, serve
 from renderer.scene import BoardScene
+from renderer.themes import CLASSIC, HIGH_CONTRAST
 
 
 def _request(scene: BoardScene) -> bytes:
@@ -69,3 +72,25 @@ def test_a_worker_whose_replies_have_no_reader_ends_quietly() -> None:
     worker.stdin.close()
     assert worker.wait(timeout=30) == 0
     assert worker.stderr.read() == b""
+
+
+def test_scenes_cross_the_pipe_whole() -> None:
+    """What the bot pickles is what the worker draws: every field; a known theme
+    arrives as the worker's own object, any other whole."""
+    odd = dataclasses.replace(CLASSIC, name="odd", felt=(1, 2, 3))
+    scenes = [
+        BoardScene(Position.start()),
+        BoardScene(
+            Position.from_counts({6: 5, 8: 3, 13: 4, 24: 1, 25: 2}, {24: 2, 13: 5, 8: 3, 6: 4, 0: 1}),
+            viewpoint=1, names=("Ann 🎲", "Bob"), on_roll_colour=1, dice=(6, 4), cube_value=4, cube_owner=1,
+            match_length=7, score=(2, 5), crawford=True, last_play=(Move(13, 7), Move(8, 4, True)),
+            last_play_by=0, to_act_label="Ann to play", theme=HIGH_CONTRAST,
+        ),
+        BoardScene(Position.start(), names=("Cy", "Di"), dice=(3, 1), opening=True, stake=5, theme=odd),
+    ]
+    for scene in scenes:
+        back = pickle.loads(pickle.dumps(scene, pickle.HIGHEST_PROTOCOL))
+        assert back == scene and render_board(back) == render_board(scene)
+        assert back.position == scene.position and back.position.off == scene.position.off
+    assert pickle.loads(pickle.dumps(scenes[1])).theme is HIGH_CONTRAST
+    assert pickle.loads(pickle.dumps(scenes[2])).theme == odd
