@@ -20,9 +20,9 @@ from typing import Any
 
 from engine.dice import DiceSource, Roll, SecureDice
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
-from engine.moves import legal_plays, play_of_moves
+from engine.moves import legal_plays, pack_moves, play_of_moves, unpack_moves
 from engine.notation import IllegalPlayError, match_play
-from engine.play import Move, Play, format_play
+from engine.play import Play, format_play
 from engine.position import CHECKERS, Position, decode_position_id
 from engine.xgid import MAX_CUBE, format_xgid, parse_xgid
 
@@ -279,8 +279,9 @@ class _Forgotten:
 
     position: Position
     dice: Roll
-    moves: dict[str, tuple[Move, ...]]
-    """Spelling -> that play's moves, in the order of the spellings. Never changed."""
+    moves: dict[str, bytes]
+    """Spelling -> that play's moves (:func:`engine.moves.pack_moves`), in the order
+    of the spellings. Never changed. Strings and bytes: the collector skips them."""
 
 
 @dataclass
@@ -411,7 +412,7 @@ class Game:
         for the garbage collector to scan until the player acts."""
         plays = self._plays
         if plays is not None and self.dice is not None and self.phase is Phase.PLAY:
-            spelt = {format_play(play): play.moves for play in plays}
+            spelt = {format_play(play): pack_moves(play.moves) for play in plays}
             if len(spelt) == len(plays):  # one spelling per play, as it must be (else: search again)
                 self._forgotten = _Forgotten(self.position, self.dice, dict(sorted(spelt.items())))
         self._plays = None
@@ -586,9 +587,9 @@ class Game:
         self._expect(Phase.PLAY, player)
         assert self.dice is not None
         forgotten = self._still_forgotten() if isinstance(play, str) else None
-        moves = forgotten.moves.get(play) if forgotten is not None else None  # type: ignore[arg-type]
-        if moves is not None:  # a spelling kept from the plays found (the menu's): no search
-            chosen = play_of_moves(self.position, moves)
+        packed = forgotten.moves.get(play) if forgotten is not None else None  # type: ignore[arg-type]
+        if packed is not None:  # a spelling kept from the plays found (the menu's): no search
+            chosen = play_of_moves(self.position, unpack_moves(packed))
         elif isinstance(play, Play):
             if play not in self.legal_plays():
                 raise IllegalPlayError(format_play(play), "that is not a legal play of these dice")

@@ -74,6 +74,17 @@ _PAIRS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
 )
 
 
+def pack_moves(moves: tuple[Move, ...]) -> bytes:
+    """``moves`` as bytes, three a move (source, destination, hit): what a game
+    keeps of plays it forgot, which the garbage collector need not scan."""
+    return bytes([part for move in moves for part in move])
+
+
+def unpack_moves(packed: bytes) -> tuple[Move, ...]:
+    """The moves :func:`pack_moves` packed (the very same shared values)."""
+    return tuple([_MOVES[packed[i], packed[i + 1], bool(packed[i + 2])] for i in range(0, len(packed), 3)])
+
+
 def play_of_moves(position: Position, moves: tuple[Move, ...]) -> Play:
     """The play of ``moves`` (those of a legal play of ``position``, in its order):
     the same :class:`Play` :func:`legal_plays` found, without searching again."""

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.dice import Roll
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
-from engine.moves import legal_plays, play_of_moves
+from engine.moves import legal_plays, pack_moves, play_of_moves, unpack_moves
 from engine.notation import parse_play
 from engine.play import format_play
 from engine.position import Position
@@ -256,6 +256,9 @@ def test_a_play_is_made_again_from_its_moves(position, roll):
     """What a game keeps of plays it forgot (their moves) gives back the very plays found."""
     plays = legal_plays(position, roll)
     assert [play_of_moves(position, play.moves) for play in plays] == plays
+    for play in plays:  # kept as bytes, they come back as the very same moves
+        back = unpack_moves(pack_moves(play.moves))
+        assert back == play.moves and all(a is b for a, b in zip(back, play.moves, strict=True))
     # and every spelling names one play: a game may keep its plays by spelling
     assert len({format_play(play) for play in plays}) == len(plays)
 

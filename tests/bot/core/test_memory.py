@@ -6,6 +6,7 @@ of games no longer in memory are released."""
 from __future__ import annotations
 
 import copy
+import gc
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -165,4 +166,10 @@ async def test_games_waiting_for_a_player_keep_no_legal_plays(tmp_path) -> None:
                 assert outcome.view.legal_plays() == found
                 assert outcome.view.legal_play_texts() == sorted(format_play(play) for play in found)
                 assert game._plays is None  # the view kept its own texts, not the game's plays
+                # what the game keeps of them (to check the play without a search) is strings
+                # and bytes, which the collector leaves alone once it has seen them
+                kept = game._forgotten
+                assert kept is not None and list(kept.moves) == outcome.view.legal_play_texts()
+                gc.collect()
+                assert not gc.is_tracked(kept.moves)
         assert waiting_to_play >= 10
