@@ -425,7 +425,9 @@ class Game:
         forgotten = self._still_forgotten()
         if forgotten is not None:
             return tuple(forgotten.moves)
-        return tuple(sorted(format_play(play) for play in self.legal_plays()))
+        # found without keeping them: a game that forgot its plays stays without
+        plays = self._plays if self._plays is not None else legal_plays(self.position, self.dice)
+        return tuple(sorted(format_play(play) for play in plays))
 
     def _still_forgotten(self) -> _Forgotten | None:
         """The plays forgotten, if they are still this turn's (same position, same dice)."""
