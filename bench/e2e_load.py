@@ -71,6 +71,7 @@ from bot.__main__ import settle_memory  # noqa: E402
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
+from e2e import limits  # noqa: E402
 from e2e.fake_discord import FakeDiscord  # noqa: E402
 from e2e.load import run_games  # noqa: E402
 
@@ -238,6 +239,7 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
             ready_s = time.monotonic() - started
             sampler = asyncio.ensure_future(sample_rss(bot.proc.pid, rss))
             before, own_before = cpu_seconds(bot.proc.pid), time.process_time()
+            started = time.monotonic()
             result = await run_games(fake, games, timeout=timeout, stagger=ramp / games, think=think, full=full)
             after, own = cpu_seconds(bot.proc.pid), time.process_time() - own_before
             drawing = {pid for pid in after if b"renderer.pipe" in _cmdline(pid)}
@@ -272,6 +274,8 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
             "samples": [(round(t, 1), round(mb, 1)) for t, mb in rss[:: max(1, len(rss) // 8)]],
         }
         figures["violations"] = len(fake.violations)
+        counted, peak = fake.global_limit_peak(started)
+        figures["global_limit"] = {"requests": counted, "busiest_second": peak, "limit": limits.GLOBAL_REQUESTS_PER_SECOND}
         figures["reference_board_ms"] = round(reference, 3)
         figures["think_s"] = list(think)
         figures["ramp_s"] = ramp
@@ -298,6 +302,8 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
             print("bot RSS (s: MB): " + ", ".join(f"{t:.0f}: {mb:.0f}" for t, mb in figures["rss_mb"]["samples"])
                   + f"; max {figures['rss_mb']['max']:.0f} MB")
             print(f"Discord rule violations: {len(fake.violations)}")
+            print(f"requests under Discord's global limit (all but the interactions' own routes): {counted}, "
+                  f"{peak} in the busiest second (the limit: {limits.GLOBAL_REQUESTS_PER_SECOND} a second)")
             print(f"targets: p99 first response <= {first_target:.0f} ms, "
                   f"p99 board image <= {board_target:.0f} ms, 0 missed deadlines: {'MET' if ok else 'MISSED'}")
         kinds: dict[str, int] = {}

@@ -644,6 +644,12 @@ class FakeDiscord:
 
     # -- looking at what the bot did ------------------------------------------------------------
 
+    def global_limit_peak(self, since: float = 0.0) -> tuple[int, int]:
+        """Requests since ``since`` (monotonic) that Discord's global limit counts
+        (:func:`limits.under_global_limit`): how many, and the most within one second."""
+        times = [t for t, _, path, _ in self.requests if t >= since and limits.under_global_limit(path)]
+        return len(times), limits.busiest_second(times)
+
     def channel_history(self, channel: dict[str, Any] | int, *, ephemeral: bool = False) -> list[dict[str, Any]]:
         channel_id = int(channel["id"]) if isinstance(channel, dict) else channel
         out = [self.messages[m] for m in self.channel_messages.get(channel_id, [])]

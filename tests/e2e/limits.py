@@ -40,6 +40,26 @@ COMMANDS_MAX = 100
 ALLOWED_MENTIONS_IDS_MAX = 100
 MENTION_TYPES = ("roles", "users", "everyone")
 
+GLOBAL_REQUESTS_PER_SECOND = 50
+"""Discord's global rate limit: a bot's requests per second across all routes,
+except the interaction endpoints (the callback, and the webhooks of an
+interaction's token: its original answer and its follow-ups)."""
+
+
+def under_global_limit(path: str) -> bool:
+    """Whether a request to ``path`` counts toward :data:`GLOBAL_REQUESTS_PER_SECOND`."""
+    return not path.startswith(("/interactions/", "/webhooks/"))
+
+
+def busiest_second(times: list[float]) -> int:
+    """The most of ``times`` (seconds, ascending) that fall within any one second."""
+    most, start = 0, 0
+    for end, t in enumerate(times):
+        while t - times[start] >= 1.0:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
 
 class Errors:
     """Collects errors in Discord's nested ``errors`` shape."""

@@ -91,6 +91,16 @@ def test_limits_catalogue():
     assert limits.command_errors([{"name": "Bad Name", "description": "x"}])
 
 
+def test_the_global_limit_counts_all_but_the_interactions_own_routes():
+    assert limits.under_global_limit("/channels/1/messages") and limits.under_global_limit("/channels/1/messages/2")
+    assert limits.under_global_limit("/guilds/1/members/2")
+    assert not limits.under_global_limit("/interactions/1/token/callback")
+    assert not limits.under_global_limit("/webhooks/1/token/messages/@original")
+    assert limits.busiest_second([]) == 0
+    assert limits.busiest_second([0.0, 0.5, 0.99, 1.0, 1.2, 3.0]) == 4  # 0.5 .. 1.2
+    assert limits.busiest_second([0.0, 1.0, 2.0]) == 1
+
+
 def test_pings_follow_allowed_mentions():
     content = "<@1> <@!2> <@&3> @everyone <@\u200b4>"
     everything = {"users": [1, 2], "roles": [3], "everyone": True}
