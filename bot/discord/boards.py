@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import io
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import discord
@@ -127,6 +129,29 @@ class Target(Protocol):
     async def send(self, payload: Payload) -> discord.Message | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Editor:
+    """How a board message can be edited through the interaction that posted it:
+    its webhook, which Discord's global limit (50 requests a second, counting the
+    channel's routes) leaves alone. The token is a secret, kept only in memory."""
+
+    application_id: int
+    token: str = field(repr=False)
+    message_id: int
+    usable_until: datetime.datetime
+    """A minute before the token's 15 minutes are up."""
+
+    @classmethod
+    def of(cls, interaction: discord.Interaction, message: discord.Message) -> Editor:
+        return cls(interaction.application_id, interaction.token, message.id,
+                   interaction.expires_at - datetime.timedelta(minutes=1))
+
+
+EDITORS_KEPT = 20_000
+"""Boards remembered with their :class:`Editor` (the oldest forgotten first;
+a token is of no use after 15 minutes anyway)."""
+
+
 class Reply:
     """The answer to a command, seen by everyone (however it was acknowledged)."""
 
@@ -135,6 +160,10 @@ class Reply:
 
     async def send(self, payload: Payload) -> discord.Message:
         return await send_public(self.interaction, **payload)
+
+    def editor(self, message: discord.Message) -> Editor | None:
+        # not when posted in the channel (while a private "thinking..." was up)
+        return None if self.interaction.extras.get("in_channel") else Editor.of(self.interaction, message)
 
 
 class Followup:
@@ -147,6 +176,9 @@ class Followup:
         message = await self.interaction.followup.send(wait=True, **_fields(payload))
         self.interaction.extras["answered"] = True
         return message
+
+    def editor(self, message: discord.Message) -> Editor | None:
+        return Editor.of(self.interaction, message)
 
 
 class EditClicked:
@@ -232,6 +264,8 @@ class BoardPoster:
         self.listeners: list[Listener] = []
         self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         """game id -> its posting lock and how many posts use it (forgotten at 0)."""
+        self._editors: dict[int, Editor] = {}
+        """board message id -> how to edit it through the interaction that posted it, oldest first."""
 
     @contextlib.asynccontextmanager
     async def _posting(self, game_id: int) -> AsyncIterator[None]:
@@ -337,6 +371,7 @@ class BoardPoster:
                 if message is None:
                     deliveries.release(outcome.owed)
                 else:
+                    self._remember(target, message)
                     await self.shown(state, message, old, owed=outcome.owed, skip=skip)
             except BaseException:
                 deliveries.release(outcome.owed, maybe_posted=True)
@@ -368,8 +403,33 @@ class BoardPoster:
         for channel_id, message_id in before:
             await self.strip(channel_id, message_id)
 
+    def _remember(self, target: Target, message: discord.Message) -> None:
+        """Keep how ``message`` can be edited through its interaction, if it came through one."""
+        editor_of = getattr(target, "editor", None)
+        editor = editor_of(message) if editor_of is not None else None
+        if editor is None:
+            return
+        editors = self._editors
+        editors.pop(message.id, None)
+        editors[message.id] = editor
+        now = discord.utils.utcnow()
+        while editors and (len(editors) > EDITORS_KEPT or next(iter(editors.values())).usable_until <= now):
+            del editors[next(iter(editors))]
+
     async def strip(self, channel_id: int, message_id: int) -> None:
-        """Remove the controls of an older board (best effort)."""
+        """Remove the controls of an older board (best effort): through the
+        interaction that posted it while its token lasts, else in the channel.
+        At 200 saturating games the players' ``/bg move`` alone took the controls
+        off some 1,700 boards a run, 40 a second on the channel's routes, which
+        Discord's global limit of 50 a second counts (interactions' are not)."""
+        editor = self._editors.pop(message_id, None)
+        if editor is not None and discord.utils.utcnow() < editor.usable_until:
+            try:
+                webhook = discord.Webhook.partial(editor.application_id, editor.token, client=self.client)
+                await webhook.edit_message(message_id, **fit(view=None))
+                return
+            except discord.HTTPException as error:
+                log.debug("could not strip buttons of %s/%s through its interaction: %s", channel_id, message_id, error)
         try:
             channel = self.client.get_partial_messageable(channel_id)
             await channel.get_partial_message(message_id).edit(**fit(view=None))

@@ -111,6 +111,7 @@ async def send_public(interaction: discord.Interaction, **payload: Any) -> disco
         channel = interaction.channel
         assert isinstance(channel, discord.abc.Messageable)
         message = await channel.send(**kwargs)
+        interaction.extras["in_channel"] = True  # not the interaction's: its token can't edit it
         try:
             await interaction.delete_original_response()
         except discord.HTTPException:

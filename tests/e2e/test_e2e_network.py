@@ -28,9 +28,10 @@ async def test_rate_limited_calls_are_retried_after_the_delay(fake, real):
     alice, bob = fake.add_user("alice"), fake.add_user("bob")
     game = GameDriver(fake, fake.general, alice, bob, plays_before_double=1)
     await game.start()
-    # the next follow-up (webhook adapter) and the next channel message edit (HTTPClient) get 429s
+    # the next follow-up and the next edit of a follow-up (the old board, through the
+    # interaction that posted it) get 429s
     followup = fake.rate_limit_next("POST", r"^/webhooks/\d+/[^/]+$", retry_after=0.3)
-    edit = fake.rate_limit_next("PATCH", r"^/channels/\d+/messages/\d+$", retry_after=0.3)
+    edit = fake.rate_limit_next("PATCH", r"^/webhooks/\d+/[^/]+/messages/\d+$", retry_after=0.3)
     before = len(fake.requests)
     player = actor_of(game.board)
     game.use_slash_move = True

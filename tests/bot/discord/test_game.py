@@ -213,7 +213,9 @@ async def test_others_get_a_private_answer_and_nothing_changes(world, intruder):
 async def test_stale_button_says_the_game_moved_on(world):
     w = world
     board = await w.start_game()
-    # taking the controls off the old board fails once, so it keeps a live-looking menu
+    # taking the controls off the old board fails (through the interaction that
+    # posted it, then in the channel), so it keeps a live-looking menu
+    w.env.inject_error("PATCH", "/webhooks/*/*/messages/*", status=500)
     w.env.inject_error("PATCH", "/channels/*/messages/*", status=500)
     played = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     assert not played.ephemeral
@@ -227,6 +229,49 @@ async def test_stale_button_says_the_game_moved_on(world):
     assert all(c.disabled for row in old.components for c in row.children)
     game = await w.service.game_in_channel(w.channel.id)
     assert game.version == 3 and game.game.phase is Phase.ROLL
+
+
+async def test_a_board_loses_its_controls_through_the_interaction_that_posted_it(world):
+    """Not on the channel's routes, which Discord's global limit (50 a second) counts,
+    while the posting interaction's token lasts; then, or if that fails, in the channel."""
+    import dataclasses
+
+    import discord
+
+    from bot.discord.boards import Editor
+
+    w = world
+
+    def strips(since: int) -> list[str]:
+        """The edits since ``since`` that took controls off, by the route they took."""
+        return [f"PATCH {r.path.split('/')[1]}" for r in w.env.http_requests[since:]
+                if r.method == "PATCH" and (r.json or {}).get("components") == []]
+
+    poster = w.bot.table.poster
+    first = await w.start_game()  # posted as the follow-up of Bob's click on Accept
+    since = len(w.env.http_requests)
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    assert not w.custom_ids(next(m for m in w.channel.history() if m.id == first.id))
+    assert strips(since) == ["PATCH webhooks"]
+    # the board now up is the command's answer; once its token is nearly spent, the channel
+    second = w.board()
+    assert second.id != first.id and second.id in poster._editors
+    editor = poster._editors[second.id]
+    assert editor.token not in repr(editor)  # a secret: never in a log line
+    poster._editors[second.id] = dataclasses.replace(editor, usable_until=discord.utils.utcnow())
+    since = len(w.env.http_requests)
+    await w.bob.slash(w.channel, "bg roll")
+    assert not w.custom_ids(next(m for m in w.channel.history() if m.id == second.id))
+    assert strips(since) == ["PATCH channels"]
+    # and if the interaction's route fails, the channel's still takes them off
+    third = w.board()
+    assert third.id in poster._editors and isinstance(poster._editors[third.id], Editor)
+    w.env.inject_error("PATCH", "/webhooks/*/*/messages/*", status=500)
+    since = len(w.env.http_requests)
+    play = (await w.service.game_in_channel(w.channel.id)).legal_play_texts()[0]
+    await w.bob.slash(w.channel, "bg move", play=play)
+    assert not w.custom_ids(next(m for m in w.channel.history() if m.id == third.id))
+    assert strips(since) == ["PATCH webhooks", "PATCH channels"]
 
 
 # -- slash commands for the turn ----------------------------------------------------------------
