@@ -162,8 +162,7 @@ class Reply:
         return await send_public(self.interaction, **payload)
 
     def editor(self, message: discord.Message) -> Editor | None:
-        # not when posted in the channel (while a private "thinking..." was up)
-        return None if self.interaction.extras.get("in_channel") else Editor.of(self.interaction, message)
+        return Editor.of(self.interaction, message)
 
 
 class Followup:

@@ -97,6 +97,10 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) ->
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
 
 
+POSTED_BELOW = "⬇️ Posted below."
+"""What a private "thinking..." says once the public answer it stood for follows."""
+
+
 async def send_public(interaction: discord.Interaction, **payload: Any) -> discord.Message:
     """Post a message everyone sees, however the interaction was acknowledged so far.
 
@@ -106,16 +110,14 @@ async def send_public(interaction: discord.Interaction, **payload: Any) -> disco
         callback = await interaction.response.send_message(**kwargs)
         resource = callback.resource
         message = resource if isinstance(resource, discord.Message) else await interaction.original_response()
-    elif interaction.extras.get("ephemeral_defer"):
-        # the private "thinking..." can't become public: post in the channel, drop the placeholder
-        channel = interaction.channel
-        assert isinstance(channel, discord.abc.Messageable)
-        message = await channel.send(**kwargs)
-        interaction.extras["in_channel"] = True  # not the interaction's: its token can't edit it
-        try:
-            await interaction.delete_original_response()
-        except discord.HTTPException:
-            log.debug("could not remove the thinking placeholder", exc_info=True)
+    elif interaction.extras.get("ephemeral_defer") and not interaction.extras.get("answered"):
+        # The private "thinking..." can't become public, and the first follow-up
+        # would only fill it: it says where the answer went, and the answer follows
+        # through the interaction. Not in the channel: Discord's global limit (50
+        # requests a second) counts the channel's routes, not the interaction's,
+        # and a busy bot defers every command (200 challenges at once: 200 posts).
+        await interaction.edit_original_response(**fit(content=POSTED_BELOW))
+        message = await interaction.followup.send(wait=True, **kwargs)
     else:
         message = await interaction.followup.send(wait=True, **kwargs)
     interaction.extras["answered"] = True

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.discord.replies import POSTED_BELOW
 from e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction
 from e2e.players import GameDriver
 
@@ -145,8 +146,8 @@ async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int |
     for _, inter in actions:
         for message_id in inter.messages:
             message = fake.messages.get(message_id)
-            if message is not None and message["flags"] & EPHEMERAL:
-                private.append(message["content"])
+            if message is not None and message["flags"] & EPHEMERAL and message["content"] != POSTED_BELOW:
+                private.append(message["content"])  # (that one only says the public answer follows)
     return LoadResult(games, sum(done), seconds, actions, len(fake.missed_deadlines()), private, errors)
 
 

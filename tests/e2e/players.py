@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.discord.replies import POSTED_BELOW
 from e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction, custom_ids, has_png, select_options
 
 ACTOR = re.compile(r"▶ <@(\d+)>")
@@ -77,7 +78,8 @@ class GameDriver:
                     continue
                 if predicate(message):
                     return ("ok", message)
-                if message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content"):
+                if (message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content")
+                        and message["content"] != POSTED_BELOW):  # that one says the answer follows
                     return ("private", message)
             return None
 

@@ -217,6 +217,7 @@ async def test_unexpected_errors_are_logged_and_answered_privately(world, caplog
 async def test_slow_calls_are_deferred_first(world, monkeypatch):
     """When the service is slow, commands acknowledge at once ("thinking...") and answer after."""
     import bot.discord.table as table
+    from bot.discord.replies import POSTED_BELOW
 
     monkeypatch.setattr(table, "SLOW_CALL_SECONDS", 0)
     w = world
@@ -225,10 +226,15 @@ async def test_slow_calls_are_deferred_first(world, monkeypatch):
         calls = [r for r in w.env.http_requests if r.path.endswith("/callback")]
         return (calls[-1].json or {}).get("type")
 
-    await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
+    since = len(w.env.http_requests)
+    challenged = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
     assert last_callback_type() == 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
     posted = w.channel.last_message
     assert "challenges you" in posted.content and not posted.flags.ephemeral
+    # the private "thinking..." says where the answer went, and the answer came through the
+    # interaction: nothing on the channel's routes, which Discord's global limit counts
+    assert w.private(challenged) == POSTED_BELOW
+    assert not [r for r in w.env.http_requests[since:] if r.path.startswith("/channels/")]
     await w.bob.click(posted, label="Accept")
     assert last_callback_type() == 6  # DEFERRED_UPDATE_MESSAGE, then the challenge is edited
     board = w.board()
