@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+from e2e import limits
 from e2e.botproc import REAL_BOT
 from e2e.load import run_games
 
@@ -10,6 +13,7 @@ GAMES = 20
 
 async def test_concurrent_games(fake, launch):
     bot = await launch(REAL_BOT, log_level="WARNING")
+    started = time.monotonic()
     result = await run_games(fake, GAMES)
     print("\n" + result.summary())
     assert not result.errors, "\n".join(result.errors[:3]) + "\n" + bot.tail()
@@ -26,6 +30,10 @@ async def test_concurrent_games(fake, launch):
     assert "board_p99" not in kinds["challenge"] and kinds["accept"]["board_p99"] > 0
     # latency targets live in bench/e2e_load.py: on 2 shared cores they depend on what else runs; the 3-s rule does not
     assert figures["first_response_ms"]["max"] < 3000
+    # every answer, and every old board's controls taken off, through the interactions' own routes:
+    # none on those Discord's global limit (50 a second) counts, even when 20 games start at once
+    counted = [r for r in fake.requests if r[0] >= started and limits.under_global_limit(r[2])]
+    assert fake.global_limit_peak(started) == (0, 0), counted[:5]
 
 
 async def test_full_games(fake, launch):
