@@ -100,7 +100,8 @@ def play_of_moves(position: Position, moves: tuple[Move, ...]) -> Play:
         else:
             a[destination] += 1
     their_bar, their_off = position.bar[1], position.off[1]
-    return _new_play(moves, unchecked_position(tuple(a[1:25]), _PAIRS[a[BAR]][their_bar + hits], _PAIRS[a[OFF]][their_off]))
+    position_after = unchecked_position(tuple(a[1:25]), _PAIRS[a[BAR]][their_bar + hits], _PAIRS[a[OFF]][their_off])
+    return _new_play(moves, position_after)
 
 
 def _new_play(moves: tuple[Move, ...], position: Position) -> Play:

@@ -147,6 +147,51 @@ class Editor:
                    interaction.expires_at - datetime.timedelta(minutes=1))
 
 
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """The interaction a game's board last went out through: its webhook can post
+    in that channel while the token lasts (the computer's move after a player's
+    click), on routes Discord's global limit leaves alone. The token is a secret."""
+
+    application_id: int
+    token: str = field(repr=False)
+    usable_until: datetime.datetime
+
+    @classmethod
+    def of(cls, interaction: discord.Interaction) -> Voice:
+        usable_until = interaction.expires_at - datetime.timedelta(minutes=1)
+        return cls(interaction.application_id, interaction.token, usable_until)
+
+    def editor(self, message: discord.Message) -> Editor:
+        return Editor(self.application_id, self.token, message.id, self.usable_until)
+
+
+class ThroughVoice:
+    """A new board as a follow-up of the interaction a game last went out through
+    (:class:`Voice`); None (the caller's fallback then) if that fails or the token is spent."""
+
+    def __init__(self, client: discord.Client, voice: Voice) -> None:
+        self.client = client
+        self._voice = voice
+
+    async def send(self, payload: Payload) -> discord.Message | None:
+        voice = self._voice
+        if discord.utils.utcnow() >= voice.usable_until:
+            return None
+        try:
+            webhook = discord.Webhook.partial(voice.application_id, voice.token, client=self.client)
+            return await webhook.send(wait=True, **_fields(payload))
+        except discord.HTTPException as error:
+            log.debug("could not post through the game's interaction: %s", error)
+            return None
+
+    def editor(self, message: discord.Message) -> Editor:
+        return self._voice.editor(message)
+
+    def voice(self) -> Voice:
+        return self._voice
+
+
 EDITORS_KEPT = 20_000
 """Boards remembered with their :class:`Editor` (the oldest forgotten first;
 a token is of no use after 15 minutes anyway)."""
@@ -164,6 +209,9 @@ class Reply:
     def editor(self, message: discord.Message) -> Editor | None:
         return Editor.of(self.interaction, message)
 
+    def voice(self) -> Voice:
+        return Voice.of(self.interaction)
+
 
 class Followup:
     """A new message under a click or an answered command."""
@@ -179,6 +227,9 @@ class Followup:
     def editor(self, message: discord.Message) -> Editor | None:
         return Editor.of(self.interaction, message)
 
+    def voice(self) -> Voice:
+        return Voice.of(self.interaction)
+
 
 class EditClicked:
     """The clicked board itself, edited in place (the same player acts again)."""
@@ -192,6 +243,9 @@ class EditClicked:
             allowed_mentions=payload.get("allowed_mentions"),
         ))
         return self.interaction.message
+
+    def voice(self) -> Voice:
+        return Voice.of(self.interaction)
 
 
 class InChannel:
@@ -254,6 +308,41 @@ def sent(file: discord.File) -> None:
     vars(file.fp).pop("close", None)
 
 
+def _keep_newest(kept: dict[Any, Any], key: Any, value: Editor | Voice) -> None:
+    """Put ``key`` last in ``kept``; forget the oldest past :data:`EDITORS_KEPT`, and those spent."""
+    kept.pop(key, None)
+    kept[key] = value
+    now = discord.utils.utcnow()
+    while kept and (len(kept) > EDITORS_KEPT or next(iter(kept.values())).usable_until <= now):
+        del kept[next(iter(kept))]
+
+
+class _EditThrough:
+    """A board edited through the interaction that posted it (:class:`Editor`); None if that fails."""
+
+    def __init__(self, client: discord.Client, editor: Editor) -> None:
+        self.client = client
+        self._editor = editor
+
+    async def send(self, payload: Payload) -> discord.Message | None:
+        editor = self._editor
+        try:
+            webhook = discord.Webhook.partial(editor.application_id, editor.token, client=self.client)
+            return await webhook.edit_message(editor.message_id, **fit(
+                content=payload.get("content"),
+                attachments=[payload["file"]] if payload.get("file") else [],
+                embeds=payload.get("embeds") or [],
+                view=payload.get("view"),
+                allowed_mentions=payload.get("allowed_mentions"),
+            ))
+        except discord.HTTPException as error:
+            log.debug("could not edit board %s through its interaction: %s", editor.message_id, error)
+            return None
+
+    def editor(self, message: discord.Message) -> Editor:
+        return self._editor
+
+
 class BoardPoster:
     """Draws boards and posts them; one per bot."""
 
@@ -265,6 +354,8 @@ class BoardPoster:
         """game id -> its posting lock and how many posts use it (forgotten at 0)."""
         self._editors: dict[int, Editor] = {}
         """board message id -> how to edit it through the interaction that posted it, oldest first."""
+        self._voices: dict[int, Voice] = {}
+        """game id -> the interaction its board last went out through, oldest first."""
 
     @contextlib.asynccontextmanager
     async def _posting(self, game_id: int) -> AsyncIterator[None]:
@@ -361,16 +452,18 @@ class BoardPoster:
                 else:
                     payload = await drawing
                 message = await target.send(payload)
+                sent_by = target
                 if message is None and fallback is not None:
                     # the first target used up the file: draw it again for the second
                     payload = await self.payload(
                         state, shown, outcome.rating_changes, asked_at=asked, headline=headline, pings=pings
                     )
                     message = await fallback.send(payload)
+                    sent_by = fallback
                 if message is None:
                     deliveries.release(outcome.owed)
                 else:
-                    self._remember(target, message)
+                    self._remember(state.id, sent_by, message)
                     await self.shown(state, message, old, owed=outcome.owed, skip=skip)
             except BaseException:
                 deliveries.release(outcome.owed, maybe_posted=True)
@@ -402,18 +495,32 @@ class BoardPoster:
         for channel_id, message_id in before:
             await self.strip(channel_id, message_id)
 
-    def _remember(self, target: Target, message: discord.Message) -> None:
-        """Keep how ``message`` can be edited through its interaction, if it came through one."""
-        editor_of = getattr(target, "editor", None)
+    def _remember(self, game_id: int, target: Target, message: discord.Message) -> None:
+        """Keep how ``message`` can be edited through its interaction, and the game's
+        interaction to post through, if it went out through one."""
+        editor_of, voice_of = getattr(target, "editor", None), getattr(target, "voice", None)
         editor = editor_of(message) if editor_of is not None else None
-        if editor is None:
-            return
-        editors = self._editors
-        editors.pop(message.id, None)
-        editors[message.id] = editor
-        now = discord.utils.utcnow()
-        while editors and (len(editors) > EDITORS_KEPT or next(iter(editors.values())).usable_until <= now):
-            del editors[next(iter(editors))]
+        if editor is not None:
+            _keep_newest(self._editors, message.id, editor)
+        if voice_of is not None:
+            _keep_newest(self._voices, game_id, voice_of())
+
+    def new_board(self, game_id: int, channel: InChannel) -> Target:
+        """Where a new board of the game goes without an interaction of its own (the
+        computer's move): through the interaction its board last went out through,
+        while that lasts, else ``channel`` (also the fallback to give :meth:`publish`)."""
+        voice = self._voices.get(game_id)
+        if voice is None or discord.utils.utcnow() >= voice.usable_until:
+            return channel
+        return ThroughVoice(self.client, voice)
+
+    def same_board(self, board: tuple[int, int]) -> Target:
+        """The board message ``board`` edited in place: through the interaction that
+        posted it, while that lasts, else on the channel's route."""
+        editor = self._editors.get(board[1])
+        if editor is None or discord.utils.utcnow() >= editor.usable_until:
+            return EditBoard(self.client, board)
+        return _EditThrough(self.client, editor)
 
     async def strip(self, channel_id: int, message_id: int) -> None:
         """Remove the controls of an older board (best effort): through the
@@ -437,7 +544,8 @@ class BoardPoster:
 
 
 __all__ = [
-    "AlreadyShown", "BoardPoster", "EditBoard", "EditClicked", "Followup", "InChannel", "Payload", "Reply", "Target",
+    "AlreadyShown", "BoardPoster", "EditBoard", "EditClicked", "Editor", "Followup", "InChannel", "Payload", "Reply",
+    "Target", "ThroughVoice", "Voice",
     "asked_at", "picture_in_worker", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "scene_for_id",
     "warm_up_renderer",
 ]

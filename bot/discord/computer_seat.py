@@ -31,7 +31,7 @@ from bot.core.computer import ComputerPlayer
 from bot.core.games import GameService
 from bot.core.model import AnalysisUnavailableError, Event, GameState, Outcome, PlayerRef
 from bot.discord.analysis_notes import AnalysisNotes
-from bot.discord.boards import BoardPoster, EditBoard, InChannel
+from bot.discord.boards import BoardPoster, InChannel
 from bot.discord.limits import pinging, plain
 
 log = logging.getLogger(__name__)
@@ -233,9 +233,12 @@ class ComputerSeat:
             shown.extend(outcome.events)
             view = outcome.view
             channel = InChannel(self.client, board[0] if board is not None else view.channel_id, view.guild_id)
-            edit = EditBoard(self.client, board) if self.is_to_act(view) and board is not None else None
+            # through the interaction of the player's move while its token lasts, not on the
+            # channel's routes (Discord's global limit counts those); the channel if that fails
+            edit = self.poster.same_board(board) if self.is_to_act(view) and board is not None else None
+            target = edit or self.poster.new_board(view.id, channel)
             message = await self.poster.publish(
-                outcome, edit or channel, fallback=channel if edit else None, old=board, events=list(shown),
+                outcome, target, fallback=channel if target is not channel else None, old=board, events=list(shown),
                 listeners=[self.notes.after_game],  # not itself: this loop plays on by itself
             )
             if message is None:

@@ -96,6 +96,40 @@ async def test_play_the_computer_to_the_end(fast):
     assert "🤖 Computer: 1 win, 0 losses" in board.response.embeds[0].description
 
 
+async def test_the_computers_moves_go_out_through_the_players_interaction(fast, monkeypatch):
+    """After a player's click, the computer's roll is edited in and its move posted
+    through that click's interaction, not on the channel's routes, which Discord's
+    global limit (50 requests a second) counts; with the tokens spent, in the channel."""
+    import dataclasses
+
+    import discord
+
+    from bot.discord import boards
+
+    w = fast
+    await w.alice.slash(w.channel, "bg computer", level="beginner")
+    since = len(w.env.http_requests)
+    await w.alice.select(w.board(), ["8/5 6/5"])
+    assert f"{w.alice.mention} to roll" in w.board().content and "TestBot rolled 6-5" in w.board().content
+    requests = w.env.http_requests[since:]
+    assert [r for r in requests if r.path.startswith("/webhooks/") and r.method == "POST"]  # the new boards
+    assert not [r for r in requests if r.path.startswith("/channels/")]
+
+    def spent(cls, interaction, *rest):  # type: ignore[no-untyped-def]
+        made = original(cls, interaction, *rest)
+        return dataclasses.replace(made, usable_until=discord.utils.utcnow())
+
+    original = boards.Voice.of.__func__
+    monkeypatch.setattr(boards.Voice, "of", classmethod(spent))
+    rolled = await w.alice.click(w.board(), label="Roll")
+    assert not w.private(rolled)
+    play = (await w.service.game_in_channel(w.channel.id)).legal_play_texts()[0]
+    since = len(w.env.http_requests)
+    await w.alice.slash(w.channel, "bg move", play=play)
+    assert f"{w.alice.mention} to roll" in w.board().content
+    assert [r for r in w.env.http_requests[since:] if r.path.startswith("/channels/") and r.method == "POST"]
+
+
 async def test_challenging_the_bot_starts_a_computer_game(fast):
     w = fast
     result = await w.alice.slash(w.channel, "bg challenge", opponent=bot_member(w), match_length=3)
