@@ -118,6 +118,17 @@ def _fields(payload: Payload) -> dict[str, Any]:
     return fit(**{k: v for k, v in payload.items() if v is not None})
 
 
+def _edit_fields(payload: Payload) -> dict[str, Any]:
+    """An edit's fields: what the payload leaves out is cleared (attachments, embeds)."""
+    return fit(
+        content=payload.get("content"),
+        attachments=[payload["file"]] if payload.get("file") else [],
+        embeds=payload.get("embeds") or [],
+        view=payload.get("view"),
+        allowed_mentions=payload.get("allowed_mentions"),
+    )
+
+
 class AlreadyShown(Exception):
     """A board not posted: this version of the game, or a newer one, went up while
     it waited (its owed entries are settled by that board)."""
@@ -288,13 +299,7 @@ class EditBoard:
         channel_id, message_id = self.board
         try:
             channel = self.client.get_partial_messageable(channel_id)
-            return await channel.get_partial_message(message_id).edit(**fit(
-                content=payload.get("content"),
-                attachments=[payload["file"]] if payload.get("file") else [],
-                embeds=payload.get("embeds") or [],
-                view=payload.get("view"),
-                allowed_mentions=payload.get("allowed_mentions"),
-            ))
+            return await channel.get_partial_message(message_id).edit(**_edit_fields(payload))
         except discord.HTTPException as error:
             log.debug("could not edit board %s/%s: %s", channel_id, message_id, error)
             return None
@@ -328,13 +333,7 @@ class _EditThrough:
         editor = self._editor
         try:
             webhook = discord.Webhook.partial(editor.application_id, editor.token, client=self.client)
-            return await webhook.edit_message(editor.message_id, **fit(
-                content=payload.get("content"),
-                attachments=[payload["file"]] if payload.get("file") else [],
-                embeds=payload.get("embeds") or [],
-                view=payload.get("view"),
-                allowed_mentions=payload.get("allowed_mentions"),
-            ))
+            return await webhook.edit_message(editor.message_id, **_edit_fields(payload))
         except discord.HTTPException as error:
             log.debug("could not edit board %s through its interaction: %s", editor.message_id, error)
             return None

@@ -192,7 +192,7 @@ def test_pinging_names_exactly_the_members():
 
 
 SENDS = {"send", "send_message", "edit_message", "edit_original_response", "edit"}
-FITTED = {"fit", "_fields"}
+FITTED = {"fit", "_fields", "_edit_fields"}
 OUR_TARGETS = {"target", "fallback", "where"}
 
 
