@@ -152,11 +152,6 @@ class Editor:
     usable_until: datetime.datetime
     """A minute before the token's 15 minutes are up."""
 
-    @classmethod
-    def of(cls, interaction: discord.Interaction, message: discord.Message) -> Editor:
-        return cls(interaction.application_id, interaction.token, message.id,
-                   interaction.expires_at - datetime.timedelta(minutes=1))
-
 
 @dataclass(frozen=True, slots=True)
 class Voice:
@@ -174,24 +169,30 @@ class Voice:
         return cls(interaction.application_id, interaction.token, usable_until)
 
     def editor(self, message: discord.Message) -> Editor:
+        """How to edit ``message``, posted through this interaction."""
         return Editor(self.application_id, self.token, message.id, self.usable_until)
+
+
+def _spent(through: Editor | Voice) -> bool:
+    return discord.utils.utcnow() >= through.usable_until
+
+
+def _webhook(client: discord.Client, through: Editor | Voice) -> discord.Webhook:
+    """The interaction's webhook (its follow-ups' routes)."""
+    return discord.Webhook.partial(through.application_id, through.token, client=client)
 
 
 class ThroughVoice:
     """A new board as a follow-up of the interaction a game last went out through
-    (:class:`Voice`); None (the caller's fallback then) if that fails or the token is spent."""
+    (:class:`Voice`); None (the caller's fallback then) if that fails."""
 
     def __init__(self, client: discord.Client, voice: Voice) -> None:
         self.client = client
         self._voice = voice
 
     async def send(self, payload: Payload) -> discord.Message | None:
-        voice = self._voice
-        if discord.utils.utcnow() >= voice.usable_until:
-            return None
         try:
-            webhook = discord.Webhook.partial(voice.application_id, voice.token, client=self.client)
-            return await webhook.send(wait=True, **_fields(payload))
+            return await _webhook(self.client, self._voice).send(wait=True, **_fields(payload))
         except discord.HTTPException as error:
             log.debug("could not post through the game's interaction: %s", error)
             return None
@@ -204,8 +205,8 @@ class ThroughVoice:
 
 
 EDITORS_KEPT = 20_000
-"""Boards remembered with their :class:`Editor` (the oldest forgotten first;
-a token is of no use after 15 minutes anyway)."""
+"""Boards remembered with their :class:`Editor`, and games with their :class:`Voice`
+(the oldest forgotten first; a token is of no use after 15 minutes anyway)."""
 
 
 class Reply:
@@ -218,7 +219,7 @@ class Reply:
         return await send_public(self.interaction, **payload)
 
     def editor(self, message: discord.Message) -> Editor | None:
-        return Editor.of(self.interaction, message)
+        return self.voice().editor(message)
 
     def voice(self) -> Voice:
         return Voice.of(self.interaction)
@@ -236,7 +237,7 @@ class Followup:
         return message
 
     def editor(self, message: discord.Message) -> Editor | None:
-        return Editor.of(self.interaction, message)
+        return self.voice().editor(message)
 
     def voice(self) -> Voice:
         return Voice.of(self.interaction)
@@ -317,8 +318,7 @@ def _keep_newest(kept: dict[Any, Any], key: Any, value: Editor | Voice) -> None:
     """Put ``key`` last in ``kept``; forget the oldest past :data:`EDITORS_KEPT`, and those spent."""
     kept.pop(key, None)
     kept[key] = value
-    now = discord.utils.utcnow()
-    while kept and (len(kept) > EDITORS_KEPT or next(iter(kept.values())).usable_until <= now):
+    while kept and (len(kept) > EDITORS_KEPT or _spent(next(iter(kept.values())))):
         del kept[next(iter(kept))]
 
 
@@ -332,8 +332,7 @@ class _EditThrough:
     async def send(self, payload: Payload) -> discord.Message | None:
         editor = self._editor
         try:
-            webhook = discord.Webhook.partial(editor.application_id, editor.token, client=self.client)
-            return await webhook.edit_message(editor.message_id, **_edit_fields(payload))
+            return await _webhook(self.client, editor).edit_message(editor.message_id, **_edit_fields(payload))
         except discord.HTTPException as error:
             log.debug("could not edit board %s through its interaction: %s", editor.message_id, error)
             return None
@@ -509,7 +508,7 @@ class BoardPoster:
         computer's move): through the interaction its board last went out through,
         while that lasts, else ``channel`` (also the fallback to give :meth:`publish`)."""
         voice = self._voices.get(game_id)
-        if voice is None or discord.utils.utcnow() >= voice.usable_until:
+        if voice is None or _spent(voice):
             return channel
         return ThroughVoice(self.client, voice)
 
@@ -517,7 +516,7 @@ class BoardPoster:
         """The board message ``board`` edited in place: through the interaction that
         posted it, while that lasts, else on the channel's route."""
         editor = self._editors.get(board[1])
-        if editor is None or discord.utils.utcnow() >= editor.usable_until:
+        if editor is None or _spent(editor):
             return EditBoard(self.client, board)
         return _EditThrough(self.client, editor)
 
@@ -528,10 +527,9 @@ class BoardPoster:
         off some 1,700 boards a run, 40 a second on the channel's routes, which
         Discord's global limit of 50 a second counts (interactions' are not)."""
         editor = self._editors.pop(message_id, None)
-        if editor is not None and discord.utils.utcnow() < editor.usable_until:
+        if editor is not None and not _spent(editor):
             try:
-                webhook = discord.Webhook.partial(editor.application_id, editor.token, client=self.client)
-                await webhook.edit_message(message_id, **fit(view=None))
+                await _webhook(self.client, editor).edit_message(message_id, **fit(view=None))
                 return
             except discord.HTTPException as error:
                 log.debug("could not strip buttons of %s/%s through its interaction: %s", channel_id, message_id, error)
