@@ -313,6 +313,8 @@ class RenderWorkers:
         self._replaying = 0
         self._arrivals = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._last_queued: float | None = None
+        """When (``time.monotonic``) a board last found every worker full."""
         atexit.register(self.close)
 
     async def render(self, scene: BoardScene, *, asked_at: float | None = None) -> bytes:
@@ -396,6 +398,17 @@ class RenderWorkers:
         self._replays_waiting.clear()
         self._replaying = 0
 
+    def kept_up_for(self) -> float:
+        """Seconds the workers have had a place for every board the moment it was
+        asked for (0 while boards wait; ``inf`` if none ever did): how long the
+        drawing has kept up. Work nobody waits for (a finished game's analysis)
+        waits for a stretch of it, so it does not take the cores live games need."""
+        if any(not waiter.done() for _, _, waiter in self._waiting):
+            return 0.0
+        if self._last_queued is None:
+            return float("inf")
+        return max(0.0, time.monotonic() - self._last_queued)
+
     @property
     def pids(self) -> list[int]:
         """The workers' process ids."""
@@ -451,6 +464,8 @@ class RenderWorkers:
             return self._hand_to(worker, replay)
         assert self._loop is not None
         waiter: asyncio.Future[_Worker] = self._loop.create_future()
+        if not replay:
+            self._last_queued = time.monotonic()
         heapq.heappush(self._replays_waiting if replay else self._waiting, (asked_at, next(self._arrivals), waiter))
         try:
             return await waiter

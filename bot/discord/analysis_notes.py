@@ -5,21 +5,31 @@ error rate, blunders with the better play, luck) runs in the background
 (:meth:`bot.core.advice.Advice.summaries`, kept in the database) and is then
 added to the game-over message with the game's chart (or posted under it),
 so no answer ever waits on it.
+
+Nobody waits for it either, so it waits for the bot: the analyses run one at
+a time, each once the drawing workers have kept up with every board for a
+moment (:data:`QUIET_SECONDS`), or once its game has been over for
+:data:`PATIENCE_SECONDS` however busy the bot is. Even in the idle class an
+analysis took some 7% of the cores from a saturated bot, and the boards of the
+games still being played waited for it (``bench/e2e_load.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import io
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import discord
 
 from bot.core.advice import Advice
 from bot.core.model import GameState, Outcome, ServiceError
 from bot.discord import lessons, presenter
-from bot.discord.boards import picture_in_worker
+from bot.discord.boards import drawing_kept_up_for, picture_in_worker
 from bot.discord.limits import fit
 from renderer.pool import RenderError
 
@@ -27,6 +37,24 @@ log = logging.getLogger(__name__)
 
 MAX_EMBEDS_CHARS = 5800
 """Discord allows 6000 characters over all embeds of a message."""
+QUIET_SECONDS = 1.0
+"""An analysis starts once the drawing workers have had room for every board this long."""
+PATIENCE_SECONDS = 180.0
+"""... or once its game has been over this long: a bot busy for minutes still analyses."""
+POLL_SECONDS = 0.5
+"""How often the analysis next in line looks whether the bot is quiet."""
+
+
+class _Ended(NamedTuple):
+    """A game-over message waiting for its games' analysis."""
+
+    view: GameState
+    count: int
+    """How many games ended in it (the last ones of the match)."""
+    message: discord.Message
+    embeds: list[discord.Embed]
+    over_since: float
+    """When (by :attr:`AnalysisNotes.clock`)."""
 
 
 def _file(chart: tuple[str, bytes]) -> discord.File:
@@ -37,9 +65,25 @@ def _file(chart: tuple[str, bytes]) -> discord.File:
 class AnalysisNotes:
     """Adds the analyst's notes to the messages of games that just ended."""
 
-    def __init__(self, advice: Advice) -> None:
+    def __init__(
+        self,
+        advice: Advice,
+        *,
+        kept_up_for: Callable[[], float] = drawing_kept_up_for,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``kept_up_for``: seconds the bot has kept up with its boards (see
+        :data:`QUIET_SECONDS`); ``clock``: seconds, for the patience."""
         self.advice = advice
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.kept_up_for = kept_up_for
+        self.clock = clock
+        self.quiet = QUIET_SECONDS
+        self.patience = PATIENCE_SECONDS
+        self.poll = POLL_SECONDS
+        self._waiting: collections.deque[_Ended] = collections.deque()
+        """The games to analyse, in the order they ended."""
+        self._runner: asyncio.Task[None] | None = None
+        """Analyses them one by one while there are any (no task waits idle)."""
 
     def available(self) -> bool:
         return self.advice.available()
@@ -53,11 +97,16 @@ class AnalysisNotes:
             return
         if not self.available():
             return
-        task = asyncio.create_task(
-            self._annotate(outcome.view, ended, message, list(embeds)), name=f"bg-analysis-{outcome.view.id}"
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._waiting.append(_Ended(outcome.view, ended, message, list(embeds), self.clock()))
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.create_task(self._run(), name="bg-analyses")
+
+    async def _run(self) -> None:
+        """Each game in turn, once the bot is quiet or the game's patience has run out."""
+        while self._waiting:
+            await self._until_quiet(self._waiting[0].over_since)
+            ended = self._waiting.popleft()
+            await self._annotate(ended.view, ended.count, ended.message, ended.embeds)
 
     async def _annotate(self, view: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]) -> None:
         try:
@@ -86,6 +135,12 @@ class AnalysisNotes:
         except Exception:
             log.exception("the analysis of game %s failed", view.id)
 
+    async def _until_quiet(self, over_since: float) -> None:
+        """Until the bot has kept up with its boards for :attr:`quiet` seconds, or the
+        game has been over (since ``over_since``, by :attr:`clock`) for :attr:`patience`."""
+        while self.kept_up_for() < self.quiet and self.clock() - over_since < self.patience:
+            await asyncio.sleep(self.poll)
+
     async def _chart(self, view: GameState, number: int) -> tuple[str, bytes] | None:
         """The chart of game ``number`` of the match (its file name and PNG), None if it can't be drawn."""
         try:
@@ -102,14 +157,17 @@ class AnalysisNotes:
 
     @property
     def busy(self) -> bool:
-        return bool(self._tasks)
+        return self._runner is not None and not self._runner.done()
 
     async def wait(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        while self.busy:
+            assert self._runner is not None
+            await asyncio.gather(self._runner, return_exceptions=True)
 
     async def close(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        """Drop the games still waiting and stop the analysis under way."""
+        self._waiting.clear()
+        runner = self._runner
+        if runner is not None:
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)

@@ -72,6 +72,12 @@ async def replay_in_worker(job: ReplayJob) -> ReplayGif:
     return await _render_workers.replay(job)
 
 
+def drawing_kept_up_for() -> float:
+    """Seconds the drawing workers have had room for every board at once (0 while
+    boards queue, ``inf`` if they never did): see :meth:`RenderWorkers.kept_up_for`."""
+    return _render_workers.kept_up_for()
+
+
 async def warm_up_renderer() -> None:
     """Start the drawing workers (and their board caches, and matplotlib for the
     charts) before the first click needs them."""

@@ -219,6 +219,30 @@ async def test_while_the_workers_are_full_the_board_asked_for_earliest_is_drawn_
     assert drawn == [100.0, 200.0, 300.0, None]
 
 
+async def test_kept_up_for_says_how_long_every_board_has_found_a_place(pool: RenderWorkers) -> None:
+    assert pool.kept_up_for() == float("inf")  # no board ever waited
+    await pool.render(SCENES[0])
+    assert pool.kept_up_for() == float("inf")  # one board, a place at once
+    (pid,) = pool.pids
+    _stop(pid)  # the one worker holds its first requests
+    try:
+        held = asyncio.gather(*(pool.render(SCENES[0]) for _ in range(render_workers.DEPTH)))
+        await asyncio.sleep(0.05)
+        assert pool.kept_up_for() == float("inf")  # full, but no board has had to wait yet
+        queued = asyncio.ensure_future(pool.render(SCENES[1]))
+        await asyncio.sleep(0.05)
+        assert pool.kept_up_for() == 0.0  # a board waits
+        await asyncio.sleep(0.2)
+        assert pool.kept_up_for() == 0.0  # still waiting: however long ago it came
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    await asyncio.wait_for(asyncio.gather(held, queued), 20)
+    after = pool.kept_up_for()
+    assert 0.0 < after < 5.0  # since the last board that waited
+    await asyncio.sleep(0.3)
+    assert pool.kept_up_for() >= after + 0.25
+
+
 async def test_a_stuck_worker_is_ended_and_its_board_drawn_by_another(
     pool: RenderWorkers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
