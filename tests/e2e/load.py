@@ -13,9 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.discord.replies import POSTED_BELOW
-from e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction
-from e2e.players import GameDriver
+from e2e.fake_discord import FakeDiscord, Interaction
+from e2e.players import GameDriver, private_answer
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -146,8 +145,8 @@ async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int |
     for _, inter in actions:
         for message_id in inter.messages:
             message = fake.messages.get(message_id)
-            if message is not None and message["flags"] & EPHEMERAL and message["content"] != POSTED_BELOW:
-                private.append(message["content"])  # (that one only says the public answer follows)
+            if message is not None and private_answer(message):
+                private.append(message["content"])
     return LoadResult(games, sum(done), seconds, actions, len(fake.missed_deadlines()), private, errors)
 
 

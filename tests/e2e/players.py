@@ -20,6 +20,14 @@ from bot.discord.replies import POSTED_BELOW
 from e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction, custom_ids, has_png, select_options
 
 ACTOR = re.compile(r"▶ <@(\d+)>")
+
+
+def private_answer(message: dict[str, Any]) -> bool:
+    """Whether ``message`` is a private answer with something to say (a refusal, an
+    error): not a "thinking..." still loading, nor the note that the public answer
+    follows (a busy bot's, :data:`bot.discord.replies.POSTED_BELOW`)."""
+    return bool(message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content")
+                and message["content"] != POSTED_BELOW)
 GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play|b|bc):")
 """Game controls (``b``/``bc``: the move builder's buttons)."""
 
@@ -78,8 +86,7 @@ class GameDriver:
                     continue
                 if predicate(message):
                     return ("ok", message)
-                if (message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content")
-                        and message["content"] != POSTED_BELOW):  # that one says the answer follows
+                if private_answer(message):
                     return ("private", message)
             return None
 
