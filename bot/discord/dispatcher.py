@@ -39,6 +39,16 @@ LOOK_BACK = 50
 """How many of a channel's latest messages are searched for an earlier post."""
 PARALLEL = 4
 """Deliveries in flight at once: a slow channel does not hold up the others."""
+DELIVERIES_PER_SECOND = 10.0
+"""Deliveries started each second, by all the bot's processes together (each
+takes its shards' share). A delivery makes at most three requests on a
+channel's routes (a look back for an earlier post, the post, the old board's
+controls taken off), and Discord allows a bot 50 a second on those routes in
+all (its global limit; an interaction's own routes do not count): past it,
+every channel request of the bot waits. With the burst after a quiet moment
+(:attr:`Dispatcher.burst`), at most 15 start in any second: 45 requests. After an outage the owed messages
+came out as fast as the stand-in answered: 100 requests in a second on the
+load bench's large store."""
 EXPIRIES_PER_PASS = 10
 EXPIRY_PACE = 0.2
 """Expired challenges are tidied at most this many per pass, this many seconds apart
@@ -67,6 +77,12 @@ class Dispatcher:
         self._kicked: asyncio.Task[None] | None = None
         self._again = False
         self._limit = asyncio.Semaphore(PARALLEL)
+        self.per_second = DELIVERIES_PER_SECOND * (len(shard[1]) / shard[0] if shard is not None else 1.0)
+        """This process's pace (:data:`DELIVERIES_PER_SECOND`, its shards' share)."""
+        self._tokens: float | None = None
+        self._filled_at = 0.0
+        """The deliveries that may start at once (below 0: promised to those waiting; None:
+        a full burst), as of this time (the loop's clock)."""
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
         self.deliveries.wakers.append(self.kick)
         self.handlers: dict[str, Handler] = {
@@ -171,8 +187,25 @@ class Dispatcher:
             await self._guarded(delivery)
         return len(urgent) + len(expired)
 
+    @property
+    def burst(self) -> float:
+        """Deliveries that may start at once after a quiet moment: half a second's worth."""
+        return max(1.0, self.per_second / 2)
+
+    async def _paced(self) -> None:
+        """Until this delivery's turn (a token bucket: :attr:`burst` at once, then
+        :attr:`per_second`). Each caller takes a token, or promises the next one
+        and waits for it, so those waiting start in turn."""
+        now = asyncio.get_running_loop().time()
+        tokens = self.burst if self._tokens is None else self._tokens + (now - self._filled_at) * self.per_second
+        self._tokens = min(self.burst, tokens) - 1.0
+        self._filled_at = now
+        if self._tokens < 0:
+            await asyncio.sleep(-self._tokens / self.per_second)
+
     async def _guarded(self, delivery: Delivery) -> None:
         async with self._limit:
+            await self._paced()
             try:
                 await self.deliver(delivery)
             except discord.NotFound:

@@ -1,0 +1,79 @@
+"""The dispatcher's pace (bot.discord.dispatcher): owed messages go out at most
+DELIVERIES_PER_SECOND a second for the whole bot, so a backlog after an outage
+keeps the bot under Discord's global limit of 50 requests a second on the
+channels' routes. (The load bench's large store: tests/e2e, bench/e2e_load.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from bot.discord.dispatcher import DELIVERIES_PER_SECOND, Dispatcher
+
+
+def dispatcher(shard: Any = None) -> Dispatcher:
+    service = SimpleNamespace(deliveries=SimpleNamespace(wakers=[]))
+    return Dispatcher(SimpleNamespace(), service, SimpleNamespace(), shard=shard)  # type: ignore[arg-type]
+
+
+async def started(d: Dispatcher, count: int) -> list[float]:
+    """When (the loop's clock) each of ``count`` deliveries, all owed at once, reached its post."""
+    loop = asyncio.get_running_loop()
+    times: list[float] = []
+
+    async def deliver(delivery: Any) -> None:
+        times.append(loop.time())
+
+    d.deliver = deliver  # type: ignore[method-assign]
+    await asyncio.gather(*(d._guarded(SimpleNamespace(kind="board", channel_id=n)) for n in range(count)))  # type: ignore[arg-type]
+    return sorted(times)
+
+
+def test_the_pace_is_shared_by_the_processes_of_the_bot() -> None:
+    assert dispatcher().per_second == DELIVERIES_PER_SECOND
+    assert dispatcher((4, (0, 1))).per_second == DELIVERIES_PER_SECOND / 2  # two of four shards
+    assert dispatcher((4, (3,))).per_second == DELIVERIES_PER_SECOND / 4
+    # each delivery makes at most three requests on the channels' routes: under 50 a second with room
+    assert 3 * (DELIVERIES_PER_SECOND + dispatcher().burst) <= 50
+
+
+async def test_a_backlog_goes_out_at_the_pace_after_a_short_burst() -> None:
+    d = dispatcher()
+    d.per_second = 40.0  # a quick test; the rule is the same
+    burst = int(d.burst)
+    times = await started(d, burst + 8)
+    first = times[0]
+    assert all(t - first < 0.05 for t in times[:burst])  # the burst: at once
+    for k in range(burst, len(times)):  # then one every 1 / per_second seconds, never sooner
+        assert times[k] - first >= (k - burst + 1) / d.per_second - 0.002, (k, times[k] - first)
+    assert times[-1] - first < 5
+
+
+async def test_in_any_second_at_most_a_burst_and_a_seconds_worth_start() -> None:
+    d = dispatcher()
+    d.per_second = 30.0
+    times = await started(d, 60)
+    for i, start in enumerate(times):
+        within = sum(1 for t in times[i:] if t < start + 1.0)
+        assert within <= d.per_second + d.burst + 1
+
+
+async def test_after_a_quiet_moment_a_burst_goes_at_once_again() -> None:
+    d = dispatcher()
+    d.per_second = 40.0
+    await started(d, int(d.burst) + 4)
+    await asyncio.sleep((d.burst + 4) / d.per_second + 0.05)  # the bucket fills up again
+    times = await started(d, int(d.burst))
+    assert times[-1] - times[0] < 0.05
+
+
+@pytest.mark.parametrize("count", [1, 3])
+async def test_a_few_owed_messages_go_out_at_once(count: int) -> None:
+    d = dispatcher()
+    loop = asyncio.get_running_loop()
+    before = loop.time()
+    times = await started(d, count)
+    assert times[-1] - before < 0.05
