@@ -68,10 +68,17 @@ class Deadlines:
         """The bot is connected to Discord now (every :data:`HEARTBEAT`). When
         ``coming_back`` (at start-up, after a lost connection) and the last beat
         is older than :data:`STALE_AFTER`, every running clock of the shard's
-        games and challenges moves on by the gap; returns it (0 if none)."""
+        games and challenges moves on by the gap; returns it (0 if none).
+
+        The games' clocks move a batch at a time, each in its own short
+        transaction, so clicks go on meanwhile; coming back also finishes an
+        outage a crash left half credited. Returns once all are credited."""
         gap = await self.store.schedule.beat(
             shard, now or self.clock(), stale_after=STALE_AFTER.total_seconds(), credit=coming_back
         )
+        if coming_back:
+            while await self.store.schedule.credit_games(shard) is not None:
+                pass
         if gap:
             log.info("the bot was away for %s: deadlines moved on by that much", narration.span(timedelta(seconds=gap)))
         return timedelta(seconds=gap)

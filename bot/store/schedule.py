@@ -18,6 +18,11 @@ from bot.store.outbox import Owed
 from bot.store.rows import ChallengeRow, GameRow, from_ts, to_ts
 from bot.store.shards import ORPHAN_AFTER, SHARD_SQL, Shard, shard_clause
 
+CREDIT_BATCH = 2000
+"""Games credited for an outage per transaction (:meth:`DueWork.credit_games`): a
+few milliseconds of the write lock each, so clicks go on between them."""
+
+
 class DueWork:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -183,6 +188,53 @@ class DueWork:
 
     # -- downtime ------------------------------------------------------------------------
 
+    async def credit_games(self, shard: Shard | None, *, batch: int = CREDIT_BATCH) -> int | None:
+        """Credit the oldest outage still owed to the games of ``shard`` (written
+        by :meth:`beat`) to the next ``batch`` active games by id, in one
+        transaction with its cursor: their turn deadlines and reminders, still
+        ahead when the outage began, move on by its length, unless the game was
+        acted on since the bot came back (its clocks are new). The outage is
+        done with once its cursor has passed every active game.
+
+        Returns the games looked at (0: an outage was done with), None when no
+        outage is owed."""
+        count, ids = shard if shard is not None else (1, (0,))
+        marks = ", ".join("?" for _ in ids)
+
+        async def transaction(tx: Tx) -> int | None:
+            owed = await tx.fetchone(
+                f"SELECT * FROM clock_credits WHERE shard_count = ? AND shard_id IN ({marks}) ORDER BY id LIMIT 1"
+                + tx.for_update,
+                (count, *ids),
+            )
+            if owed is None:
+                return None
+            after = owed["games_after"]
+            games = await tx.fetchall(
+                "SELECT id FROM games WHERE status = 'active' AND id > ? ORDER BY id LIMIT ?", (after, batch)
+            )
+            if not games:
+                await tx.execute("DELETE FROM clock_credits WHERE id = ?", (owed["id"],))
+                return 0
+            last = games[-1]["id"]
+            gap = owed["gap"]
+            await tx.execute(
+                f"""
+                UPDATE games SET turn_deadline = turn_deadline + ?,
+                       reminder_at = CASE WHEN reminder_at IS NULL THEN NULL ELSE reminder_at + ? END
+                WHERE status = 'active' AND id > ? AND id <= ? AND turn_deadline IS NOT NULL
+                      AND turn_deadline > ? AND updated_at <= ? AND ({SHARD_SQL}) = ?
+                """,
+                (gap, gap, after, last, owed["since"], owed["started_at"], count, owed["shard_id"]),
+            )
+            if len(games) < batch:
+                await tx.execute("DELETE FROM clock_credits WHERE id = ?", (owed["id"],))
+            else:
+                await tx.execute("UPDATE clock_credits SET games_after = ? WHERE id = ?", (last, owed["id"]))
+            return len(games)
+
+        return await self.db.transact(transaction)
+
     async def beat(
         self, shard: Shard | None, now: datetime | None = None, *, stale_after: float, credit: bool = True
     ) -> float:
@@ -190,10 +242,12 @@ class DueWork:
 
         With ``credit`` (coming back: at start-up, after a lost connection), if
         a shard's last beat is more than ``stale_after`` seconds old, the bot
-        was down (or cut off from Discord) for the gap: every active game's
-        turn deadline and reminder, every pending challenge's expiry, and every
-        tournament's sign-up close and round deadline, still ahead at the last
-        beat, move later by the gap, all in one transaction.
+        was down (or cut off from Discord) for the gap: every pending
+        challenge's expiry, and every tournament's sign-up close and round
+        deadline, still ahead at the last beat, move later by the gap, in one
+        transaction with the beat; the active games' turn deadlines and
+        reminders are owed the same (a ``clock_credits`` row, written in that
+        transaction too) and move a batch at a time (:meth:`credit_games`).
         Returns the longest gap credited (0.0 if none)."""
         ts = to_ts(now) if now is not None else self.db.now()
         count, ids = shard if shard is not None else (1, (0,))
@@ -215,13 +269,13 @@ class DueWork:
                 gap = ts - last
                 if credit and gap > stale_after:
                     mine = f"({SHARD_SQL}) = ?"
+                    # the games' clocks: a batch at a time (credit_games), not in this transaction
                     await tx.execute(
-                        f"""
-                        UPDATE games SET turn_deadline = turn_deadline + ?,
-                               reminder_at = CASE WHEN reminder_at IS NULL THEN NULL ELSE reminder_at + ? END
-                        WHERE status = 'active' AND turn_deadline IS NOT NULL AND turn_deadline > ? AND {mine}
+                        """
+                        INSERT INTO clock_credits (shard_count, shard_id, gap, since, started_at, games_after)
+                        VALUES (?, ?, ?, ?, ?, 0)
                         """,
-                        (gap, gap, last, count, shard_id),
+                        (count, shard_id, gap, last, ts),
                     )
                     await tx.execute(
                         f"""

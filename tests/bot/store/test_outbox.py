@@ -115,6 +115,14 @@ async def test_only_the_shards_own_entries_until_they_are_long_overdue(store: St
     assert [e.game_id for e in await store.outbox.owed(later, shard=(2, (1,)))] == [mine.id, theirs.id]
 
 
+async def come_back(store: Store, shard, at: datetime, **kw: object) -> float:  # type: ignore[no-untyped-def]
+    """A beat coming back, then every batch of the games' clocks (as ``Deadlines.beat`` does)."""
+    gap = await store.schedule.beat(shard, at, stale_after=90, **kw)  # type: ignore[arg-type]
+    while await store.schedule.credit_games(shard) is not None:
+        pass
+    return gap
+
+
 async def test_downtime_moves_running_clocks_on(store: Store, clock: Clock) -> None:
     deadline = T0 + timedelta(hours=10)
     running = await new_game(store, channel=1, turn_deadline=deadline, reminder_at=T0 + timedelta(hours=5))
@@ -123,14 +131,15 @@ async def test_downtime_moves_running_clocks_on(store: Store, clock: Clock) -> N
                                             expires_at=T0 + timedelta(hours=2))
     assert await store.schedule.beat(None, T0, stale_after=90) == 0.0  # the first beat: nothing to credit
     assert await store.schedule.beat(None, T0 + timedelta(seconds=30), stale_after=90) == 0.0
-    gap = await store.schedule.beat(None, T0 + timedelta(hours=3, seconds=30), stale_after=90)
+    gap = await come_back(store, None, T0 + timedelta(hours=3, seconds=30))
     assert gap == pytest.approx(3 * 3600)
     row = await store.games.get(running.id)
     assert row.turn_deadline == deadline + timedelta(hours=3)
     assert row.reminder_at == T0 + timedelta(hours=8)
     assert (await store.games.get(finished_long_ago.id)).turn_deadline == T0 - timedelta(hours=1)  # was due before
     assert (await store.challenges.get(pending.id)).expires_at == T0 + timedelta(hours=5)
-    assert await store.schedule.beat(None, T0 + timedelta(hours=3, seconds=60), stale_after=90) == 0.0  # once
+    assert await come_back(store, None, T0 + timedelta(hours=3, seconds=60)) == 0.0  # once
+    assert (await store.games.get(running.id)).turn_deadline == deadline + timedelta(hours=3)
 
 
 async def test_a_shards_downtime_moves_only_its_guilds(store: Store) -> None:
@@ -139,8 +148,8 @@ async def test_a_shards_downtime_moves_only_its_guilds(store: Store) -> None:
     on_0 = await new_game(store, channel=2, guild=(2 << 22), turn_deadline=deadline)
     for shard in ((2, (0,)), (2, (1,))):
         await store.schedule.beat(shard, T0, stale_after=90)
-    await store.schedule.beat((2, (0,)), T0 + timedelta(minutes=1), stale_after=90)
-    await store.schedule.beat((2, (1,)), T0 + timedelta(hours=1), stale_after=90)  # shard 1 was away an hour
+    await come_back(store, (2, (0,)), T0 + timedelta(minutes=1))
+    await come_back(store, (2, (1,)), T0 + timedelta(hours=1))  # shard 1 was away an hour
     assert (await store.games.get(on_1.id)).turn_deadline == deadline + timedelta(hours=1)
     assert (await store.games.get(on_0.id)).turn_deadline == deadline
 
@@ -154,4 +163,46 @@ async def test_a_beat_of_a_running_bot_credits_nothing(store: Store) -> None:
     assert await store.schedule.beat(None, T0 + timedelta(hours=2), stale_after=90, credit=False) == 0.0
     assert (await store.games.get(game.id)).turn_deadline == deadline
     # ... but the beat is recorded: coming back later credits only the time since
-    assert await store.schedule.beat(None, T0 + timedelta(hours=3), stale_after=90) == pytest.approx(3600)
+    assert await come_back(store, None, T0 + timedelta(hours=3)) == pytest.approx(3600)
+    assert (await store.games.get(game.id)).turn_deadline == deadline + timedelta(hours=1)
+
+
+async def test_an_outage_is_credited_to_the_games_a_batch_at_a_time_and_resumes_after_a_crash(store: Store) -> None:
+    deadline = T0 + timedelta(hours=10)
+    games = [await new_game(store, channel=n, turn_deadline=deadline) for n in range(1, 8)]
+    await store.schedule.beat(None, T0, stale_after=90)
+    assert await store.schedule.beat(None, T0 + timedelta(hours=2), stale_after=90) == pytest.approx(7200)
+    assert [(await store.games.get(g.id)).turn_deadline for g in games] == [deadline] * 7  # owed, not yet moved
+    assert await store.schedule.credit_games(None, batch=3) == 3
+    moved = [(await store.games.get(g.id)).turn_deadline == deadline + timedelta(hours=2) for g in games]
+    assert moved == [True] * 3 + [False] * 4
+    # the bot dies here; the next one coming back finishes the outage first, then credits nothing new
+    assert await come_back(store, None, T0 + timedelta(hours=2, seconds=30)) == 0.0
+    assert [(await store.games.get(g.id)).turn_deadline for g in games] == [deadline + timedelta(hours=2)] * 7
+    assert await store.schedule.credit_games(None) is None
+
+
+async def test_a_game_acted_on_while_its_outage_is_credited_keeps_its_new_clocks(store: Store, clock: Clock) -> None:
+    deadline = T0 + timedelta(hours=10)
+    acted, waiting = [await new_game(store, channel=n, turn_deadline=deadline) for n in (1, 2)]
+    await store.schedule.beat(None, T0, stale_after=90)
+    back = T0 + timedelta(hours=2)
+    await store.schedule.beat(None, back, stale_after=90)
+    clock.now = back + timedelta(seconds=1)  # a player moves before the batch reaches the game
+    fresh = clock.now + timedelta(hours=24)
+    await store.games.append(acted.id, 0, [ROLL], updates={"turn_deadline": fresh})
+    while await store.schedule.credit_games(None) is not None:
+        pass
+    assert (await store.games.get(acted.id)).turn_deadline == fresh
+    assert (await store.games.get(waiting.id)).turn_deadline == deadline + timedelta(hours=2)
+
+
+async def test_a_second_outage_before_the_first_is_credited_adds_up(store: Store) -> None:
+    deadline = T0 + timedelta(hours=10)
+    first, second = [await new_game(store, channel=n, turn_deadline=deadline) for n in (1, 2)]
+    await store.schedule.beat(None, T0, stale_after=90)
+    await store.schedule.beat(None, T0 + timedelta(hours=1), stale_after=90)  # away an hour
+    assert await store.schedule.credit_games(None, batch=1) == 1  # the first game, then the bot dies
+    await come_back(store, None, T0 + timedelta(hours=3))  # away two more hours
+    assert (await store.games.get(first.id)).turn_deadline == deadline + timedelta(hours=3)
+    assert (await store.games.get(second.id)).turn_deadline == deadline + timedelta(hours=3)
