@@ -46,9 +46,9 @@ channel's routes (a look back for an earlier post, the post, the old board's
 controls taken off), and Discord allows a bot 50 a second on those routes in
 all (its global limit; an interaction's own routes do not count): past it,
 every channel request of the bot waits. With the burst after a quiet moment
-(:attr:`Dispatcher.burst`), at most 15 start in any second: 45 requests. After an outage the owed messages
-came out as fast as the stand-in answered: 100 requests in a second on the
-load bench's large store."""
+(:attr:`Dispatcher.burst`), at most 15 start in any second: 45 requests.
+Unpaced, a backlog after an outage went out as fast as the stand-in answered:
+100 requests in a second on the load bench's large store."""
 EXPIRIES_PER_PASS = 10
 EXPIRY_PACE = 0.2
 """Expired challenges are tidied at most this many per pass, this many seconds apart
@@ -80,9 +80,10 @@ class Dispatcher:
         self.per_second = DELIVERIES_PER_SECOND * (len(shard[1]) / shard[0] if shard is not None else 1.0)
         """This process's pace (:data:`DELIVERIES_PER_SECOND`, its shards' share)."""
         self._tokens: float | None = None
+        """The deliveries that may start at once as of :attr:`_filled_at` (below 0:
+        promised to those waiting; None: a full burst)."""
         self._filled_at = 0.0
-        """The deliveries that may start at once (below 0: promised to those waiting; None:
-        a full burst), as of this time (the loop's clock)."""
+        """When (the loop's clock) :attr:`_tokens` was counted."""
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
         self.deliveries.wakers.append(self.kick)
         self.handlers: dict[str, Handler] = {
