@@ -196,6 +196,10 @@ class DueWork:
         acted on since the bot came back (its clocks are new). The outage is
         done with once its cursor has passed every active game.
 
+        An outage owed under another shard count (a crash mid-way, then a
+        restart with more or fewer shards) is nobody's now: any process finishes
+        it, by the shards it was written for.
+
         Returns the games looked at (0: an outage was done with), None when no
         outage is owed."""
         count, ids = shard if shard is not None else (1, (0,))
@@ -203,9 +207,12 @@ class DueWork:
 
         async def transaction(tx: Tx) -> int | None:
             owed = await tx.fetchone(
-                f"SELECT * FROM clock_credits WHERE shard_count = ? AND shard_id IN ({marks}) ORDER BY id LIMIT 1"
-                + tx.for_update,
-                (count, *ids),
+                f"""
+                SELECT * FROM clock_credits
+                WHERE (shard_count = ? AND shard_id IN ({marks})) OR shard_count <> ?
+                ORDER BY id LIMIT 1
+                """ + tx.for_update,
+                (count, *ids, count),
             )
             if owed is None:
                 return None
@@ -225,7 +232,7 @@ class DueWork:
                 WHERE status = 'active' AND id > ? AND id <= ? AND turn_deadline IS NOT NULL
                       AND turn_deadline > ? AND updated_at <= ? AND ({SHARD_SQL}) = ?
                 """,
-                (gap, gap, after, last, owed["since"], owed["started_at"], count, owed["shard_id"]),
+                (gap, gap, after, last, owed["since"], owed["started_at"], owed["shard_count"], owed["shard_id"]),
             )
             if len(games) < batch:
                 await tx.execute("DELETE FROM clock_credits WHERE id = ?", (owed["id"],))

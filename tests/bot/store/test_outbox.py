@@ -197,6 +197,31 @@ async def test_a_game_acted_on_while_its_outage_is_credited_keeps_its_new_clocks
     assert (await store.games.get(waiting.id)).turn_deadline == deadline + timedelta(hours=2)
 
 
+async def test_an_outage_left_under_another_shard_count_is_finished_by_whoever_comes_back(store: Store) -> None:
+    deadline = T0 + timedelta(hours=10)
+    on_1 = await new_game(store, channel=1, guild=(1 << 22), turn_deadline=deadline)  # shard 1 of 2
+    on_0 = await new_game(store, channel=2, guild=(2 << 22), turn_deadline=deadline)  # shard 0 of 2
+    await store.schedule.beat((2, (1,)), T0, stale_after=90)
+    await store.schedule.beat((2, (1,)), T0 + timedelta(hours=1), stale_after=90)  # shard 1 back after an hour...
+    # ... and it dies before crediting; the bot restarts unsharded
+    await come_back(store, None, T0 + timedelta(hours=1, seconds=10))
+    assert (await store.games.get(on_1.id)).turn_deadline == deadline + timedelta(hours=1)
+    assert (await store.games.get(on_0.id)).turn_deadline == deadline  # that outage was shard 1's alone
+    assert await store.schedule.credit_games(None) is None
+
+
+async def test_a_sibling_shards_outage_is_its_own(store: Store) -> None:
+    deadline = T0 + timedelta(hours=10)
+    on_1 = await new_game(store, channel=1, guild=(1 << 22), turn_deadline=deadline)
+    await store.schedule.beat((2, (1,)), T0, stale_after=90)
+    await store.schedule.beat((2, (1,)), T0 + timedelta(hours=1), stale_after=90)
+    assert await store.schedule.credit_games((2, (0,))) is None  # shard 0's process leaves it to shard 1's
+    assert (await store.games.get(on_1.id)).turn_deadline == deadline
+    while await store.schedule.credit_games((2, (1,))) is not None:
+        pass
+    assert (await store.games.get(on_1.id)).turn_deadline == deadline + timedelta(hours=1)
+
+
 async def test_a_second_outage_before_the_first_is_credited_adds_up(store: Store) -> None:
     deadline = T0 + timedelta(hours=10)
     first, second = [await new_game(store, channel=n, turn_deadline=deadline) for n in (1, 2)]
