@@ -251,7 +251,7 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
             ready_s = time.monotonic() - started
             sampler = asyncio.ensure_future(sample_rss(bot.proc.pid, rss))
             before, own_before = cpu_seconds(bot.proc.pid), time.process_time()
-            started = time.monotonic()
+            games_started = time.monotonic()
             result = await run_games(fake, games, timeout=timeout, stagger=ramp / games, think=think, full=full)
             after, own = cpu_seconds(bot.proc.pid), time.process_time() - own_before
             drawing = {pid for pid in after if b"renderer.pipe" in _cmdline(pid)}
@@ -286,7 +286,7 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
             "samples": [(round(t, 1), round(mb, 1)) for t, mb in rss[:: max(1, len(rss) // 8)]],
         }
         figures["violations"] = len(fake.violations)
-        counted, peak = fake.global_limit_peak(started)
+        counted, peak = fake.global_limit_peak(games_started)
         figures["global_limit"] = {"requests": counted, "busiest_second": peak, "limit": limits.GLOBAL_REQUESTS_PER_SECOND}
         figures["reference_board_ms"] = round(reference, 3)
         figures["think_s"] = list(think)

@@ -215,45 +215,42 @@ EDITORS_KEPT = 20_000
 (the oldest forgotten first; a token is of no use after 15 minutes anyway)."""
 
 
-class Reply:
-    """The answer to a command, seen by everyone (however it was acknowledged)."""
+class _Answer:
+    """A board sent through an interaction: the game's :class:`Voice` from then on."""
 
     def __init__(self, interaction: discord.Interaction) -> None:
         self.interaction = interaction
-
-    async def send(self, payload: Payload) -> discord.Message:
-        return await send_public(self.interaction, **payload)
-
-    def editor(self, message: discord.Message) -> Editor | None:
-        return self.voice().editor(message)
 
     def voice(self) -> Voice:
         return Voice.of(self.interaction)
 
 
-class Followup:
-    """A new message under a click or an answered command."""
+class _NewAnswer(_Answer):
+    """A new message sent through the interaction, which its token can edit later."""
 
-    def __init__(self, interaction: discord.Interaction) -> None:
-        self.interaction = interaction
+    def editor(self, message: discord.Message) -> Editor:
+        return self.voice().editor(message)
+
+
+class Reply(_NewAnswer):
+    """The answer to a command, seen by everyone (however it was acknowledged)."""
+
+    async def send(self, payload: Payload) -> discord.Message:
+        return await send_public(self.interaction, **payload)
+
+
+class Followup(_NewAnswer):
+    """A new message under a click or an answered command."""
 
     async def send(self, payload: Payload) -> discord.Message:
         message = await self.interaction.followup.send(wait=True, **_fields(payload))
         self.interaction.extras["answered"] = True
         return message
 
-    def editor(self, message: discord.Message) -> Editor | None:
-        return self.voice().editor(message)
 
-    def voice(self) -> Voice:
-        return Voice.of(self.interaction)
-
-
-class EditClicked:
-    """The clicked board itself, edited in place (the same player acts again)."""
-
-    def __init__(self, interaction: discord.Interaction) -> None:
-        self.interaction = interaction
+class EditClicked(_Answer):
+    """The clicked board itself, edited in place (the same player acts again). It was
+    posted through an earlier interaction, whose :class:`Editor` is kept already."""
 
     async def send(self, payload: Payload) -> discord.Message | None:
         await self.interaction.edit_original_response(**fit(
@@ -261,9 +258,6 @@ class EditClicked:
             allowed_mentions=payload.get("allowed_mentions"),
         ))
         return self.interaction.message
-
-    def voice(self) -> Voice:
-        return Voice.of(self.interaction)
 
 
 class InChannel:

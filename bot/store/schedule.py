@@ -217,13 +217,16 @@ class DueWork:
             if owed is None:
                 return None
             after = owed["games_after"]
-            games = await tx.fetchall(
-                "SELECT id FROM games WHERE status = 'active' AND id > ? ORDER BY id LIMIT ?", (after, batch)
+            found, last = await tx.fetchone(
+                """
+                SELECT count(*), max(id) FROM
+                    (SELECT id FROM games WHERE status = 'active' AND id > ? ORDER BY id LIMIT ?) AS next_games
+                """,
+                (after, batch),
             )
-            if not games:
+            if not found:
                 await tx.execute("DELETE FROM clock_credits WHERE id = ?", (owed["id"],))
                 return 0
-            last = games[-1]["id"]
             gap = owed["gap"]
             await tx.execute(
                 f"""
@@ -234,11 +237,11 @@ class DueWork:
                 """,
                 (gap, gap, after, last, owed["since"], owed["started_at"], owed["shard_count"], owed["shard_id"]),
             )
-            if len(games) < batch:
+            if found < batch:
                 await tx.execute("DELETE FROM clock_credits WHERE id = ?", (owed["id"],))
             else:
                 await tx.execute("UPDATE clock_credits SET games_after = ? WHERE id = ?", (last, owed["id"]))
-            return len(games)
+            return int(found)
 
         return await self.db.transact(transaction)
 
