@@ -297,7 +297,7 @@ class Deliveries:
             channel_id=entry.channel_id,
             attempts=entry.attempts,
             retried=self.retried([entry]),
-            state=await self.state_of(row),
+            board_message=row.board_message,
             text=str(entry.payload.get("text", "")),
             ping=(int(user_id),) if user_id and not entry.payload.get("quiet") else (),
             dm_to=int(user_id) if user_id and entry.payload.get("dm") else None,

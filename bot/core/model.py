@@ -576,7 +576,7 @@ class Delivery:
 
     ``board``: :attr:`outcome` is the game as it stands, with everything since
     its last board shown, under :attr:`headline` (a timeout) pinging :attr:`ping`.
-    ``reminder``: :attr:`text` for :attr:`ping`, about the game :attr:`state`.
+    ``reminder``: :attr:`text` for :attr:`ping`, linking to the game's :attr:`board_message`.
     ``challenge_expired``: :attr:`challenge` ran out; :attr:`text` says so.
     :attr:`retried`: an earlier attempt may have reached Discord: look first.
     """
@@ -590,7 +590,9 @@ class Delivery:
     outcome: Outcome | None = None
     headline: str | None = None
     ping: tuple[int, ...] = ()
-    state: GameState | None = None
+    board_message: tuple[int, int] | None = None
+    """A reminder's game's live board (channel, message), to link to: read from the
+    game's row, so a backlog of reminders replays no game's log."""
     challenge: ChallengeView | None = None
     text: str = ""
     dm_to: int | None = None

@@ -57,9 +57,8 @@ def digest_text(data: dict[str, Any]) -> str:
 def reminder_text(delivery: Delivery, *, mention: bool) -> str:
     who = " ".join(presenter.mention(u) for u in delivery.ping) if mention else ""
     text = " ".join(p for p in ("⏰", who, f"{plain(delivery.text)}.") if p)
-    link = presenter.board_link(delivery.state) if delivery.state is not None else None
-    if link:
-        text += f" [Go to the board]({link})"
+    if delivery.board_message is not None:
+        text += f" [Go to the board]({presenter.jump_url(delivery.guild_id, *delivery.board_message)})"
     return text
 
 

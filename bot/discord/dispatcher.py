@@ -290,8 +290,6 @@ class Dispatcher:
         return None
 
     async def _reminder(self, delivery: Delivery) -> None:
-        state = delivery.state
-        assert state is not None
         if delivery.dm_to is not None and await self._direct(delivery, reminder_text(delivery, mention=False)):
             return
         await self.post_text(delivery, reminder_text(delivery, mention=True))

@@ -61,6 +61,32 @@ async def test_reminder_once_at_75_percent_even_after_restart(env: Env) -> None:
     assert row.version == view.version  # a reminder does not change the game
 
 
+async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypatch) -> None:
+    """After a restart, a backlog of reminders (an outage) replays no game's log:
+    a reminder needs the turn's text, its player and the board to link to."""
+    s, clock = env.service, env.clock
+    view = await start_game(s, options=ChallengeOptions(move_days=4))
+    challenge = await s.challenges.create(GUILD, 200, ALICE, BOB, ChallengeOptions(move_days=4))
+    other = (await s.challenges.accept(challenge.id, BOB.user_id)).view
+    await s.deliveries.delivered([], state=view, board=(100, 7))  # the first game's board was posted
+    clock.advance(days=3, seconds=1)
+    assert kinds(await s.deadlines.process_due()) == ["reminder", "reminder"]
+    again = await open_env(env.path, clock=clock, dice=SeededDice(6))  # a restart: nothing in memory
+    try:
+        def no_replay(*args, **kwargs):
+            raise AssertionError("a reminder replayed a game's log")
+
+        monkeypatch.setattr(again.service, "rebuild", no_replay)
+        owed = await again.service.deliveries.owed(kinds=("reminder",))
+        by_game = {d.text.split("game #")[1].split(":")[0]: d for d in owed}
+        first, second = by_game[str(view.id)], by_game[str(other.id)]
+        assert first.board_message == (100, 7) and first.channel_id == 100
+        assert second.board_message is None and second.channel_id == 200
+        assert first.ping == (view.to_act().user_id,) and second.ping == (other.to_act().user_id,)
+    finally:
+        await again.store.close()
+
+
 async def test_reminder_once_across_two_services(env: Env) -> None:
     other = await open_store(env.path, clock=env.clock)
     try:
