@@ -23,6 +23,7 @@ from bot.core.deliveries import Deliveries
 from bot.core.members import Members
 from bot.core.model import DUE_PER_SWEEP, EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
 from bot.store import GameRow, Owed, Shard, StorageError, Store
+from bot.store.schedule import CREDIT_BATCH
 
 log = logging.getLogger(__name__)
 
@@ -63,25 +64,46 @@ class Deadlines:
         challenges must not become a flood of edits (the rest go in later passes)."""
 
     async def beat(
-        self, *, shard: Shard | None = None, now: datetime | None = None, coming_back: bool = False
+        self, *, shard: Shard | None = None, now: datetime | None = None, coming_back: bool = False,
+        settle: bool = True,
     ) -> timedelta:
         """The bot is connected to Discord now (every :data:`HEARTBEAT`). When
         ``coming_back`` (at start-up, after a lost connection) and the last beat
         is older than :data:`STALE_AFTER`, every running clock of the shard's
         games and challenges moves on by the gap; returns it (0 if none).
 
-        The games' clocks move a batch at a time, each in its own short
-        transaction, so clicks go on meanwhile; coming back also finishes an
-        outage a crash left half credited. Returns once all are credited."""
+        The challenges' and tournaments' clocks move at once, with the beat; the
+        games' are owed the gap, and move a batch at a time
+        (:meth:`settle_outages`, which coming back also runs unless ``settle``
+        is False: the caller runs it, when it suits it)."""
         gap = await self.store.schedule.beat(
             shard, now or self.clock(), stale_after=STALE_AFTER.total_seconds(), credit=coming_back
         )
-        if coming_back:
-            while await self.store.schedule.credit_games(shard) is not None:
-                pass
+        if coming_back and settle:
+            await self.settle_outages(shard=shard)
         if gap:
             log.info("the bot was away for %s: deadlines moved on by that much", narration.span(timedelta(seconds=gap)))
         return timedelta(seconds=gap)
+
+    async def settle_outages(
+        self, *, shard: Shard | None = None, room: Callable[[], Awaitable[None]] | None = None,
+        batch: int = CREDIT_BATCH,
+    ) -> int:
+        """Move the games' clocks on by the outages owed to the shard (written down
+        by :meth:`beat`), ``batch`` games at a time, each batch in its own short
+        transaction so clicks go on between them; an outage a crash left half
+        credited is finished too. Before each batch, ``room()`` is awaited: the
+        Discord layer waits there for a quiet moment, so a saturated bot's players
+        do not pay for it. The deadline sweep must wait until this returns (a game
+        not yet credited would time out early). Returns the games looked at."""
+        looked_at = 0
+        while True:
+            if room is not None:
+                await room()
+            done = await self.store.schedule.credit_games(shard, batch=batch)
+            if done is None:
+                return looked_at
+            looked_at += done
 
     async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
         """When the next thing falls due (None: nothing is waiting)."""

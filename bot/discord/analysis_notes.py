@@ -7,11 +7,11 @@ added to the game-over message with the game's chart (or posted under it),
 so no answer ever waits on it.
 
 Nobody waits for it either, so it waits for the bot: the analyses run one at
-a time, each once the drawing workers have kept up with every board for a
-moment (:data:`QUIET_SECONDS`), or once its game has been over for
-:data:`PATIENCE_SECONDS` however busy the bot is. Even in the idle class an
-analysis took some 7% of the cores from a saturated bot, and the boards of the
-games still being played waited for it (``bench/e2e_load.py``).
+a time, each in a quiet moment (:mod:`bot.discord.quiet`), or once its game
+has been over for :data:`PATIENCE_SECONDS` however busy the bot is. Even in
+the idle class an analysis took some 7% of the cores from a saturated bot,
+and the boards of the games still being played waited for it
+(``bench/e2e_load.py``).
 """
 
 from __future__ import annotations
@@ -31,18 +31,16 @@ from bot.core.model import GameState, Outcome, ServiceError
 from bot.discord import lessons, presenter
 from bot.discord.boards import drawing_kept_up_for, picture_in_worker
 from bot.discord.limits import fit
+from bot.discord.quiet import POLL_SECONDS, QUIET_SECONDS, until_quiet
 from renderer.pool import RenderError
 
 log = logging.getLogger(__name__)
 
 MAX_EMBEDS_CHARS = 5800
 """Discord allows 6000 characters over all embeds of a message."""
-QUIET_SECONDS = 1.0
-"""An analysis starts once the drawing workers have had room for every board this long."""
 PATIENCE_SECONDS = 180.0
-"""... or once its game has been over this long: a bot busy for minutes still analyses."""
-POLL_SECONDS = 0.5
-"""How often the analysis next in line looks whether the bot is quiet."""
+"""An analysis waits for a quiet moment until its game has been over this long:
+a bot busy for minutes still analyses."""
 
 
 class _Ended(NamedTuple):
@@ -138,8 +136,9 @@ class AnalysisNotes:
     async def _until_quiet(self, over_since: float) -> None:
         """Until the bot has kept up with its boards for :attr:`quiet` seconds, or the
         game has been over (since ``over_since``, by :attr:`clock`) for :attr:`patience`."""
-        while self.kept_up_for() < self.quiet and self.clock() - over_since < self.patience:
-            await asyncio.sleep(self.poll)
+        await until_quiet(
+            over_since, self.patience, kept_up_for=self.kept_up_for, clock=self.clock, quiet=self.quiet, poll=self.poll
+        )
 
     async def _chart(self, view: GameState, number: int) -> tuple[str, bytes] | None:
         """The chart of game ``number`` of the match (its file name and PNG), None if it can't be drawn."""

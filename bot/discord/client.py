@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 from datetime import datetime
@@ -39,7 +40,7 @@ from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
-from bot.discord.boards import BoardPoster, replay_in_worker, warm_up_renderer
+from bot.discord.boards import BoardPoster, drawing_kept_up_for, replay_in_worker, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS, let_go
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
@@ -47,6 +48,7 @@ from bot.discord.direct import TurnMessages
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
 from bot.discord.parts import Parts
+from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
 from engine import DiceSource
@@ -62,6 +64,12 @@ EXTENSIONS = (
     "bot.discord.cogs.learn",
 )
 """The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience``, ``/bgtourney`` and ``/bglearn``."""
+CREDIT_PATIENCE_SECONDS = 120.0
+"""Coming back from an outage, the games' clocks are credited in quiet moments
+(:mod:`bot.discord.quiet`), or from this long after the bot came back however
+busy it is: until then no deadline runs (none can fall due early), so a few
+minutes' wait punishes nobody, while crediting 100,000 games under full load
+made every board of the load bench's first seconds half as slow again."""
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -98,6 +106,7 @@ class BackgammonBot(commands.Bot):
     :param dice: a dice source for new games (tests; not provably fair).
     :param clock: the service's clock (tests).
     :param scheduler: whether reminders and timeouts run.
+    :param kept_up_for: seconds the bot has kept up with its boards (tests; see :mod:`bot.discord.quiet`).
     """
 
     user: discord.ClientUser  # filled in at login
@@ -110,6 +119,7 @@ class BackgammonBot(commands.Bot):
         dice: DiceSource | None = None,
         clock: Callable[[], datetime] | None = None,
         scheduler: bool = True,
+        kept_up_for: Callable[[], float] = drawing_kept_up_for,
     ) -> None:
         # A board game never joins a voice channel: no start-up warnings about voice libraries.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
@@ -139,6 +149,11 @@ class BackgammonBot(commands.Bot):
         self.connected = False
         """Whether the gateway is up (deadlines run only then)."""
         self._coming_back: asyncio.Task[None] | None = None
+        self._back_again = False
+        """Connected again while a come-back was still under way: one more after it."""
+        self._kept_up_for = kept_up_for
+        self.credit_patience = CREDIT_PATIENCE_SECONDS
+        self.credit_poll = POLL_SECONDS
         self._heartbeats: asyncio.Task[None] | None = None
 
     async def login(self, token: str) -> None:
@@ -217,34 +232,67 @@ class BackgammonBot(commands.Bot):
     def _come_back(self) -> None:
         self.connected = True
         if self._coming_back is None or self._coming_back.done():
-            self._coming_back = asyncio.create_task(self.come_back(), name="bg-come-back")
+            self._coming_back = asyncio.create_task(self._come_backs(), name="bg-come-back")
+        else:
+            self._back_again = True  # this outage too must be written down and credited
+
+    async def _come_backs(self) -> None:
+        while True:
+            self._back_again = False
+            await self.come_back()
+            if not self._back_again:
+                return
 
     async def come_back(self) -> None:
-        """Connected again: credit the time away, deliver what is owed, then
-        let deadlines run and the computer take its turns."""
+        """Connected again: write the time away down, deliver what is owed and let
+        the computer take its turns; credit the time away to the games' clocks in
+        quiet moments meanwhile (:data:`CREDIT_PATIENCE_SECONDS`), then let
+        deadlines run."""
         service, shard = self.service, self.settings.shard
         assert service is not None
+        came_back = time.monotonic()
         try:
-            await service.deadlines.beat(shard=shard, coming_back=True)
+            await service.deadlines.beat(shard=shard, coming_back=True, settle=False)
         except Exception:
             log.exception("could not record the heartbeat")
+        crediting = asyncio.create_task(self._credit_time_away(came_back), name="bg-credit-outage")
         try:
-            await service.members.refresh()  # who is on vacation, for the boards
-        except Exception:
-            log.warning("could not read the vacations under way", exc_info=True)
-        if self.dispatcher is not None:
             try:
-                sent = await self.dispatcher.drain()
-                if sent:
-                    log.info("delivered %d messages owed from before", sent)
+                await service.members.refresh()  # who is on vacation, for the boards
             except Exception:
-                log.exception("could not deliver the messages owed from before")
+                log.warning("could not read the vacations under way", exc_info=True)
+            if self.dispatcher is not None:
+                try:
+                    sent = await self.dispatcher.drain()
+                    if sent:
+                        log.info("delivered %d messages owed from before", sent)
+                except Exception:
+                    log.exception("could not deliver the messages owed from before")
+            if self.table is not None:
+                # the computer's turns left waiting by a restart: in the background, a few at a
+                # time, the longest-waiting first (a game a player touches meanwhile goes at once)
+                self.table.computer.start_resume()
+            await crediting
+        finally:
+            crediting.cancel()  # closing meanwhile: the next come-back finishes it
         if self.scheduler is not None and self.connected:
             self.scheduler.open()
-        if self.table is not None:
-            # the computer's turns left waiting by a restart: in the background, a few at a
-            # time, the longest-waiting first (a game a player touches meanwhile goes at once)
-            self.table.computer.start_resume()
+
+    async def _credit_time_away(self, came_back: float) -> None:
+        """The games' clocks moved on by the outages owed, a batch in each quiet moment."""
+        service = self.service
+        assert service is not None
+
+        async def room() -> None:
+            await until_quiet(came_back, self.credit_patience, kept_up_for=self._kept_up_for, poll=self.credit_poll)
+
+        try:
+            credited = await service.deadlines.settle_outages(shard=self.settings.shard, room=room)
+        except Exception:
+            log.exception("could not credit the time away to the games' clocks")
+            return
+        if credited:
+            log.info("credited the time away to %d games' clocks", credited)
 
     async def _beat_forever(self) -> None:
         """Every :data:`~bot.core.deadlines.HEARTBEAT` while connected: the bot is here."""
@@ -286,6 +334,7 @@ def create_bot(
     dice: DiceSource | None = None,
     clock: Callable[[], datetime] | None = None,
     scheduler: bool = True,
+    kept_up_for: Callable[[], float] = drawing_kept_up_for,
 ) -> BackgammonBot:
     """A new, not yet started bot. Nothing is opened or connected until login.
 
@@ -295,7 +344,7 @@ def create_bot(
     if settings is None:
         settings = Settings.from_env()
     cls = ShardedBackgammonBot if settings.sharded else BackgammonBot
-    return cls(settings, service=service, dice=dice, clock=clock, scheduler=scheduler)
+    return cls(settings, service=service, dice=dice, clock=clock, scheduler=scheduler, kept_up_for=kept_up_for)
 
 
 class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):

@@ -179,7 +179,7 @@ class Dispatcher:
             return await self._run_pass()
 
     async def _run_pass(self) -> int:
-        urgent = await self.deliveries.owed(shard=self.shard, not_kinds=("challenge_expired",), limit=100)
+        urgent = await self.deliveries.owed(shard=self.shard, not_kinds=("challenge_expired",), limit=self.per_pass)
         await asyncio.gather(*(self._guarded(d) for d in urgent))
         expired = await self.deliveries.owed(shard=self.shard, kinds=("challenge_expired",), limit=EXPIRIES_PER_PASS)
         for number, delivery in enumerate(expired):
@@ -187,6 +187,15 @@ class Dispatcher:
                 await asyncio.sleep(EXPIRY_PACE)
             await self._guarded(delivery)
         return len(urgent) + len(expired)
+
+    @property
+    def per_pass(self) -> int:
+        """Deliveries worded in one pass: what the pace lets start in about a second
+        and a half. Wording a board rebuilds its game; passes of 100 rebuilt 100
+        games in one go, a burst of seconds of the loop's time while players waited
+        (the load bench's large store, coming back with a backlog), and the last of
+        them was posted ten seconds after it was worded."""
+        return max(PARALLEL, round(self.burst + self.per_second))
 
     @property
     def burst(self) -> float:

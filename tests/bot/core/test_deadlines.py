@@ -15,6 +15,8 @@ from engine import Phase, ScriptedDice, SeededDice
 from tests.bot.core.helpers import (  # noqa: E402
     ALICE,
     BOB,
+    CAROL,
+    DAVE,
     GUILD,
     Env,
     FakeClock,
@@ -85,6 +87,36 @@ async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypat
         assert first.ping == (view.to_act().user_id,) and second.ping == (other.to_act().user_id,)
     finally:
         await again.store.close()
+
+
+async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) -> None:
+    """The outage is written down with the beat; the games are credited a batch at a
+    time, each once ``room()`` lets it (the Discord layer waits there for a quiet moment)."""
+    s, clock = env.service, env.clock
+    await s.deadlines.beat()
+    views = [
+        await start_game(s, channel=100 + n, a=a, b=b, options=ChallengeOptions(move_days=1))
+        for n, (a, b) in enumerate([(ALICE, BOB), (CAROL, DAVE), (BOB, CAROL)])
+    ]
+    clock.advance(hours=2)
+    assert await s.deadlines.beat(coming_back=True, settle=False) == timedelta(hours=2)
+    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
+
+    gate, asked = asyncio.Event(), []
+
+    async def room() -> None:
+        asked.append(len(asked))
+        await gate.wait()
+
+    settling = asyncio.create_task(s.deadlines.settle_outages(room=room, batch=2))
+    await asyncio.sleep(0.05)
+    assert not settling.done() and asked == [0]
+    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
+    gate.set()
+    assert await settling == 3
+    assert asked == [0, 1, 2]  # two batches, then a look that finds nothing owed
+    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline + timedelta(hours=2) for v in views]
+    assert await s.deadlines.settle_outages() == 0  # once
 
 
 async def test_reminder_once_across_two_services(env: Env) -> None:
