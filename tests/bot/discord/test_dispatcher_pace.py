@@ -77,3 +77,35 @@ async def test_a_few_owed_messages_go_out_at_once(count: int) -> None:
     before = loop.time()
     times = await started(d, count)
     assert times[-1] - before < 0.05
+
+
+async def test_a_backlog_is_worded_a_pass_at_a_time_each_posted_soon_after() -> None:
+    """Wording an owed board rebuilds its game: a pass words what the pace lets out
+    in about a second and a half, not the whole backlog up front (100 at once was a
+    burst of seconds of the loop, each posted up to ten seconds after its wording)."""
+    d = dispatcher()
+    d.per_second = 40.0
+    loop = asyncio.get_running_loop()
+    owed = list(range(d.per_pass + 10))
+    worded: dict[int, float] = {}
+    limits: list[int] = []
+    waits: list[float] = []
+
+    async def word(*, kinds: Any = None, limit: int, **_: Any) -> list[Any]:
+        if kinds is not None:
+            return []  # no expired challenge
+        limits.append(limit)
+        batch, owed[:] = owed[:limit], owed[limit:]
+        for n in batch:
+            worded[n] = loop.time()
+        return [SimpleNamespace(kind="board", channel_id=n) for n in batch]
+
+    async def deliver(delivery: Any) -> None:
+        waits.append(loop.time() - worded[delivery.channel_id])
+
+    d.deliveries.owed = word  # type: ignore[attr-defined]
+    d.deliver = deliver  # type: ignore[method-assign]
+    assert await d.drain() == len(worded) == d.per_pass + 10
+    assert limits[:2] == [d.per_pass, d.per_pass] and len(limits) == 3  # the last pass finds nothing
+    assert d.per_pass <= 1.5 * d.per_second + d.burst
+    assert max(waits) <= (d.per_pass - d.burst) / d.per_second + 0.1
