@@ -92,18 +92,19 @@ class Deadlines:
         """Move the games' clocks on by the outages owed to the shard (written down
         by :meth:`beat`), ``batch`` games at a time, each batch in its own short
         transaction so clicks go on between them; an outage a crash left half
-        credited is finished too. Before each batch, ``room()`` is awaited: the
-        Discord layer waits there for a quiet moment, so a saturated bot's players
-        do not pay for it. The deadline sweep must wait until this returns (a game
+        credited is finished too. Before each batch, ``room()`` is awaited (not
+        when nothing is owed): the Discord layer waits there for a quiet moment,
+        so a saturated bot's players do not pay for it. The deadline sweep must wait until this returns (a game
         not yet credited would time out early). Returns the games looked at."""
         looked_at = 0
-        while True:
+        while await self.store.schedule.credit_owed(shard):  # nothing owed: no wait for room
             if room is not None:
                 await room()
             done = await self.store.schedule.credit_games(shard, batch=batch)
             if done is None:
-                return looked_at
+                break  # another process finished it meanwhile
             looked_at += done
+        return looked_at
 
     async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
         """When the next thing falls due (None: nothing is waiting)."""

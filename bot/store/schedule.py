@@ -188,6 +188,17 @@ class DueWork:
 
     # -- downtime ------------------------------------------------------------------------
 
+    async def credit_owed(self, shard: Shard | None) -> bool:
+        """Whether an outage is still owed to the games of ``shard`` (one
+        :meth:`credit_games` would take: its own, or one left under another shard count)."""
+        count, ids = shard if shard is not None else (1, (0,))
+        marks = ", ".join("?" for _ in ids)
+        row = await self.db.fetchone(
+            f"SELECT 1 FROM clock_credits WHERE (shard_count = ? AND shard_id IN ({marks})) OR shard_count <> ? LIMIT 1",
+            (count, *ids, count),
+        )
+        return row is not None
+
     async def credit_games(self, shard: Shard | None, *, batch: int = CREDIT_BATCH) -> int | None:
         """Credit the oldest outage still owed to the games of ``shard`` (written
         by :meth:`beat`) to the next ``batch`` active games by id, in one

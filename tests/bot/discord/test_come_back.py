@@ -18,7 +18,7 @@ from bot.discord.quiet import until_quiet
 ALICE, BOB = PlayerRef(1, "alice"), PlayerRef(2, "bob")
 
 
-async def _away_with_a_game(store, clock, kept_up_for):
+async def _away_with_a_game(store, clock):
     """A bot that was away for two hours from a game with a day per move."""
     service = GameService(store, clock=clock)
     await service.deadlines.beat()
@@ -38,7 +38,7 @@ def _bot(settings, service, kept_up_for):
 
 async def test_a_busy_bot_credits_the_clocks_once_it_keeps_up_and_only_then_runs_deadlines(settings, store, clock):
     kept_up = [0.0]  # boards queue for the drawing workers
-    service, view = await _away_with_a_game(store, clock, lambda: kept_up[0])
+    service, view = await _away_with_a_game(store, clock)
     bot = _bot(settings, service, lambda: kept_up[0])
     coming_back = asyncio.create_task(bot.come_back())
     await asyncio.sleep(0.2)
@@ -55,7 +55,7 @@ async def test_a_busy_bot_credits_the_clocks_once_it_keeps_up_and_only_then_runs
 
 
 async def test_a_bot_busy_for_longer_than_the_patience_credits_the_clocks_all_the_same(settings, store, clock):
-    service, view = await _away_with_a_game(store, clock, lambda: 0.0)
+    service, view = await _away_with_a_game(store, clock)
     bot = _bot(settings, service, lambda: 0.0)
     bot.credit_patience = 0.3
     started = time.monotonic()
@@ -67,7 +67,7 @@ async def test_a_bot_busy_for_longer_than_the_patience_credits_the_clocks_all_th
 
 async def test_coming_back_again_during_a_come_back_writes_that_outage_down_too(settings, store, clock):
     kept_up = [0.0]
-    service, view = await _away_with_a_game(store, clock, lambda: kept_up[0])
+    service, view = await _away_with_a_game(store, clock)
     bot = _bot(settings, service, lambda: kept_up[0])
     bot._come_back()
     await asyncio.sleep(0.1)
@@ -91,3 +91,12 @@ async def test_until_quiet_waits_for_room_or_patience():
     assert not waiting.done()
     now[0] = 10.0
     await asyncio.wait_for(waiting, 1)
+
+
+async def test_a_busy_bot_back_in_time_owes_no_credit_and_runs_deadlines_at_once(settings, store, clock):
+    service = GameService(store, clock=clock)
+    await service.deadlines.beat()
+    clock.advance(seconds=30)  # a restart within the heartbeat's grace: no outage
+    bot = _bot(settings, service, lambda: 0.0)  # and the bot saturated
+    await asyncio.wait_for(bot.come_back(), 1)
+    assert bot.scheduler.gate.is_set()
