@@ -64,6 +64,9 @@ def board_debt(
     return Owed("board", guild_id, channel_id, game_id=game_id, version=version, payload=payload)
 
 
+OwedEntries = list[OutboxEntry]
+"""Entries owed together, unworded (a game's boards): :meth:`Deliveries.owed_entries`, :meth:`Deliveries.word`."""
+
 Wording = Callable[[OutboxEntry], Awaitable["Delivery | None"]]
 """Turns an owed entry into a :class:`~bot.core.model.Delivery` (None: nothing left to say)."""
 
@@ -221,34 +224,63 @@ class Deliveries:
         owed boards become one (the game as it stands, everything since the
         last board shown). Entries there is nothing left to say for (a
         reminder of a turn already played, a game gone) are settled here."""
+        found = await self.owed_entries(now, shard=shard, kinds=kinds, not_kinds=not_kinds, limit=limit)
+        deliveries = []
+        for entries in found:
+            delivery = await self.word(entries)
+            if delivery is not None:
+                deliveries.append(delivery)
+        return deliveries
+
+    async def owed_entries(
+        self,
+        now: datetime | None = None,
+        *,
+        shard: Shard | None = None,
+        kinds: Sequence[str] | None = None,
+        not_kinds: Sequence[str] = (),
+        limit: int = 50,
+    ) -> list[OwedEntries]:
+        """What :meth:`owed` finds, not yet worded (:meth:`word` each, when it is its
+        turn to go out: wording a board rebuilds its game): a game's owed boards
+        together, in the order they were owed."""
         now = now or self.clock()
         found = await self.store.outbox.owed(
             now, shard=shard, kinds=None if kinds is None else tuple(kinds), not_kinds=tuple(not_kinds), limit=limit
         )
-        entries = [e for e in found if not self._waits(e)]
-        deliveries: list[Delivery] = []
-        boards: dict[int, list[OutboxEntry]] = {}
-        for entry in entries:
-            if entry.kind == "board" and entry.game_id is not None:
-                boards.setdefault(entry.game_id, []).append(entry)
-        for entry in entries:
-            try:
-                if entry.kind == "board" and entry.game_id is not None:
-                    if entry.game_id not in boards:
-                        continue
-                    delivery = await self._board(boards.pop(entry.game_id))
-                    if delivery is None:
-                        continue  # a command is posting its newest board: it settles these too
-                else:
-                    wording = self.wordings.get(entry.kind)
-                    delivery = await wording(entry) if wording is not None else None
-            except NotFoundError:
-                delivery = None
-            if delivery is None:
-                await self.store.outbox.delivered([entry.id])  # nothing left to say
+        groups: list[OwedEntries] = []
+        boards: dict[int, OwedEntries] = {}
+        for entry in found:
+            if self._waits(entry):
                 continue
-            deliveries.append(delivery)
-        return deliveries
+            if entry.kind == "board" and entry.game_id is not None:
+                if entry.game_id in boards:
+                    boards[entry.game_id].append(entry)
+                    continue
+                boards[entry.game_id] = [entry]
+                groups.append(boards[entry.game_id])
+            else:
+                groups.append([entry])
+        return groups
+
+    async def word(self, entries: OwedEntries) -> Delivery | None:
+        """The delivery owed ``entries`` (from :meth:`owed_entries`), worded now; None
+        when there is nothing left to say (settled here), or a command is posting
+        the game's newest board (it settles these too)."""
+        entry = entries[0]
+        try:
+            if entry.kind == "board" and entry.game_id is not None:
+                delivery = await self._board(entries)
+                if delivery is None:
+                    return None
+            else:
+                wording = self.wordings.get(entry.kind)
+                delivery = await wording(entry) if wording is not None else None
+        except NotFoundError:
+            delivery = None
+        if delivery is None:
+            await self.store.outbox.delivered([entry.id])  # nothing left to say
+        return delivery
 
     def retried(self, entries: Iterable[OutboxEntry]) -> bool:
         """Whether an earlier attempt (or a process before a crash) may have posted

@@ -106,7 +106,8 @@ class BackgammonBot(commands.Bot):
     :param dice: a dice source for new games (tests; not provably fair).
     :param clock: the service's clock (tests).
     :param scheduler: whether reminders and timeouts run.
-    :param kept_up_for: seconds the bot has kept up with its boards (tests; see :mod:`bot.discord.quiet`).
+    :param kept_up_for: seconds the bot has kept up with its boards (tests; see :mod:`bot.discord.quiet`):
+        what waits for a quiet moment (analyses, an outage's credit) and the dispatcher's pace read it.
     """
 
     user: discord.ClientUser  # filled in at login
@@ -180,13 +181,13 @@ class BackgammonBot(commands.Bot):
         service = self.service
         advice = Advice(service)
         poster = BoardPoster(self, service)
-        notes = AnalysisNotes(advice)
+        notes = AnalysisNotes(advice, kept_up_for=self._kept_up_for)
         computer = ComputerSeat(self, service, advice, poster, notes)
         self.turn_messages = TurnMessages(self, service.members)
         poster.listeners += [computer.after_post, notes.after_game, self.turn_messages.after_post]
         cooldowns = Cooldowns(self.settings.cooldowns)
         self.table = Table(self, service, poster, computer, notes, cooldowns)
-        self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard)
+        self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard, kept_up_for=self._kept_up_for)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
             self.scheduler.add_job("digests", service.members.send_digests, service.members.next_digest)

@@ -21,12 +21,14 @@ from collections.abc import Awaitable, Callable
 
 import discord
 
+from bot.core.deliveries import OwedEntries
 from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import presenter
-from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, picture_name
+from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, drawing_kept_up_for, picture_name
 from bot.discord.direct import digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
+from bot.discord.quiet import QUIET_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,12 @@ every channel request of the bot waits. With the burst after a quiet moment
 (:attr:`Dispatcher.burst`), at most 15 start in any second: 45 requests.
 Unpaced, a backlog after an outage went out as fast as the stand-in answered:
 100 requests in a second on the load bench's large store."""
+BUSY_SHARE = 0.2
+"""The share of :data:`DELIVERIES_PER_SECOND` kept while live play saturates the bot
+(its drawing workers not keeping up): wording a board rebuilds its game and
+drawing it takes a worker, so a backlog after an outage at full pace took some
+5% of the event loop from the players it had come back to (the load bench's
+large store); it goes on, more slowly, until the bot has room again."""
 EXPIRIES_PER_PASS = 10
 EXPIRY_PACE = 0.2
 """Expired challenges are tidied at most this many per pass, this many seconds apart
@@ -66,9 +74,12 @@ class Dispatcher:
     """Delivers owed messages for the guilds of ``shard`` (None: all)."""
 
     def __init__(
-        self, client: discord.Client, service: GameService, poster: BoardPoster, *, shard: Shard | None = None
+        self, client: discord.Client, service: GameService, poster: BoardPoster, *, shard: Shard | None = None,
+        kept_up_for: Callable[[], float] = drawing_kept_up_for,
     ) -> None:
+        """``kept_up_for``: seconds the bot has kept up with its boards (the pace, :attr:`pace`)."""
         self.client = client
+        self.kept_up_for = kept_up_for
         self.service = service
         self.deliveries = service.deliveries
         self.poster = poster
@@ -85,6 +96,7 @@ class Dispatcher:
         self._filled_at = 0.0
         """When (the loop's clock) :attr:`_tokens` was counted."""
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
+        self._wording = asyncio.Lock()
         self.deliveries.wakers.append(self.kick)
         self.handlers: dict[str, Handler] = {
             "board": self._board, "reminder": self._reminder, "challenge_expired": self._expired, "digest": self._digest,
@@ -179,22 +191,24 @@ class Dispatcher:
             return await self._run_pass()
 
     async def _run_pass(self) -> int:
-        urgent = await self.deliveries.owed(shard=self.shard, not_kinds=("challenge_expired",), limit=self.per_pass)
-        await asyncio.gather(*(self._guarded(d) for d in urgent))
+        urgent = await self.deliveries.owed_entries(
+            shard=self.shard, not_kinds=("challenge_expired",), limit=self.per_pass
+        )
+        attempted = await asyncio.gather(*(self._word_and_deliver(entries) for entries in urgent))
         expired = await self.deliveries.owed(shard=self.shard, kinds=("challenge_expired",), limit=EXPIRIES_PER_PASS)
         for number, delivery in enumerate(expired):
             if number:
                 await asyncio.sleep(EXPIRY_PACE)
             await self._guarded(delivery)
-        return len(urgent) + len(expired)
+        return sum(attempted) + len(expired)
 
     @property
     def per_pass(self) -> int:
-        """Deliveries worded in one pass: what the pace lets start in about a second
-        and a half. Wording a board rebuilds its game; passes of 100 rebuilt 100
-        games in one go, a burst of seconds of the loop's time while players waited
-        (the load bench's large store, coming back with a backlog), and the last of
-        them was posted ten seconds after it was worded."""
+        """Deliveries taken on in one pass: what the pace lets start in about a second
+        and a half. Each is worded at its turn to go out (:meth:`_word_and_deliver`):
+        wording a board rebuilds its game, and passes worded 100 up front, a burst of
+        seconds of the loop's time while players waited (the load bench's large
+        store, coming back with a backlog), the last posted ten seconds later."""
         return max(PARALLEL, round(self.burst + self.per_second))
 
     @property
@@ -202,33 +216,70 @@ class Dispatcher:
         """Deliveries that may start at once after a quiet moment: half a second's worth."""
         return max(1.0, self.per_second / 2)
 
+    @property
+    def pace(self) -> float:
+        """Deliveries a second now: :attr:`per_second`, or :data:`BUSY_SHARE` of it while
+        live play keeps the drawing workers from keeping up (``kept_up_for``)."""
+        if self.kept_up_for() >= QUIET_SECONDS:
+            return self.per_second
+        return self.per_second * BUSY_SHARE
+
     async def _paced(self) -> None:
         """Until this delivery's turn (a token bucket: :attr:`burst` at once, then
-        :attr:`per_second`). Each caller takes a token, or promises the next one
-        and waits for it, so those waiting start in turn."""
+        :attr:`pace`). Each caller takes a token, or promises the next one and
+        waits for it, so those waiting start in turn."""
         now = asyncio.get_running_loop().time()
-        tokens = self.burst if self._tokens is None else self._tokens + (now - self._filled_at) * self.per_second
+        pace = self.pace
+        tokens = self.burst if self._tokens is None else self._tokens + (now - self._filled_at) * pace
         self._tokens = min(self.burst, tokens) - 1.0
         self._filled_at = now
         if self._tokens < 0:
-            await asyncio.sleep(-self._tokens / self.per_second)
+            await asyncio.sleep(-self._tokens / pace)
+
+    async def _word_and_deliver(self, entries: OwedEntries) -> bool:
+        """Word owed entries at their turn to go out, and deliver them; False when
+        there was nothing to deliver (nothing left to say, or a command posts it)."""
+        async with self._limit:
+            await self._paced()
+            first = entries[0]
+            try:
+                async with self._wording:  # one at a time, in turn: they start in the order owed
+                    delivery = await self.deliveries.word(entries)
+            except ServiceError as error:  # the database: the entries stay owed
+                log.warning("could not word a %s message: %s", first.kind, error)
+                return True
+            except Exception:  # a game that does not rebuild, say: retried with back-off, then given up
+                log.exception("wording a %s message for channel %s failed", first.kind, first.channel_id)
+                await self._failed(Delivery(
+                    kind=first.kind, entries=tuple(e.id for e in entries), guild_id=first.guild_id,
+                    channel_id=first.channel_id, attempts=max(e.attempts for e in entries),
+                ))
+                return True
+            if delivery is None:
+                return False
+            await self._deliver_guarded(delivery)
+            return True
 
     async def _guarded(self, delivery: Delivery) -> None:
         async with self._limit:
             await self._paced()
-            try:
-                await self.deliver(delivery)
-            except discord.NotFound:
-                log.info("channel %s is gone: dropping a %s message", delivery.channel_id, delivery.kind)
-                await self._failed(delivery, permanent=True)
-            except (discord.HTTPException, NotDelivered, OSError, asyncio.TimeoutError) as error:
-                log.warning("could not deliver a %s message to channel %s: %s", delivery.kind, delivery.channel_id, error)
-                await self._failed(delivery)
-            except ServiceError as error:  # the database: the entry stays owed
-                log.warning("could not settle a %s message: %s", delivery.kind, error)
-            except Exception:
-                log.exception("delivering a %s message to channel %s failed", delivery.kind, delivery.channel_id)
-                await self._failed(delivery)
+            await self._deliver_guarded(delivery)
+
+    async def _deliver_guarded(self, delivery: Delivery) -> None:
+        """Deliver, and settle a failure: retried later with back-off, or given up."""
+        try:
+            await self.deliver(delivery)
+        except discord.NotFound:
+            log.info("channel %s is gone: dropping a %s message", delivery.channel_id, delivery.kind)
+            await self._failed(delivery, permanent=True)
+        except (discord.HTTPException, NotDelivered, OSError, asyncio.TimeoutError) as error:
+            log.warning("could not deliver a %s message to channel %s: %s", delivery.kind, delivery.channel_id, error)
+            await self._failed(delivery)
+        except ServiceError as error:  # the database: the entry stays owed
+            log.warning("could not settle a %s message: %s", delivery.kind, error)
+        except Exception:
+            log.exception("delivering a %s message to channel %s failed", delivery.kind, delivery.channel_id)
+            await self._failed(delivery)
 
     async def _failed(self, delivery: Delivery, *, permanent: bool = False) -> None:
         with contextlib.suppress(ServiceError):

@@ -7,6 +7,7 @@ SQLite file, with reproducible dice and a clock the test moves by hand.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -70,6 +71,9 @@ def make_bot(settings, dice, clock, store):
 
     def make(**kwargs: Any):
         service = GameService(store, dice=kwargs.pop("dice", dice), clock=clock)
+        # a bot that keeps up with its boards: the drawing workers are shared by every test in
+        # the process, and boards queued in one would slow the next one's work that waits for room
+        kwargs.setdefault("kept_up_for", lambda: math.inf)
         return create_bot(settings, service=service, **kwargs)
 
     return make
