@@ -275,8 +275,10 @@ async def test_checkpoints_keep_the_wal_short(tmp_path: Path, monkeypatch: pytes
             _, frames, _ = probe.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         finally:
             probe.close()
-        # 200 actions wrote several hundred frames (SQLite's own checkpoints would start over at 1,000)
-        assert frames <= 10, frames
+        # 200 actions wrote several hundred frames (SQLite's own checkpoints would start over at 1,000);
+        # what is left are the commits since the last checkpoint began: on a busy machine the one
+        # asked for at commit 180 may still be running at 200, which then asks for none
+        assert frames <= 2 * driver.CHECKPOINT_EVERY, frames
         assert tuple(await s.db.transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
 
 
