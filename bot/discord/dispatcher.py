@@ -256,9 +256,17 @@ class Dispatcher:
                 ))
                 return True
             if delivery is None:
+                self._unpaced()
                 return False
             await self._deliver_guarded(delivery)
             return True
+
+    def _unpaced(self) -> None:
+        """Give back the turn of a delivery that had nothing to post (a reminder of a
+        turn played meanwhile): it made no request, and stale entries owed by an
+        outage must not hold up the rest at the busy pace."""
+        if self._tokens is not None:
+            self._tokens = min(self.burst, self._tokens + 1.0)
 
     async def _guarded(self, delivery: Delivery) -> None:
         async with self._limit:

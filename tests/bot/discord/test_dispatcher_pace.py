@@ -130,3 +130,21 @@ async def test_while_live_play_saturates_the_bot_a_backlog_goes_out_more_slowly(
     assert d.pace == 40.0
     more = await started(d, 8)
     assert more[-1] - more[0] < 8 / d.per_second + 0.05
+
+
+async def test_owed_entries_with_nothing_left_to_say_do_not_use_up_the_pace() -> None:
+    """Reminders of turns played meanwhile (an outage leaves many) make no request:
+    they are settled without waiting for the pace, and leave it to what is posted."""
+    d = dispatcher(kept_up_for=lambda: 0.0)  # and the bot saturated: the busy pace
+    loop = asyncio.get_running_loop()
+    stale = [[SimpleNamespace(kind="reminder", channel_id=n)] for n in range(20)]
+
+    async def nothing_to_say(group: list[Any]) -> Any:
+        return None
+
+    d.deliveries.word = nothing_to_say  # type: ignore[attr-defined]
+    before = loop.time()
+    assert await asyncio.gather(*(d._word_and_deliver(group) for group in stale)) == [False] * 20
+    assert loop.time() - before < 0.1  # at the busy pace (2 a second) 20 would take 7.5 s
+    times = await started(d, int(d.burst))
+    assert times[-1] - before < 0.2  # and the burst is still there for what is posted
