@@ -5,7 +5,8 @@ dispatcher posts it, :mod:`bot.core.deliveries`). Safe to run in several
 processes and after a restart: a reminder is claimed atomically, a timeout is
 a compare-and-set forfeit and a challenge expires in one transaction, so each
 happens once. Time the bot was down or cut off from Discord is not counted:
-:meth:`Deadlines.beat` moves every running clock on by the gap. With a shard
+:meth:`Deadlines.beat` writes the gap down and moves the challenges' clocks on
+by it, :meth:`Deadlines.settle_outages` the games'. With a shard
 (shard count, shard ids) only games and challenges of guilds on those Discord
 shards are handled, so the process that serves a guild claims its notices;
 another shard's work is taken over once it is a few minutes overdue.
@@ -64,23 +65,17 @@ class Deadlines:
         challenges must not become a flood of edits (the rest go in later passes)."""
 
     async def beat(
-        self, *, shard: Shard | None = None, now: datetime | None = None, coming_back: bool = False,
-        settle: bool = True,
+        self, *, shard: Shard | None = None, now: datetime | None = None, coming_back: bool = False
     ) -> timedelta:
         """The bot is connected to Discord now (every :data:`HEARTBEAT`). When
         ``coming_back`` (at start-up, after a lost connection) and the last beat
-        is older than :data:`STALE_AFTER`, every running clock of the shard's
-        games and challenges moves on by the gap; returns it (0 if none).
-
-        The challenges' and tournaments' clocks move at once, with the beat; the
-        games' are owed the gap, and move a batch at a time
-        (:meth:`settle_outages`, which coming back also runs unless ``settle``
-        is False: the caller runs it, when it suits it)."""
+        is older than :data:`STALE_AFTER`, the bot was away for the gap; returns
+        it (0 if none). The challenges' and tournaments' clocks move on by it at
+        once, with the beat; the games' are owed it, and move when the caller runs
+        :meth:`settle_outages` (a batch at a time, when it suits the caller)."""
         gap = await self.store.schedule.beat(
             shard, now or self.clock(), stale_after=STALE_AFTER.total_seconds(), credit=coming_back
         )
-        if coming_back and settle:
-            await self.settle_outages(shard=shard)
         if gap:
             log.info("the bot was away for %s: deadlines moved on by that much", narration.span(timedelta(seconds=gap)))
         return timedelta(seconds=gap)
@@ -94,8 +89,9 @@ class Deadlines:
         transaction so clicks go on between them; an outage a crash left half
         credited is finished too. Before each batch, ``room()`` is awaited (not
         when nothing is owed): the Discord layer waits there for a quiet moment,
-        so a saturated bot's players do not pay for it. The deadline sweep must wait until this returns (a game
-        not yet credited would time out early). Returns the games looked at."""
+        so a saturated bot's players do not pay for it. The deadline sweep must
+        wait until this returns (a game not yet credited would time out early).
+        Returns the games looked at."""
         looked_at = 0
         while await self.store.schedule.credit_owed(shard):  # nothing owed: no wait for room
             if room is not None:

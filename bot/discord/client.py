@@ -253,7 +253,7 @@ class BackgammonBot(commands.Bot):
         assert service is not None
         came_back = time.monotonic()
         try:
-            await service.deadlines.beat(shard=shard, coming_back=True, settle=False)
+            await service.deadlines.beat(shard=shard, coming_back=True)
         except Exception:
             log.exception("could not record the heartbeat")
         crediting = asyncio.create_task(self._credit_time_away(came_back), name="bg-credit-outage")

@@ -19,8 +19,18 @@ from bot.store.rows import ChallengeRow, GameRow, from_ts, to_ts
 from bot.store.shards import ORPHAN_AFTER, SHARD_SQL, Shard, shard_clause
 
 CREDIT_BATCH = 2000
-"""Games credited for an outage per transaction (:meth:`DueWork.credit_games`): a
-few milliseconds of the write lock each, so clicks go on between them."""
+"""Games credited for an outage per transaction (:meth:`DueWork.credit_games`): clicks
+go on between the batches. On a store larger than memory a batch holds the write
+lock for 60-250 ms under load, so the bot credits in its quiet moments
+(:meth:`bot.core.deadlines.Deadlines.settle_outages`)."""
+
+
+def _owed_credits(shard: Shard | None) -> tuple[str, tuple[int, ...]]:
+    """The condition (and its parameters) on ``clock_credits`` for the outages owed to
+    the games of ``shard``: its own, or any left under another shard count."""
+    count, ids = shard if shard is not None else (1, (0,))
+    marks = ", ".join("?" for _ in ids)
+    return f"(shard_count = ? AND shard_id IN ({marks})) OR shard_count <> ?", (count, *ids, count)
 
 
 class DueWork:
@@ -191,13 +201,8 @@ class DueWork:
     async def credit_owed(self, shard: Shard | None) -> bool:
         """Whether an outage is still owed to the games of ``shard`` (one
         :meth:`credit_games` would take: its own, or one left under another shard count)."""
-        count, ids = shard if shard is not None else (1, (0,))
-        marks = ", ".join("?" for _ in ids)
-        row = await self.db.fetchone(
-            f"SELECT 1 FROM clock_credits WHERE (shard_count = ? AND shard_id IN ({marks})) OR shard_count <> ? LIMIT 1",
-            (count, *ids, count),
-        )
-        return row is not None
+        owed, params = _owed_credits(shard)
+        return await self.db.fetchone(f"SELECT 1 FROM clock_credits WHERE {owed} LIMIT 1", params) is not None
 
     async def credit_games(self, shard: Shard | None, *, batch: int = CREDIT_BATCH) -> int | None:
         """Credit the oldest outage still owed to the games of ``shard`` (written
@@ -213,17 +218,11 @@ class DueWork:
 
         Returns the games looked at (0: an outage was done with), None when no
         outage is owed."""
-        count, ids = shard if shard is not None else (1, (0,))
-        marks = ", ".join("?" for _ in ids)
+        condition, params = _owed_credits(shard)
 
         async def transaction(tx: Tx) -> int | None:
             owed = await tx.fetchone(
-                f"""
-                SELECT * FROM clock_credits
-                WHERE (shard_count = ? AND shard_id IN ({marks})) OR shard_count <> ?
-                ORDER BY id LIMIT 1
-                """ + tx.for_update,
-                (count, *ids, count),
+                f"SELECT * FROM clock_credits WHERE {condition} ORDER BY id LIMIT 1" + tx.for_update, params
             )
             if owed is None:
                 return None

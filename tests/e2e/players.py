@@ -20,6 +20,8 @@ from bot.discord.replies import POSTED_BELOW
 from e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction, custom_ids, has_png, select_options
 
 ACTOR = re.compile(r"▶ <@(\d+)>")
+GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play|b|bc):")
+"""Game controls (``b``/``bc``: the move builder's buttons)."""
 
 
 def private_answer(message: dict[str, Any]) -> bool:
@@ -28,8 +30,6 @@ def private_answer(message: dict[str, Any]) -> bool:
     follows (a busy bot's, :data:`bot.discord.replies.POSTED_BELOW`)."""
     return bool(message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content")
                 and message["content"] != POSTED_BELOW)
-GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play|b|bc):")
-"""Game controls (``b``/``bc``: the move builder's buttons)."""
 
 
 def actor_of(message: dict[str, Any]) -> int | None:

@@ -99,7 +99,7 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
         for n, (a, b) in enumerate([(ALICE, BOB), (CAROL, DAVE), (BOB, CAROL)])
     ]
     clock.advance(hours=2)
-    assert await s.deadlines.beat(coming_back=True, settle=False) == timedelta(hours=2)
+    assert await s.deadlines.beat(coming_back=True) == timedelta(hours=2)
     assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
 
     gate, asked = asyncio.Event(), []
@@ -118,7 +118,7 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline + timedelta(hours=2) for v in views]
     assert await s.deadlines.settle_outages(room=room) == 0 and asked == [0, 1]  # once; nothing owed: no wait
     clock.advance(seconds=30)
-    assert await s.deadlines.beat(coming_back=True, settle=False) == timedelta(0)  # a restart in time
+    assert await s.deadlines.beat(coming_back=True) == timedelta(0)  # a restart in time
     assert await s.deadlines.settle_outages(room=room) == 0 and asked == [0, 1]
 
 
