@@ -24,9 +24,8 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 sys.path.insert(0, os.path.dirname(_here))
 
-from bot.ai import engines
-from bot.ai import Analyst, CubeState, Level, gnubg_board, sage_board
-from engine import Game, GameSettings, Position, Roll, SeededDice, legal_plays
+from bot.ai import Analyst, CubeState, Level, engines, gnubg_board, sage_board  # noqa: E402
+from engine import Game, GameSettings, Position, Roll, SeededDice, legal_plays  # noqa: E402
 
 
 def sample(count: int, seed: int) -> list[tuple[Position, Roll]]:
@@ -63,8 +62,10 @@ def time_levels(cases: list[tuple[Position, Roll]]) -> None:
             t = time.perf_counter()
             analyst.cube_action(CubeState(position), level=level)
             cube.append(time.perf_counter() - t)
-        print(f"  {level.value:12s} checker {statistics.median(checker):.4f} / {pct(checker, 0.95):.4f}"
-              f"   cube {statistics.median(cube):.4f} / {pct(cube, 0.95):.4f}")
+        print(
+            f"  {level.value:12s} checker {statistics.median(checker):.4f} / {pct(checker, 0.95):.4f}"
+            f"   cube {statistics.median(cube):.4f} / {pct(cube, 0.95):.4f}"
+        )
     for name in ("3ply",):
         times = []
         for position, _ in cases[:20]:
@@ -101,8 +102,10 @@ def engine_match(games: int, seed: int) -> None:
                 play = by_board.get(tuple(result.moves[0].board), plays[0]) if result.moves else plays[0]
             game.play(seat, play)
         wins += game.result.winner == gnubg_seat
-    print(f"gnubg-nn 0-ply vs bgsage 1ply, {games} cubeless games, seats alternating: "
-          f"gnubg-nn won {wins}, bgsage won {games - wins} ({time.perf_counter() - started:.1f} s)")
+    print(
+        f"gnubg-nn 0-ply vs bgsage 1ply, {games} cubeless games, seats alternating: "
+        f"gnubg-nn won {wins}, bgsage won {games - wins} ({time.perf_counter() - started:.1f} s)"
+    )
 
 
 def cube_agreement(cases: list[tuple[Position, Roll]]) -> None:
@@ -118,9 +121,11 @@ def cube_agreement(cases: list[tuple[Position, Roll]]) -> None:
         agree_take += bool(take) == sage["take"]
     g.set.score(0, 0)
     n = len(cases)
-    print(f"cube agreement at 7-away/7-away over {n} positions (gnubg-nn 0-ply vs bgsage 1ply): "
-          f"double {agree_double}/{n} ({100 * agree_double / n:.0f}%), take {agree_take}/{n} "
-          f"({100 * agree_take / n:.0f}%)")
+    print(
+        f"cube agreement at 7-away/7-away over {n} positions (gnubg-nn 0-ply vs bgsage 1ply): "
+        f"double {agree_double}/{n} ({100 * agree_double / n:.0f}%), take {agree_take}/{n} "
+        f"({100 * agree_take / n:.0f}%)"
+    )
 
 
 def main() -> None:

@@ -59,8 +59,8 @@ sys.path.insert(0, str(ROOT))
 from bot.ai import Level  # noqa: E402
 from bot.core import ChallengeOptions, GameService, PlayerRef  # noqa: E402
 from bot.core.computer import ComputerPlayer  # noqa: E402
-from bot.store import open_store  # noqa: E402
 from bot.core.model import SERVICE_ACTIONS  # noqa: E402
+from bot.store import open_store  # noqa: E402
 from engine import Match, SeededDice  # noqa: E402
 from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match  # noqa: E402
 
@@ -143,9 +143,7 @@ def _read_pool(path: str) -> list[PoolGame]:
             seats = {g["player0"]: 0, g["player1"]: 1}
             actions = [
                 (seats.get(r["actor"]), r["kind"], r["action"], r["die1"], r["die2"], r["play"])
-                for r in conn.execute(
-                    "SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (g["id"],)
-                )
+                for r in conn.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (g["id"],))
             ]
             s = conn.execute("SELECT * FROM game_summaries WHERE game_id = ?", (g["id"],)).fetchone()
             card = json.loads(s["card"])
@@ -159,10 +157,17 @@ def _read_pool(path: str) -> list[PoolGame]:
                     backgammons[won["winner"]] += 1
             pool.append(
                 PoolGame(
-                    settings=g["settings"], match_length=g["match_length"],
-                    score=(g["score0"], g["score1"]), winner_seat=int(result["winner_seat"]),
-                    result=g["result"], actions=actions, card=card, games=s["games"], mat=s["mat"],
-                    export=s["export"], gammons=(gammons[0], gammons[1]),
+                    settings=g["settings"],
+                    match_length=g["match_length"],
+                    score=(g["score0"], g["score1"]),
+                    winner_seat=int(result["winner_seat"]),
+                    result=g["result"],
+                    actions=actions,
+                    card=card,
+                    games=s["games"],
+                    mat=s["mat"],
+                    export=s["export"],
+                    gammons=(gammons[0], gammons[1]),
                     backgammons=(backgammons[0], backgammons[1]),
                     turns=_turns(g["settings"], [json.loads(a[2]) for a in actions]),
                 )
@@ -272,11 +277,32 @@ def finished_rows(
         winner = seats[game.winner_seat]
         loser = seats[1 - game.winner_seat]
         channel = channels[g] + rng.randrange(40)
-        rows.games.append((
-            game_id, guild, channel, p0, p1, game.settings, "finished", game.match_length,
-            game.score[0], game.score[1], len(game.actions), None, None, 0, game.result, winner,
-            channel, None, created, finished_at, finished_at, None,
-        ))
+        rows.games.append(
+            (
+                game_id,
+                guild,
+                channel,
+                p0,
+                p1,
+                game.settings,
+                "finished",
+                game.match_length,
+                game.score[0],
+                game.score[1],
+                len(game.actions),
+                None,
+                None,
+                0,
+                game.result,
+                winner,
+                channel,
+                None,
+                created,
+                finished_at,
+                finished_at,
+                None,
+            )
+        )
         step = duration / max(1, len(game.actions))
         for seq, (seat, kind, action, d1, d2, play) in enumerate(game.actions, 1):
             actor = None if seat is None else seats[seat]
@@ -285,15 +311,16 @@ def finished_rows(
             rows.summaries.append(
                 (game_id, card_for(game, (name_of(p0), name_of(p1))), game.games, game.mat, game.export, finished_at)
             )
-        w, l = game.winner_seat, 1 - game.winner_seat
+        w, lose = game.winner_seat, 1 - game.winner_seat
         for scope in (guild, 0):
             rw = ratings.setdefault((scope, winner), [DEFAULT_RATING, 0, 0, 0, 0, 0, 0, 0, DEFAULT_RATING, 0.0])
             rl = ratings.setdefault((scope, loser), [DEFAULT_RATING, 0, 0, 0, 0, 0, 0, 0, DEFAULT_RATING, 0.0])
-            new_w, new_l = rate_match(Rating(rw[0], int(rw[1])), Rating(rl[0], int(rl[1])),
-                                      effective_length(game.match_length))
+            new_w, new_l = rate_match(
+                Rating(rw[0], int(rw[1])), Rating(rl[0], int(rl[1])), effective_length(game.match_length)
+            )
             for uid, r, new, won, pts_won, pts_lost, seat in (
-                (winner, rw, new_w, 1, game.score[w], game.score[l], w),
-                (loser, rl, new_l, 0, game.score[l], game.score[w], l),
+                (winner, rw, new_w, 1, game.score[w], game.score[lose], w),
+                (loser, rl, new_l, 0, game.score[lose], game.score[w], lose),
             ):
                 rows.history.append(
                     (game_id, scope, uid, r[0], new.rating, new.experience, won, pts_won - pts_lost, finished_at)
@@ -333,8 +360,9 @@ def active_rows(
         computer = bool(computer_every) and n % computer_every == 0
         if computer:
             p1 = COMPUTER_ID
-            settings = json.dumps({**json.loads(settings), "computer_level": "expert", "practice": False},
-                                  separators=(",", ":"))
+            settings = json.dumps(
+                {**json.loads(settings), "computer_level": "expert", "practice": False}, separators=(",", ":")
+            )
         # stop part-way, where the computer (seat 1) is to act for its games
         cut = rng.randrange(2, len(game.actions))
         if computer:
@@ -345,10 +373,32 @@ def active_rows(
         deadline = now - rng.uniform(1, 600) if due else now + rng.uniform(600, 3 * 86_400)
         reminder = deadline - 86_400
         channel = FIRST_CHANNEL + 500_000_000 + game_id  # one active game per channel
-        rows.games.append((
-            game_id, guild, channel, p0, p1, settings, "active", 0, 0, 0, cut, deadline, reminder,
-            int(reminder < now), None, None, channel, None, created, now - step, None, game.turns[cut - 1],
-        ))
+        rows.games.append(
+            (
+                game_id,
+                guild,
+                channel,
+                p0,
+                p1,
+                settings,
+                "active",
+                0,
+                0,
+                0,
+                cut,
+                deadline,
+                reminder,
+                int(reminder < now),
+                None,
+                None,
+                channel,
+                None,
+                created,
+                now - step,
+                None,
+                game.turns[cut - 1],
+            )
+        )
         seats = (p0, p1)
         for seq, (seat, kind, action, d1, d2, play) in enumerate(game.actions[:cut], 1):
             actor = None if seat is None else seats[seat]
@@ -362,16 +412,26 @@ def active_rows(
 
 def player_rows(args: argparse.Namespace, now: float) -> list[tuple[Any, ...]]:
     rows = [(COMPUTER_ID, "Computer", 1, now - 2 * YEAR, now)]
-    rows += [
-        (FIRST_USER + i, name_of(FIRST_USER + i), 0, now - 2 * YEAR, now) for i in range(args.players)
-    ]
+    rows += [(FIRST_USER + i, name_of(FIRST_USER + i), 0, now - 2 * YEAR, now) for i in range(args.players)]
     return rows
 
 
 def rating_rows(ratings: dict[tuple[int, int], list[float]]) -> Iterator[tuple[Any, ...]]:
     for (scope, uid), r in ratings.items():
-        yield (scope, uid, r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]),
-               r[8], r[9])
+        yield (
+            scope,
+            uid,
+            r[0],
+            int(r[1]),
+            int(r[2]),
+            int(r[3]),
+            int(r[4]),
+            int(r[5]),
+            int(r[6]),
+            int(r[7]),
+            r[8],
+            r[9],
+        )
 
 
 # ---------------------------------------------------------------------- writers
@@ -444,9 +504,7 @@ class SqliteWriter:
             self.conn.execute(sql)
         for _, sql in self.indexes:
             self.conn.execute(sql)
-        self.conn.execute(
-            "UPDATE sqlite_sequence SET seq = (SELECT MAX(id) FROM games) WHERE name = 'games'"
-        )
+        self.conn.execute("UPDATE sqlite_sequence SET seq = (SELECT MAX(id) FROM games) WHERE name = 'games'")
         self.conn.execute(
             "INSERT INTO sqlite_sequence (name, seq) SELECT 'games', MAX(id) FROM games"
             " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'games')"
@@ -462,14 +520,16 @@ class PostgresWriter:
 
         self.loop = asyncio.new_event_loop()
         self.conn = self.loop.run_until_complete(asyncpg.connect(url))
-        rows = self.loop.run_until_complete(self.conn.fetch(
-            """
+        rows = self.loop.run_until_complete(
+            self.conn.fetch(
+                """
             SELECT i.indexname, i.indexdef FROM pg_indexes i
             WHERE i.schemaname = current_schema() AND i.tablename = ANY($1::text[])
               AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
             """,
-            list(BULK_TABLES),
-        ))
+                list(BULK_TABLES),
+            )
+        )
         self.indexes = [(r[0], r[1]) for r in rows]
         for name, _ in self.indexes:
             self.loop.run_until_complete(self.conn.execute(f'DROP INDEX "{name}"'))
@@ -488,9 +548,11 @@ class PostgresWriter:
         for _, sql in self.indexes:
             run(self.conn.execute(sql))
         run(self.conn.execute("SELECT setval(pg_get_serial_sequence('games', 'id'), (SELECT MAX(id) FROM games))"))
-        run(self.conn.execute(
-            "SELECT setval(pg_get_serial_sequence('rating_history', 'id'), (SELECT MAX(id) FROM rating_history))"
-        ))
+        run(
+            self.conn.execute(
+                "SELECT setval(pg_get_serial_sequence('rating_history', 'id'), (SELECT MAX(id) FROM rating_history))"
+            )
+        )
         run(self.conn.execute("VACUUM ANALYZE"))
         run(self.conn.close())
         self.loop.close()
@@ -515,9 +577,11 @@ def build(args: argparse.Namespace) -> None:
     t = time.perf_counter()
     pool = asyncio.run(play_pool(args.pool, args.seed))
     plays = sum(sum(1 for a in g.actions if a[1] == "play") for g in pool) / len(pool)
-    print(f"pool: {len(pool)} games played through the service in {time.perf_counter() - t:.1f} s "
-          f"({plays:.0f} plays, {sum(len(g.actions) for g in pool) / len(pool):.0f} actions a game on average)",
-          flush=True)
+    print(
+        f"pool: {len(pool)} games played through the service in {time.perf_counter() - t:.1f} s "
+        f"({plays:.0f} plays, {sum(len(g.actions) for g in pool) / len(pool):.0f} actions a game on average)",
+        flush=True,
+    )
 
     rng = random.Random(args.seed)
     now = time.time()
@@ -540,27 +604,41 @@ def build(args: argparse.Namespace) -> None:
             print(f"  {done:,} finished games, {time.perf_counter() - t:.0f} s", flush=True)
     ratings = finished_rows.ratings  # type: ignore[attr-defined]
     writer.write("ratings", RATING_COLUMNS, list(rating_rows(ratings)))
-    print(f"finished: {args.finished:,} games, {len(ratings):,} rating rows in {time.perf_counter() - t:.0f} s",
-          flush=True)
+    print(
+        f"finished: {args.finished:,} games, {len(ratings):,} rating rows in {time.perf_counter() - t:.0f} s",
+        flush=True,
+    )
     t = time.perf_counter()
     for rows in active_rows(args, pool, world, rng, now, args.finished + 1):
         writer.write("games", GAME_COLUMNS, rows.games)
         writer.write("actions", ACTION_COLUMNS, rows.actions)
         writer.commit()
-    print(f"active: {args.active:,} games ({args.computer:,} against the computer, {args.due} overdue) "
-          f"in {time.perf_counter() - t:.0f} s", flush=True)
+    print(
+        f"active: {args.active:,} games ({args.computer:,} against the computer, {args.due} overdue) "
+        f"in {time.perf_counter() - t:.0f} s",
+        flush=True,
+    )
     t = time.perf_counter()
     writer.finish()
     print(f"indexes and statistics: {time.perf_counter() - t:.0f} s", flush=True)
     size = ""
     if not args.database_url:
         size = f", {args.out.stat().st_size / 1e9:.2f} GB"
-    print(f"built {target if not args.database_url else 'the PostgreSQL database'} in "
-          f"{time.perf_counter() - started:.0f} s{size}")
+    print(
+        f"built {target if not args.database_url else 'the PostgreSQL database'} in "
+        f"{time.perf_counter() - started:.0f} s{size}"
+    )
     meta = {
-        "finished": args.finished, "active": args.active, "guilds": args.guilds, "players": args.players,
-        "computer": args.computer, "due": args.due, "first_user": FIRST_USER, "first_guild": FIRST_GUILD,
-        "computer_id": COMPUTER_ID, "built_at": now,
+        "finished": args.finished,
+        "active": args.active,
+        "guilds": args.guilds,
+        "players": args.players,
+        "computer": args.computer,
+        "due": args.due,
+        "first_user": FIRST_USER,
+        "first_guild": FIRST_GUILD,
+        "computer_id": COMPUTER_ID,
+        "built_at": now,
     }
     if not args.database_url:
         Path(str(args.out) + ".json").write_text(json.dumps(meta, indent=1))
@@ -598,8 +676,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply the counts (0.01: a small store)")
     parser.add_argument("--no-summaries", action="store_true", help="leave out the finished games' summaries")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--fill-turns", action="store_true",
-                        help="only fill the active games' turns of a store built before they were kept")
+    parser.add_argument(
+        "--fill-turns",
+        action="store_true",
+        help="only fill the active games' turns of a store built before they were kept",
+    )
     args = parser.parse_args(argv)
     if args.scale != 1.0:
         for name in ("finished", "active", "guilds", "players", "computer", "due"):

@@ -73,8 +73,8 @@ from bot.__main__ import settle_memory  # noqa: E402
 # after the bot's own imports: tests/bot would otherwise stand in for the bot package
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
 from e2e import limits  # noqa: E402
+from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
 from e2e.fake_discord import FakeDiscord  # noqa: E402
 from e2e.load import run_games  # noqa: E402
 
@@ -161,7 +161,9 @@ def resolve_store(name: str | None) -> Path | None:
         return None
     path = NAMED_STORES.get(name, Path(name))
     if not path.is_file():
-        raise SystemExit(f"no store at {path}" + (" (make it with bench/build_store.py)" if name in NAMED_STORES else ""))
+        raise SystemExit(
+            f"no store at {path}" + (" (make it with bench/build_store.py)" if name in NAMED_STORES else "")
+        )
     return path
 
 
@@ -211,16 +213,29 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
-               think: tuple[float, float] = (0.0, 0.0), runs: int = 1, *, full: bool = True,
-               store: Path | None = None, profile: str | None = None, keep_store: Path | None = None) -> int:
+async def main(
+    games: int,
+    as_json: bool,
+    timeout: float,
+    ramp: float = 0.0,
+    think: tuple[float, float] = (0.0, 0.0),
+    runs: int = 1,
+    *,
+    full: bool = True,
+    store: Path | None = None,
+    profile: str | None = None,
+    keep_store: Path | None = None,
+) -> int:
     """``runs`` runs, each with a new stand-in and bot; exit code 0 if every run met the targets."""
     results = []
     for number in range(1, runs + 1):
         if runs > 1:
             print(f"-- run {number} of {runs}")
-        results.append(await one_run(games, as_json, timeout, ramp, think, full=full, store=store,
-                                     profile=profile, keep_store=keep_store))
+        results.append(
+            await one_run(
+                games, as_json, timeout, ramp, think, full=full, store=store, profile=profile, keep_store=keep_store
+            )
+        )
     if runs > 1:
         met = sum(f["targets_met"] for f in results)
         median = {
@@ -236,20 +251,33 @@ async def main(games: int, as_json: bool, timeout: float, ramp: float = 0.0,
                 ("rss_max", lambda f: f["rss_mb"]["max"]),
             )
         }
-        print(f"-- {runs} runs: median {median['interactions_per_s']:.1f} interactions/s, "
-              f"p99 first response {median['first_p99']:.0f} ms, board p50 {median['board_p50']:.0f} ms, "
-              f"p99 {median['board_p99']:.0f} ms; CPU per interaction: bot {median['bot_cpu']:.2f} ms, "
-              f"drawing {median['drawing_cpu']:.2f} ms; max RSS {median['rss_max']:.0f} MB; "
-              f"reference board {median['reference_board_ms']:.2f} ms; targets met in {met} of {runs} runs")
+        print(
+            f"-- {runs} runs: median {median['interactions_per_s']:.1f} interactions/s, "
+            f"p99 first response {median['first_p99']:.0f} ms, board p50 {median['board_p50']:.0f} ms, "
+            f"p99 {median['board_p99']:.0f} ms; CPU per interaction: bot {median['bot_cpu']:.2f} ms, "
+            f"drawing {median['drawing_cpu']:.2f} ms; max RSS {median['rss_max']:.0f} MB; "
+            f"reference board {median['reference_board_ms']:.2f} ms; targets met in {met} of {runs} runs"
+        )
     return 0 if all(f["targets_met"] for f in results) else 1
 
 
-async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think: tuple[float, float], *,
-                  full: bool = True, store: Path | None = None, profile: str | None = None,
-                  keep_store: Path | None = None) -> dict[str, Any]:
+async def one_run(
+    games: int,
+    as_json: bool,
+    timeout: float,
+    ramp: float,
+    think: tuple[float, float],
+    *,
+    full: bool = True,
+    store: Path | None = None,
+    profile: str | None = None,
+    keep_store: Path | None = None,
+) -> dict[str, Any]:
     reference = reference_board_ms()
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
-          f"reference board {reference:.2f} ms of CPU (lower: a faster machine right now)")
+    print(
+        f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores; "
+        f"reference board {reference:.2f} ms of CPU (lower: a faster machine right now)"
+    )
     fake = await FakeDiscord().start()
     rss: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory(prefix="e2e-load-") as tmp:
@@ -257,13 +285,14 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
         if store is not None:
             started = time.monotonic()
             copy_store(store, database)
-            print(f"store: a copy of {store} ({store.stat().st_size / 2**20:.0f} MB, copied in "
-                  f"{time.monotonic() - started:.1f} s)")
+            print(
+                f"store: a copy of {store} ({store.stat().st_size / 2**20:.0f} MB, copied in "
+                f"{time.monotonic() - started:.1f} s)"
+            )
         extra_env = {"COOLDOWN_TURN": "off"}
         if profile:
             extra_env["E2E_PROFILE"] = str(Path(profile).resolve())
-        bot = BotProcess(fake, Path(tmp), target=REAL_BOT, database=database, log_level="WARNING",
-                         extra_env=extra_env)
+        bot = BotProcess(fake, Path(tmp), target=REAL_BOT, database=database, log_level="WARNING", extra_env=extra_env)
         sampler = None
         try:
             started = time.monotonic()
@@ -310,7 +339,11 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
         figures["violations"] = len(violations)
         figures["store_channels_unknown"] = len(unknown)
         counted, peak = fake.global_limit_peak(games_started)
-        figures["global_limit"] = {"requests": counted, "busiest_second": peak, "limit": limits.GLOBAL_REQUESTS_PER_SECOND}
+        figures["global_limit"] = {
+            "requests": counted,
+            "busiest_second": peak,
+            "limit": limits.GLOBAL_REQUESTS_PER_SECOND,
+        }
         figures["reference_board_ms"] = round(reference, 3)
         figures["think_s"] = list(think)
         figures["ramp_s"] = ramp
@@ -329,24 +362,37 @@ async def one_run(games: int, as_json: bool, timeout: float, ramp: float, think:
         else:
             how = "players act at once" if think[1] <= 0 else f"players take {think[0]:g}-{think[1]:g} s to act"
             what = "full games (a single game each, doubles taken)" if full else "short games (double, pass)"
-            print(f"{what}; {how}; games start {'together' if ramp <= 0 else f'over {ramp:g} s'}; "
-                  f"bot ready in {ready_s:.1f} s")
+            print(
+                f"{what}; {how}; games start {'together' if ramp <= 0 else f'over {ramp:g} s'}; "
+                f"bot ready in {ready_s:.1f} s"
+            )
             print(result.summary())
             cpu = figures["cpu_ms_per_interaction"]
-            print(f"CPU per interaction: bot {cpu['bot']:.2f} ms, drawing {cpu['drawing_workers']:.2f} ms, "
-                  f"analyses {cpu['other_workers']:.2f} ms; stand-in and players {cpu['stand_in_and_players']:.2f} ms")
-            print("bot RSS (s: MB): " + ", ".join(f"{t:.0f}: {mb:.0f}" for t, mb in figures["rss_mb"]["samples"])
-                  + f"; max {figures['rss_mb']['max']:.0f} MB")
+            print(
+                f"CPU per interaction: bot {cpu['bot']:.2f} ms, drawing {cpu['drawing_workers']:.2f} ms, "
+                f"analyses {cpu['other_workers']:.2f} ms; stand-in and players {cpu['stand_in_and_players']:.2f} ms"
+            )
+            print(
+                "bot RSS (s: MB): "
+                + ", ".join(f"{t:.0f}: {mb:.0f}" for t, mb in figures["rss_mb"]["samples"])
+                + f"; max {figures['rss_mb']['max']:.0f} MB"
+            )
             print(f"Discord rule violations: {len(violations)}")
             if unknown:
-                print(f"messages owed to the store's own channels, which the stand-in does not know: {len(unknown)} "
-                      f"(404 Unknown Channel; a real bot would post them)")
-            print(f"requests under Discord's global limit (all but the interactions' own routes): {counted}, "
-                  f"{peak} in the busiest second (the limit: {limits.GLOBAL_REQUESTS_PER_SECOND} a second)")
-            print(f"targets: p99 first response <= {first_target:.0f} ms, "
-                  f"p99 board image <= {board_target:.0f} ms, 0 missed deadlines, "
-                  f"<= {limits.GLOBAL_REQUESTS_PER_SECOND} a second on the globally limited routes: "
-                  f"{'MET' if ok else 'MISSED'}")
+                print(
+                    f"messages owed to the store's own channels, which the stand-in does not know: {len(unknown)} "
+                    f"(404 Unknown Channel; a real bot would post them)"
+                )
+            print(
+                f"requests under Discord's global limit (all but the interactions' own routes): {counted}, "
+                f"{peak} in the busiest second (the limit: {limits.GLOBAL_REQUESTS_PER_SECOND} a second)"
+            )
+            print(
+                f"targets: p99 first response <= {first_target:.0f} ms, "
+                f"p99 board image <= {board_target:.0f} ms, 0 missed deadlines, "
+                f"<= {limits.GLOBAL_REQUESTS_PER_SECOND} a second on the globally limited routes: "
+                f"{'MET' if ok else 'MISSED'}"
+            )
         kinds: dict[str, int] = {}
         for error in result.errors:
             what = error.split("\n", 1)[0].split(": ", 1)[-1]
@@ -368,19 +414,37 @@ if __name__ == "__main__":
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ramp", type=float, default=0.0, help="seconds over which the games start (0: all at once)")
     parser.add_argument("--runs", type=int, default=1, help="repeat the whole run; prints the medians")
-    parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("LOW", "HIGH"),
-                        help="seconds a player takes to act, uniform between LOW and HIGH (default: at once)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(0.0, 0.0),
+        metavar=("LOW", "HIGH"),
+        help="seconds a player takes to act, uniform between LOW and HIGH (default: at once)",
+    )
     parser.add_argument("--short", action="store_true", help="the old short games (double, pass) instead of full ones")
     parser.add_argument("--full", action="store_true", help="full games (the default)")
-    parser.add_argument("--store", default=None, help="run on a copy of this SQLite store ('big': bench/.stores/big.sqlite)")
+    parser.add_argument(
+        "--store", default=None, help="run on a copy of this SQLite store ('big': bench/.stores/big.sqlite)"
+    )
     parser.add_argument("--keep-store", type=Path, default=None, help="copy the run's database here afterwards")
     parser.add_argument("--profile", default=None, help="write a sampling profile of the bot's event loop here")
     args = parser.parse_args()
     if args.short and args.full:
         parser.error("--short or --full, not both")
-    run = functools.partial(main, args.games, args.json, args.timeout, args.ramp, tuple(args.think), args.runs,
-                            full=not args.short, store=resolve_store(args.store), profile=args.profile,
-                            keep_store=args.keep_store)
+    run = functools.partial(
+        main,
+        args.games,
+        args.json,
+        args.timeout,
+        args.ramp,
+        tuple(args.think),
+        args.runs,
+        full=not args.short,
+        store=resolve_store(args.store),
+        profile=args.profile,
+        keep_store=args.keep_store,
+    )
     # The stand-in and the players share the bot's two cores (Discord's own servers would
     # not): keep them light, and the lighter loop if installed. No garbage collections
     # at all: the stand-in makes next to no cyclic garbage, while a collection scans

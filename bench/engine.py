@@ -60,8 +60,10 @@ def bench_generation(pairs: list[tuple[Position, Roll]], repeats: int) -> None:
     n = len(pairs)
     plays = sum(len(legal_plays(p, r)) for p, r in pairs)
     t_ours = best_of(repeats, ours) / n * 1e6
-    print(f"legal-play generation, {n} (position, roll) pairs from seeded self-play "
-          f"({plays / n:.1f} plays per pair on average), best of {repeats}:")
+    print(
+        f"legal-play generation, {n} (position, roll) pairs from seeded self-play "
+        f"({plays / n:.1f} plays per pair on average), best of {repeats}:"
+    )
     print(f"  ours  engine.moves.legal_plays        {t_ours:8.1f} us/position")
     try:
         import gnubg_nn as g

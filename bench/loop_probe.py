@@ -67,9 +67,7 @@ def main() -> int:
         await setup_hook(self)
         tasks.add(asyncio.get_running_loop().create_task(probe(path, beat), name="loop-probe"))
         if os.environ.get("LOOP_PROBE_STACKS") == "1":
-            threading.Thread(
-                target=watchdog, args=(path + ".stacks", beat, threading.get_ident()), daemon=True
-            ).start()
+            threading.Thread(target=watchdog, args=(path + ".stacks", beat, threading.get_ident()), daemon=True).start()
 
     BackgammonBot.setup_hook = probed_setup_hook  # type: ignore[method-assign]
     return bot_main()

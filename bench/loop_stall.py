@@ -96,8 +96,15 @@ async def play_long_matches(
 # -- the players and the storm --------------------------------------------------------------
 
 
-async def keep_playing(fake: FakeDiscord, channel: dict[str, Any], a: dict[str, Any], b: dict[str, Any],
-                       stop: asyncio.Event, done: list[Interaction], errors: list[str]) -> None:
+async def keep_playing(
+    fake: FakeDiscord,
+    channel: dict[str, Any],
+    a: dict[str, Any],
+    b: dict[str, Any],
+    stop: asyncio.Event,
+    done: list[Interaction],
+    errors: list[str],
+) -> None:
     """carol and dave play game after game (never doubling) until ``stop``."""
     while not stop.is_set():
         driver = GameDriver(fake, channel, a, b, plays_before_double=10**9, take=True, timeout=60.0)
@@ -128,9 +135,14 @@ def answered(fake: FakeDiscord, inter: Interaction) -> bool:
 
 
 def private_text(fake: FakeDiscord, inter: Interaction) -> str:
-    texts = [fake.messages[m].get("content") or "" for m in inter.messages if m in fake.messages
-             and fake.messages[m]["flags"] & EPHEMERAL and not fake.messages[m].get("attachments")
-             and not fake.messages[m].get("embeds")]
+    texts = [
+        fake.messages[m].get("content") or ""
+        for m in inter.messages
+        if m in fake.messages
+        and fake.messages[m]["flags"] & EPHEMERAL
+        and not fake.messages[m].get("attachments")
+        and not fake.messages[m].get("embeds")
+    ]
     return " | ".join(t for t in texts if t)
 
 
@@ -159,17 +171,34 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
         database = workdir / "bot.sqlite3"
         started = time.monotonic()
         game_id, games, actions = await play_long_matches(
-            database, fake.guild_id, int(archive["id"]),
-            PlayerRef(int(alice_u["id"]), "alice"), PlayerRef(int(bob_u["id"]), "bob"), matches, seed,
+            database,
+            fake.guild_id,
+            int(archive["id"]),
+            PlayerRef(int(alice_u["id"]), "alice"),
+            PlayerRef(int(bob_u["id"]), "bob"),
+            matches,
+            seed,
         )
-        print(f"{matches} finished 25-point matches played in {time.monotonic() - started:.1f} s; "
-              f"the last, game #{game_id}: {games} games, {actions} logged actions")
+        print(
+            f"{matches} finished 25-point matches played in {time.monotonic() - started:.1f} s; "
+            f"the last, game #{game_id}: {games} games, {actions} logged actions"
+        )
         probe_file = workdir / "stalls.txt"
-        bot = BotProcess(fake, workdir, target=PROBE, database=database, log_level="WARNING",
-                         extra_env={"LOOP_PROBE_FILE": str(probe_file), "LOOP_PROBE_STACKS": "1" if stacks else "",
-                                    # the two players act and start games without thinking, faster than the
-                                    # cooldowns let a member: they measure the loop, not the limits
-                                    "COOLDOWN_TURN": "off", "COOLDOWN_CHALLENGE": "off"})
+        bot = BotProcess(
+            fake,
+            workdir,
+            target=PROBE,
+            database=database,
+            log_level="WARNING",
+            extra_env={
+                "LOOP_PROBE_FILE": str(probe_file),
+                "LOOP_PROBE_STACKS": "1" if stacks else "",
+                # the two players act and start games without thinking, faster than the
+                # cooldowns let a member: they measure the loop, not the limits
+                "COOLDOWN_TURN": "off",
+                "COOLDOWN_CHALLENGE": "off",
+            },
+        )
         stop = asyncio.Event()
         played: list[Interaction] = []
         errors: list[str] = []
@@ -205,7 +234,7 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
             stop.set()
             try:
                 await asyncio.wait_for(players, 90)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 errors.append("players: their last action was not answered in 90 s")
         finally:
             stop.set()
@@ -228,8 +257,10 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
         complete = [(end - i.dispatched_at) * 1000 for i, end in mine if end is not None]
         refusals = [t for t in (private_text(fake, i) for i, _ in mine) if t]
         per_kind[kind] = {
-            "n": len(mine), "unanswered": sum(1 for _, end in mine if end is None),
-            "first_p50": round(percentile(firsts, 50), 1), "first_max": round(max(firsts, default=0), 1),
+            "n": len(mine),
+            "unanswered": sum(1 for _, end in mine if end is None),
+            "first_p50": round(percentile(firsts, 50), 1),
+            "first_max": round(max(firsts, default=0), 1),
             "complete_p50": round(percentile(complete, 50), 1),
             "complete_max": round(max(complete, default=float("nan")), 1),
             "private_answers": refusals[:2],
@@ -242,9 +273,11 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
         "players": {
             "interactions": len(in_storm),
             "late_or_unanswered": late,
-            "first_p50": round(percentile(first, 50), 1), "first_p99": round(percentile(first, 99), 1),
+            "first_p50": round(percentile(first, 50), 1),
+            "first_p99": round(percentile(first, 99), 1),
             "first_max": round(max(first, default=float("nan")), 1),
-            "board_p50": round(percentile(board, 50), 1), "board_p99": round(percentile(board, 99), 1),
+            "board_p50": round(percentile(board, 50), 1),
+            "board_p99": round(percentile(board, 99), 1),
         },
         "storm": per_kind,
         "missed_deadlines": len(fake.missed_deadlines()),
@@ -262,19 +295,27 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
 
 def show(f: dict[str, Any]) -> None:
     p = f["players"]
-    print(f"storm answered in {f['storm_seconds']} s; event loop: longest stall {f['longest_stall_ms']} ms, "
-          f"{f['stalls_over_100ms']} stalls over 100 ms, {f['stalled_ms_in_all']} ms stalled in all "
-          f"(wake-ups more than 10 ms late)")
-    print(f"players meanwhile: {p['interactions']} interactions ({p['late_or_unanswered']} late or unanswered), "
-          f"first response p50 {p['first_p50']} ms, "
-          f"p99 {p['first_p99']} ms, max {p['first_max']} ms; board p50 {p['board_p50']} ms, p99 {p['board_p99']} ms")
+    print(
+        f"storm answered in {f['storm_seconds']} s; event loop: longest stall {f['longest_stall_ms']} ms, "
+        f"{f['stalls_over_100ms']} stalls over 100 ms, {f['stalled_ms_in_all']} ms stalled in all "
+        f"(wake-ups more than 10 ms late)"
+    )
+    print(
+        f"players meanwhile: {p['interactions']} interactions ({p['late_or_unanswered']} late or unanswered), "
+        f"first response p50 {p['first_p50']} ms, "
+        f"p99 {p['first_p99']} ms, max {p['first_max']} ms; board p50 {p['board_p50']} ms, p99 {p['board_p99']} ms"
+    )
     for kind, row in f["storm"].items():
-        print(f"  {kind:<8} n={row['n']:<3} unanswered {row['unanswered']:<2} first p50 {row['first_p50']:>7} max {row['first_max']:>7} ms | "
-              f"answered p50 {row['complete_p50']:>8} max {row['complete_max']:>8} ms"
-              + (f" | private: {row['private_answers']}" if row["private_answers"] else ""))
+        print(
+            f"  {kind:<8} n={row['n']:<3} unanswered {row['unanswered']:<2} first p50 {row['first_p50']:>7} max {row['first_max']:>7} ms | "
+            f"answered p50 {row['complete_p50']:>8} max {row['complete_max']:>8} ms"
+            + (f" | private: {row['private_answers']}" if row["private_answers"] else "")
+        )
     print(f"missed 3-second deadlines: {f['missed_deadlines']}; errors: {f['errors'] or 'none'}")
-    print(f"targets: no stall over {TARGET_STALL_MS:.0f} ms, players' p99 first response <= "
-          f"{TARGET_FIRST_P99_MS:.0f} ms: {'MET' if f['targets_met'] else 'MISSED'}")
+    print(
+        f"targets: no stall over {TARGET_STALL_MS:.0f} ms, players' p99 first response <= "
+        f"{TARGET_FIRST_P99_MS:.0f} ms: {'MET' if f['targets_met'] else 'MISSED'}"
+    )
 
 
 async def main(matches: int, storm: int, runs: int, as_json: bool, seed: int, stacks: bool = False) -> int:
@@ -286,9 +327,11 @@ async def main(matches: int, storm: int, runs: int, as_json: bool, seed: int, st
         results.append(figures)
         print(json.dumps(figures, indent=2)) if as_json else show(figures)
     if runs > 1:
-        print(f"-- {runs} runs: median longest stall "
-              f"{statistics.median(f['longest_stall_ms'] for f in results):.1f} ms, median players' p99 first response "
-              f"{statistics.median(f['players']['first_p99'] for f in results):.1f} ms")
+        print(
+            f"-- {runs} runs: median longest stall "
+            f"{statistics.median(f['longest_stall_ms'] for f in results):.1f} ms, median players' p99 first response "
+            f"{statistics.median(f['players']['first_p99'] for f in results):.1f} ms"
+        )
     print(f"bot log: {LOG_COPY}" + (f"; where the loop stalled: {STACKS_COPY}" if stacks else ""))
     return 0 if all(f["targets_met"] for f in results) else 1
 

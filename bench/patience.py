@@ -42,7 +42,9 @@ def bench_tables() -> None:
         f"solver tables: {tables.classes} classes of 8 paths, {tables.line_sets} line sets, "
         f"the two score tables' points by hand, built in {(t2 - t1) * 1000:.0f} ms"
     )
-    print(f"Hoyle's deal: best {best_score(HOYLE_DEAL, ENGLISH)} (english), {best_score(HOYLE_DEAL, AMERICAN)} (american)")
+    print(
+        f"Hoyle's deal: best {best_score(HOYLE_DEAL, ENGLISH)} (english), {best_score(HOYLE_DEAL, AMERICAN)} (american)"
+    )
 
 
 def bench_solver(deals: int) -> None:

@@ -70,7 +70,7 @@ async def bench(db: str, label: str, args: argparse.Namespace) -> None:
         log = [a.action for a in actions]
         snapshot = await store.games.snapshot(game_id)
         assert snapshot is not None and snapshot.format == FORMAT
-        tail = log[snapshot.version:]
+        tail = log[snapshot.version :]
 
         async def fresh_get() -> float:
             service = GameService(store)  # nothing in memory, as another process
@@ -97,14 +97,17 @@ async def bench(db: str, label: str, args: argparse.Namespace) -> None:
             start = time.perf_counter()
             format_snapshot(match)
             writes.append(time.perf_counter() - start)
+
         async def forget(tx) -> None:
             await tx.execute("DELETE FROM game_snapshots WHERE game_id = ?", (game_id,))
 
         await store.db.transact(forget)
         without_snapshot = [await fresh_get() for _ in range(args.repeat)]
 
-        print(f"\n{label}: game #{game_id}, {row.version} actions, {len(match.games)} games, "
-              f"snapshot at version {snapshot.version} ({len(snapshot.state):,} characters), tail {len(tail)}")
+        print(
+            f"\n{label}: game #{game_id}, {row.version} actions, {len(match.games)} games, "
+            f"snapshot at version {snapshot.version} ({len(snapshot.state):,} characters), tail {len(tail)}"
+        )
         print(f"  get_game, fresh process, with snapshot     {timed(with_snapshot)}")
         print(f"  get_game, fresh process, whole log replay  {timed(without_snapshot)}")
         print(f"  rebuild (engine), snapshot + tail          {timed(engine_with)}")

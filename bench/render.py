@@ -43,7 +43,6 @@ from engine.game import Game, GameSettings, Phase  # noqa: E402
 from engine.play import Move  # noqa: E402
 from engine.position import Position  # noqa: E402
 from renderer.board import render_board  # noqa: E402
-from renderer.charts import GameChart, Mark, RatingChart, warm_up  # noqa: E402
 from renderer.bracket import (  # noqa: E402
     BracketMatch,
     BracketPicture,
@@ -54,6 +53,7 @@ from renderer.bracket import (  # noqa: E402
     bracket_size,
     standings_size,
 )
+from renderer.charts import GameChart, Mark, RatingChart, warm_up  # noqa: E402
 from renderer.from_game import scene_from_game  # noqa: E402
 from renderer.scene import BoardScene  # noqa: E402
 from renderer.themes import HIGH_CONTRAST  # noqa: E402
@@ -62,8 +62,24 @@ TARGET_MS = 25.0
 TARGET_KB = 100.0
 BRACKET_TARGET_MS = 50.0
 CHART_TARGET_MS = 100.0
-NAMES = ["Alice", "Bob", "Carmen", "Dmitri", "Eve", "Farid", "Gwendolyn Fairweather", "Héctor", "Ingrid", "Jamal",
-         "Kenji", "Lena", "Mateo", "Nadia", "Oskar", "Priya"]
+NAMES = [
+    "Alice",
+    "Bob",
+    "Carmen",
+    "Dmitri",
+    "Eve",
+    "Farid",
+    "Gwendolyn Fairweather",
+    "Héctor",
+    "Ingrid",
+    "Jamal",
+    "Kenji",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Oskar",
+    "Priya",
+]
 
 
 def scenes() -> dict[str, BoardScene]:
@@ -137,7 +153,7 @@ def varied_scenes(games: int, per_game: int, first: int = 0) -> list[BoardScene]
     for number in range(first, first + games):
         boards = played_game(number)
         step = max(1, len(boards) // per_game)
-        picked.append(boards[step // 2::step][:per_game])
+        picked.append(boards[step // 2 :: step][:per_game])
     return [game[turn] for turn in range(per_game) for game in picked if turn < len(game)]
 
 
@@ -172,9 +188,7 @@ def bracket(players: int, played: int, seed: int = 1) -> BracketPicture:
     while len(order) < size:
         total = 2 * len(order) + 1
         order = [s for top in order for s in (top, total - top)]
-    slots: list[Slot | None] = [
-        Slot(f"{NAMES[(s - 1) % len(NAMES)]} {s}", s) if s <= players else None for s in order
-    ]
+    slots: list[Slot | None] = [Slot(f"{NAMES[(s - 1) % len(NAMES)]} {s}", s) if s <= players else None for s in order]
     rounds = []
     for number in range(size.bit_length() - 1):
         boxes, following = [], []
@@ -193,16 +207,37 @@ def bracket(players: int, played: int, seed: int = 1) -> BracketPicture:
                 following.append(None)
         rounds.append(tuple(boxes))
         slots = following
-    return BracketPicture(f"Bench Cup {players}", f"Knockout · {players} players · round {played + 1}",
-                          tuple(rounds), footer="Round ends Sun 08 Mar 12:00 UTC")
+    return BracketPicture(
+        f"Bench Cup {players}",
+        f"Knockout · {players} players · round {played + 1}",
+        tuple(rounds),
+        footer="Round ends Sun 08 Mar 12:00 UTC",
+    )
 
 
 def standings(players: int, seed: int = 2) -> StandingsPicture:
     rng = random.Random(seed)
-    rows = tuple(StandingRow(n + 1, f"{NAMES[n % len(NAMES)]} {n + 1}", 6 - n // 6, 6 - n // 6, n // 6,
-                             rng.randrange(30), rng.randrange(20)) for n in range(players))
-    pairings = tuple(PairingLine(f"{NAMES[n % len(NAMES)]} {n}", f"{NAMES[(n + 5) % len(NAMES)]} {n + 17}",
-                                 rng.choice(("1–0", "0–1", "")), None) for n in range(players // 2))
+    rows = tuple(
+        StandingRow(
+            n + 1,
+            f"{NAMES[n % len(NAMES)]} {n + 1}",
+            6 - n // 6,
+            6 - n // 6,
+            n // 6,
+            rng.randrange(30),
+            rng.randrange(20),
+        )
+        for n in range(players)
+    )
+    pairings = tuple(
+        PairingLine(
+            f"{NAMES[n % len(NAMES)]} {n}",
+            f"{NAMES[(n + 5) % len(NAMES)]} {n + 17}",
+            rng.choice(("1–0", "0–1", "")),
+            None,
+        )
+        for n in range(players // 2)
+    )
     return StandingsPicture(f"Bench Swiss {players}", "Swiss · round 4 of 6", rows, True, "Round 4", pairings)
 
 
@@ -227,8 +262,10 @@ def bench_pictures(rounds: int) -> bool:
             cpu.append((time.process_time() - start_cpu) * 1000)
         p95 = statistics.quantiles(times, n=20)[-1] if len(times) >= 2 else times[0]
         width, height = size_of(picture)  # type: ignore[operator]
-        print(f"{name:<12} {statistics.median(times):>10.2f} {p95:>8.2f} {statistics.median(cpu):>8.2f}"
-              f" {len(png) / 1024:>8.1f}  {width}x{height}")
+        print(
+            f"{name:<12} {statistics.median(times):>10.2f} {p95:>8.2f} {statistics.median(cpu):>8.2f}"
+            f" {len(png) / 1024:>8.1f}  {width}x{height}"
+        )
         if name == "bracket 64":
             met = statistics.median(times) <= BRACKET_TARGET_MS
     print(f"target: 64-player bracket median <= {BRACKET_TARGET_MS:.0f} ms: {'met' if met else 'MISSED'}")
@@ -243,9 +280,13 @@ def game_chart(moves: int) -> GameChart:
         win = min(max(win + rng.gauss(0, 0.07), 0.01), 0.99)
         chances.append(win)
     return GameChart(
-        title=f"Game #1234 · Player{moves}a vs Player{moves}b", names=(f"Player{moves}a", f"Player{moves}b"),
-        moves=tuple(range(1, moves + 1)), movers=tuple(i % 2 for i in range(moves)), win=tuple(chances),
-        gammons=tuple((w * 0.3, (1 - w) * 0.3) for w in chances), luck=tuple(rng.gauss(0, 0.15) for _ in range(moves)),
+        title=f"Game #1234 · Player{moves}a vs Player{moves}b",
+        names=(f"Player{moves}a", f"Player{moves}b"),
+        moves=tuple(range(1, moves + 1)),
+        movers=tuple(i % 2 for i in range(moves)),
+        win=tuple(chances),
+        gammons=tuple((w * 0.3, (1 - w) * 0.3) for w in chances),
+        luck=tuple(rng.gauss(0, 0.15) for _ in range(moves)),
         marks=tuple(Mark(m, m % 2, "double" if m % 45 == 0 else "checker", 0.1) for m in range(15, moves + 1, 15)),
         footer="Player a: error rate 7.2 · luck +0.41   Player b: error rate 12.0 · luck -0.41",
     )
@@ -260,10 +301,16 @@ def rating_chart(matches: int) -> RatingChart:
         ratings.append(rating)
     times = tuple(1.77e9 + i * 365 * 86400 / matches for i in range(matches))
     return RatingChart(
-        title="Member · Backgammon Club", times=times, ratings=tuple(ratings),
-        points=tuple(rng.choice((-2, -1, 1, 2)) for _ in range(matches)), won=tuple(rng.random() < 0.55 for _ in range(matches)),
-        error_times=times[::2], error_rates=tuple(abs(rng.gauss(9, 4)) for _ in times[::2]), best_win=matches // 2,
-        best_win_label="beat Someone (1688)", subtitle="55 won · 45 lost · +12 points · best win: Someone (1688)",
+        title="Member · Backgammon Club",
+        times=times,
+        ratings=tuple(ratings),
+        points=tuple(rng.choice((-2, -1, 1, 2)) for _ in range(matches)),
+        won=tuple(rng.random() < 0.55 for _ in range(matches)),
+        error_times=times[::2],
+        error_rates=tuple(abs(rng.gauss(9, 4)) for _ in times[::2]),
+        best_win=matches // 2,
+        best_win_label="beat Someone (1688)",
+        subtitle="55 won · 45 lost · +12 points · best win: Someone (1688)",
         footer="Error rate, last 5 analysed: 8.1",
     )
 

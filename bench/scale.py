@@ -77,23 +77,27 @@ async def sample(service: GameService) -> Sample:
     assert big is not None, "an empty store: build one with bench/build_store.py"
     guild = int(big["scope"])
     busiest = [
-        int(r["user_id"]) for r in await db.fetchall(
-            "SELECT user_id FROM ratings WHERE scope = 0 ORDER BY games DESC LIMIT 20"
-        )
+        int(r["user_id"])
+        for r in await db.fetchall("SELECT user_id FROM ratings WHERE scope = 0 ORDER BY games DESC LIMIT 20")
     ]
     members = [
-        int(r["user_id"]) for r in await db.fetchall(
-            "SELECT user_id FROM ratings WHERE scope = ? ORDER BY user_id LIMIT 2000", (guild,)
-        )
+        int(r["user_id"])
+        for r in await db.fetchall("SELECT user_id FROM ratings WHERE scope = ? ORDER BY user_id LIMIT 2000", (guild,))
     ]
     guilds = [int(r["scope"]) for r in await db.fetchall("SELECT DISTINCT scope FROM ratings WHERE scope <> 0")]
     active = await db.fetchall("SELECT id, guild_id, player0 FROM games WHERE status = 'active'")
     count = await db.fetchone("SELECT COUNT(*) AS n FROM games")
-    return Sample({
-        "guild": guild, "guild_members": int(big["n"]), "busiest": busiest, "members": members,
-        "guilds": guilds, "active": [(int(r["id"]), int(r["guild_id"]), int(r["player0"])) for r in active],
-        "games": int(count["n"]) if count else 0,
-    })
+    return Sample(
+        {
+            "guild": guild,
+            "guild_members": int(big["n"]),
+            "busiest": busiest,
+            "members": members,
+            "guilds": guilds,
+            "active": [(int(r["id"]), int(r["guild_id"]), int(r["player0"])) for r in active],
+            "games": int(count["n"]) if count else 0,
+        }
+    )
 
 
 async def timed(calls: list[Callable[[], Awaitable[Any]]]) -> list[float]:
@@ -114,14 +118,16 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
     # what /bg games calls: its rows (game_list), or before that existed every game rebuilt
     listing = getattr(service, "game_list", None) or service.active_games
     cases: dict[str, list[Callable[[], Awaitable[Any]]]] = {
-        "leaderboard, biggest server, page 1": [
-            lambda: service.leaderboard(s.guild) for _ in range(repeat)],
+        "leaderboard, biggest server, page 1": [lambda: service.leaderboard(s.guild) for _ in range(repeat)],
         "leaderboard, biggest server, last page": [
-            lambda: service.leaderboard(s.guild, offset=deep) for _ in range(repeat)],
+            lambda: service.leaderboard(s.guild, offset=deep) for _ in range(repeat)
+        ],
         "leaderboard, biggest server, by points": [
-            lambda: service.leaderboard(s.guild, "points") for _ in range(repeat)],
+            lambda: service.leaderboard(s.guild, "points") for _ in range(repeat)
+        ],
         "leaderboard, random server": [
-            (lambda g=rng.choice(s.guilds): service.leaderboard(g)) for _ in range(repeat)],
+            (lambda g=g: service.leaderboard(g)) for g in [rng.choice(s.guilds) for _ in range(repeat)]
+        ],
         "leaderboard, global": [lambda: service.leaderboard(None) for _ in range(repeat)],
         "stats, server": [(lambda u=u: service.stats(s.guild, u)) for u in mixed],
         "stats, global": [(lambda u=u: service.stats(None, u)) for u in mixed],
@@ -130,26 +136,27 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
         "rating chart history": [(lambda u=u: service.store.ratings.history(u)) for u in mixed],
         "dice stats": [(lambda u=u: service.dice_stats(s.guild, u)) for u in mixed[: max(1, repeat // 4)]],
         "/bg games": [
-            (lambda g=g, u=u: listing(g, u))
-            for _, g, u in (rng.choice(guild_of_active) for _ in range(repeat))],
-        "games waiting for a member": [
-            (lambda u=u: service.waiting_for(u)) for u in mixed],
+            (lambda g=g, u=u: listing(g, u)) for _, g, u in (rng.choice(guild_of_active) for _ in range(repeat))
+        ],
+        "games waiting for a member": [(lambda u=u: service.waiting_for(u)) for u in mixed],
         "sweep: deadlines due": [lambda: sched.due_deadlines(shard=shard) for _ in range(repeat)],
         "sweep: reminders due": [lambda: sched.due_reminders(shard=shard) for _ in range(repeat)],
         "sweep: next wake-up": [lambda: sched.next_wakeup(shard=shard) for _ in range(repeat)],
         "cold game (row + log, rebuilt)": [
-            (lambda gid=gid: _cold(service, gid))
-            for gid, _, _ in (rng.choice(guild_of_active) for _ in range(repeat))],
+            (lambda gid=gid: _cold(service, gid)) for gid, _, _ in (rng.choice(guild_of_active) for _ in range(repeat))
+        ],
     }
     results: dict[str, Any] = {}
     for name, calls in cases.items():
         await calls[0]()  # the first call warms the page cache, not the figure
         times = await timed(calls)
-        results[name] = {"n": len(times), "p50": statistics.median(times), "p99": pct(times, 0.99),
-                         "max": max(times)}
+        results[name] = {"n": len(times), "p50": statistics.median(times), "p99": pct(times, 0.99), "max": max(times)}
         mark = "" if results[name]["p99"] <= TARGET_P99_MS else "  <- over 20 ms"
-        print(f"  {name:42s} p50 {results[name]['p50']:7.2f} ms   p99 {results[name]['p99']:7.2f} ms"
-              f"   max {results[name]['max']:7.2f} ms{mark}", flush=True)
+        print(
+            f"  {name:42s} p50 {results[name]['p50']:7.2f} ms   p99 {results[name]['p99']:7.2f} ms"
+            f"   max {results[name]['max']:7.2f} ms{mark}",
+            flush=True,
+        )
     return results
 
 
@@ -192,8 +199,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     settle_memory()  # as the bot does once started: gc.freeze and its thresholds
     try:
         s = await sample(service)
-        print(f"store: {s.games:,} games ({len(s.active):,} active), biggest server {s.guild_members:,} members,"
-              f" busiest member {s.busiest[0]}; opened in {figures['open_s'] * 1000:.0f} ms", flush=True)
+        print(
+            f"store: {s.games:,} games ({len(s.active):,} active), biggest server {s.guild_members:,} members,"
+            f" busiest member {s.busiest[0]}; opened in {figures['open_s'] * 1000:.0f} ms",
+            flush=True,
+        )
         if "queries" in args.only:
             print(f"queries ({args.repeat} each; target p99 <= {TARGET_P99_MS:.0f} ms):")
             figures["queries"] = await queries(service, s, args.repeat, args.shards, rng)

@@ -110,8 +110,7 @@ async def run(args: argparse.Namespace, db: str) -> None:
     for i in range(args.games):
         views[i] = await new_game(service, 1_000_000 + i, i)
     setup = time.perf_counter() - t0
-    print(f"setup: {args.games} games (challenge + accept) in {setup:.2f} s "
-          f"({2 * args.games / setup:.0f} calls/s)")
+    print(f"setup: {args.games} games (challenge + accept) in {setup:.2f} s ({2 * args.games / setup:.0f} calls/s)")
 
     latencies: list[float] = []
     finished = 0
@@ -147,11 +146,15 @@ async def run(args: argparse.Namespace, db: str) -> None:
     lat = sorted(latencies)
     p50 = statistics.median(lat) * 1000
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
-    print(f"stream: {len(lat)} actions over {args.games} active games, concurrency {args.concurrency}, "
-          f"{finished} games finished on the way")
+    print(
+        f"stream: {len(lat)} actions over {args.games} active games, concurrency {args.concurrency}, "
+        f"{finished} games finished on the way"
+    )
     print(f"  throughput: {len(lat) / wall:.0f} actions/s  (wall {wall:.2f} s)")
-    print(f"  latency per action: p50 {p50:.2f} ms, p99 {p99:.2f} ms, mean {statistics.fmean(lat) * 1000:.2f} ms, "
-          f"max {lat[-1] * 1000:.2f} ms")
+    print(
+        f"  latency per action: p50 {p50:.2f} ms, p99 {p99:.2f} ms, mean {statistics.fmean(lat) * 1000:.2f} ms, "
+        f"max {lat[-1] * 1000:.2f} ms"
+    )
     ok = len(lat) / wall >= 500 and p99 <= 20
     print(f"  target >= 500 actions/s and p99 <= 20 ms: {'met' if ok else 'MISSED'}")
 
@@ -175,10 +178,14 @@ async def run(args: argparse.Namespace, db: str) -> None:
         done += 1
     after = file_size(Path(db))
     per_game = (after - before) / done
-    print(f"size: {done} more games played to the end ({actions / done:.0f} actions each on average); "
-          f"file grew {(after - before) / 1e6:.2f} MB = {per_game / 1024:.1f} KiB per finished game")
-    print(f"  database size per 10,000 finished games: {per_game * 10_000 / 1e6:.0f} MB "
-          f"(extrapolated from {done} games; file now {after / 1e6:.1f} MB)")
+    print(
+        f"size: {done} more games played to the end ({actions / done:.0f} actions each on average); "
+        f"file grew {(after - before) / 1e6:.2f} MB = {per_game / 1024:.1f} KiB per finished game"
+    )
+    print(
+        f"  database size per 10,000 finished games: {per_game * 10_000 / 1e6:.0f} MB "
+        f"(extrapolated from {done} games; file now {after / 1e6:.1f} MB)"
+    )
     await store.close()
 
 
@@ -218,9 +225,26 @@ def measure(db: str, processes: int, games: int, actions: int, seed: int) -> dic
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     procs = [
         subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", str(k), "--db", db,
-             "--games", str(games), "--actions", str(actions), "--seed", str(seed)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--worker",
+                str(k),
+                "--db",
+                db,
+                "--games",
+                str(games),
+                "--actions",
+                str(actions),
+                "--seed",
+                str(seed),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
         )
         for k in range(processes)
     ]
@@ -300,8 +324,10 @@ def postgres_databases(pg_url: str | None) -> Iterator[Any]:
 def compare(args: argparse.Namespace) -> None:
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     counts = [int(n) for n in args.processes.split(",") if n.strip()]
-    print(f"service bench: {args.games} games and {args.actions} actions per process, "
-          f"{os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"service bench: {args.games} games and {args.actions} actions per process, "
+        f"{os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     rows: list[tuple[str, int, dict[str, float]]] = []
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory())
@@ -317,8 +343,11 @@ def compare(args: argparse.Namespace) -> None:
                     raise SystemExit(f"unknown backend {backend!r} (sqlite, postgres)")
                 result = measure(db, n, args.games, args.actions, args.seed)
                 rows.append((backend, n, result))
-                print(f"  {backend:<10} {n} process{'es' if n > 1 else '  '}: {result['per_second']:6.0f} actions/s  "
-                      f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms", flush=True)
+                print(
+                    f"  {backend:<10} {n} process{'es' if n > 1 else '  '}: {result['per_second']:6.0f} actions/s  "
+                    f"p50 {result['p50']:6.2f} ms  p99 {result['p99']:6.2f} ms",
+                    flush=True,
+                )
     print()
     columns = ["processes"] + [f"{b} {what}" for b in backends for what in ("actions/s", "p50 ms", "p99 ms")]
     widths = [max(len(c), 9) for c in columns]
@@ -337,14 +366,18 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="the detailed single-process report")
     parser.add_argument("--games", type=int, help="active games to create (per process)")
     parser.add_argument("--actions", type=int, help="actions to drive (per process)")
-    parser.add_argument("--finish", type=int, default=200, help="--detail: games to play to the end for the size figure")
+    parser.add_argument(
+        "--finish", type=int, default=200, help="--detail: games to play to the end for the size figure"
+    )
     parser.add_argument("--concurrency", type=int, default=1, help="--detail: tasks acting at once")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--db", help="--detail: database file or URL (default: a temporary SQLite file)")
     parser.add_argument("--profile", action="store_true", help="--detail: cProfile the action stream")
     parser.add_argument("--backends", default="sqlite,postgres", help="comparison: sqlite, postgres or both")
     parser.add_argument("--processes", default="1,2", help="comparison: process counts, e.g. 1,2")
-    parser.add_argument("--pg-url", help="comparison: use this PostgreSQL database (it is wiped!) instead of a private server")
+    parser.add_argument(
+        "--pg-url", help="comparison: use this PostgreSQL database (it is wiped!) instead of a private server"
+    )
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:

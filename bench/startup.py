@@ -74,12 +74,14 @@ async def act_until(service: GameService, view: GameState, done: Any, rng: rando
         if phase is Phase.ROLL:
             outcome = await service.roll(view.id, player.user_id, version=view.version)
         elif phase is Phase.PLAY:
-            outcome = await service.play(view.id, player.user_id, rng.choice(view.legal_play_texts()), version=view.version)
+            outcome = await service.play(
+                view.id, player.user_id, rng.choice(view.legal_play_texts()), version=view.version
+            )
         elif phase is Phase.DOUBLED:
             outcome = await service.take(view.id, player.user_id, version=view.version)
         else:
             return None
-        for o in (outcome if isinstance(outcome, list) else [outcome]):
+        for o in outcome if isinstance(outcome, list) else [outcome]:
             await service.deliveries.delivered(o.owed)
         view = (outcome[-1] if isinstance(outcome, list) else outcome).view
     return None
@@ -112,7 +114,9 @@ async def build(path: Path, games: int, humans: int, owed: int, seed: int = 1) -
             meta["computer"].append([channel, view.id])
             meta["users"].append([user, human.name])
             if len(meta["computer"]) % 500 == 0:
-                print(f"  {len(meta['computer'])} computer games built ({time.monotonic() - started:.0f} s)", flush=True)
+                print(
+                    f"  {len(meta['computer'])} computer games built ({time.monotonic() - started:.0f} s)", flush=True
+                )
         for n in range(humans):
             channel, a_id, b_id = ids(), ids(), ids()
             a, b = PlayerRef(a_id, f"member{2 * n}"), PlayerRef(b_id, f"member{2 * n + 1}")
@@ -238,16 +242,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             first = [i.first_response_latency * 1000 for i in clicks if i.first_response_latency is not None]
             boards = [i.board_latency * 1000 for i in clicks if i.board_latency is not None]
             figures["clicks_during_resume"] = {
-                "n": len(clicks), "late": sum(1 for i in clicks if i.late),
-                "p50_ms": round(percentile(first, 50), 1), "p99_ms": round(percentile(first, 99), 1),
+                "n": len(clicks),
+                "late": sum(1 for i in clicks if i.late),
+                "p50_ms": round(percentile(first, 50), 1),
+                "p99_ms": round(percentile(first, 99), 1),
                 "max_ms": round(max(first, default=float("nan")), 1),
-                "board_p50_ms": round(percentile(boards, 50), 1), "board_p99_ms": round(percentile(boards, 99), 1),
+                "board_p50_ms": round(percentile(boards, 50), 1),
+                "board_p99_ms": round(percentile(boards, 99), 1),
                 "boards": len(boards),
             }
             owed_posted = sum(1 for c in meta["owed"] if bot_posts(fake, c))
             figures["owed_delivered"] = owed_posted
-            live = [c for c in computer_channels
-                    if sum(1 for m in fake.channel_history(c) if custom_ids(m)) > 1]
+            live = [c for c in computer_channels if sum(1 for m in fake.channel_history(c) if custom_ids(m)) > 1]
             figures["computer_channels_with_two_live_boards"] = len(live)
             figures["violations"] = len(fake.violations)
         finally:
@@ -264,7 +270,9 @@ def main() -> int:
     parser.add_argument("--owed", type=int, default=50, help="of the members' games, how many owe their last board")
     parser.add_argument("--clicks", type=int, default=150, help="at most this many actions sent during the resume")
     parser.add_argument("--click-gap", type=float, default=0.25, help="seconds between two of those actions")
-    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "bg-startup"), help="where built stores are kept")
+    parser.add_argument(
+        "--cache", default=str(Path(tempfile.gettempdir()) / "bg-startup"), help="where built stores are kept"
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for every game's resume")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -274,19 +282,27 @@ def main() -> int:
         print(json.dumps(figures, indent=2))
     else:
         c = figures["clicks_during_resume"]
-        print(f"{figures['games']} computer games waiting, {figures['humans']} members' games, {figures['owed']} boards owed")
-        print(f"IDENTIFY {figures['identify_s']} s after the process started; "
-              f"first command (/bg rules at READY) answered at {figures['first_command_s']} s "
-              f"({figures['first_command_latency_ms']} ms after it was sent)")
-        print(f"actions during the resume (/bg roll, one every {args.click_gap:g} s): n={c['n']}, first response "
-              f"p50 {c['p50_ms']} ms, p99 {c['p99_ms']} ms, max {c['max_ms']} ms, late {c['late']}; "
-              f"their boards p50 {c['board_p50_ms']} ms, p99 {c['board_p99_ms']} ms (n={c['boards']})")
-        print(f"computer games resumed: {figures['resumed']} of {figures['games']}"
-              + (f", all by {figures['all_resumed_s']} s" if figures["all_resumed_s"] is not None else " (timed out)")
-              + f" (a quarter, half, three quarters, all at {figures['resumed_quarters_s']} s)"
-              + f"; owed boards delivered: {figures['owed_delivered']} of {figures['owed']}; "
-              f"channels with two live boards: {figures['computer_channels_with_two_live_boards']}; "
-              f"Discord rule violations: {figures['violations']}")
+        print(
+            f"{figures['games']} computer games waiting, {figures['humans']} members' games, {figures['owed']} boards owed"
+        )
+        print(
+            f"IDENTIFY {figures['identify_s']} s after the process started; "
+            f"first command (/bg rules at READY) answered at {figures['first_command_s']} s "
+            f"({figures['first_command_latency_ms']} ms after it was sent)"
+        )
+        print(
+            f"actions during the resume (/bg roll, one every {args.click_gap:g} s): n={c['n']}, first response "
+            f"p50 {c['p50_ms']} ms, p99 {c['p99_ms']} ms, max {c['max_ms']} ms, late {c['late']}; "
+            f"their boards p50 {c['board_p50_ms']} ms, p99 {c['board_p99_ms']} ms (n={c['boards']})"
+        )
+        print(
+            f"computer games resumed: {figures['resumed']} of {figures['games']}"
+            + (f", all by {figures['all_resumed_s']} s" if figures["all_resumed_s"] is not None else " (timed out)")
+            + f" (a quarter, half, three quarters, all at {figures['resumed_quarters_s']} s)"
+            + f"; owed boards delivered: {figures['owed_delivered']} of {figures['owed']}; "
+            f"channels with two live boards: {figures['computer_channels_with_two_live_boards']}; "
+            f"Discord rule violations: {figures['violations']}"
+        )
         print(f"bot log: {LOG_COPY}")
     return 0
 

@@ -135,7 +135,9 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         print(f"bot: Discord rejected DISCORD_TOKEN (improper or reset token): {TOKEN_HELP}", file=sys.stderr)
         return EXIT_LOGIN
     except (discord.GatewayNotFound, OSError) as error:
-        print(f"bot: could not reach Discord ({type(error).__name__}); check the network and try again", file=sys.stderr)
+        print(
+            f"bot: could not reach Discord ({type(error).__name__}); check the network and try again", file=sys.stderr
+        )
         return EXIT_NETWORK
     except KeyboardInterrupt:
         return 0

@@ -82,7 +82,7 @@ def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
         if not line or line.startswith("#"):
             continue
         if line.startswith("export "):
-            line = line[len("export "):].lstrip()
+            line = line[len("export ") :].lstrip()
         key, sep, value = line.partition("=")
         key = key.strip()
         if not sep or not key.isidentifier():
@@ -332,7 +332,9 @@ def _shard_ids(text: str, shard_count: int | None) -> tuple[int, ...] | None:
             raise ConfigError(f"SHARD_IDS must be comma-separated shard numbers such as 0,1, not {text!r}")
         value = int(part)
         if value >= shard_count:
-            raise ConfigError(f"SHARD_IDS: shard {value} does not exist with SHARD_COUNT={shard_count} (0 to {shard_count - 1})")
+            raise ConfigError(
+                f"SHARD_IDS: shard {value} does not exist with SHARD_COUNT={shard_count} (0 to {shard_count - 1})"
+            )
         if value in ids:
             raise ConfigError(f"SHARD_IDS lists shard {value} twice")
         ids.append(value)

@@ -36,8 +36,10 @@ def plays_for_line(line: str) -> dict[str, Any]:
         dice = request.get("dice")
         if not isinstance(position_id, str):
             raise ValueError("position_id must be a string")
-        if not isinstance(dice, list) or len(dice) != 2 or not all(
-            isinstance(d, int) and not isinstance(d, bool) for d in dice
+        if (
+            not isinstance(dice, list)
+            or len(dice) != 2
+            or not all(isinstance(d, int) and not isinstance(d, bool) for d in dice)
         ):
             raise ValueError("dice must be a list of two integers")
         position = Position.from_position_id(position_id)
@@ -45,10 +47,7 @@ def plays_for_line(line: str) -> dict[str, Any]:
     except ValueError as error:  # json.JSONDecodeError is a ValueError
         return {"error": str(error)}
     plays = legal_plays(position, roll)
-    answer = [
-        {"play": format_play(play), "position_id": play.position.swap().position_id()}
-        for play in plays
-    ]
+    answer = [{"play": format_play(play), "position_id": play.position.swap().position_id()} for play in plays]
     answer.sort(key=lambda entry: entry["play"])
     return {"plays": answer}
 

@@ -30,11 +30,7 @@ def shot_count(position: Position, point: int) -> int:
         raise ValueError(f"there is no opposing blot on point {point}")
     shots = 0
     for roll, ways in all_rolls():
-        if any(
-            move.hit and move.destination == point
-            for play in legal_plays(position, roll)
-            for move in play.moves
-        ):
+        if any(move.hit and move.destination == point for play in legal_plays(position, roll) for move in play.moves):
             shots += ways
     return shots
 

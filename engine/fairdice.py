@@ -127,7 +127,9 @@ def verify(
     count = 0
     for index, value in enumerate(dice):
         if die_at(seed, nonce, index) != value:
-            return Verification(False, f"die {index + 1} should be {die_at(seed, nonce, index)}, not {value}", index, index)
+            return Verification(
+                False, f"die {index + 1} should be {die_at(seed, nonce, index)}, not {value}", index, index
+            )
         count += 1
     return Verification(True, f"all {count} dice match the committed seed", count)
 

@@ -13,7 +13,6 @@ winning (7), the cube (8), resigning (9).
 from __future__ import annotations
 
 import copy
-
 import enum
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -269,8 +268,13 @@ class GameResult:
     """``bearoff``, ``pass``, ``resign`` or ``forfeit``/a forfeit reason such as ``timeout``."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "kind": int(self.kind), "cube": self.cube,
-                "points": self.points, "reason": self.reason}
+        return {
+            "winner": self.winner,
+            "kind": int(self.kind),
+            "cube": self.cube,
+            "points": self.points,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,11 +469,7 @@ class Game:
         )
 
     def _cube_available(self, player: int) -> bool:
-        return (
-            self.settings.cube
-            and not self.crawford
-            and (self.cube_owner is None or self.cube_owner == player)
-        )
+        return self.settings.cube and not self.crawford and (self.cube_owner is None or self.cube_owner == player)
 
     def loss_value(self, player: int) -> WinKind:
         """What ``player`` would lose if the game ended now with the opponent winning."""

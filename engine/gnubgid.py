@@ -14,8 +14,13 @@ from dataclasses import dataclass
 from engine.position import IdError, bits_to_bytes, bytes_to_bits, decode_position_id, encode_position_id
 
 __all__ = [
-    "GAME_STATES", "IdError", "MatchState", "decode_match_id", "decode_position_id",
-    "encode_match_id", "encode_position_id",
+    "GAME_STATES",
+    "IdError",
+    "MatchState",
+    "decode_match_id",
+    "decode_position_id",
+    "encode_match_id",
+    "encode_position_id",
 ]
 
 
@@ -53,9 +58,20 @@ class MatchState:
 
 
 _FIELDS = (  # (name, width) in bit order
-    ("cube_log", 4), ("owner", 2), ("move", 1), ("crawford", 1), ("state", 3),
-    ("turn", 1), ("doubled", 1), ("resign", 2), ("die1", 3), ("die2", 3),
-    ("length", 15), ("score0", 15), ("score1", 15), ("no_jacoby", 1),
+    ("cube_log", 4),
+    ("owner", 2),
+    ("move", 1),
+    ("crawford", 1),
+    ("state", 3),
+    ("turn", 1),
+    ("doubled", 1),
+    ("resign", 2),
+    ("die1", 3),
+    ("die2", 3),
+    ("length", 15),
+    ("score0", 15),
+    ("score1", 15),
+    ("no_jacoby", 1),
 )
 
 

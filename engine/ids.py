@@ -117,4 +117,3 @@ def find_ids(text: str) -> list[FoundId]:
             continue
         found.append(FoundId("position", match.group(1), match.start()))
     return found
-

@@ -17,7 +17,6 @@ from engine.moves import legal_plays
 from engine.play import Play, format_play, format_point
 from engine.position import BAR, OFF, Position
 
-
 EXCERPT = 40
 """How much of the text an error message quotes around the trouble: never a whole paste."""
 
@@ -245,15 +244,13 @@ def _no_checker(position: Position, steps: list[tuple[int, int, bool]], point: i
     return f"you have no checker on point {point} to move"
 
 
-def _why_illegal(
-    position: Position, roll: Roll, steps: list[tuple[int, int, bool]], plays: list[Play]
-) -> str:
+def _why_illegal(position: Position, roll: Roll, steps: list[tuple[int, int, bool]], plays: list[Play]) -> str:
     """Explain, in a player's words, why typed steps are no legal play."""
     dice = roll.moves()
     best = len(plays[0].moves)
     if position.bar[0] and steps and steps[0][0] != BAR and not any(s == BAR for s, _, _ in steps):
         return "enter from the bar first"
-    for source, destination, _ in steps:
+    for _, destination, _ in steps:
         if destination != OFF and position.theirs(destination) >= 2:
             return f"point {destination} is blocked"
         if destination == OFF and not _could_be_home(position, steps):

@@ -68,8 +68,15 @@ from engine.gnubgid import MAX_MATCH_LENGTH, MatchState, decode_match_id, encode
 from engine.position import CHECKERS, IdError, Position, PositionError, decode_position_id, encode_position_id
 
 __all__ = [
-    "DEFAULT_MAX_CUBE", "MAX_CUBE", "PREFIX", "Xgid", "XgidError", "board_text", "format_xgid",
-    "looks_like_xgid", "parse_xgid",
+    "DEFAULT_MAX_CUBE",
+    "MAX_CUBE",
+    "PREFIX",
+    "Xgid",
+    "XgidError",
+    "board_text",
+    "format_xgid",
+    "looks_like_xgid",
+    "parse_xgid",
 ]
 
 PREFIX = "XGID="
@@ -87,8 +94,18 @@ MAX_SCORE = (1 << 15) - 1
 BOTTOM, TOP = 1, 0
 """The Match ID's players of the bottom and top player (GNU Backgammon's ``set xgid``)."""
 
-_FIELDS = ("board", "cube", "cube owner", "turn", "dice", "bottom score", "top score", "rules",
-           "match length", "max cube")
+_FIELDS = (
+    "board",
+    "cube",
+    "cube owner",
+    "turn",
+    "dice",
+    "bottom score",
+    "top score",
+    "rules",
+    "match length",
+    "max cube",
+)
 _NUMBER = re.compile(r"[+-]?\d{1,6}")
 _BOARD = re.compile(r"[-A-Pa-p]{26}")
 
@@ -175,7 +192,7 @@ def parse_xgid(text: str) -> Xgid:
     original = text
     text = text.strip()
     if text[: len(PREFIX)].upper() == PREFIX:
-        text = text[len(PREFIX):]
+        text = text[len(PREFIX) :]
     fields = text.split(":")
     if len(fields) != len(_FIELDS):
         raise XgidError(

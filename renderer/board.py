@@ -217,9 +217,7 @@ def cube_sprite(theme: Theme) -> Image.Image:
 
 
 @functools.lru_cache(maxsize=64)
-def _rounded_rectangle(
-    width: int, height: int, radius: int, fill: RGB, outline: RGB | None, line: int
-) -> Image.Image:
+def _rounded_rectangle(width: int, height: int, radius: int, fill: RGB, outline: RGB | None, line: int) -> Image.Image:
     """A rounded rectangle as an RGBA sprite. ``ImageDraw`` draws it without
     antialiasing, so it is opaque or clear, and pasting it gives the very pixels
     drawing it would."""
@@ -377,9 +375,7 @@ def _checker_patch(theme: Theme, colour: int, center: tuple[int, int]) -> _Patch
 
 
 @functools.lru_cache(maxsize=512)  # per theme: 2 turn bands, 24 number frames, 30 slabs x 2 colours x 2 rims
-def _rounded_rectangle_patch(
-    theme: Theme, box: Box, radius: int, fill: RGB, outline: RGB | None, line: int
-) -> _Patch:
+def _rounded_rectangle_patch(theme: Theme, box: Box, radius: int, fill: RGB, outline: RGB | None, line: int) -> _Patch:
     """A rounded rectangle (``box`` inclusive, as in ``ImageDraw``) on the bare board."""
     x0, y0, x1, y1 = box
     shape = _rounded_rectangle(x1 - x0 + 1, y1 - y0 + 1, radius, fill, outline, line)
@@ -517,9 +513,7 @@ class _Canvas:
         for mask, (dx, dy) in laid:
             draw.draw_bitmap((x + dx, y + dy), mask, ink)
 
-    def rounded_rectangle(
-        self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
-    ) -> None:
+    def rounded_rectangle(self, box: Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1) -> None:
         """Exactly ``ImageDraw.rounded_rectangle`` (``box`` inclusive, as there): a
         ready patch where nothing was drawn yet, else blended from a cached shape."""
         x0, y0, x1, y1 = box
@@ -758,8 +752,13 @@ def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
     last = last_play_text(scene)
     for side in (ON_ROLL, OPPONENT):
         _draw_band(
-            canvas, scene, side, bottom_player=side == bottom, colour=by_side[side],
-            pips=pips[side], last=last if side == scene.last_play_by else None,
+            canvas,
+            scene,
+            side,
+            bottom_player=side == bottom,
+            colour=by_side[side],
+            pips=pips[side],
+            last=last if side == scene.last_play_by else None,
         )
     _draw_status(canvas, scene)
     return canvas
@@ -810,7 +809,7 @@ def theme_palette(theme: Theme) -> Image.Image:
     exact = list(dict.fromkeys(_theme_colours(theme)))
     learnt = strip.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     flat = learnt.getpalette() or []
-    blends = [tuple(flat[i:i + 3]) for i in range(0, 3 * PALETTE_COLOURS, 3)]
+    blends = [tuple(flat[i : i + 3]) for i in range(0, 3 * PALETTE_COLOURS, 3)]
     colours = exact + [c for c in blends if c not in exact]
     colours = colours[:256]
     palette = Image.new("P", (1, 1))
@@ -891,13 +890,15 @@ def _png(scanlines: bytes | bytearray, plte: bytes) -> bytes:
     """A minimal 8-bit palette PNG of :data:`renderer.layout.SIZE` around ready
     scanlines: what Pillow writes for a P image, without its per-call overhead."""
     header = struct.pack(">IIBBBBB", L.WIDTH, L.HEIGHT, 8, 3, 0, 0, 0)
-    return b"".join((
-        b"\x89PNG\r\n\x1a\n",
-        _chunk(b"IHDR", header),
-        _chunk(b"PLTE", plte),
-        _chunk(b"IDAT", _zlib_stream(scanlines)),
-        _chunk(b"IEND", b""),
-    ))
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", plte),
+            _chunk(b"IDAT", _zlib_stream(scanlines)),
+            _chunk(b"IEND", b""),
+        )
+    )
 
 
 def _zlib_stream(data: bytes | bytearray) -> bytes:
@@ -933,7 +934,7 @@ class _Surfaces:
         bare = memoryview(_bare_scanlines(theme))
         stride = L.WIDTH + 1
         for y0, y1 in rows:
-            self.scanlines[y0 * stride:y1 * stride] = bare[y0 * stride:y1 * stride]
+            self.scanlines[y0 * stride : y1 * stride] = bare[y0 * stride : y1 * stride]
 
 
 def _surfaces_here(theme: Theme) -> _Surfaces:

@@ -187,8 +187,14 @@ def _connector_ink(theme: Theme) -> RGB:
 def theme_palette(theme: Theme) -> Image.Image:
     """The palette every picture of ``theme`` is mapped to: its flat colours, and a
     ramp from each background to each ink drawn on it."""
-    grounds = [theme.background, _header_fill(theme), _footer_fill(theme), theme.felt, _waiting_fill(theme),
-               _stripe_fill(theme)]
+    grounds = [
+        theme.background,
+        _header_fill(theme),
+        _footer_fill(theme),
+        theme.felt,
+        _waiting_fill(theme),
+        _stripe_fill(theme),
+    ]
     inks = [theme.text, theme.muted_text, theme.highlight, _lost_ink(theme), _faint_ink(theme)]
     flats = [*grounds, *inks, theme.frame_edge, theme.tray, _connector_ink(theme), theme.frame]
     colours: list[RGB] = list(dict.fromkeys(flats))
@@ -229,7 +235,9 @@ def _fitted(text: str, size: int, width: int, fallback: str = "?") -> str:
     return T.fit(T.clean(text, fallback), size, width)
 
 
-def _header(draw: ImageDraw.ImageDraw, width: int, theme: Theme, title: str, subtitle: str, champion: str | None) -> None:
+def _header(
+    draw: ImageDraw.ImageDraw, width: int, theme: Theme, title: str, subtitle: str, champion: str | None
+) -> None:
     draw.rectangle((0, 0, width - 1, HEADER_HEIGHT - 1), fill=_header_fill(theme))
     draw.rectangle((0, HEADER_HEIGHT - 4, width - 1, HEADER_HEIGHT - 1), fill=theme.frame_edge)
     right = width - PAD
@@ -246,8 +254,14 @@ def _footer(draw: ImageDraw.ImageDraw, width: int, height: int, theme: Theme, fo
     top = height - FOOTER_HEIGHT
     draw.rectangle((0, top, width - 1, height - 1), fill=_footer_fill(theme))
     if footer:
-        _text(draw, (PAD, top + FOOTER_HEIGHT // 2), _fitted(footer, SUBTITLE_SIZE, width - 2 * PAD, ""),
-              SUBTITLE_SIZE, theme.muted_text, "lm")
+        _text(
+            draw,
+            (PAD, top + FOOTER_HEIGHT // 2),
+            _fitted(footer, SUBTITLE_SIZE, width - 2 * PAD, ""),
+            SUBTITLE_SIZE,
+            theme.muted_text,
+            "lm",
+        )
 
 
 # -- the bracket ----------------------------------------------------------------------------------------
@@ -275,7 +289,14 @@ def _column_left(round_index: int) -> int:
 
 
 def _slot_line(
-    draw: ImageDraw.ImageDraw, theme: Theme, left: int, top: int, slot: Slot | None, *, won: bool, lost: bool,
+    draw: ImageDraw.ImageDraw,
+    theme: Theme,
+    left: int,
+    top: int,
+    slot: Slot | None,
+    *,
+    won: bool,
+    lost: bool,
     placeholder: str,
 ) -> None:
     middle = top + LINE_HEIGHT // 2
@@ -299,7 +320,10 @@ def _draw_box(draw: ImageDraw.ImageDraw, theme: Theme, left: int, top: int, matc
     fill = theme.felt if match.state != "waiting" else _waiting_fill(theme)
     outline = theme.highlight if live else theme.frame_edge
     draw.rounded_rectangle(
-        (left, top, left + BOX_WIDTH - 1, top + BOX_HEIGHT - 1), radius=RADIUS, fill=fill, outline=outline,
+        (left, top, left + BOX_WIDTH - 1, top + BOX_HEIGHT - 1),
+        radius=RADIUS,
+        fill=fill,
+        outline=outline,
         width=3 if live else 2,
     )
     draw.line((left + 8, top + LINE_HEIGHT, left + BOX_WIDTH - 9, top + LINE_HEIGHT), fill=theme.tray, width=1)
@@ -329,7 +353,7 @@ def _connectors(draw: ImageDraw.ImageDraw, theme: Theme, rounds: int, first: int
 
 
 def default_round_names(rounds: int) -> tuple[str, ...]:
-    """"Round 1", ..., "Quarter-finals", "Semi-finals", "Final"."""
+    """ "Round 1", ..., "Quarter-finals", "Semi-finals", "Final"."""
     names = []
     for r in range(rounds):
         left = rounds - r
@@ -347,8 +371,14 @@ def render_bracket_image(picture: BracketPicture) -> Image.Image:
     names = picture.round_names or default_round_names(len(picture.rounds))
     first = len(picture.rounds[0]) if picture.rounds else 0
     for r, name in enumerate(names[: len(picture.rounds)]):
-        _text(draw, (_column_left(r) + BOX_WIDTH // 2, HEADER_HEIGHT + ROUND_LABEL_HEIGHT // 2 + 4), name,
-              ROUND_LABEL_SIZE, theme.muted_text, "mm")
+        _text(
+            draw,
+            (_column_left(r) + BOX_WIDTH // 2, HEADER_HEIGHT + ROUND_LABEL_HEIGHT // 2 + 4),
+            name,
+            ROUND_LABEL_SIZE,
+            theme.muted_text,
+            "mm",
+        )
     _connectors(draw, theme, len(picture.rounds), first)
     for r, matches in enumerate(picture.rounds):
         for k, match in enumerate(matches):
@@ -389,8 +419,13 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
     name_right = x - 10
     top = HEADER_HEIGHT + PAD
     # the table's felt, with a head row
-    draw.rounded_rectangle((PAD - 8, top - 6, right + 8, top + ROW_HEIGHT * (len(picture.rows) + 1) + 6),
-                           radius=RADIUS, fill=theme.felt, outline=theme.frame_edge, width=2)
+    draw.rounded_rectangle(
+        (PAD - 8, top - 6, right + 8, top + ROW_HEIGHT * (len(picture.rows) + 1) + 6),
+        radius=RADIUS,
+        fill=theme.felt,
+        outline=theme.frame_edge,
+        width=2,
+    )
     middle = top + ROW_HEIGHT // 2
     _text(draw, (PAD + 30, middle), "#", SUBTITLE_SIZE, theme.muted_text, "mm")
     _text(draw, (PAD + 64, middle), "Player", SUBTITLE_SIZE, theme.muted_text, "lm")
@@ -406,12 +441,17 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
         colour = theme.highlight if row.place == 1 and not row.withdrawn else theme.text
         if row.withdrawn:
             colour = theme.muted_text
-        _text(draw, (PAD + 30, middle), str(row.place), TABLE_SIZE, theme.highlight if podium else theme.muted_text, "mm")
+        _text(
+            draw, (PAD + 30, middle), str(row.place), TABLE_SIZE, theme.highlight if podium else theme.muted_text, "mm"
+        )
         name = row.name + (" (withdrew)" if row.withdrawn else "")
         _text(draw, (PAD + 64, middle), _fitted(name, TABLE_SIZE, name_right - PAD - 64), TABLE_SIZE, colour, "lm")
         values = [str(row.score), f"{row.wins}-{row.losses}"]
         if picture.tie_breaks:
-            values += [str(row.buchholz if row.buchholz is not None else ""), str(row.sonneborn_berger if row.sonneborn_berger is not None else "")]
+            values += [
+                str(row.buchholz if row.buchholz is not None else ""),
+                str(row.sonneborn_berger if row.sonneborn_berger is not None else ""),
+            ]
         for value, cx in zip(values, xs):
             _text(draw, (cx, middle), value, TABLE_SIZE, colour, "mm")
     y = top + ROW_HEIGHT * (len(picture.rows) + 1) + PAD
@@ -423,12 +463,26 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
             middle = y + PAIRING_HEIGHT // 2
             won_a, won_b = line.winner == 0, line.winner == 1
             muted = theme.muted_text
-            _text(draw, (PAD + half, middle), _fitted(line.a, TABLE_SIZE - 1, half - 10), TABLE_SIZE - 1,
-                  theme.highlight if won_a else (muted if won_b else theme.text), "rm")
-            _text(draw, (width // 2, middle), line.result or ("" if line.b is None else "v"), SUBTITLE_SIZE, muted, "mm")
+            _text(
+                draw,
+                (PAD + half, middle),
+                _fitted(line.a, TABLE_SIZE - 1, half - 10),
+                TABLE_SIZE - 1,
+                theme.highlight if won_a else (muted if won_b else theme.text),
+                "rm",
+            )
+            _text(
+                draw, (width // 2, middle), line.result or ("" if line.b is None else "v"), SUBTITLE_SIZE, muted, "mm"
+            )
             other = line.b if line.b is not None else "bye"
-            _text(draw, (width - PAD - half, middle), _fitted(other, TABLE_SIZE - 1, half - 10), TABLE_SIZE - 1,
-                  theme.highlight if won_b else (muted if (won_a or line.b is None) else theme.text), "lm")
+            _text(
+                draw,
+                (width - PAD - half, middle),
+                _fitted(other, TABLE_SIZE - 1, half - 10),
+                TABLE_SIZE - 1,
+                theme.highlight if won_b else (muted if (won_a or line.b is None) else theme.text),
+                "lm",
+            )
             y += PAIRING_HEIGHT
     _footer(draw, width, height, theme, picture.footer)
     return image
@@ -439,7 +493,17 @@ def render_standings(picture: StandingsPicture) -> bytes:
 
 
 __all__ = [
-    "BracketMatch", "BracketPicture", "PairingLine", "Slot", "StandingRow", "StandingsPicture",
-    "bracket_size", "default_round_names", "render_bracket", "render_bracket_image", "render_standings",
-    "render_standings_image", "standings_size",
+    "BracketMatch",
+    "BracketPicture",
+    "PairingLine",
+    "Slot",
+    "StandingRow",
+    "StandingsPicture",
+    "bracket_size",
+    "default_round_names",
+    "render_bracket",
+    "render_bracket_image",
+    "render_standings",
+    "render_standings_image",
+    "standings_size",
 ]

@@ -22,7 +22,7 @@ import io
 import math
 import warnings
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import matplotlib
 
@@ -150,8 +150,9 @@ class GameChart(Picture):
     @_quietly
     def draw(self) -> bytes:
         figure = _figure(5.6)
-        grid = figure.add_gridspec(2, 1, height_ratios=(3.2, 1.2), hspace=0.08,
-                                   left=0.085, right=0.985, top=0.84, bottom=0.12)
+        grid = figure.add_gridspec(
+            2, 1, height_ratios=(3.2, 1.2), hspace=0.08, left=0.085, right=0.985, top=0.84, bottom=0.12
+        )
         chances = figure.add_subplot(grid[0])
         luck = figure.add_subplot(grid[1], sharex=chances)
         xs = [0, *self.moves]
@@ -179,12 +180,29 @@ class GameChart(Picture):
             y = 100 * by_move.get(mark.move, by_move.get(mark.move - 1, 0.5))
             shape = "D" if mark.is_cube else "v"
             colour = CUBE if mark.is_cube else BLUNDER
-            chances.plot([mark.move], [y], marker=shape, markersize=11, color=colour, clip_on=False,
-                         markeredgecolor=BACKGROUND, markeredgewidth=1.5, zorder=5)
+            chances.plot(
+                [mark.move],
+                [y],
+                marker=shape,
+                markersize=11,
+                color=colour,
+                clip_on=False,
+                markeredgecolor=BACKGROUND,
+                markeredgewidth=1.5,
+                zorder=5,
+            )
             above = y < 80
             chances.annotate(
-                str(mark.move), (mark.move, y), xytext=(0, 14 if above else -16), textcoords="offset points",
-                ha="center", va="center", fontsize=12, fontweight="bold", color=TEXT, zorder=6,
+                str(mark.move),
+                (mark.move, y),
+                xytext=(0, 14 if above else -16),
+                textcoords="offset points",
+                ha="center",
+                va="center",
+                fontsize=12,
+                fontweight="bold",
+                color=TEXT,
+                zorder=6,
                 bbox={"boxstyle": "round,pad=0.15", "fc": BACKGROUND, "ec": colour, "lw": 1.2},
             )
         bars = list(self.luck)
@@ -202,8 +220,11 @@ class GameChart(Picture):
         luck.set_xlabel("move", color=MUTED, fontsize=12, labelpad=2)
         figure.text(0.085, 0.935, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center")
         legend = [
-            (f"■ {_short(self.names[0])}", SIDE[0]), (f"■ {_short(self.names[1])}", SIDE[1]),
-            ("▼ blunder", BLUNDER), ("◆ cube error", CUBE), ("darker/lighter: gammons", MUTED),
+            (f"■ {_short(self.names[0])}", SIDE[0]),
+            (f"■ {_short(self.names[1])}", SIDE[1]),
+            ("▼ blunder", BLUNDER),
+            ("◆ cube error", CUBE),
+            ("darker/lighter: gammons", MUTED),
         ]
         x = 0.085
         for text, colour in legend:
@@ -240,8 +261,9 @@ class RatingChart(Picture):
     @_quietly
     def draw(self) -> bytes:
         figure = _figure(6.4)
-        grid = figure.add_gridspec(3, 1, height_ratios=(2.4, 1.3, 1.1), hspace=0.12,
-                                   left=0.1, right=0.985, top=0.84, bottom=0.1)
+        grid = figure.add_gridspec(
+            3, 1, height_ratios=(2.4, 1.3, 1.1), hspace=0.12, left=0.1, right=0.985, top=0.84, bottom=0.1
+        )
         rating = figure.add_subplot(grid[0])
         points = figure.add_subplot(grid[1], sharex=rating)
         errors = figure.add_subplot(grid[2], sharex=rating)
@@ -250,15 +272,24 @@ class RatingChart(Picture):
         xs = [first, *days]
         ys = [self.start_rating, *self.ratings]
         rating.plot(xs, ys, color=LINE, linewidth=2.2)
-        rating.scatter(days, self.ratings, s=26, zorder=4, linewidths=0,
-                       color=[SIDE[0] if w else SIDE[1] for w in self.won])
+        rating.scatter(
+            days, self.ratings, s=26, zorder=4, linewidths=0, color=[SIDE[0] if w else SIDE[1] for w in self.won]
+        )
         if self.best_win is not None and 0 <= self.best_win < len(days):
             x, y = days[self.best_win], self.ratings[self.best_win]
             rating.plot([x], [y], marker="*", markersize=20, color=BLUNDER, markeredgecolor=BACKGROUND, zorder=5)
             if self.best_win_label:
-                rating.annotate(_t(self.best_win_label), (x, y), xytext=(0, 20), textcoords="offset points",
-                                ha="center", fontsize=12, color=TEXT, fontweight="bold",
-                                bbox={"boxstyle": "round,pad=0.2", "fc": BACKGROUND, "ec": BLUNDER, "lw": 1.2})
+                rating.annotate(
+                    _t(self.best_win_label),
+                    (x, y),
+                    xytext=(0, 20),
+                    textcoords="offset points",
+                    ha="center",
+                    fontsize=12,
+                    color=TEXT,
+                    fontweight="bold",
+                    bbox={"boxstyle": "round,pad=0.2", "fc": BACKGROUND, "ec": BLUNDER, "lw": 1.2},
+                )
         _style(rating, ylabel="rating")
         low, high = min(ys), max(ys)
         pad = max((high - low) * 0.18, 12.0)
@@ -285,8 +316,16 @@ class RatingChart(Picture):
             errors.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=True))
         else:
             errors.set_yticks([])
-            errors.text(0.5, 0.5, "no analysed match yet", transform=errors.transAxes, ha="center",
-                        va="center", color=MUTED, fontsize=12)
+            errors.text(
+                0.5,
+                0.5,
+                "no analysed match yet",
+                transform=errors.transAxes,
+                ha="center",
+                va="center",
+                color=MUTED,
+                fontsize=12,
+            )
         span = (days[-1] - first) if days else 1.0
         errors.set_xlim(first, (days[-1] if days else 1.0) + max(span * 0.03, 0.3))
         errors.xaxis.set_major_locator(MaxNLocator(nbins=6))
@@ -304,7 +343,7 @@ class RatingChart(Picture):
 def _moving_average(values: tuple[float, ...], window: int) -> list[float]:
     out = []
     for i in range(len(values)):
-        part = values[max(0, i - window + 1): i + 1]
+        part = values[max(0, i - window + 1) : i + 1]
         out.append(sum(part) / len(part))
     return out
 
@@ -312,7 +351,7 @@ def _moving_average(values: tuple[float, ...], window: int) -> list[float]:
 def _day_label(day: float, _: object) -> str:
     if not math.isfinite(day):
         return ""
-    moment = datetime.fromtimestamp(day * 86400.0, timezone.utc)
+    moment = datetime.fromtimestamp(day * 86400.0, UTC)
     return f"{moment.day} {moment:%b}"
 
 

@@ -13,8 +13,20 @@ from engine.game import Action, Game, GameSettings, Phase
 from renderer.scene import BoardScene
 from renderer.themes import CLASSIC, Theme
 
-FRAME_ACTIONS = {"setup", "opening", "roll", "play", "double", "take", "beaver", "pass",
-                  "resign", "accept", "reject", "forfeit"}
+FRAME_ACTIONS = {
+    "setup",
+    "opening",
+    "roll",
+    "play",
+    "double",
+    "take",
+    "beaver",
+    "pass",
+    "resign",
+    "accept",
+    "reject",
+    "forfeit",
+}
 """Logged actions worth a frame in a replay (auto actions show in the next frame)."""
 
 

@@ -95,9 +95,19 @@ def _mix(a: RGB, b: RGB, t: float) -> RGB:
     return (round(a[0] + (b[0] - a[0]) * t), round(a[1] + (b[1] - a[1]) * t), round(a[2] + (b[2] - a[2]) * t))
 
 
-_CLASSIC_INK = {Suit.CLUBS: (24, 24, 24), Suit.SPADES: (24, 24, 24), Suit.HEARTS: (196, 24, 36), Suit.DIAMONDS: (196, 24, 36)}
+_CLASSIC_INK = {
+    Suit.CLUBS: (24, 24, 24),
+    Suit.SPADES: (24, 24, 24),
+    Suit.HEARTS: (196, 24, 36),
+    Suit.DIAMONDS: (196, 24, 36),
+}
 # High contrast: a four-colour deck (Okabe-Ito), so no suit rests on red against black alone.
-_FOUR_COLOUR_INK = {Suit.CLUBS: (0, 120, 80), Suit.SPADES: (0, 0, 0), Suit.HEARTS: (200, 60, 0), Suit.DIAMONDS: (0, 100, 170)}
+_FOUR_COLOUR_INK = {
+    Suit.CLUBS: (0, 120, 80),
+    Suit.SPADES: (0, 0, 0),
+    Suit.HEARTS: (200, 60, 0),
+    Suit.DIAMONDS: (0, 100, 170),
+}
 
 
 def suit_ink(theme: Theme, suit: Suit) -> RGB:
@@ -123,7 +133,9 @@ def slot_colour(theme: Theme) -> RGB:
 # -- sprites (cached, read-only) ------------------------------------------------------------
 
 
-def _rounded(size: tuple[int, int], fill: RGB | tuple[int, int, int, int], outline: RGB | None, width: int) -> Image.Image:
+def _rounded(
+    size: tuple[int, int], fill: RGB | tuple[int, int, int, int], outline: RGB | None, width: int
+) -> Image.Image:
     """A rounded rectangle of ``size``, supersampled and reduced (RGBA)."""
     s = SUPERSAMPLE
     big = Image.new("RGBA", (size[0] * s, size[1] * s), (0, 0, 0, 0))
@@ -230,7 +242,10 @@ def _draw_background(image: Image.Image, theme: Theme) -> ImageDraw.ImageDraw:
     frame = 6
     draw.rounded_rectangle(
         (felt_box[0] - frame, felt_box[1] - frame, felt_box[2] + frame, felt_box[3] + frame),
-        radius=12, fill=theme.frame, outline=theme.frame_edge, width=2,
+        radius=12,
+        fill=theme.frame,
+        outline=theme.frame_edge,
+        width=2,
     )
     draw.rectangle(felt_box, fill=theme.felt)
     for n in range(SIZE):
@@ -245,7 +260,9 @@ def _draw_path(draw: ImageDraw.ImageDraw, layout: Layout, theme: Theme) -> None:
     half = PATH_WIDTH // 2
     for a, b in zip(layout.path, layout.path[1:]):
         (ax, ay), (bx, by) = cell_center(a), cell_center(b)
-        draw.rectangle((min(ax, bx) - half, min(ay, by) - half, max(ax, bx) + half, max(ay, by) + half), fill=theme.highlight)
+        draw.rectangle(
+            (min(ax, bx) - half, min(ay, by) - half, max(ax, bx) + half, max(ay, by) + half), fill=theme.highlight
+        )
 
 
 def _draw_order(draw: ImageDraw.ImageDraw, cell: Cell, number: int, theme: Theme, mark: bool) -> None:
@@ -298,7 +315,14 @@ def _draw_hands(draw: ImageDraw.ImageDraw, layout: Layout, scoring: Scoring, the
         _, y = cell_center(Cell(row, 0))
         points_colour, name_colour = _hand_colours(theme, score.points, score.complete)
         _text(draw, (middle, y - 16), str(score.points), POINTS_SIZE, points_colour, "mm")
-        _text(draw, (middle, y + 16), T.fit(score.category.label, HAND_SIZE, WIDTH - PAD - LABEL_LEFT), HAND_SIZE, name_colour, "mm")
+        _text(
+            draw,
+            (middle, y + 16),
+            T.fit(score.category.label, HAND_SIZE, WIDTH - PAD - LABEL_LEFT),
+            HAND_SIZE,
+            name_colour,
+            "mm",
+        )
     top = GRID_TOP + GRID_HEIGHT + FELT_MARGIN
     for col, score in enumerate(lines[SIZE:]):
         if not _shown(score):
@@ -400,8 +424,15 @@ class PatiencePicture(Picture):
     show_legal: bool = True
 
     @classmethod
-    def of(cls, layout: Layout, scoring: Scoring = ENGLISH, *, title: str = DEFAULT_TITLE,
-           best: int | None = None, show_legal: bool = True) -> PatiencePicture:
+    def of(
+        cls,
+        layout: Layout,
+        scoring: Scoring = ENGLISH,
+        *,
+        title: str = DEFAULT_TITLE,
+        best: int | None = None,
+        show_legal: bool = True,
+    ) -> PatiencePicture:
         return cls(str(layout.deal), str(layout), scoring.name, title, best, show_legal)
 
     def layout(self) -> Layout:

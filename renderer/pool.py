@@ -49,8 +49,8 @@ from pathlib import Path
 import renderer
 from engine import Position
 from renderer import BoardScene, render_board
-from renderer.pipe import DRAWN, REPLY, REQUEST
 from renderer.pictures import Picture
+from renderer.pipe import DRAWN, REPLY, REQUEST
 from renderer.replay import ReplayGif, ReplayJob, draw_replay
 
 log = logging.getLogger(__name__)
@@ -158,7 +158,9 @@ class _Worker:
         """Requests sent or promised and not yet answered."""
         return len(self._in_flight) + self.reserved
 
-    def draw(self, request: bytes, timeout: float = DRAW_TIMEOUT_SECONDS, *, replay: bool = False) -> asyncio.Future[bytes]:
+    def draw(
+        self, request: bytes, timeout: float = DRAW_TIMEOUT_SECONDS, *, replay: bool = False
+    ) -> asyncio.Future[bytes]:
         """Send ``request`` (behind any the worker holds); the future holds the reply."""
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[bytes] = loop.create_future()
@@ -191,7 +193,7 @@ class _Worker:
         """Write what the pipe takes of the requests; False if the worker is gone."""
         try:
             while self._unsent:
-                del self._unsent[:os.write(self.requests, self._unsent)]
+                del self._unsent[: os.write(self.requests, self._unsent)]
         except BlockingIOError:
             return True
         except OSError:
@@ -205,7 +207,7 @@ class _Worker:
         received = self._received
         try:
             with memoryview(received) as free:
-                count = os.readv(self.replies, [free[self._filled:]])
+                count = os.readv(self.replies, [free[self._filled :]])
         except BlockingIOError:
             return
         except OSError:
@@ -222,13 +224,13 @@ class _Worker:
                 needed = REPLY.size + length
                 break
             with memoryview(received) as view:
-                payload = bytes(view[taken + REPLY.size:end])
+                payload = bytes(view[taken + REPLY.size : end])
             taken = end
             self._answer(payload if status == DRAWN else RenderError(payload.decode("utf-8", "replace")))
         if not self._in_flight:  # answered, or the worker is gone
             self._filled = 0
         elif taken:
-            received[:self._filled - taken] = received[taken:self._filled]
+            received[: self._filled - taken] = received[taken : self._filled]
             self._filled -= taken
         if needed > len(received):
             received.extend(bytes(needed - len(received)))  # a replay's reply: room for all of it

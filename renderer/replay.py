@@ -85,8 +85,11 @@ def draw_replay(job: ReplayJob) -> ReplayGif:
     scenes: list[BoardScene] = []
     for game in job.games:
         settings = GameSettings.from_dict(dict(game.settings))
-        scenes.extend(scenes_from_game(game.actions, settings, job.names, score=game.score,
-                                       crawford=game.crawford, stake=job.stake))
+        scenes.extend(
+            scenes_from_game(
+                game.actions, settings, job.names, score=game.score, crawford=game.crawford, stake=job.stake
+            )
+        )
     keep = spread(len(scenes), job.max_frames)
     while True:
         gif = render_replay([scenes[i] for i in keep], frame_ms=job.frame_ms)

@@ -237,11 +237,7 @@ def clean(text: str, fallback: str = "") -> str:
             if kept and kept[-1] != " ":
                 kept.append(" ")
             continue
-        if (
-            unicodedata.category(char) in _DROP_CATEGORIES
-            or _is_variation_selector(char)
-            or not has_glyph(char)
-        ):
+        if unicodedata.category(char) in _DROP_CATEGORIES or _is_variation_selector(char) or not has_glyph(char):
             continue
         kept.append(char)
     result = "".join(kept).strip()
@@ -282,9 +278,7 @@ def visual_order(text: str) -> str:
             runs.append((rtl, char))
     # A neutral tail of an RTL run that is followed by LTR belongs to neither; keep it outside.
     pieces = [run[::-1] if rtl else run for rtl, run in runs]
-    first_strong_rtl = next(
-        (_is_rtl(c) for c in text if unicodedata.bidirectional(c) in ("L", "R", "AL")), False
-    )
+    first_strong_rtl = next((_is_rtl(c) for c in text if unicodedata.bidirectional(c) in ("L", "R", "AL")), False)
     if first_strong_rtl:
         pieces.reverse()
     return "".join(pieces)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Copy the bot's SQLite database into PostgreSQL and verify it (same as ``python -m bot.store.copy``).
 
-    .venv/bin/python scripts/copy_sqlite_to_postgres.py data/backgammon.sqlite3 postgresql://bg@dbhost/bg
+.venv/bin/python scripts/copy_sqlite_to_postgres.py data/backgammon.sqlite3 postgresql://bg@dbhost/bg
 """
 
 import sys

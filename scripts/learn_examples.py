@@ -33,7 +33,6 @@ from engine import Game, GameSettings, Position, Roll, SeededDice  # noqa: E402
 from engine.ratings import Rating, rate_match  # noqa: E402
 from renderer import render_board  # noqa: E402
 
-
 NOISE = 0.05
 """The players' noise on each play's equity: club players who err now and then."""
 
@@ -71,11 +70,25 @@ def rating_history() -> RatingHistory:
         won = rng.random() < 0.5 + (me.rating - opponent.rating) / 2000 + 0.06
         new_me, _ = rate_match(me, opponent, length) if won else reversed(rate_match(opponent, me, length))
         points = length if won else -length
-        matches.append(RatingPoint(i, start + i * 86400 * 1.3, me.rating, new_me.rating, won, points,
-                                   1000 + i % 7, opponent.rating, rng.choice(names)))
+        matches.append(
+            RatingPoint(
+                i,
+                start + i * 86400 * 1.3,
+                me.rating,
+                new_me.rating,
+                won,
+                points,
+                1000 + i % 7,
+                opponent.rating,
+                rng.choice(names),
+            )
+        )
         me = new_me
-    errors = tuple(ErrorPoint(m.game_id, m.at, max(2.0, 14 - i * 0.08 + rng.gauss(0, 3)), 60)
-                   for i, m in enumerate(matches) if i % 2 == 0)
+    errors = tuple(
+        ErrorPoint(m.game_id, m.at, max(2.0, 14 - i * 0.08 + rng.gauss(0, 3)), 60)
+        for i, m in enumerate(matches)
+        if i % 2 == 0
+    )
     wins = sum(m.won for m in matches)
     return RatingHistory(1, 555, tuple(matches), errors, wins, len(matches) - wins)
 

@@ -28,14 +28,40 @@ from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 
 NAMES = [
-    "Alice", "Bob", "Carmen", "Dmitri", "Eve", "Farid", "Gwendolyn Fairweather", "Héctor", "Ingrid", "Jamal",
-    "Kenji", "Lena", "Mateo", "Nadia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Viktor",
-    "Wen", "Ximena", "Yusuf", "Zoë",
+    "Alice",
+    "Bob",
+    "Carmen",
+    "Dmitri",
+    "Eve",
+    "Farid",
+    "Gwendolyn Fairweather",
+    "Héctor",
+    "Ingrid",
+    "Jamal",
+    "Kenji",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Oskar",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoë",
 ]
 
 
 def people(n: int) -> list[PlayerRef]:
-    return [PlayerRef(1000 + i, NAMES[i % len(NAMES)] + (f" {i // len(NAMES) + 1}" if i >= len(NAMES) else "")) for i in range(n)]
+    return [
+        PlayerRef(1000 + i, NAMES[i % len(NAMES)] + (f" {i // len(NAMES) + 1}" if i >= len(NAMES) else ""))
+        for i in range(n)
+    ]
 
 
 async def open_matches(service: GameService, threads: count) -> None:
@@ -50,7 +76,9 @@ async def open_matches(service: GameService, threads: count) -> None:
         await deliveries.delivered(delivery.entries)
 
 
-async def play(service: GameService, view: TournamentView, rounds: float, rng: random.Random, threads: count) -> TournamentView:
+async def play(
+    service: GameService, view: TournamentView, rounds: float, rng: random.Random, threads: count
+) -> TournamentView:
     """Decide whole rounds (and, for a fraction, that share of the next round's tables)."""
     seeds = {e.player.user_id: e.seed or 0 for e in view.entrants}
     whole, part = int(rounds), rounds - int(rounds)
@@ -68,7 +96,9 @@ async def play(service: GameService, view: TournamentView, rounds: float, rng: r
     return await service.tournaments.get(view.id)
 
 
-async def tournament(service: GameService, name: str, n: int, fmt: str = "knockout", **options: object) -> TournamentView:
+async def tournament(
+    service: GameService, name: str, n: int, fmt: str = "knockout", **options: object
+) -> TournamentView:
     organiser = PlayerRef(1, "Olga")
     made = await service.tournaments.create(555, 4242, organiser, name, TournamentOptions(format=fmt, **options))  # type: ignore[arg-type]
     for player in people(n):
@@ -93,7 +123,9 @@ async def main(out: Path) -> None:
             picture = picture_of(view)
             assert picture is not None
             (out / filename).write_bytes(picture.draw())
-            print(f"{out / filename}: {view.name}, {view.field_size} players, {view.status}, round {view.round} of {view.rounds}")
+            print(
+                f"{out / filename}: {view.name}, {view.field_size} players, {view.status}, round {view.round} of {view.rounds}"
+            )
         await store.close()
 
 

@@ -43,8 +43,9 @@ def main(path: str) -> int:
         print("FAIL: the revealed seed does not match the commitment")
         return 1
     nonce = f"{fair['nonce']}|{fair['salt']}" if fair.get("salt") else fair["nonce"]
-    thrown = [int(d) for a in export["actions"] if a.get("kind") in ("opening", "roll") and a.get("dice")
-              for d in a["dice"]]
+    thrown = [
+        int(d) for a in export["actions"] if a.get("kind") in ("opening", "roll") and a.get("dice") for d in a["dice"]
+    ]
     for index, value in enumerate(thrown):
         expected = die_at(seed, nonce, index)
         if expected != value:

@@ -115,9 +115,7 @@ class PgServer:
     # ---------------------------------------------------------------- control
 
     def _cmd(self, *args: str, timeout: float = 120) -> None:
-        result = subprocess.run(
-            [*self._run_as, *args], capture_output=True, text=True, timeout=timeout, cwd=self.root
-        )
+        result = subprocess.run([*self._run_as, *args], capture_output=True, text=True, timeout=timeout, cwd=self.root)
         if result.returncode != 0:
             raise RuntimeError(
                 f"{' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}\n{self.log_tail()}"
@@ -131,8 +129,16 @@ class PgServer:
 
     def initdb(self) -> None:
         self._cmd(
-            str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", self.user,
-            "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C",
+            str(self.bin_dir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            self.user,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--locale=C",
         )
 
     @property
@@ -150,8 +156,17 @@ class PgServer:
 
     def start(self) -> None:
         self._cmd(
-            str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.logfile),
-            "-w", "-t", "60", "-o", self._options, "start",
+            str(self.bin_dir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.logfile),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            self._options,
+            "start",
         )
 
     def stop(self, mode: str = "fast") -> None:
@@ -159,8 +174,19 @@ class PgServer:
 
     def restart(self, mode: str = "fast") -> None:
         self._cmd(
-            str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.logfile),
-            "-w", "-t", "60", "-m", mode, "-o", self._options, "restart",
+            str(self.bin_dir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.logfile),
+            "-w",
+            "-t",
+            "60",
+            "-m",
+            mode,
+            "-o",
+            self._options,
+            "restart",
         )
 
     def cleanup(self) -> None:

@@ -34,7 +34,6 @@ from bot.ai.engines import (
 from bot.ai.values import (
     BLUNDER_THRESHOLD,
     CHOICES_KEPT,
-    MovePoint,
     DEFAULT_LEVEL,
     Candidate,
     CubeAdvice,
@@ -45,6 +44,7 @@ from bot.ai.values import (
     Level,
     LevelSpec,
     Mistake,
+    MovePoint,
     PlayerAnalysis,
     Probabilities,
     equity_of,
@@ -115,7 +115,11 @@ class Analyst:
         return self._map(plays, _rank(position, roll, spec.checker_ply))[: max(n, 1)]
 
     def choose_play(
-        self, position: Position, roll: Roll, *, level: Level | str | int = DEFAULT_LEVEL,
+        self,
+        position: Position,
+        roll: Roll,
+        *,
+        level: Level | str | int = DEFAULT_LEVEL,
         rng: random.Random | None = None,
     ) -> Play:
         """The play the computer makes at ``level`` (the beginner's choice is noisy)."""
@@ -239,10 +243,16 @@ class Analyst:
         single = game.points_for(WinKind.SINGLE)
         gammon = game.points_for(WinKind.GAMMON)
         backgammon = game.points_for(WinKind.BACKGAMMON)
-        win = (probs.win - probs.win_gammon) * single + (probs.win_gammon - probs.win_backgammon) * gammon \
+        win = (
+            (probs.win - probs.win_gammon) * single
+            + (probs.win_gammon - probs.win_backgammon) * gammon
             + probs.win_backgammon * backgammon
-        loss = (probs.lose - probs.lose_gammon) * single + (probs.lose_gammon - probs.lose_backgammon) * gammon \
+        )
+        loss = (
+            (probs.lose - probs.lose_gammon) * single
+            + (probs.lose_gammon - probs.lose_backgammon) * gammon
             + probs.lose_backgammon * backgammon
+        )
         return win - loss
 
     # -- hints -------------------------------------------------------------------------
@@ -260,7 +270,11 @@ class Analyst:
     # -- game analysis -----------------------------------------------------------------
 
     def analyse_game(
-        self, game: Game, *, ply: int = 0, cube_level: str = "1ply",
+        self,
+        game: Game,
+        *,
+        ply: int = 0,
+        cube_level: str = "1ply",
         blunder_threshold: float = BLUNDER_THRESHOLD,
     ) -> GameAnalysis:
         """Replay ``game``'s log and grade every decision of both players.
@@ -303,21 +317,22 @@ class Analyst:
                 # (a lost turn is an auto play the game made as the roll was applied: no dice left)
                 dice = (replay.dice.die1, replay.dice.die2) if replay.dice is not None else rolled.get(who)
                 if not action.auto:
-                    self._grade_play(replay, action.text or "", players[who], turns[who], ply, blunder_threshold, upcoming)
+                    self._grade_play(
+                        replay, action.text or "", players[who], turns[who], ply, blunder_threshold, upcoming
+                    )
                 replay.apply(action)
                 moves.append(self._after_move(replay, upcoming, who, dice, luck_of_next.pop(who, 0.0)))
                 continue
             if kind == "double" and who is not None:
                 self._grade_double(replay, players[who], turns[who] + 1, blunder_threshold, cube_level, upcoming)
             elif kind in ("take", "pass", "beaver") and who is not None:
-                self._grade_answer(replay, kind, players[who], turns[1 - who] + 1, blunder_threshold, cube_level,
-                                   upcoming)
+                self._grade_answer(
+                    replay, kind, players[who], turns[1 - who] + 1, blunder_threshold, cube_level, upcoming
+                )
             replay.apply(action)
         return GameAnalysis(players, ply, moves)
 
-    def _after_move(
-        self, replay: Game, move: int, mover: int, dice: tuple[int, int] | None, luck: float
-    ) -> MovePoint:
+    def _after_move(self, replay: Game, move: int, mover: int, dice: tuple[int, int] | None, luck: float) -> MovePoint:
         """The chances after a move: the position of the player to roll next (or the result)."""
         result = replay.result
         if result is not None:
@@ -349,7 +364,13 @@ class Analyst:
         return self.play_equities(position, roll, ply=0)[0].equity
 
     def _grade_play(
-        self, replay: Game, text: str, analysis: PlayerAnalysis, turn: int, ply: int, threshold: float,
+        self,
+        replay: Game,
+        text: str,
+        analysis: PlayerAnalysis,
+        turn: int,
+        ply: int,
+        threshold: float,
         move: int = 0,
     ) -> None:
         plays = replay.legal_plays()
@@ -368,25 +389,51 @@ class Analyst:
             if played not in kept:
                 kept = [*kept, played]
             mistake = Mistake(
-                player=analysis.player, turn=turn, kind="checker",
-                dice=(replay.dice.die1, replay.dice.die2), played=format_play(chosen), best=best.text,
-                equity_lost=lost, position_id=replay.position.position_id(), move=move,
-                gnubg_id=replay.gnubg_id(), choices=tuple((c.text, c.equity) for c in kept),
+                player=analysis.player,
+                turn=turn,
+                kind="checker",
+                dice=(replay.dice.die1, replay.dice.die2),
+                played=format_play(chosen),
+                best=best.text,
+                equity_lost=lost,
+                position_id=replay.position.position_id(),
+                move=move,
+                gnubg_id=replay.gnubg_id(),
+                choices=tuple((c.text, c.equity) for c in kept),
             )
             analysis.mistakes.append(mistake)
             if lost > threshold:
                 analysis.blunders.append(mistake)
 
     def _record_cube(
-        self, analysis: PlayerAnalysis, replay: Game, turn: int, kind: str, played: str, best: str,
-        lost: float, threshold: float, move: int = 0, choices: tuple[tuple[str, float], ...] = (),
+        self,
+        analysis: PlayerAnalysis,
+        replay: Game,
+        turn: int,
+        kind: str,
+        played: str,
+        best: str,
+        lost: float,
+        threshold: float,
+        move: int = 0,
+        choices: tuple[tuple[str, float], ...] = (),
     ) -> None:
         analysis.cube_decisions += 1
         analysis.equity_lost += lost
         if lost > 1e-6:
-            mistake = Mistake(analysis.player, turn, kind, None, played, best, lost, replay.position.position_id(),
-                              move=move, gnubg_id=replay.gnubg_id(),
-                              choices=tuple(sorted(choices, key=lambda c: -c[1])))
+            mistake = Mistake(
+                analysis.player,
+                turn,
+                kind,
+                None,
+                played,
+                best,
+                lost,
+                replay.position.position_id(),
+                move=move,
+                gnubg_id=replay.gnubg_id(),
+                choices=tuple(sorted(choices, key=lambda c: -c[1])),
+            )
             analysis.mistakes.append(mistake)
             if lost > threshold:
                 analysis.blunders.append(mistake)
@@ -396,24 +443,38 @@ class Analyst:
         """The doubler's two choices, with their cubeful equities."""
         return (("No double", advice.no_double), ("Double", min(advice.double_take, advice.double_pass)))
 
-    def _grade_no_double(self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float,
-                         level: str, move: int = 0) -> None:
+    def _grade_no_double(
+        self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
+    ) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         if advice.double:  # only a missed double counts as a decision
             lost = min(advice.double_take, advice.double_pass) - advice.no_double
-            self._record_cube(analysis, replay, turn, "double", "no double", "double", max(lost, 0.0), threshold,
-                              move, self._doubling(advice))
+            self._record_cube(
+                analysis,
+                replay,
+                turn,
+                "double",
+                "no double",
+                "double",
+                max(lost, 0.0),
+                threshold,
+                move,
+                self._doubling(advice),
+            )
 
-    def _grade_double(self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float,
-                      level: str, move: int = 0) -> None:
+    def _grade_double(
+        self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
+    ) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         lost = 0.0 if advice.double else advice.no_double - min(advice.double_take, advice.double_pass)
         best = "double" if advice.double else ("too good, play on" if advice.too_good else "no double")
-        self._record_cube(analysis, replay, turn, "double", "double", best, max(lost, 0.0), threshold,
-                          move, self._doubling(advice))
+        self._record_cube(
+            analysis, replay, turn, "double", "double", best, max(lost, 0.0), threshold, move, self._doubling(advice)
+        )
 
-    def _grade_answer(self, replay: Game, kind: str, analysis: PlayerAnalysis, turn: int, threshold: float,
-                      level: str, move: int = 0) -> None:
+    def _grade_answer(
+        self, replay: Game, kind: str, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
+    ) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         # Equities are the doubler's: the taker loses what the doubler gains.
         took = kind in ("take", "beaver")
@@ -463,7 +524,11 @@ class Analyst:
         return await asyncio.to_thread(self.play_equities, position, roll, ply=ply)
 
     async def achoose_play(
-        self, position: Position, roll: Roll, *, level: Level | str | int = DEFAULT_LEVEL,
+        self,
+        position: Position,
+        roll: Roll,
+        *,
+        level: Level | str | int = DEFAULT_LEVEL,
         rng: random.Random | None = None,
     ) -> Play:
         spec = level_spec(level)
@@ -550,8 +615,6 @@ def default_analyst() -> Analyst:
     if _default is None:
         _default = Analyst()
     return _default
-
-
 
 
 def close_default() -> None:

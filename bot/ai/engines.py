@@ -153,8 +153,11 @@ def _quick_cube(state: CubeState) -> dict[str, Any]:
     probs = list(_probabilities(state.position, 0))
     ours, theirs = state.position.pip_counts()
     x = bgbot_cpp.cube_efficiency(probs, bool(bgbot_cpp.is_race(board)), ours, theirs)
-    owner = {"centered": bgbot_cpp.CubeOwner.CENTERED, "player": bgbot_cpp.CubeOwner.PLAYER,
-             "opponent": bgbot_cpp.CubeOwner.OPPONENT}[state.owner]
+    owner = {
+        "centered": bgbot_cpp.CubeOwner.CENTERED,
+        "player": bgbot_cpp.CubeOwner.PLAYER,
+        "opponent": bgbot_cpp.CubeOwner.OPPONENT,
+    }[state.owner]
     nd = bgbot_cpp.cl2cf_money(probs, owner, x, jacoby_active=state.jacoby and state.owner == "centered")
     dt = 2.0 * bgbot_cpp.cl2cf_money(probs, bgbot_cpp.CubeOwner.OPPONENT, x, jacoby_active=False)
     dp = 1.0
@@ -162,9 +165,16 @@ def _quick_cube(state: CubeState) -> dict[str, Any]:
     take = dt <= dp
     beaver = state.beavers and take and dt < 0
     return {
-        "probs": tuple(probs), "nd": nd, "dt": dt, "dp": dp, "double": double, "take": take,
+        "probs": tuple(probs),
+        "nd": nd,
+        "dt": dt,
+        "dp": dp,
+        "double": double,
+        "take": take,
         "beaver": beaver,
-        "action": "No Double" if not double else ("Double/Beaver" if beaver else ("Double/Take" if take else "Double/Pass")),
+        "action": "No Double"
+        if not double
+        else ("Double/Beaver" if beaver else ("Double/Take" if take else "Double/Pass")),
         "level": "0-ply",
     }
 
@@ -239,5 +249,3 @@ def die_with_parent(parent: int) -> None:
                 os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-

@@ -24,6 +24,7 @@ DETAIL_VERSION = 1
 BEGINNER_NOISE = 0.25
 """Standard deviation of the noise added to each play's equity at the beginner level."""
 
+
 class AnalysisUnavailable(RuntimeError):
     """The engines (gnubg-nn, bgsage) are not installed on this server."""
 
@@ -39,7 +40,7 @@ class EngineMismatch(RuntimeError):
 # -- levels ---------------------------------------------------------------------------
 
 
-class Level(str, enum.Enum):
+class Level(str, enum.Enum):  # noqa: UP042 (str() and format() of a member stay "Level.X")
     """How strong the computer plays."""
 
     BEGINNER = "beginner"
@@ -86,8 +87,7 @@ def level_spec(level: Level | str | int | None) -> LevelSpec:
     if isinstance(level, int) and not isinstance(level, bool):
         if level not in (0, 1, 2):
             raise ValueError("the ply is 0, 1 or 2")
-        return LevelSpec(checker_ply=level, noise=0.0, cube=("0ply", "1ply", "2ply")[level],
-                         in_process_pool=level >= 2)
+        return LevelSpec(checker_ply=level, noise=0.0, cube=("0ply", "1ply", "2ply")[level], in_process_pool=level >= 2)
     return LEVELS[Level.parse(level)]
 
 
@@ -269,8 +269,15 @@ class PlayerAnalysis:
     def rating(self) -> str:
         """GNU Backgammon's words for an error rate."""
         rate = self.error_rate
-        for limit, word in ((2, "supernatural"), (5, "world class"), (8, "expert"), (12, "advanced"),
-                            (18, "intermediate"), (26, "casual player"), (35, "beginner")):
+        for limit, word in (
+            (2, "supernatural"),
+            (5, "world class"),
+            (8, "expert"),
+            (12, "advanced"),
+            (18, "intermediate"),
+            (26, "casual player"),
+            (35, "beginner"),
+        ):
             if rate < limit:
                 return word
         return "awful!"
@@ -295,20 +302,40 @@ class GameAnalysis:
             "v": DETAIL_VERSION,
             "ply": self.ply,
             "moves": [
-                [m.move, m.player, *(m.dice or (0, 0)), round(m.win, 4), round(m.gammons[0], 4),
-                 round(m.gammons[1], 4), round(m.luck, 4)]
+                [
+                    m.move,
+                    m.player,
+                    *(m.dice or (0, 0)),
+                    round(m.win, 4),
+                    round(m.gammons[0], 4),
+                    round(m.gammons[1], 4),
+                    round(m.luck, 4),
+                ]
                 for m in self.moves
             ],
             "players": [
-                {"decisions": p.decisions, "lost": round(p.equity_lost, 4), "rate": round(p.error_rate, 2),
-                 "luck": round(p.luck, 4), "blunders": len(p.blunders)}
+                {
+                    "decisions": p.decisions,
+                    "lost": round(p.equity_lost, 4),
+                    "rate": round(p.error_rate, 2),
+                    "luck": round(p.luck, 4),
+                    "blunders": len(p.blunders),
+                }
                 for p in self.players
             ],
             "mistakes": [
-                {"move": m.move, "player": m.player, "turn": m.turn, "kind": m.kind,
-                 "dice": list(m.dice) if m.dice else None, "played": m.played, "best": m.best,
-                 "lost": round(m.equity_lost, 4), "id": m.gnubg_id,
-                 "choices": [[text, round(equity, 4)] for text, equity in m.choices]}
+                {
+                    "move": m.move,
+                    "player": m.player,
+                    "turn": m.turn,
+                    "kind": m.kind,
+                    "dice": list(m.dice) if m.dice else None,
+                    "played": m.played,
+                    "best": m.best,
+                    "lost": round(m.equity_lost, 4),
+                    "id": m.gnubg_id,
+                    "choices": [[text, round(equity, 4)] for text, equity in m.choices],
+                }
                 for m in mistakes
             ],
         }
@@ -355,9 +382,6 @@ class Hint:
             return [
                 f"{verdict}: no double {c.no_double:+.3f}, double/take {c.double_take:+.3f}, "
                 f"double/pass {c.double_pass:+.3f}",
-                f"win {100 * p.win:.1f}% (gammon {100 * p.win_gammon:.1f}%), "
-                f"lose gammon {100 * p.lose_gammon:.1f}%",
+                f"win {100 * p.win:.1f}% (gammon {100 * p.win_gammon:.1f}%), lose gammon {100 * p.lose_gammon:.1f}%",
             ]
         return []
-
-

@@ -28,8 +28,13 @@ UNAVAILABLE_DETAIL = (
 )
 
 __all__ = [
-    "DEFAULT_LEVEL", "LEVELS", "UNAVAILABLE_DETAIL", "UNAVAILABLE_MESSAGE", "Advice",
-    "AnalysisUnavailableError", "parse_level",
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "UNAVAILABLE_DETAIL",
+    "UNAVAILABLE_MESSAGE",
+    "Advice",
+    "AnalysisUnavailableError",
+    "parse_level",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -106,9 +111,7 @@ class Advice:
         name = parse_level(level)
         player = self._players.get((user_id, name))
         if player is None:
-            player = self._players[(user_id, name)] = ComputerPlayer(
-                self.service, user_id, name, analyst=self.analyst
-            )
+            player = self._players[(user_id, name)] = ComputerPlayer(self.service, user_id, name, analyst=self.analyst)
         return player
 
     @_engines_required

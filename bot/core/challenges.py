@@ -40,9 +40,9 @@ from bot.core.model import (
 from bot.core.players import PlayerNames
 from bot.store import ChallengeClosedError, ChallengeLimitError, ChallengeRow, NotFoundError, Store
 from engine import CHECKERS, Game
+from engine.fairdice import commitment, new_seed, player_part
 from engine.ids import gnubg_id_of
 from engine.xgid import looks_like_xgid
-from engine.fairdice import commitment, new_seed, player_part
 
 FairDice = dict[str, Any]
 """A game's dice record: ``commitment``, ``nonce``, ``seed`` (secret until the end), ``salt``."""
@@ -59,7 +59,9 @@ def seats(challenge: ChallengeView) -> tuple[int, int]:
     return pair if challenge.options.challenger_seat == 0 else (pair[1], pair[0])
 
 
-def salt_of(accepted_by: int | None, challenger_seed: str | None = None, accepter_seed: str | None = None) -> str | None:
+def salt_of(
+    accepted_by: int | None, challenger_seed: str | None = None, accepter_seed: str | None = None
+) -> str | None:
     """The salt an accepted challenge's dice are mixed with (see :mod:`engine.fairdice`)."""
     parts = [f"accept={accepted_by}"] if accepted_by else []
     if challenger_seed:
@@ -206,8 +208,14 @@ class Challenges:
         means): one game, the challenger seated as player 0 of the Match ID
         (the top player of the XGID), started only when ``challenged`` accepts."""
         options = replace(
-            options or ChallengeOptions(), practice=True, gnubg_id=practice_id(position_id), match_length=0,
-            jacoby=False, beavers=False, automatic_doubles=False, thread=False,
+            options or ChallengeOptions(),
+            practice=True,
+            gnubg_id=practice_id(position_id),
+            match_length=0,
+            jacoby=False,
+            beavers=False,
+            automatic_doubles=False,
+            thread=False,
         )
         return await self.create(guild_id, channel_id, challenger, challenged, options)
 
@@ -283,9 +291,7 @@ class Challenges:
         except ChallengeClosedError:
             raise ChallengeError("this challenge was already answered") from None
 
-    async def rematch(
-        self, game: GameState | GameSummary, player: PlayerRef, *, double: bool = False
-    ) -> ChallengeView:
+    async def rematch(self, game: GameState | GameSummary, player: PlayerRef, *, double: bool = False) -> ChallengeView:
         """``player`` asks the other player of a finished game for a rematch:
         the same settings with the colours swapped (``double``: a money game at
         twice the stake, "double or nothing"). The other player accepts as any
@@ -315,8 +321,15 @@ class Challenges:
                 raise ChallengeError(
                     f"double or nothing would be {stake} per point, over this server's limit of {self.limits.max_stake}"
                 )
-        again = replace(options, stake=stake, thread=False, rematch_of=game.id, challenger_seat=1 - seat,
-                        tournament=None, unrated=False)
+        again = replace(
+            options,
+            stake=stake,
+            thread=False,
+            rematch_of=game.id,
+            challenger_seat=1 - seat,
+            tournament=None,
+            unrated=False,
+        )
         return await self.create(game.guild_id, game.channel_id, player, opponent, again)
 
     async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:

@@ -128,9 +128,14 @@ class ComputerPlayer:
         if decision == "resign":
             return await service.resign(gid, uid, 1, version=version)
         method = {
-            "double": service.double, "roll": service.roll, "beaver": service.beaver, "use_opening": service.use_opening,
-            "take": service.take, "pass": service.pass_double,
-            "accept": service.accept_resignation, "reject": service.reject_resignation,
+            "double": service.double,
+            "roll": service.roll,
+            "beaver": service.beaver,
+            "use_opening": service.use_opening,
+            "take": service.take,
+            "pass": service.pass_double,
+            "accept": service.accept_resignation,
+            "reject": service.reject_resignation,
         }[decision]
         return await method(gid, uid, version=version)
 

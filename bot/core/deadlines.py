@@ -22,7 +22,14 @@ from bot.core import narration
 from bot.core.challenges import Challenges
 from bot.core.deliveries import Deliveries
 from bot.core.members import Members
-from bot.core.model import DUE_PER_SWEEP, EXPIRIES_PER_SWEEP, GameState, Notice, ServiceError, storage_errors_as_service_errors
+from bot.core.model import (
+    DUE_PER_SWEEP,
+    EXPIRIES_PER_SWEEP,
+    GameState,
+    Notice,
+    ServiceError,
+    storage_errors_as_service_errors,
+)
 from bot.store import GameRow, Owed, Shard, StorageError, Store
 from bot.store.schedule import CREDIT_BATCH
 
@@ -81,7 +88,10 @@ class Deadlines:
         return timedelta(seconds=gap)
 
     async def settle_outages(
-        self, *, shard: Shard | None = None, room: Callable[[], Awaitable[None]] | None = None,
+        self,
+        *,
+        shard: Shard | None = None,
+        room: Callable[[], Awaitable[None]] | None = None,
         batch: int = CREDIT_BATCH,
     ) -> int:
         """Move the games' clocks on by the outages owed to the shard (written down
@@ -129,10 +139,15 @@ class Deadlines:
         before = len(notices)
         for row in expired:
             view = self.challenges.keep(await self.challenges.view_of(row))
-            notices.append(Notice(
-                "challenge_expired", None, view, view.challenger.user_id,
-                f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
-            ))
+            notices.append(
+                Notice(
+                    "challenge_expired",
+                    None,
+                    view,
+                    view.challenger.user_id,
+                    f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
+                )
+            )
         for row in reminders:
             if row.turn_deadline is not None and row.turn_deadline <= now:
                 continue  # the timeout below covers it
@@ -154,7 +169,9 @@ class Deadlines:
                     continue  # it comes when the quiet hours end
                 # the turn runs out first: a reminder now, without a ping, beats none
             left = (row.turn_deadline - now) if row.turn_deadline else timedelta(0)
-            text = f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited"
+            text = (
+                f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited"
+            )
             channel_id = row.board_channel_id or row.channel_id
             payload: dict[str, object] = {"user_id": player.user_id, "text": text}
             if prefs is not None and prefs.turn == "dm":

@@ -74,7 +74,9 @@ Wording = Callable[[OutboxEntry], Awaitable["Delivery | None"]]
 def notice(guild_id: int, channel_id: int, text: str, *, ping: Iterable[int] = (), game_id: int | None = None) -> Owed:
     """A line of text a change owes a channel, pinging ``ping`` (write it with
     :func:`bot.store.outbox.add` in the change's transaction)."""
-    return Owed("notice", guild_id, channel_id, game_id=game_id, payload={"text": text, "ping": list(dict.fromkeys(ping))})
+    return Owed(
+        "notice", guild_id, channel_id, game_id=game_id, payload={"text": text, "ping": list(dict.fromkeys(ping))}
+    )
 
 
 @storage_errors_as_service_errors
@@ -101,7 +103,9 @@ class Deliveries:
         self._suspect: set[int] = set()
         """Entries a failed delivery of this process may have posted all the same."""
         self.wordings: dict[str, Wording] = {
-            "reminder": self._reminder, "challenge_expired": self._expired, "notice": self._notice,
+            "reminder": self._reminder,
+            "challenge_expired": self._expired,
+            "notice": self._notice,
             "digest": self._digest,
         }
         """How each kind of entry is worded (boards are worded together, per game). A
@@ -198,11 +202,15 @@ class Deliveries:
             self._held.pop(entry_id, None)
             self._suspect.discard(entry_id)
         if permanent or delivery.attempts + 1 >= MAX_ATTEMPTS:
-            log.warning("giving up a %s message to channel %s after %d attempts",
-                        delivery.kind, delivery.channel_id, delivery.attempts + 1)
+            log.warning(
+                "giving up a %s message to channel %s after %d attempts",
+                delivery.kind,
+                delivery.channel_id,
+                delivery.attempts + 1,
+            )
             await self.store.outbox.delivered(delivery.entries)
             return
-        wait = min(FIRST_RETRY * (2 ** delivery.attempts), LAST_RETRY)
+        wait = min(FIRST_RETRY * (2**delivery.attempts), LAST_RETRY)
         for entry_id in delivery.entries:
             await self.store.outbox.retry_later(entry_id, self.clock() + wait)
 

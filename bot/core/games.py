@@ -26,15 +26,15 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from bot.core import narration
 from bot.core.challenges import Challenges, new_fair_dice, practice_id
 from bot.core.deadlines import Deadlines
+from bot.core.deliveries import Deliveries, board_debt
 from bot.core.lru import Lru
 from bot.core.members import Members
-from bot.core.deliveries import Deliveries, board_debt
 from bot.core.model import (
     REMINDER_FRACTION,
     SERVICE_ACTIONS,
@@ -47,9 +47,9 @@ from bot.core.model import (
     GameSummary,
     Limits,
     NoGameError,
+    Notice,
     NotInGameError,
     NotYourTurnError,
-    Notice,
     Outcome,
     PlayerRef,
     RuleError,
@@ -58,8 +58,8 @@ from bot.core.model import (
     storage_errors_as_service_errors,
 )
 from bot.core.patience import PatienceService
-from bot.core.summaries import records_from, summarise, summary_of
 from bot.core.players import PlayerNames
+from bot.core.summaries import records_from, summarise, summary_of
 from bot.core.tournaments.service import Tournaments, update_owed
 from bot.store import (
     GLOBAL_SCOPE,
@@ -113,7 +113,7 @@ SNAPSHOT_CHARACTERS_ON_LOOP = 50 * SNAPSHOT_ON_LOOP
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 @storage_errors_as_service_errors
@@ -153,7 +153,9 @@ class GameService:
         start from it without a read: the compare-and-set append catches a row
         another process has moved on since."""
         self._owns_store = False
-        self._latest: Lru[int, GameState] = Lru(self.limits.cached_games)  # channel id -> newest view of its active game
+        self._latest: Lru[int, GameState] = Lru(
+            self.limits.cached_games
+        )  # channel id -> newest view of its active game
         self._boards: dict[int, tuple[tuple[int, int], int]] = {}  # game id -> (its board message, version shown)
         self._heavy: asyncio.Semaphore | None = None
         self._backfills: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -162,15 +164,27 @@ class GameService:
         self.deliveries = Deliveries(store, self.clock, self.challenges, self.state_of, self._remember_board)
         self.members = Members(store, self.clock, self.state_of, wake=self.deliveries.wake)
         self.deadlines = Deadlines(
-            store, self.clock, self.challenges, self.deliveries, self.state_of, self._time_out,
-            self.limits.expiries_per_sweep, members=self.members, due_per_sweep=self.limits.due_per_sweep,
+            store,
+            self.clock,
+            self.challenges,
+            self.deliveries,
+            self.state_of,
+            self._time_out,
+            self.limits.expiries_per_sweep,
+            members=self.members,
+            due_per_sweep=self.limits.due_per_sweep,
         )
         self.patience = PatienceService(store, self.names, self.clock, seed_source)
         self.finish_listeners: list[Callable[[GameRow], Awaitable[None]]] = []
         """Told of every match that ends (finished or abandoned), after it is stored."""
         self.tournaments = Tournaments(
-            store, self.names, self.clock, self.deliveries,
-            start_game=self.start_game, time_out=self.time_out_now, forfeit=self.forfeit,
+            store,
+            self.names,
+            self.clock,
+            self.deliveries,
+            start_game=self.start_game,
+            time_out=self.time_out_now,
+            forfeit=self.forfeit,
         )
         self.finish_listeners.append(self.tournaments.after_game)
 
@@ -236,11 +250,15 @@ class GameService:
         is a challenge they accept (:meth:`Challenges.create_practice`): nobody is
         seated in a game unasked."""
         if not computer.is_bot:
-            raise ChallengeError(
-                f"{computer.name} must accept a practice game first: challenge them to it"
-            )
-        options = replace(options or ChallengeOptions(), practice=True, match_length=0,
-                          jacoby=False, beavers=False, automatic_doubles=False)
+            raise ChallengeError(f"{computer.name} must accept a practice game first: challenge them to it")
+        options = replace(
+            options or ChallengeOptions(),
+            practice=True,
+            match_length=0,
+            jacoby=False,
+            beavers=False,
+            automatic_doubles=False,
+        )
         return await self._new_unchallenged_game(guild_id, channel_id, player, computer, options, position_id)
 
     async def _new_unchallenged_game(
@@ -362,21 +380,30 @@ class GameService:
             row = await self._active_row(game_id)
             if row.seat_of(moderator_id) is not None:
                 raise ServiceError(
-                    "you play in this game, so you can't abandon it: resign or forfeit, "
-                    "or ask another moderator"
+                    "you play in this game, so you can't abandon it: resign or forfeit, or ask another moderator"
                 )
             match = await self._match(row)
             view_before = await self._view(row, match)
             actions = [{"kind": "abandon", "moderator": moderator_id}]
             owed = board_debt(
-                guild_id=row.guild_id, channel_id=row.channel_id, game_id=row.id, version=row.version + 1,
-                since=row.version + 1, match=match, forced=(),
+                guild_id=row.guild_id,
+                channel_id=row.channel_id,
+                game_id=row.id,
+                version=row.version + 1,
+                since=row.version + 1,
+                match=match,
+                forced=(),
             )
             summary = await self._summary(row, match, "abandoned", actions)
             try:
                 result = await self.store.games.append(
-                    game_id, row.version, actions, actor=moderator_id, updates={"status": "abandoned"},
-                    summary=summary, owed=[owed, *self._tournament_owed(row)],
+                    game_id,
+                    row.version,
+                    actions,
+                    actor=moderator_id,
+                    updates={"status": "abandoned"},
+                    summary=summary,
+                    owed=[owed, *self._tournament_owed(row)],
                 )
             except StaleVersionError:
                 self._forget(game_id)
@@ -390,7 +417,8 @@ class GameService:
             await self._finished(result.game)
             names = " and ".join(p.name for p in view_before.players)
             return Outcome(
-                view, [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")],
+                view,
+                [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")],
                 owed=tuple(board),
             )
 
@@ -521,17 +549,29 @@ class GameService:
                 updates.update(self._deadline(ChallengeOptions.from_dict(row.settings), now))
             updates["turn"] = game.turn
         owed = board_debt(
-            guild_id=row.guild_id, channel_id=row.channel_id, game_id=row.id,
-            version=row.version + len(new_actions), since=before, match=match, forced=forced,
-            headline=headline, ping=ping,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            game_id=row.id,
+            version=row.version + len(new_actions),
+            since=before,
+            match=match,
+            forced=forced,
+            headline=headline,
+            ping=ping,
         )
         extra = self._tournament_owed(row) if finished else []
         snapshot = None if finished else await self._snapshot(row.version, len(new_actions), match)
         try:
             with self.deliveries.storing(row.id) if held else contextlib.nullcontext():
                 result = await self.store.games.append(
-                    row.id, row.version, new_actions, updates=updates, outcome=outcome, summary=summary,
-                    owed=[owed, *extra], snapshot=snapshot,
+                    row.id,
+                    row.version,
+                    new_actions,
+                    updates=updates,
+                    outcome=outcome,
+                    summary=summary,
+                    owed=[owed, *extra],
+                    snapshot=snapshot,
                 )
                 board = result.owed[:1]  # the board; the rest (a tournament's update) is the dispatcher's
                 if held:
@@ -654,10 +694,17 @@ class GameService:
                 if game is not None and not game.is_over:
                     turn = game.turn
                     await self.store.games.note_turn(row.id, row.version, turn)
-            listed.append(GameListing(
-                row.id, row.guild_id, row.channel_id, await self._players(row), turn, row.turn_deadline,
-                row.board_message,
-            ))
+            listed.append(
+                GameListing(
+                    row.id,
+                    row.guild_id,
+                    row.channel_id,
+                    await self._players(row),
+                    turn,
+                    row.turn_deadline,
+                    row.board_message,
+                )
+            )
         return listed
 
     async def waiting_for(
@@ -791,10 +838,18 @@ class GameService:
             if why:
                 text = f"{why}: {players[0].name}, to move, forfeits game #{row.id}"
             outcome = await self._commit(
-                fresh, match, time_out, actor=None, whole_match=True, headline=text,
-                ping=tuple(p.user_id for p in players if not p.is_bot), held=False,
+                fresh,
+                match,
+                time_out,
+                actor=None,
+                whole_match=True,
+                headline=text,
+                ping=tuple(p.user_id for p in players if not p.is_bot),
+                held=False,
             )
-            return Notice("timeout", outcome.view, None, players[0].user_id, text, outcome.events, outcome.rating_changes)
+            return Notice(
+                "timeout", outcome.view, None, players[0].user_id, text, outcome.events, outcome.rating_changes
+            )
 
     # -- loading -------------------------------------------------------------------
 
@@ -862,8 +917,12 @@ class GameService:
                 raise
             # A snapshot that does not read back, or its tail does not apply:
             # the log alone decides (and the next snapshot replaces this one).
-            log.warning("game %s: snapshot at version %s not used (%s); replaying its log",
-                        row.id, snapshot.version if snapshot else None, error)
+            log.warning(
+                "game %s: snapshot at version %s not used (%s); replaying its log",
+                row.id,
+                snapshot.version if snapshot else None,
+                error,
+            )
             actions = [a.action for a in await self.store.games.actions(row.id) if a.seq <= row.version]
             match = await self._rebuild_soon(row.settings, actions, None)
         if row.is_active:
@@ -877,7 +936,9 @@ class GameService:
             match.game.forget_legal_plays()
         self._cache[game_id] = (version, match)
 
-    async def _rebuild_soon(self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None) -> Match:
+    async def _rebuild_soon(
+        self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None
+    ) -> Match:
         """:meth:`rebuild`, on the loop when it is short (a tail of up to
         :data:`REBUILD_ON_LOOP` actions, a snapshot of up to :data:`SNAPSHOT_ON_LOOP`), else in a thread."""
         if len(actions) <= REBUILD_ON_LOOP and (snapshot is None or len(snapshot) <= SNAPSHOT_CHARACTERS_ON_LOOP):
@@ -912,8 +973,9 @@ class GameService:
         row: GameRow, match: Match, names: tuple[str, str], status: str, service_actions: list[dict[str, Any]]
     ) -> dict[str, Any]:
         stored = [action.to_dict() for action in match.log] + service_actions
-        return summarise(row, match, names, status=status, stored_actions=stored,
-                         fair_dice=_public_fair_dice(row, revealed=True))
+        return summarise(
+            row, match, names, status=status, stored_actions=stored, fair_dice=_public_fair_dice(row, revealed=True)
+        )
 
     async def _part(self, game_id: int, part: str) -> Any:
         """One part of a finished game's summary (made now if the game has none yet)."""
@@ -944,8 +1006,9 @@ class GameService:
     def _summarise_log(self, row: GameRow, actions: list[ActionRow], names: tuple[str, str]) -> dict[str, Any]:
         log_ = [a.action for a in actions]
         match = self.rebuild(row.settings, log_)
-        return summarise(row, match, names, status=row.status, stored_actions=log_,
-                         fair_dice=_public_fair_dice(row, revealed=True))
+        return summarise(
+            row, match, names, status=row.status, stored_actions=log_, fair_dice=_public_fair_dice(row, revealed=True)
+        )
 
     def rebuild(self, settings: dict[str, Any], actions: list[dict[str, Any]], snapshot: str | None = None) -> Match:
         """Replay a stored action log into a match (service-only actions skipped);
@@ -1054,6 +1117,7 @@ class GameService:
         touching the database (for answers that can't wait, like autocomplete).
         It may be a moment behind another process; actions still check the version."""
         return self._latest.get(channel_id)
+
 
 def _public_fair_dice(row: GameRow, *, revealed: bool = False) -> dict[str, str] | None:
     """The dice commitment and nonce; the seed too once the game is over

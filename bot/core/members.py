@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.core import narration
@@ -118,8 +118,8 @@ class Members:
     async def days_taken(self, guild_id: int, user_id: int, now: datetime | None = None) -> float:
         """Days of vacation the member took (or booked) in this server this calendar year."""
         now = now or self.clock()
-        start = datetime(now.year, 1, 1, tzinfo=timezone.utc)
-        end = datetime(now.year + 1, 1, 1, tzinfo=timezone.utc)
+        start = datetime(now.year, 1, 1, tzinfo=UTC)
+        end = datetime(now.year + 1, 1, 1, tzinfo=UTC)
         taken = 0.0
         for vacation in await self.store.members.taken(guild_id, user_id, start, end):
             span = min(vacation.ends_at, end) - max(vacation.starts_at, start)
@@ -198,7 +198,7 @@ class Members:
     # -- the digest --------------------------------------------------------------------------
 
     async def next_digest(self, shard: Shard | None = None) -> datetime | None:
-        due = await self.store.members.due_digests(datetime.max.replace(tzinfo=timezone.utc), limit=1)
+        due = await self.store.members.due_digests(datetime.max.replace(tzinfo=UTC), limit=1)
         return due[0][1] if due else None
 
     async def send_digests(self, now: datetime, shard: Shard | None = None) -> int:
@@ -228,9 +228,16 @@ class Members:
         games = [digest_item(state, user_id, deadline, now) for deadline, state in waiting[:DIGEST_GAMES]]
         first = waiting[0][1]
         channel = first.board_message[0] if first.board_message else first.channel_id
-        return Owed("digest", first.guild_id, channel, payload={
-            "user_id": user_id, "games": games, "more": max(len(waiting) - DIGEST_GAMES, 0),
-        })
+        return Owed(
+            "digest",
+            first.guild_id,
+            channel,
+            payload={
+                "user_id": user_id,
+                "games": games,
+                "more": max(len(waiting) - DIGEST_GAMES, 0),
+            },
+        )
 
 
 def paused_deadline(deadline: datetime, move_time: timedelta, vacation: VacationRow) -> tuple[datetime, timedelta]:

@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 from bot.ai import UNAVAILABLE_MESSAGE
 from bot.config import (
     DEFAULT_CACHED_GAMES,
-    DEFAULT_SNAPSHOT_EVERY,
     DEFAULT_MAX_CHALLENGES_RECEIVED,
     DEFAULT_MAX_PENDING_CHALLENGES,
     DEFAULT_MAX_STAKE,
+    DEFAULT_SNAPSHOT_EVERY,
 )
 from bot.store import (  # the store's values the layers above are shown, through the core
     DatabaseBusyError,
@@ -70,7 +70,6 @@ edit each); the rest wait for the next pass, a second or more later."""
 
 # Actions the service logs for itself; the engine never sees them.
 SERVICE_ACTIONS = frozenset({"abandon", "match_forfeit"})
-
 
 
 # -- errors -------------------------------------------------------------------
@@ -170,8 +169,13 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name in (
-            "max_stake", "pending_per_challenger", "pending_per_challenged", "expiries_per_sweep", "due_per_sweep",
-            "cached_games", "snapshot_every",
+            "max_stake",
+            "pending_per_challenger",
+            "pending_per_challenged",
+            "expiries_per_sweep",
+            "due_per_sweep",
+            "cached_games",
+            "snapshot_every",
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -245,6 +249,7 @@ class ChallengeOptions:
 
     def validate(self, max_stake: int = MAX_STAKE) -> None:
         """:raises ChallengeError: with what is wrong."""
+
         def whole(value: object) -> bool:
             return isinstance(value, int) and not isinstance(value, bool)
 
@@ -268,9 +273,13 @@ class ChallengeOptions:
             if self.match_length != HOYLE_LENGTH:
                 raise ChallengeError("Hoyle's rubber is the best of three games (a 2-point match)")
             if self.jacoby or self.beavers or self.automatic_doubles or self.cube_limit != CUBE_LIMIT:
-                raise ChallengeError("Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit")
+                raise ChallengeError(
+                    "Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit"
+                )
             if self.opening_reroll:
-                raise ChallengeError("in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll")
+                raise ChallengeError(
+                    "in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll"
+                )
         elif self.backgammon_value != 3:
             raise ChallengeError("a backgammon counts 4 only in Hoyle's rubber (rules: hoyle)")
         try:
@@ -319,17 +328,24 @@ class ChallengeOptions:
         else:
             kind = f"a money game at {self.stake} per point"
         automatic = (
-            "automatic doubles on every tie" if self.automatic_doubles == UNLIMITED
+            "automatic doubles on every tie"
+            if self.automatic_doubles == UNLIMITED
             else f"automatic doubles (up to {self.automatic_doubles} tie{'s' if self.automatic_doubles != 1 else ''})"
         )
-        rules = [name for name, on in (
-            ("Jacoby", self.jacoby), ("beavers", self.beavers),
-            (automatic, self.automatic_doubles), ("opening re-throw", self.opening_reroll),
-            (f"cube up to {self.cube_limit}", self.cube_limit != CUBE_LIMIT and not self.hoyle),
-            ("no double before the first play", not self.early_doubles and not self.hoyle),
-            ("a backgammon counts 4", self.backgammon_value == 4),
-            ("closed out: no throw (the old rule)", self.closed_out == "skip"),
-        ) if on]
+        rules = [
+            name
+            for name, on in (
+                ("Jacoby", self.jacoby),
+                ("beavers", self.beavers),
+                (automatic, self.automatic_doubles),
+                ("opening re-throw", self.opening_reroll),
+                (f"cube up to {self.cube_limit}", self.cube_limit != CUBE_LIMIT and not self.hoyle),
+                ("no double before the first play", not self.early_doubles and not self.hoyle),
+                ("a backgammon counts 4", self.backgammon_value == 4),
+                ("closed out: no throw (the old rule)", self.closed_out == "skip"),
+            )
+            if on
+        ]
         days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
         if self.rematch_of is not None:
             kind = f"a rematch of game #{self.rematch_of}: {kind}"
@@ -470,15 +486,22 @@ class GameRecord:
     actions: tuple[dict[str, Any], ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "settings": self.settings, "score": list(self.score),
-                "crawford": self.crawford, "actions": list(self.actions)}
+        return {
+            "number": self.number,
+            "settings": self.settings,
+            "score": list(self.score),
+            "crawford": self.crawford,
+            "actions": list(self.actions),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
         score = data.get("score") or (0, 0)
         return cls(
-            number=int(data["number"]), settings=dict(data.get("settings") or {}),
-            score=(int(score[0]), int(score[1])), crawford=bool(data.get("crawford")),
+            number=int(data["number"]),
+            settings=dict(data.get("settings") or {}),
+            score=(int(score[0]), int(score[1])),
+            crawford=bool(data.get("crawford")),
             actions=tuple(data.get("actions") or ()),
         )
 
@@ -487,7 +510,10 @@ def records_of(match: Match) -> tuple[GameRecord, ...]:
     """Each game of ``match`` as logged."""
     return tuple(
         GameRecord(
-            number=number, settings=game.settings.to_dict(), score=game.score, crawford=game.crawford,
+            number=number,
+            settings=game.settings.to_dict(),
+            score=game.score,
+            crawford=game.crawford,
             actions=tuple(action.to_dict() for action in game.log),
         )
         for number, game in enumerate(match.games, start=1)
@@ -615,13 +641,51 @@ class Notice:
 
 
 __all__ = [
-    "AUTOMATIC_DOUBLES_LIMIT", "CACHED_GAMES", "CHALLENGE_LIFETIME", "CUBE_LIMIT", "CUBE_LIMITS", "DUE_PER_SWEEP",
-    "EXPIRIES_PER_SWEEP", "HOYLE_LENGTH", "KEPT_CHALLENGES", "SNAPSHOT_EVERY",
-    "MAX_CHALLENGES_RECEIVED", "MAX_MATCH_LENGTH", "MAX_PENDING_CHALLENGES", "MAX_STAKE",
-    "REMINDER_FRACTION", "SERVICE_ACTIONS", "UNAVAILABLE_MESSAGE",
-    "AnalysisUnavailableError", "BusyError", "ChallengeError", "ChallengeOptions", "ChallengeView", "Delivery",
-    "DiceStats", "Event", "GameLine", "GameListing", "GameRecord", "GameState", "GameSummary", "LeaderboardEntry",
-    "LeaderboardPage", "Limits", "NoGameError", "NotInGameError",
-    "NotYourTurnError", "Notice", "Outcome", "PlayerRating", "PlayerRef", "PlayerStats", "RatingChange",
-    "RuleError", "ServiceError", "Shard", "StaleGameError", "storage_errors_as_service_errors",
+    "AUTOMATIC_DOUBLES_LIMIT",
+    "CACHED_GAMES",
+    "CHALLENGE_LIFETIME",
+    "CUBE_LIMIT",
+    "CUBE_LIMITS",
+    "DUE_PER_SWEEP",
+    "EXPIRIES_PER_SWEEP",
+    "HOYLE_LENGTH",
+    "KEPT_CHALLENGES",
+    "SNAPSHOT_EVERY",
+    "MAX_CHALLENGES_RECEIVED",
+    "MAX_MATCH_LENGTH",
+    "MAX_PENDING_CHALLENGES",
+    "MAX_STAKE",
+    "REMINDER_FRACTION",
+    "SERVICE_ACTIONS",
+    "UNAVAILABLE_MESSAGE",
+    "AnalysisUnavailableError",
+    "BusyError",
+    "ChallengeError",
+    "ChallengeOptions",
+    "ChallengeView",
+    "Delivery",
+    "DiceStats",
+    "Event",
+    "GameLine",
+    "GameListing",
+    "GameRecord",
+    "GameState",
+    "GameSummary",
+    "LeaderboardEntry",
+    "LeaderboardPage",
+    "Limits",
+    "NoGameError",
+    "NotInGameError",
+    "NotYourTurnError",
+    "Notice",
+    "Outcome",
+    "PlayerRating",
+    "PlayerRef",
+    "PlayerStats",
+    "RatingChange",
+    "RuleError",
+    "ServiceError",
+    "Shard",
+    "StaleGameError",
+    "storage_errors_as_service_errors",
 ]

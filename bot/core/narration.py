@@ -28,7 +28,7 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             continue
         if marker >= before and number > 1:
             events.append(Event("new_game", None, f"game {number} begins"))
-        for action in game.log[max(0, before - marker - 1):]:
+        for action in game.log[max(0, before - marker - 1) :]:
             text = describe_action(action, names)
             if not text:
                 continue
@@ -44,10 +44,13 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(
                 r.reason, f" ({r.reason})"
             )
-            events.append(Event(
-                "game_over", r.winner,
-                f"{names[r.winner]} wins {r.kind.phrase}{how}: {r.points} point{'s' if r.points != 1 else ''}",
-            ))
+            events.append(
+                Event(
+                    "game_over",
+                    r.winner,
+                    f"{names[r.winner]} wins {r.kind.phrase}{how}: {r.points} point{'s' if r.points != 1 else ''}",
+                )
+            )
     if match.is_over or state.status == "finished":
         winner = match.winner
         if winner is None and state.result:

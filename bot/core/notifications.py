@@ -19,7 +19,7 @@ moves nothing a member chose: quiet hours from 22 to 7 stay 22 to 7 local.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, time, timedelta, timezone
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -41,7 +41,9 @@ def zone_named(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise PreferenceError(f"{name[:64]} is not a time zone I know: pick one from the list, e.g. Europe/London") from None
+        raise PreferenceError(
+            f"{name[:64]} is not a time zone I know: pick one from the list, e.g. Europe/London"
+        ) from None
 
 
 def zone_names(typed: str, limit: int = 25) -> list[str]:
@@ -157,14 +159,16 @@ class Prefs:
             day = local.date() + timedelta(days=days)
             # fold=0: a repeated hour is taken the first time; a skipped one maps
             # to the moment the clock jumps over it
-            moment = datetime.combine(day, time(hour), tzinfo=zone).astimezone(timezone.utc)
+            moment = datetime.combine(day, time(hour), tzinfo=zone).astimezone(UTC)
             if moment > after:
                 return moment
         raise AssertionError("a local hour comes within three days")
 
     def describe(self) -> str:
         """The preferences in a few words, for ``/bg settings``."""
-        turn = {"ping": "a ping on the board", "dm": "a direct message", "digest": "nothing (the daily digest)"}[self.turn]
+        turn = {"ping": "a ping on the board", "dm": "a direct message", "digest": "nothing (the daily digest)"}[
+            self.turn
+        ]
         lines = [
             f"On your turn: {turn}",
             f"Reminders: {'on' if self.reminders else 'off'}",

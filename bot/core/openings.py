@@ -49,7 +49,9 @@ class OpeningVerdict:
         return max((valued.loss or 0.0 for _, valued in self.old), default=0.0)
 
 
-def verdict(roll: tuple[int, int], ranked: Sequence[tuple[str, float]] | None, ply: int | None = None) -> OpeningVerdict:
+def verdict(
+    roll: tuple[int, int], ranked: Sequence[tuple[str, float]] | None, ply: int | None = None
+) -> OpeningVerdict:
     """The verdict of ``roll`` from every legal play's ``(notation, equity)``, best
     first (None: no values, the texts' plays alone)."""
     entries = advice_for(roll)

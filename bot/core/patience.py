@@ -36,7 +36,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from bot.core.model import PlayerRef, ServiceError, storage_errors_as_service_errors
@@ -84,7 +84,9 @@ class PatienceError(ServiceError):
 class StaleLayoutError(PatienceError):
     """The layout changed since the player looked at it (another click, another panel)."""
 
-    def __init__(self, attempt: Attempt, message: str = "that layout has moved on since: here it is as it stands") -> None:
+    def __init__(
+        self, attempt: Attempt, message: str = "that layout has moved on since: here it is as it stands"
+    ) -> None:
         super().__init__(message)
         self.attempt = attempt
 
@@ -245,7 +247,7 @@ class PatienceService:
 
     def today(self) -> str:
         """The UTC day now, ``YYYY-MM-DD``."""
-        return self.clock().astimezone(timezone.utc).date().isoformat()
+        return self.clock().astimezone(UTC).date().isoformat()
 
     async def warm_up(self) -> None:
         """Build the solver's tables in a thread now, not in the first submission."""
@@ -262,7 +264,11 @@ class PatienceService:
         seed = self.seed_source()
         nonce = daily_nonce(guild_id, day)
         row = await self.store.patience.create_daily(
-            guild_id, day, seed=seed.hex(), commitment=hashlib.sha256(seed).hexdigest(), nonce=nonce,
+            guild_id,
+            day,
+            seed=seed.hex(),
+            commitment=hashlib.sha256(seed).hexdigest(),
+            nonce=nonce,
             deal=str(deal_from_seed(seed, nonce)),
         )
         self._keep_daily(row)
@@ -340,8 +346,13 @@ class PatienceService:
         await self.names.remember(player)
         try:
             row = await self.store.patience.start(
-                guild_id, player.user_id, kind, deal=str(deal), scoring=table.name,
-                seed=None if seed is None else seed.hex(), replace=new,
+                guild_id,
+                player.user_id,
+                kind,
+                deal=str(deal),
+                scoring=table.name,
+                seed=None if seed is None else seed.hex(),
+                replace=new,
             )
         except ConstraintError:  # a start racing this one won: theirs is the layout in progress
             row = await self.store.patience.open_attempt(guild_id, player.user_id, kind)
@@ -488,18 +499,31 @@ class PatienceService:
         standings = []
         for score in scores:
             better = sum(1 for other in scores if other.score > score.score)
-            standings.append(DailyStanding(
-                better + 1, score.user_id, score.display_name or f"player {score.user_id}", score.score,
-                streak_ending(days[score.user_id], date.fromisoformat(day)),
-            ))
+            standings.append(
+                DailyStanding(
+                    better + 1,
+                    score.user_id,
+                    score.display_name or f"player {score.user_id}",
+                    score.score,
+                    streak_ending(days[score.user_id], date.fromisoformat(day)),
+                )
+            )
         over = day < today
         if daily is None:
             return DailyBoard(guild_id, day, over, tuple(standings), entrants)
         deal = Deal.parse(daily.deal)
         best = (await self.best_layout(deal, DAILY_SCORING)).score(DAILY_SCORING) if over else None
         return DailyBoard(
-            guild_id, day, over, tuple(standings), entrants, deal, daily.commitment, daily.nonce,
-            daily.seed if over else None, best,
+            guild_id,
+            day,
+            over,
+            tuple(standings),
+            entrants,
+            deal,
+            daily.commitment,
+            daily.nonce,
+            daily.seed if over else None,
+            best,
         )
 
     async def _days(self, guild_id: int, user_ids: list[int], until: str) -> dict[int, set[str]]:
@@ -546,9 +570,20 @@ class PatienceService:
             daily = await self._daily(row.guild_id, row.day)
             commitment = daily.commitment if daily else None
         return Attempt(
-            id=row.id, guild_id=row.guild_id, user_id=row.user_id, kind=row.kind, day=row.day, layout=layout,
-            scoring=scoring_named(row.scoring), version=row.version, submitted=row.submitted, score=row.score,
-            best=row.best, started_at=row.started_at, finished_at=row.finished_at, commitment=commitment,
+            id=row.id,
+            guild_id=row.guild_id,
+            user_id=row.user_id,
+            kind=row.kind,
+            day=row.day,
+            layout=layout,
+            scoring=scoring_named(row.scoring),
+            version=row.version,
+            submitted=row.submitted,
+            score=row.score,
+            best=row.best,
+            started_at=row.started_at,
+            finished_at=row.finished_at,
+            commitment=commitment,
             seed=row.seed,
         )
 
@@ -568,7 +603,18 @@ def _day(text: str) -> str:
 
 
 __all__ = [
-    "DAILY_SCORING", "KINDS", "RANDOM_NONCE", "TITLES",
-    "Attempt", "DailyBoard", "DailyStanding", "Kind", "PatienceError", "PatienceResult", "PatienceService",
-    "StaleLayoutError", "daily_nonce", "streak_ending",
+    "DAILY_SCORING",
+    "KINDS",
+    "RANDOM_NONCE",
+    "TITLES",
+    "Attempt",
+    "DailyBoard",
+    "DailyStanding",
+    "Kind",
+    "PatienceError",
+    "PatienceResult",
+    "PatienceService",
+    "StaleLayoutError",
+    "daily_nonce",
+    "streak_ending",
 ]

@@ -97,9 +97,15 @@ def _dice(value: Sequence[int] | None) -> tuple[int, int] | None:
 
 def mistake_of(item: Mapping[str, Any]) -> MistakeLine:
     return MistakeLine(
-        move=int(item["move"]), player=int(item["player"]), kind=str(item["kind"]), lost=float(item["lost"]),
-        played=str(item["played"]), best=str(item["best"]), dice=_dice(item.get("dice")),
-        gnubg_id=str(item.get("id") or ""), choices=tuple((str(t), float(e)) for t, e in item.get("choices") or ()),
+        move=int(item["move"]),
+        player=int(item["player"]),
+        kind=str(item["kind"]),
+        lost=float(item["lost"]),
+        played=str(item["played"]),
+        best=str(item["best"]),
+        dice=_dice(item.get("dice")),
+        gnubg_id=str(item.get("id") or ""),
+        choices=tuple((str(t), float(e)) for t, e in item.get("choices") or ()),
     )
 
 
@@ -181,8 +187,13 @@ def error_points(analysed: Sequence[Mapping[str, Any]], user_id: int) -> tuple[E
         entry = per_match.setdefault(row["game_id"], [row["finished_at"] or 0.0, 0, 0.0])
         entry[1] += int(players[seat]["decisions"])
         entry[2] += float(players[seat]["lost"])
-    return tuple(sorted(
-        (ErrorPoint(game_id, float(at), 1000.0 * lost / decisions, decisions)
-         for game_id, (at, decisions, lost) in per_match.items() if decisions),
-        key=lambda e: (e.at, e.game_id),
-    ))
+    return tuple(
+        sorted(
+            (
+                ErrorPoint(game_id, float(at), 1000.0 * lost / decisions, decisions)
+                for game_id, (at, decisions, lost) in per_match.items()
+                if decisions
+            ),
+            key=lambda e: (e.at, e.game_id),
+        )
+    )

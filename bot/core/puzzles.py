@@ -28,7 +28,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, timezone
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from bot.core.deliveries import Deliveries
@@ -103,9 +103,16 @@ class Decision:
 
     def to_payload(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "id": self.gnubg_id, "dice": list(self.dice) if self.dice else None, "seat": self.seat,
-            "names": list(self.names), "move": self.move, "game": self.game_id, "number": self.game_number,
-            "played": self.played, "choices": [[c.label, round(c.equity, 4)] for c in self.choices],
+            "kind": self.kind,
+            "id": self.gnubg_id,
+            "dice": list(self.dice) if self.dice else None,
+            "seat": self.seat,
+            "names": list(self.names),
+            "move": self.move,
+            "game": self.game_id,
+            "number": self.game_number,
+            "played": self.played,
+            "choices": [[c.label, round(c.equity, 4)] for c in self.choices],
         }
 
     @classmethod
@@ -115,9 +122,15 @@ class Decision:
         dice = data.get("dice")
         names = data.get("names") or ("", "")
         return cls(
-            kind=str(data["kind"]), gnubg_id=str(data["id"]), dice=(int(dice[0]), int(dice[1])) if dice else None,
-            seat=int(data.get("seat", 0)), names=(str(names[0]), str(names[1])), move=int(data.get("move", 0)),
-            game_id=int(data.get("game", 0)), game_number=int(data.get("number", 1)), played=str(data.get("played", "")),
+            kind=str(data["kind"]),
+            gnubg_id=str(data["id"]),
+            dice=(int(dice[0]), int(dice[1])) if dice else None,
+            seat=int(data.get("seat", 0)),
+            names=(str(names[0]), str(names[1])),
+            move=int(data.get("move", 0)),
+            game_id=int(data.get("game", 0)),
+            game_number=int(data.get("number", 1)),
+            played=str(data.get("played", "")),
             choices=tuple(Choice(label, equity, max(top - equity, 0.0)) for label, equity in pairs),
         )
 
@@ -139,16 +152,24 @@ def decision_of(mistake: MistakeLine, names: tuple[str, str], game_id: int, game
             offered = [*ranked[: MAX_CHOICES - 1], made]
         offered.sort(key=lambda pair: pair[0])  # by notation: the order gives nothing away
     else:
-        played = {"no double": "No double", "double": "Double", "take": "Take", "beaver": "Take",
-                  "pass": "Pass"}.get(mistake.played, mistake.played)
+        played = {"no double": "No double", "double": "Double", "take": "Take", "beaver": "Take", "pass": "Pass"}.get(
+            mistake.played, mistake.played
+        )
         order = ("No double", "Double") if kind == "double" else ("Take", "Pass")
         by_label = dict(ranked)
         if set(by_label) != set(order):
             return None
         offered = [(label, by_label[label]) for label in order]
     return Decision(
-        kind=kind, gnubg_id=mistake.gnubg_id, dice=mistake.dice, seat=mistake.player, names=names,
-        move=mistake.move, game_id=game_id, game_number=game_number, played=played,
+        kind=kind,
+        gnubg_id=mistake.gnubg_id,
+        dice=mistake.dice,
+        seat=mistake.player,
+        names=names,
+        move=mistake.move,
+        game_id=game_id,
+        game_number=game_number,
+        played=played,
         choices=tuple(Choice(label, equity, max(top - equity, 0.0)) for label, equity in offered),
     )
 
@@ -176,15 +197,22 @@ class Puzzle:
 
 
 def _utc(ts: float | None) -> datetime | None:
-    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc)
+    return None if ts is None else datetime.fromtimestamp(ts, UTC)
 
 
 def puzzle_of(row: PuzzleRow) -> Puzzle:
     payload = row.payload
     return Puzzle(
-        id=row.id, guild_id=row.guild_id, kind=row.kind, day=row.day, user_id=row.user_id,
-        decision=Decision.from_payload(payload), names_shown=bool(payload.get("names_shown")),
-        channel_id=row.channel_id, message_id=row.message_id, reveal_at=_utc(row.reveal_at),
+        id=row.id,
+        guild_id=row.guild_id,
+        kind=row.kind,
+        day=row.day,
+        user_id=row.user_id,
+        decision=Decision.from_payload(payload),
+        names_shown=bool(payload.get("names_shown")),
+        channel_id=row.channel_id,
+        message_id=row.message_id,
+        reveal_at=_utc(row.reveal_at),
         revealed=row.revealed_at is not None,
     )
 
@@ -256,13 +284,13 @@ def _mistakes_of(rows: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]
 
 
 def _day(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).date().isoformat()
+    return moment.astimezone(UTC).date().isoformat()
 
 
 def next_midnight(moment: datetime) -> datetime:
     """The start of the next day (UTC): when today's puzzle is revealed and the next one posted."""
-    day = moment.astimezone(timezone.utc).date() + timedelta(days=1)
-    return datetime.combine(day, time(0, 0), timezone.utc)
+    day = moment.astimezone(UTC).date() + timedelta(days=1)
+    return datetime.combine(day, time(0, 0), UTC)
 
 
 @storage_errors_as_service_errors
@@ -285,8 +313,9 @@ class Puzzles:
     async def settings(self, guild_id: int) -> dict[str, Any]:
         return await self.store.puzzles.guild_settings(guild_id)
 
-    async def configure(self, guild_id: int, *, channel_id: int | None | bool = False,
-                        names: bool | None = None) -> dict[str, Any]:
+    async def configure(
+        self, guild_id: int, *, channel_id: int | None | bool = False, names: bool | None = None
+    ) -> dict[str, Any]:
         """Turn the daily puzzle on in ``channel_id`` (None: off; False: leave it), and
         show or hide the players' names (None: leave it)."""
         changes: dict[str, Any] = {}
@@ -300,12 +329,18 @@ class Puzzles:
     # -- candidates ---------------------------------------------------------------------------------
 
     async def candidates(
-        self, *, guild_id: int | None = None, user_id: int | None = None, since: datetime | None = None,
+        self,
+        *,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+        since: datetime | None = None,
     ) -> list[Candidate]:
         """Real errors (:data:`MIN_LOSS`) of members (not the computer) in analysed games of
         finished matches (of a server, of a member: only theirs), biggest first."""
         rows = await self.store.stats.analysed_games(
-            guild_id=guild_id, user_id=user_id, finished_since=since.timestamp() if since else None,
+            guild_id=guild_id,
+            user_id=user_id,
+            finished_since=since.timestamp() if since else None,
             limit=ANALYSED_KEPT,
         )
         mistakes = await asyncio.to_thread(_mistakes_of, rows)  # JSON of hundreds of games: off the loop
@@ -324,8 +359,11 @@ class Puzzles:
                 decision = decision_of(mistake, names, row["game_id"], row["game_number"])
                 if decision is None:
                     continue
-                found.append(Candidate(row["guild_id"], row["channel_id"], erring, float(row["finished_at"] or 0.0),
-                                       mistake, decision))
+                found.append(
+                    Candidate(
+                        row["guild_id"], row["channel_id"], erring, float(row["finished_at"] or 0.0), mistake, decision
+                    )
+                )
         found.sort(key=lambda c: (-c.mistake.lost, -c.finished_at, c.decision.game_id, c.mistake.move))
         return found
 
@@ -366,24 +404,41 @@ class Puzzles:
         if await self.store.puzzles.daily(guild_id, day) is not None:
             return None
         since = now - timedelta(days=CANDIDATE_DAYS)
-        chosen = self.pick(await self.candidates(guild_id=guild_id, since=since),
-                           await self.store.puzzles.used_keys(guild_id), now)
+        chosen = self.pick(
+            await self.candidates(guild_id=guild_id, since=since), await self.store.puzzles.used_keys(guild_id), now
+        )
         if chosen is None:
             self._quiet[guild_id] = now + QUIET_FOR
             return None
-        row = await self._create(chosen, guild_id, "daily", day, channel_id, names_shown,
-                                 reveal_at=next_midnight(now), owes="puzzle")
+        row = await self._create(
+            chosen, guild_id, "daily", day, channel_id, names_shown, reveal_at=next_midnight(now), owes="puzzle"
+        )
         return None if row is None else puzzle_of(row)
 
     async def _create(
-        self, chosen: Candidate, guild_id: int, kind: str, day: str | None, channel_id: int | None,
-        names_shown: bool, *, reveal_at: datetime | None = None, owes: str | None = None,
+        self,
+        chosen: Candidate,
+        guild_id: int,
+        kind: str,
+        day: str | None,
+        channel_id: int | None,
+        names_shown: bool,
+        *,
+        reveal_at: datetime | None = None,
+        owes: str | None = None,
     ) -> PuzzleRow | None:
         payload = {**chosen.decision.to_payload(), "names_shown": names_shown, "lost": round(chosen.mistake.lost, 4)}
         return await self.store.puzzles.create(
-            guild_id=guild_id, kind=kind, day=day, position_key=chosen.decision.gnubg_id,
-            game_id=chosen.decision.game_id, game_number=chosen.decision.game_number, user_id=chosen.user_id,
-            payload=payload, channel_id=channel_id, reveal_at=reveal_at.timestamp() if reveal_at else None,
+            guild_id=guild_id,
+            kind=kind,
+            day=day,
+            position_key=chosen.decision.gnubg_id,
+            game_id=chosen.decision.game_id,
+            game_number=chosen.decision.game_number,
+            user_id=chosen.user_id,
+            payload=payload,
+            channel_id=channel_id,
+            reveal_at=reveal_at.timestamp() if reveal_at else None,
             owes=owes,
         )
 
@@ -455,9 +510,7 @@ class Puzzles:
         if extras:
             return puzzle_of(extras[0])
         settings = await self.settings(guild_id)
-        chosen = self.pick(
-            await self.candidates(guild_id=guild_id), await self.store.puzzles.used_keys(guild_id), now
-        )
+        chosen = self.pick(await self.candidates(guild_id=guild_id), await self.store.puzzles.used_keys(guild_id), now)
         if chosen is not None:
             row = await self._create(chosen, guild_id, "extra", None, None, bool(settings.get(SETTING_NAMES)))
             if row is not None:
@@ -486,8 +539,13 @@ class Puzzles:
         if row is None:
             return None
         return PuzzleDelivery(
-            kind="puzzle", entries=(entry.id,), guild_id=entry.guild_id, channel_id=entry.channel_id,
-            attempts=entry.attempts, retried=self._retried(entry), puzzle=puzzle_of(row),
+            kind="puzzle",
+            entries=(entry.id,),
+            guild_id=entry.guild_id,
+            channel_id=entry.channel_id,
+            attempts=entry.attempts,
+            retried=self._retried(entry),
+            puzzle=puzzle_of(row),
         )
 
     async def _word_reveal(self, entry: OutboxEntry) -> Delivery | None:
@@ -496,8 +554,13 @@ class Puzzles:
             return None
         puzzle = puzzle_of(row)
         return PuzzleDelivery(
-            kind="puzzle_reveal", entries=(entry.id,), guild_id=entry.guild_id, channel_id=entry.channel_id,
-            attempts=entry.attempts, retried=self._retried(entry), puzzle=puzzle,
+            kind="puzzle_reveal",
+            entries=(entry.id,),
+            guild_id=entry.guild_id,
+            channel_id=entry.channel_id,
+            attempts=entry.attempts,
+            retried=self._retried(entry),
+            puzzle=puzzle,
             reveal=await self.reveal_of(puzzle),
         )
 
@@ -507,7 +570,7 @@ class Puzzles:
         """The member's drill due first (their errors of games analysed since the last
         look are added first); None when none is due."""
         since = await self.store.puzzles.drills_since(user_id)
-        start = None if since is None else datetime.fromtimestamp(since, timezone.utc) - timedelta(days=1)
+        start = None if since is None else datetime.fromtimestamp(since, UTC) - timedelta(days=1)
         found = await self.candidates(user_id=user_id, since=start)
         await self.store.puzzles.add_drills(
             user_id, [(c.decision.gnubg_id, c.decision.game_id, c.decision.to_payload()) for c in found]
@@ -547,7 +610,8 @@ class Puzzles:
             due = now + DRILL_INTERVALS[row.box] if row.box < len(DRILL_INTERVALS) else None
         else:
             box, due = 0, now + AGAIN
-        if not await self.store.puzzles.drill_answered(row.id, box, due.timestamp() if due else None,
-                                                       expected_box=row.box):
+        if not await self.store.puzzles.drill_answered(
+            row.id, box, due.timestamp() if due else None, expected_box=row.box
+        ):
             raise ServiceError("you answered that drill already: `/bglearn drill` for the next one")
         return drill, Answered(choice, choice.best, True, shown=True, next_due=due, learned=due is None)

@@ -49,11 +49,13 @@ def summarise(
     ``row`` holds, as it ends with ``status``. ``stored_actions`` is its whole log as
     stored (the service's own actions too); ``fair_dice`` its public dice, seed included."""
     games = []
-    for number, game in enumerate(match.games, start=1):
-        games.append({
-            "result": game.result.to_dict() if game.result is not None else None,
-            "actions": len(game.log),
-        })
+    for game in match.games:
+        games.append(
+            {
+                "result": game.result.to_dict() if game.result is not None else None,
+                "actions": len(game.log),
+            }
+        )
     last = match.game
     card = {
         "v": CARD_VERSION,
@@ -100,14 +102,16 @@ def summary_of(
     lines = []
     for number, game in enumerate(card.get("games") or [], start=1):
         result = game.get("result")
-        lines.append(GameLine(
-            number=number,
-            winner=result["winner"] if result else None,
-            kind=WinKind(result["kind"]) if result else None,
-            points=int(result["points"]) if result else 0,
-            reason=result.get("reason") if result else None,
-            actions=int(game.get("actions") or 0),
-        ))
+        lines.append(
+            GameLine(
+                number=number,
+                winner=result["winner"] if result else None,
+                kind=WinKind(result["kind"]) if result else None,
+                points=int(result["points"]) if result else 0,
+                reason=result.get("reason") if result else None,
+                actions=int(game.get("actions") or 0),
+            )
+        )
     score = card.get("score") or [row.score0, row.score1]
     fair = row.settings.get("fair_dice")
     return GameSummary(

@@ -106,7 +106,9 @@ class AnalysisNotes:
             ended = self._waiting.popleft()
             await self._annotate(ended.view, ended.count, ended.message, ended.embeds)
 
-    async def _annotate(self, view: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]) -> None:
+    async def _annotate(
+        self, view: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]
+    ) -> None:
         try:
             numbers = [n for n, game in enumerate(view.match.games, start=1) if game.result is not None][-ended:]
             if not numbers:
@@ -120,7 +122,9 @@ class AnalysisNotes:
                     if chart is None:
                         await message.edit(**fit(embeds=[*embeds, embed]))
                     else:
-                        await message.edit(**fit(embeds=[*embeds, embed], attachments=[*message.attachments, _file(chart)]))
+                        await message.edit(
+                            **fit(embeds=[*embeds, embed], attachments=[*message.attachments, _file(chart)])
+                        )
                     return
                 except discord.HTTPException:
                     log.debug("could not add the analysis to game-over message %s", message.id, exc_info=True)

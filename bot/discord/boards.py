@@ -36,8 +36,8 @@ from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
 from engine.gnubgid import decode_match_id
 from renderer import CLASSIC, BoardScene, ReplayGif, ReplayJob, Theme
-from renderer.from_game import scene_from_game
 from renderer.charts import WarmUp
+from renderer.from_game import scene_from_game
 from renderer.pictures import Picture
 from renderer.pool import RenderWorkers
 
@@ -253,10 +253,15 @@ class EditClicked(_Answer):
     posted through an earlier interaction, whose :class:`Editor` is kept already."""
 
     async def send(self, payload: Payload) -> discord.Message | None:
-        await self.interaction.edit_original_response(**fit(
-            content=payload["content"], attachments=[payload["file"]], embeds=payload["embeds"], view=payload["view"],
-            allowed_mentions=payload.get("allowed_mentions"),
-        ))
+        await self.interaction.edit_original_response(
+            **fit(
+                content=payload["content"],
+                attachments=[payload["file"]],
+                embeds=payload["embeds"],
+                view=payload["view"],
+                allowed_mentions=payload.get("allowed_mentions"),
+            )
+        )
         return self.interaction.message
 
 
@@ -385,8 +390,11 @@ class BoardPoster:
         members = self.service.members
         away = members.away_until(state.guild_id, actor.user_id) if actor is not None and not actor.is_bot else None
         # the player to act is pinged only as they asked (not by DM or digest, not in quiet hours)
-        ping = headline is None and actor is not None and not actor.is_bot and bool(
-            await members.pings([actor.user_id], turn=True)
+        ping = (
+            headline is None
+            and actor is not None
+            and not actor.is_bot
+            and bool(await members.pings([actor.user_id], turn=True))
         )
         pings = await members.pings(list(pings))
         content = presenter.board_content(state, events, ping=ping, away=away)
@@ -444,7 +452,9 @@ class BoardPoster:
                 await deliveries.delivered(outcome.owed)
                 raise AlreadyShown(f"game {state.id}: version {newest} is on the board, this one shows {state.version}")
             try:
-                drawing = self.payload(state, shown, outcome.rating_changes, asked_at=asked, headline=headline, pings=pings)
+                drawing = self.payload(
+                    state, shown, outcome.rating_changes, asked_at=asked, headline=headline, pings=pings
+                )
                 if alongside is not None:
                     payload, _ = await asyncio.gather(drawing, alongside)
                 else:
@@ -487,7 +497,9 @@ class BoardPoster:
         in between leaves the old board's buttons, which carry the old version:
         a click on them says the game moved on and links to the new board.)"""
         board = (message.channel.id, message.id)
-        before = {b for b in (old, self.service.known_board(state.id)) if b is not None and b[1] not in (message.id, skip)}
+        before = {
+            b for b in (old, self.service.known_board(state.id)) if b is not None and b[1] not in (message.id, skip)
+        }
         if owed or state.board_message != board or state.board_version != state.version:
             await self.service.deliveries.delivered(owed, state=state, board=board)
         for channel_id, message_id in before:
@@ -541,8 +553,24 @@ class BoardPoster:
 
 
 __all__ = [
-    "AlreadyShown", "BoardPoster", "EditBoard", "EditClicked", "Editor", "Followup", "InChannel", "Payload", "Reply",
-    "Target", "ThroughVoice", "Voice",
-    "asked_at", "picture_in_worker", "picture_name", "render_in_worker", "replay_in_worker", "scene_for", "scene_for_id",
+    "AlreadyShown",
+    "BoardPoster",
+    "EditBoard",
+    "EditClicked",
+    "Editor",
+    "Followup",
+    "InChannel",
+    "Payload",
+    "Reply",
+    "Target",
+    "ThroughVoice",
+    "Voice",
+    "asked_at",
+    "picture_in_worker",
+    "picture_name",
+    "render_in_worker",
+    "replay_in_worker",
+    "scene_for",
+    "scene_for_id",
     "warm_up_renderer",
 ]

@@ -63,9 +63,7 @@ class BuildButton(
         disabled: bool = False,
     ) -> None:
         custom_id = f"bg:{kind}:{game_id}:{version}:{encode(steps)}{':' + tag if tag else ''}"
-        super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=custom_id, row=row, disabled=disabled)
-        )
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id, row=row, disabled=disabled))
         self.kind = kind
         self.game_id = game_id
         self.version = version
@@ -73,7 +71,9 @@ class BuildButton(
         self.tag = tag
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> BuildButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> BuildButton:
         tag = (match["tag"] or "")[1:]
         return cls(match["kind"], int(match["game"]), int(match["version"]), decode(match["steps"]), tag=tag)
 
@@ -90,7 +90,9 @@ def start_button(game_id: int, version: int) -> BuildButton:
     return BuildButton("b", game_id, version, [], label="Move checker by checker", tag="open")
 
 
-def panel(game_id: int, version: int, plays: Sequence[Play], chosen: Sequence[Step], dice_text: str) -> tuple[str, discord.ui.View]:
+def panel(
+    game_id: int, version: int, plays: Sequence[Play], chosen: Sequence[Step], dice_text: str
+) -> tuple[str, discord.ui.View]:
     """The builder's text and buttons for the steps chosen so far."""
     steps, complete = next_steps(plays, chosen)
     so_far = " ".join(step_label(s) for s in chosen) or "nothing yet"
@@ -99,19 +101,30 @@ def panel(game_id: int, version: int, plays: Sequence[Play], chosen: Sequence[St
     shown = steps[:MAX_STEP_BUTTONS]
     for index, step in enumerate(shown):
         view.add_item(
-            BuildButton("b", game_id, version, [*chosen, (step.source, step.destination)], label=step_label(step),
-                        style=discord.ButtonStyle.primary, row=index // 5)
+            BuildButton(
+                "b",
+                game_id,
+                version,
+                [*chosen, (step.source, step.destination)],
+                label=step_label(step),
+                style=discord.ButtonStyle.primary,
+                row=index // 5,
+            )
         )
     if len(steps) > len(shown):
         lines.append("More steps than buttons: type the play with `/bg move` if yours is missing.")
     if chosen:
         view.add_item(BuildButton("b", game_id, version, chosen[:-1], label="Undo", tag="undo", row=4))
-        view.add_item(BuildButton("b", game_id, version, [], label="Start over", tag="reset", row=4,
-                                  style=discord.ButtonStyle.danger))
+        view.add_item(
+            BuildButton(
+                "b", game_id, version, [], label="Start over", tag="reset", row=4, style=discord.ButtonStyle.danger
+            )
+        )
     if complete is not None:
         lines.append(f"That makes **{format_play(complete)}**. Confirm to play it.")
-        view.add_item(BuildButton("bc", game_id, version, chosen, label="Confirm", row=4,
-                                  style=discord.ButtonStyle.success))
+        view.add_item(
+            BuildButton("bc", game_id, version, chosen, label="Confirm", row=4, style=discord.ButtonStyle.success)
+        )
     elif not steps:
         lines.append("No legal play continues from here: Undo or Start over.")
     else:

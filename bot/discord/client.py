@@ -23,8 +23,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 import aiohttp
 import discord
@@ -60,7 +60,10 @@ INTENTS = discord.Intents(guilds=True)
 neither needs nor parses the message events every channel post would send."""
 
 EXTENSIONS = (
-    "bot.discord.cogs.game", "bot.discord.cogs.tools", "bot.discord.cogs.patience", "bot.discord.cogs.tourney",
+    "bot.discord.cogs.game",
+    "bot.discord.cogs.tools",
+    "bot.discord.cogs.patience",
+    "bot.discord.cogs.tourney",
     "bot.discord.cogs.learn",
 )
 """The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience``, ``/bgtourney`` and ``/bglearn``."""
@@ -168,7 +171,10 @@ class BackgammonBot(commands.Bot):
         if self.service is None:
             # DATABASE_URL or DATABASE_PATH
             self.service = await GameService.open(
-                self.settings.database_url, pool=self.settings.pool_options, dice=self._dice, clock=self._clock,
+                self.settings.database_url,
+                pool=self.settings.pool_options,
+                dice=self._dice,
+                clock=self._clock,
                 limits=Limits(
                     max_stake=self.settings.max_stake,
                     pending_per_challenger=self.settings.max_pending_challenges,
@@ -192,8 +198,15 @@ class BackgammonBot(commands.Bot):
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
             self.scheduler.add_job("digests", service.members.send_digests, service.members.next_digest)
         self.parts = Parts(
-            self.settings, service, advice, self.table, cooldowns, Replays(service, replay_in_worker),
-            self.dispatcher, self.scheduler, progress=Progress(service.store),
+            self.settings,
+            service,
+            advice,
+            self.table,
+            cooldowns,
+            Replays(service, replay_in_worker),
+            self.dispatcher,
+            self.scheduler,
+            progress=Progress(service.store),
             puzzles=Puzzles(service.store, service.clock, service.names, service.deliveries),
         )
         for extension in EXTENSIONS:

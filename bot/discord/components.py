@@ -58,7 +58,9 @@ class GameButton(
         self.version = version
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> GameButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> GameButton:
         return cls(match["action"], int(match["game"]), int(match["version"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -87,7 +89,9 @@ class PlaySelect(
         self.version = version
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> PlaySelect:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> PlaySelect:
         options = [o.value for o in getattr(item, "options", [])] or ["-"]
         return cls(int(match["game"]), int(match["version"]), options)
 
@@ -116,7 +120,9 @@ class ChallengeButton(
         self.thread = thread
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> ChallengeButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ChallengeButton:
         return cls(match["action"], int(match["id"]), match["thread"] == "1")
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -142,7 +148,9 @@ class RematchButton(
         self.game_id = game_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> RematchButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> RematchButton:
         return cls(match["kind"], int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -169,7 +177,9 @@ class LeaderboardButton(
         self.offset = offset
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> LeaderboardButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> LeaderboardButton:
         return cls(match["kind"], int(match["offset"]), match["dir"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
@@ -191,12 +201,13 @@ class TourneyButton(
         self.tournament_id = tournament_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> TourneyButton:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> TourneyButton:
         return cls(match["action"], int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await tourneys_of(interaction).click(interaction, self.action, self.tournament_id)
-
 
 
 def learning_of(interaction: discord.Interaction) -> Any:
@@ -217,7 +228,9 @@ class AnswerSelect(
         select: discord.ui.Select[Any] = discord.ui.Select(
             custom_id=f"bglearn:{what}:{item_id}",
             placeholder=self.PLACEHOLDER[what],
-            options=[discord.SelectOption(label=label[:100], value=str(i)) for i, label in enumerate(labels[:SELECT_LIMIT])],
+            options=[
+                discord.SelectOption(label=label[:100], value=str(i)) for i, label in enumerate(labels[:SELECT_LIMIT])
+            ],
             min_values=1,
             max_values=1,
         )
@@ -226,7 +239,9 @@ class AnswerSelect(
         self.item_id = item_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /) -> AnswerSelect:
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> AnswerSelect:
         labels = [o.label for o in getattr(item, "options", [])] or ["-"]
         return cls(match["what"], int(match["id"]), labels)
 
@@ -243,7 +258,14 @@ def answer_controls(what: str, item_id: int, labels: list[str]) -> discord.ui.Vi
 
 
 DYNAMIC_ITEMS = (
-    GameButton, PlaySelect, ChallengeButton, RematchButton, LeaderboardButton, BuildButton, PatienceButton, TourneyButton,
+    GameButton,
+    PlaySelect,
+    ChallengeButton,
+    RematchButton,
+    LeaderboardButton,
+    BuildButton,
+    PatienceButton,
+    TourneyButton,
     AnswerSelect,
 )
 

@@ -148,7 +148,7 @@ class ComputerSeat:
         try:
             while True:
                 page = await self.service.waiting_for(self.user_id, after=after, limit=RESUME_PAGE, their_turn=True)
-                for game_id, guild_id, after in page:
+                for game_id, guild_id, after in page:  # noqa: B007 (the last row is the next page's cursor)
                     if self.client.get_guild(guild_id) is None or game_id in self._running:
                         continue  # another shard's (process's) server; or already under way
                     await slots.acquire()
@@ -220,7 +220,12 @@ class ComputerSeat:
             self._again.discard(game_id)
 
     async def post(
-        self, before: GameState, outcomes: Sequence[Outcome], events: Sequence[Event] = (), *, pause: float | None = None
+        self,
+        before: GameState,
+        outcomes: Sequence[Outcome],
+        events: Sequence[Event] = (),
+        *,
+        pause: float | None = None,
     ) -> None:
         """Post the computer's outcomes: edits while it keeps acting, a new board when a person must act
         (``pause`` seconds before each post; default :attr:`pause`)."""
@@ -238,7 +243,11 @@ class ComputerSeat:
             edit = self.poster.same_board(board) if self.is_to_act(view) and board is not None else None
             target = edit or self.poster.new_board(view.id, channel)
             message = await self.poster.publish(
-                outcome, target, fallback=channel if target is not channel else None, old=board, events=list(shown),
+                outcome,
+                target,
+                fallback=channel if target is not channel else None,
+                old=board,
+                events=list(shown),
                 listeners=[self.notes.after_game],  # not itself: this loop plays on by itself
             )
             if message is None:
@@ -263,5 +272,6 @@ class ComputerSeat:
             "`/bg board` asks it to try again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
         ).replace("⚠️  ", "⚠️ ")
         channel_id = view.board_message[0] if view.board_message else view.channel_id
-        await InChannel(self.client, channel_id, view.guild_id).send({"content": text, "allowed_mentions": pinging(*people)})
-
+        await InChannel(self.client, channel_id, view.guild_id).send(
+            {"content": text, "allowed_mentions": pinging(*people)}
+        )

@@ -39,8 +39,10 @@ async def send_direct(client: discord.Client, user_id: int, content: str) -> dis
 def digest_text(data: dict[str, Any]) -> str:
     """The daily digest from its games (core: :meth:`bot.core.members.Members.digest`)."""
     games = data.get("games") or []
-    lines = [f"☀️ Your daily digest: {len(games) + int(data.get('more') or 0)} game"
-             f"{'s' if len(games) + int(data.get('more') or 0) != 1 else ''} waiting for your move."]
+    lines = [
+        f"☀️ Your daily digest: {len(games) + int(data.get('more') or 0)} game"
+        f"{'s' if len(games) + int(data.get('more') or 0) != 1 else ''} waiting for your move."
+    ]
     for game in games:
         line = f"• Game #{int(game['game'])} vs {shown(str(game.get('opponent', '?')))}: {game.get('left', '?')} left"
         if game.get("last"):
@@ -96,10 +98,12 @@ class TurnMessages:
             link = presenter.jump_url(state.guild_id, message.channel.id, message.id)
             text = f"🎲 Your move in game #{state.id} vs {shown(opponent)}: {what}. [Go to the board]({link})"
             if await send_direct(self.client, user_id, text) is None:
-                await message.channel.send(**fit(
-                    content=f"{presenter.mention(user_id)} it's your move (I couldn't send you a direct message).",
-                    allowed_mentions=pinging(user_id),
-                ))
+                await message.channel.send(
+                    **fit(
+                        content=f"{presenter.mention(user_id)} it's your move (I couldn't send you a direct message).",
+                        allowed_mentions=pinging(user_id),
+                    )
+                )
         except Exception:
             log.warning("could not tell %s it is their turn in game %s", user_id, state.id, exc_info=True)
 

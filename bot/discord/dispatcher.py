@@ -74,7 +74,12 @@ class Dispatcher:
     """Delivers owed messages for the guilds of ``shard`` (None: all)."""
 
     def __init__(
-        self, client: discord.Client, service: GameService, poster: BoardPoster, *, shard: Shard | None = None,
+        self,
+        client: discord.Client,
+        service: GameService,
+        poster: BoardPoster,
+        *,
+        shard: Shard | None = None,
         kept_up_for: Callable[[], float] = drawing_kept_up_for,
     ) -> None:
         """``kept_up_for``: seconds the bot has kept up with its boards (the pace, :attr:`pace`)."""
@@ -99,7 +104,10 @@ class Dispatcher:
         self._wording = asyncio.Lock()
         self.deliveries.wakers.append(self.kick)
         self.handlers: dict[str, Handler] = {
-            "board": self._board, "reminder": self._reminder, "challenge_expired": self._expired, "digest": self._digest,
+            "board": self._board,
+            "reminder": self._reminder,
+            "challenge_expired": self._expired,
+            "digest": self._digest,
             "notice": self._notice,
         }
         """How each kind of delivery is posted. A feature that owes its own kind of
@@ -250,10 +258,15 @@ class Dispatcher:
                 return True
             except Exception:  # a game that does not rebuild, say: retried with back-off, then given up
                 log.exception("wording a %s message for channel %s failed", first.kind, first.channel_id)
-                await self._failed(Delivery(
-                    kind=first.kind, entries=tuple(e.id for e in entries), guild_id=first.guild_id,
-                    channel_id=first.channel_id, attempts=max(e.attempts for e in entries),
-                ))
+                await self._failed(
+                    Delivery(
+                        kind=first.kind,
+                        entries=tuple(e.id for e in entries),
+                        guild_id=first.guild_id,
+                        channel_id=first.channel_id,
+                        attempts=max(e.attempts for e in entries),
+                    )
+                )
                 return True
             if delivery is None:
                 self._unpaced()
@@ -280,7 +293,7 @@ class Dispatcher:
         except discord.NotFound:
             log.info("channel %s is gone: dropping a %s message", delivery.channel_id, delivery.kind)
             await self._failed(delivery, permanent=True)
-        except (discord.HTTPException, NotDelivered, OSError, asyncio.TimeoutError) as error:
+        except (TimeoutError, discord.HTTPException, NotDelivered, OSError) as error:
             log.warning("could not deliver a %s message to channel %s: %s", delivery.kind, delivery.channel_id, error)
             await self._failed(delivery)
         except ServiceError as error:  # the database: the entry stays owed
@@ -323,8 +336,13 @@ class Dispatcher:
         where = self._where(delivery)
         try:
             message = await self.poster.publish(
-                outcome, where, old=state.board_message, headline=headline, pings=delivery.ping,
-                listeners=None if delivery.headline is None else [], unless_shown=True,
+                outcome,
+                where,
+                old=state.board_message,
+                headline=headline,
+                pings=delivery.ping,
+                listeners=None if delivery.headline is None else [],
+                unless_shown=True,
             )
         except AlreadyShown as shown:
             log.debug("not posting an owed board: %s", shown)

@@ -23,7 +23,9 @@ from engine import GameError, IllegalPlayError, NotationError
 
 log = logging.getLogger("bot.errors")
 
-SOMETHING_WRONG = "Something went wrong on my side. Please try again in a moment; if it keeps happening, tell a moderator."
+SOMETHING_WRONG = (
+    "Something went wrong on my side. Please try again in a moment; if it keeps happening, tell a moderator."
+)
 
 
 class UserError(app_commands.AppCommandError):
@@ -116,7 +118,11 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     if isinstance(error, BusyError):
         log.warning("database trouble in interaction %s: %s", interaction.id, error)
     elif text is None:
-        command = interaction.command.qualified_name if interaction.command else getattr(interaction, "data", {}) and interaction.data.get("custom_id")  # type: ignore[union-attr]
+        command = (
+            interaction.command.qualified_name
+            if interaction.command
+            else getattr(interaction, "data", {}) and interaction.data.get("custom_id")
+        )  # type: ignore[union-attr]
         log.error("unexpected error in %s by user %s", command, interaction.user.id, exc_info=error)
         text = SOMETHING_WRONG
     await answer_privately(interaction, text)

@@ -17,7 +17,6 @@ from bot.core.progress import GameTimeline, RatingHistory, timeline
 from bot.core.puzzles import Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
 from bot.discord.limits import plain, shown, visible
 from bot.discord.presenter import mention, timestamp
-
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
 from renderer import BoardScene
@@ -225,7 +224,8 @@ def decision_scene(decision: Decision, names_shown: bool) -> BoardScene:
     me, other = decision_names(decision, names_shown)
     on_roll = _deciding_on_roll(decision)
     return BoardScene.from_ids(
-        position_id, match_id or None,
+        position_id,
+        match_id or None,
         names=(visible(me), visible(other)) if on_roll else (visible(other), visible(me)),
         viewpoint=0 if on_roll else 1,
         to_act_label=visible(question(decision, names_shown)),
@@ -281,8 +281,11 @@ def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
         when = timestamp(puzzle_or_drill.reveal_at) if puzzle_or_drill.reveal_at else "tomorrow"
         return f"Your answer: `{choice.label}`. It's in; the answer comes {when}."
     else:
-        lines = ["✅ Right: the best choice." if answered.right else
-                 f"❌ Not the best: `{choice.label}` gives up {choice.loss:.3f}."]
+        lines = [
+            "✅ Right: the best choice."
+            if answered.right
+            else f"❌ Not the best: `{choice.label}` gives up {choice.loss:.3f}."
+        ]
     lines += choice_lines(decision, choice.label)
     if isinstance(puzzle_or_drill, Drill):
         if answered.learned:
@@ -313,8 +316,10 @@ def reveal_embed(reveal: Reveal) -> discord.Embed:
     if streaks:
         lines.append("**Streaks:** " + ", ".join(f"{mention(user)} {streak} in a row" for user, streak in streaks))
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
-    embed.set_footer(text="Equities for the player deciding: cubeless for plays, per cube for the cube. "
-                          "/bglearn leaderboard for the server's puzzle table.")
+    embed.set_footer(
+        text="Equities for the player deciding: cubeless for plays, per cube for the cube. "
+        "/bglearn leaderboard for the server's puzzle table."
+    )
     return embed
 
 
@@ -322,15 +327,16 @@ def drill_content(drill: Drill) -> str:
     d = drill.decision
     when = f"game #{d.game_id}, move {d.move}"
     box = "new" if drill.box == 0 else f"box {drill.box + 1} of 5"
-    return (f"🎯 **Drill** · your error in {when} ({box}) · {drill.due} due now, {drill.later} waiting, "
-            f"{drill.learned} learned\n**{plain(question(d, True))}** Pick the best choice.")
+    return (
+        f"🎯 **Drill** · your error in {when} ({box}) · {drill.due} due now, {drill.later} waiting, "
+        f"{drill.learned} learned\n**{plain(question(d, True))}** Pick the best choice."
+    )
 
 
 def no_drill_text(counts: tuple[int, int, int]) -> str:
     due, later, learned = counts
     if not later and not learned:
-        return ("No drill yet: drills are your own errors (0.04 or more) in analysed games. "
-                "Finish a game and come back.")
+        return "No drill yet: drills are your own errors (0.04 or more) in analysed games. Finish a game and come back."
     return f"No drill due now: {later} waiting for later, {learned} learned. Come back later."
 
 
@@ -342,8 +348,10 @@ def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | N
     lines = []
     for rank, score in enumerate(scores, start=1):
         name = mention(score.user_id)
-        lines.append(f"**{rank}.** {name} · {score.correct} of {score.answered} right · "
-                     f"streak {score.streak} (best {score.best_streak})")
+        lines.append(
+            f"**{rank}.** {name} · {score.correct} of {score.answered} right · "
+            f"streak {score.streak} (best {score.best_streak})"
+        )
     if mine is not None and all(s.user_id != user_id for s in scores):
         lines.append(f"You: {mine.correct} of {mine.answered} right · streak {mine.streak} (best {mine.best_streak})")
     embed.description = "\n".join(lines)

@@ -108,7 +108,7 @@ def shown(name: str) -> str:
 def quote(text: str, limit: int = QUOTE_MAX, *, around: int | None = None) -> str:
     """What a player typed, quoted: “24/18 13/1…” (``around``: keep that character in view)."""
     if around is not None and len(text) > limit and around > limit - 10:
-        text = ELLIPSIS + text[around - limit // 2:]
+        text = ELLIPSIS + text[around - limit // 2 :]
     return f"“{neutral(text, limit)}”"
 
 
@@ -125,7 +125,7 @@ def reason(text: str, limit: int = PLAIN_MAX) -> str:
     """An engine's reason, whose Python literals (``unexpected '\\x00'``) become quotes (“␀”)."""
     parts, at = [], 0
     for match in _LITERAL.finditer(text[:limit]):
-        parts.append(plain(text[at:match.start()], limit))
+        parts.append(plain(text[at : match.start()], limit))
         try:
             value = ast.literal_eval(match.group())
         except (ValueError, SyntaxError):
@@ -229,7 +229,10 @@ def _fit_embed(embed: discord.Embed) -> discord.Embed:
         embed.description = clip(embed.description, EMBED_DESCRIPTION_MAX)
     fields = embed.fields
     if len(fields) > EMBED_FIELDS_MAX or any(
-        len(f.name or "") > EMBED_FIELD_NAME_MAX or len(f.value or "") > EMBED_FIELD_VALUE_MAX or not f.name or not f.value
+        len(f.name or "") > EMBED_FIELD_NAME_MAX
+        or len(f.value or "") > EMBED_FIELD_VALUE_MAX
+        or not f.name
+        or not f.value
         for f in fields
     ):
         embed.clear_fields()
@@ -242,7 +245,9 @@ def _fit_embed(embed: discord.Embed) -> discord.Embed:
     if embed.footer.text and len(embed.footer.text) > EMBED_FOOTER_MAX:
         embed.set_footer(text=clip(embed.footer.text, EMBED_FOOTER_MAX), icon_url=embed.footer.icon_url)
     if embed.author.name and len(embed.author.name) > EMBED_AUTHOR_MAX:
-        embed.set_author(name=clip(embed.author.name, EMBED_AUTHOR_MAX), url=embed.author.url, icon_url=embed.author.icon_url)
+        embed.set_author(
+            name=clip(embed.author.name, EMBED_AUTHOR_MAX), url=embed.author.url, icon_url=embed.author.icon_url
+        )
     return embed
 
 
@@ -271,4 +276,3 @@ def fit_view(view: discord.ui.View) -> discord.ui.View:
                 item.options = options
                 item.max_values = min(item.max_values, len(options))
     return view
-

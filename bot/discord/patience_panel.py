@@ -61,7 +61,11 @@ class PatienceButton(
         custom_id = f"pt:{action}:{attempt_id}:{version}" + (f":{square}" if square else "")
         super().__init__(
             discord.ui.Button(
-                label=label or square or action, style=style, emoji=emoji, custom_id=custom_id, disabled=disabled,
+                label=label or square or action,
+                style=style,
+                emoji=emoji,
+                custom_id=custom_id,
+                disabled=disabled,
                 row=row,
             )
         )
@@ -95,22 +99,38 @@ def controls(attempt: Attempt) -> discord.ui.View | None:
     legal = set(attempt.legal_cells)
     if attempt.placed == 0:
         for cell in CELLS:  # row by row: the grid as it is drawn
-            view.add_item(PatienceButton(
-                "p", attempt.id, attempt.version, str(cell), row=cell.row, disabled=cell not in legal,
-                style=discord.ButtonStyle.primary if cell in legal else discord.ButtonStyle.secondary,
-            ))
+            view.add_item(
+                PatienceButton(
+                    "p",
+                    attempt.id,
+                    attempt.version,
+                    str(cell),
+                    row=cell.row,
+                    disabled=cell not in legal,
+                    style=discord.ButtonStyle.primary if cell in legal else discord.ButtonStyle.secondary,
+                )
+            )
         return view
     last = attempt.layout.last_cell
     assert last is not None
     for cell in attempt.legal_cells:
-        view.add_item(PatienceButton(
-            "p", attempt.id, attempt.version, str(cell), row=0, emoji=ARROWS[(cell.row - last.row, cell.col - last.col)],
-        ))
+        view.add_item(
+            PatienceButton(
+                "p",
+                attempt.id,
+                attempt.version,
+                str(cell),
+                row=0,
+                emoji=ARROWS[(cell.row - last.row, cell.col - last.col)],
+            )
+        )
     if attempt.complete:
-        view.add_item(PatienceButton("s", attempt.id, attempt.version, label="Submit",
-                                     style=discord.ButtonStyle.success, row=0))
-    view.add_item(PatienceButton("u", attempt.id, attempt.version, label="Undo",
-                                 style=discord.ButtonStyle.secondary, row=1))
+        view.add_item(
+            PatienceButton("s", attempt.id, attempt.version, label="Submit", style=discord.ButtonStyle.success, row=0)
+        )
+    view.add_item(
+        PatienceButton("u", attempt.id, attempt.version, label="Undo", style=discord.ButtonStyle.secondary, row=1)
+    )
     return view
 
 
@@ -125,7 +145,9 @@ def panel_text(attempt: Attempt, note: str | None = None) -> str:
         lines.append(f"Deal committed: `{in_code(attempt.commitment)}` (its seed is shown when the day is over, UTC).")
     card = attempt.next_card
     if card is None:
-        lines.append(f"All 25 cards are laid, for **{attempt.points}** points. **Submit** it, or **Undo** to change it.")
+        lines.append(
+            f"All 25 cards are laid, for **{attempt.points}** points. **Submit** it, or **Undo** to change it."
+        )
     elif attempt.placed == 0:
         lines.append(
             f"Card 1 of 25 is **{card.label}**: put it on any marked square "
@@ -161,18 +183,25 @@ def reveal_text(result: PatienceResult) -> str:
     attempt = result.attempt
     lines = [heading(attempt)]
     if result.score >= result.best:
-        lines.append(f"You scored **{result.score}** points: the best possible score! 🎉 (Another best layout is beside yours.)")
+        lines.append(
+            f"You scored **{result.score}** points: the best possible score! 🎉 (Another best layout is beside yours.)"
+        )
     else:
         lines.append(
             f"You scored **{result.score}** points. The best possible score is **{result.best}**: "
             "your layout is first, a best layout second."
         )
     if result.rank is not None and result.entrants is not None:
-        lines.append(f"Your place today: {ordinal(result.rank)} of {result.entrants} so far"
-                     + (f" · {streak_text(result.streak)}." if result.streak is not None else "."))
+        lines.append(
+            f"Your place today: {ordinal(result.rank)} of {result.entrants} so far"
+            + (f" · {streak_text(result.streak)}." if result.streak is not None else ".")
+        )
     if not result.just_submitted:
-        lines.append("You have submitted this layout already: each daily deal is laid once." if attempt.kind == "daily"
-                     else "You have submitted this layout already.")
+        lines.append(
+            "You have submitted this layout already: each daily deal is laid once."
+            if attempt.kind == "daily"
+            else "You have submitted this layout already."
+        )
     lines.append(f"A best path: `{in_code(str(result.best_layout))}`")
     if attempt.seed:
         lines.append(f"This deal came from the seed `{in_code(attempt.seed)}` (nonce `patience:random`).")
@@ -185,8 +214,10 @@ def daily_line(name: str, result: PatienceResult) -> str:
     if result.rank is not None and result.entrants is not None:
         where = f" ({ordinal(result.rank)} of {result.entrants} so far)"
     streak = f" · 🔥 {result.streak}-day streak" if result.streak and result.streak > 1 else ""
-    return (f"🃏 **{shown(name)}** laid today's patience deal for **{result.score}** points{where}{streak}. "
-            "Try it: `/patience daily`")
+    return (
+        f"🃏 **{shown(name)}** laid today's patience deal for **{result.score}** points{where}{streak}. "
+        "Try it: `/patience daily`"
+    )
 
 
 # -- the leaderboard --------------------------------------------------------------------------------
@@ -194,25 +225,34 @@ def daily_line(name: str, result: PatienceResult) -> str:
 
 def leaderboard_embed(board: DailyBoard, guild_name: str | None = None) -> discord.Embed:
     where = f" · {plain(guild_name, 100)}" if guild_name else ""
-    embed = discord.Embed(title=f"Patience · daily deal {board.day}{where}", colour=WIN_COLOUR if board.over else COLOUR)
+    embed = discord.Embed(
+        title=f"Patience · daily deal {board.day}{where}", colour=WIN_COLOUR if board.over else COLOUR
+    )
     if board.standings:
         embed.description = "\n".join(
             f"`{s.rank:>3}` **{shown(s.name)}** · {s.score} points" + (f" · 🔥 {s.streak}" if s.streak > 1 else "")
             for s in board.standings
         )
     elif board.deal is None:
-        embed.description = (f"Nobody asked for the daily deal of {board.day} here." if board.over
-                             else "Nobody has dealt today's deal yet: `/patience daily` deals it.")
+        embed.description = (
+            f"Nobody asked for the daily deal of {board.day} here."
+            if board.over
+            else "Nobody has dealt today's deal yet: `/patience daily` deals it."
+        )
     else:
-        embed.description = "Nobody has submitted this deal yet." + ("" if board.over else " Play it: `/patience daily`.")
+        embed.description = "Nobody has submitted this deal yet." + (
+            "" if board.over else " Play it: `/patience daily`."
+        )
     if board.deal is not None and board.over:
         embed.add_field(name="Best possible", value=f"**{board.best}** points", inline=True)
         embed.add_field(name="The deal", value=" ".join(card.label for card in board.deal), inline=False)
         embed.add_field(
             name="Fair deal",
-            value=(f"Seed `{in_code(board.seed or '')}`, nonce `{in_code(board.nonce or '')}`: its SHA-256 is the "
-                   f"commitment `{in_code(board.commitment or '')}` shown all day, and "
-                   "`engine.patience.deal_from_seed(bytes.fromhex(seed), nonce)` deals these cards."),
+            value=(
+                f"Seed `{in_code(board.seed or '')}`, nonce `{in_code(board.nonce or '')}`: its SHA-256 is the "
+                f"commitment `{in_code(board.commitment or '')}` shown all day, and "
+                "`engine.patience.deal_from_seed(bytes.fromhex(seed), nonce)` deals these cards."
+            ),
             inline=False,
         )
     elif board.commitment:
@@ -221,12 +261,23 @@ def leaderboard_embed(board: DailyBoard, guild_name: str | None = None) -> disco
             value=f"Committed: `{in_code(board.commitment)}`. The seed is shown when the day is over (UTC).",
             inline=False,
         )
-    embed.set_footer(text=f"{board.entrants} submitted · one deal a day per server, the same for everyone · "
-                          "a streak counts consecutive days (UTC)")
+    embed.set_footer(
+        text=f"{board.entrants} submitted · one deal a day per server, the same for everyone · "
+        "a streak counts consecutive days (UTC)"
+    )
     return embed
 
 
 __all__ = [
-    "ARROWS", "PatienceButton", "controls", "daily_line", "leaderboard_embed", "ordinal", "panel_text",
-    "patience_of", "picture_name", "reveal_text", "streak_text",
+    "ARROWS",
+    "PatienceButton",
+    "controls",
+    "daily_line",
+    "leaderboard_embed",
+    "ordinal",
+    "panel_text",
+    "patience_of",
+    "picture_name",
+    "reveal_text",
+    "streak_text",
 ]

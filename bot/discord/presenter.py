@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import discord
@@ -28,9 +28,9 @@ from bot.core.model import (
     PlayerStats,
     RatingChange,
 )
-from bot.discord.limits import in_code, plain, shown
 from bot.core.shots import BlotOdds
 from bot.core.tournaments import TournamentRecord
+from bot.discord.limits import in_code, plain, shown
 from engine import GLOSSARY, Phase, Roll, WinKind, XgidError, call, direct_shots
 from engine.fairdice import chi_square_uniform
 
@@ -120,7 +120,9 @@ def what_to_do(view: GameState) -> str | None:
         return f"to take{extra} or pass the double to {cube}"
     if phase is Phase.RESIGNATION:
         level = game.resignation[1] if game.resignation else 1
-        return f"to accept or reject the offer to resign {WinKind(level).phrase if level in tuple(WinKind) else 'a game'}"
+        return (
+            f"to accept or reject the offer to resign {WinKind(level).phrase if level in tuple(WinKind) else 'a game'}"
+        )
     if phase is Phase.OPENING:
         return "to throw the opening die"
     return None
@@ -231,7 +233,9 @@ def game_over_events(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if e.kind in ("game_over", "match_over", "abandon", "timeout", "forfeit")]
 
 
-def result_embed(view: GameState, events: Sequence[Event], rating_changes: Sequence[RatingChange] = ()) -> discord.Embed | None:
+def result_embed(
+    view: GameState, events: Sequence[Event], rating_changes: Sequence[RatingChange] = ()
+) -> discord.Embed | None:
     """An embed for a finished game or match (None if nothing ended)."""
     ended = [e for e in events if e.kind in ("game_over", "match_over", "abandon")]
     if not ended and view.is_active:
@@ -269,7 +273,9 @@ def result_embed(view: GameState, events: Sequence[Event], rating_changes: Seque
             inline=False,
         )
     if not view.options.rated:
-        embed.set_footer(text="Unrated: " + ("a game against the computer" if view.options.computer_level else "a practice game"))
+        embed.set_footer(
+            text="Unrated: " + ("a game against the computer" if view.options.computer_level else "a practice game")
+        )
     changes = [c for c in rating_changes if c.scope == view.guild_id] or list(rating_changes)
     if changes:
         names = {p.user_id: shown(p.name) for p in view.players}
@@ -291,7 +297,8 @@ def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
     expires = f" Answer {timestamp(challenge.expires_at)}." if challenge.expires_at else ""
     hints = (
         " Hints are on: accepting agrees that both players may ask `/bg hint` on their turn."
-        if challenge.options.hints else ""
+        if challenge.options.hints
+        else ""
     )
     text = (
         f"{mention(challenge.challenged.user_id)}, {mention(challenge.challenger.user_id)} challenges you to "
@@ -402,7 +409,7 @@ def stats_embed(name: str, stats: PlayerStats | None, tournaments: TournamentRec
 
 def by_urgency(views: Sequence[Listed], user_id: int) -> list[Listed]:
     """Games waiting for ``user_id`` first, the least time left first; then the others by their clocks."""
-    far = datetime.max.replace(tzinfo=timezone.utc)
+    far = datetime.max.replace(tzinfo=UTC)
 
     def key(view: Listed) -> tuple[int, datetime, int]:
         actor = view.to_act()
@@ -421,7 +428,13 @@ def games_embed(views: Sequence[GameState | GameListing], user_id: int) -> disco
     rows = []
     for view in by_urgency(views, user_id)[:20]:
         actor = view.to_act()
-        status = "**your turn**" if actor and actor.user_id == user_id else f"waiting for {shown(actor.name)}" if actor else view.status
+        status = (
+            "**your turn**"
+            if actor and actor.user_id == user_id
+            else f"waiting for {shown(actor.name)}"
+            if actor
+            else view.status
+        )
         if view.deadline is not None and actor is not None and not actor.is_bot:
             status += f", time runs out {timestamp(view.deadline)}"
         link = board_link(view)
@@ -611,7 +624,9 @@ def rules_embed() -> discord.Embed:
         ),
         inline=False,
     )
-    embed.set_footer(text="/bg rules topic:options lists the challenge options (Hoyle's rubber too); topic:glossary the old words.")
+    embed.set_footer(
+        text="/bg rules topic:options lists the challenge options (Hoyle's rubber too); topic:glossary the old words."
+    )
     return embed
 
 
@@ -655,6 +670,7 @@ def analysis_embed(view: GameState | GameSummary, summaries: Sequence[tuple[int,
 
 
 # -- trust: fair dice, statistics, positions --------------------------------------------------
+
 
 def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     embed = discord.Embed(title=f"🎲 Dice · {shown(name)}", colour=COLOUR)
@@ -700,7 +716,9 @@ def verify_text(view: GameState | GameSummary, verification: object) -> str:
     lines = [f"{mark} **Game #{view.id}**: {reason.rstrip('.')}."]
     if fair:
         salt = f", salt `{fair['salt']}`" if fair.get("salt") else ""
-        lines.append(f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`{salt}, seed `{fair.get('seed', '?')}`.")
+        lines.append(
+            f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`{salt}, seed `{fair.get('seed', '?')}`."
+        )
     lines.append(
         f"Check it yourself: `/bg export game:{view.id}` gives the game's JSON; run `{VERIFY_SCRIPT}` "
         "(Python standard library only)."

@@ -49,7 +49,9 @@ def may_read(players: Collection[int], viewer: int, sight: Sight) -> bool:
     return True
 
 
-def sight(guild: discord.Guild | None, channel_id: int, member: discord.abc.User, *, asked_in: int | None = None) -> Sight:
+def sight(
+    guild: discord.Guild | None, channel_id: int, member: discord.abc.User, *, asked_in: int | None = None
+) -> Sight:
     """What the cache of ``guild`` says about ``member`` and the channel or thread ``channel_id``.
 
     ``asked_in``: the channel the member asked from; asking from inside a

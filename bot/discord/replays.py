@@ -111,12 +111,20 @@ class Replays:
         shown, note = choose(await self.service.game_records(game.id), number)
         names = (game.players[0].name, game.players[1].name)
         stake = game.options.stake if not game.options.match_length else None
-        job = ReplayJob(tuple(_replay_game(r) for r in shown), names, stake, frame_ms=FRAME_MS,
-                        max_frames=MAX_FRAMES, max_bytes=MAX_BYTES)
+        job = ReplayJob(
+            tuple(_replay_game(r) for r in shown),
+            names,
+            stake,
+            frame_ms=FRAME_MS,
+            max_frames=MAX_FRAMES,
+            max_bytes=MAX_BYTES,
+        )
         try:
             gif = await self.draw(job)
         except RenderError as error:
-            raise UserError(f"I couldn't draw that replay ({error}): pick one game of the match with `number`.") from None
+            raise UserError(
+                f"I couldn't draw that replay ({error}): pick one game of the match with `number`."
+            ) from None
         if gif.frames < gif.positions:
             sampled = f"{gif.frames} of its {gif.positions} positions are shown, evenly spread, to keep it small."
             note = f"{note} {sampled}".strip()

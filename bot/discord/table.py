@@ -25,17 +25,17 @@ from bot.core.games import GameService
 from bot.core.model import (
     ChallengeError,
     GameState,
-    NoGameError,
     GameSummary,
+    NoGameError,
     NotInGameError,
     NotYourTurnError,
     Outcome,
     StaleGameError,
 )
 from bot.discord import builder, presenter, privacy
+from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Reply
 from bot.discord.components import SeedModal, challenge_controls, disabled_copy, leaderboard_controls
-from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.errors import UserError, answer_privately, player_message, report
@@ -67,6 +67,7 @@ BUSY_CALLS = 8
 """With this many service calls already waiting, a new interaction is deferred
 at once: a crowd of calls finishes no faster than it queues."""
 LEADERBOARD_PAGE = 10
+
 
 class Table:
     """The game's presence in Discord; one per bot.
@@ -201,7 +202,9 @@ class Table:
 
     # -- clicks ------------------------------------------------------------------------------
 
-    async def click_game_button(self, interaction: discord.Interaction, action: str, game_id: int, version: int) -> None:
+    async def click_game_button(
+        self, interaction: discord.Interaction, action: str, game_id: int, version: int
+    ) -> None:
         service = self.service
         user = interaction.user.id
         calls: dict[str, Callable[[], Awaitable[Outcome]]] = {
@@ -257,12 +260,16 @@ class Table:
         if clicked is None and not interaction.response.is_done():
             await interaction.response.defer()
         await self.poster.publish(
-            outcome, Followup(interaction), old=view.board_message, skip=clicked.id if clicked else None,
-            asked=asked, alongside=take_buttons_off(interaction) if clicked is not None else None,
+            outcome,
+            Followup(interaction),
+            old=view.board_message,
+            skip=clicked.id if clicked else None,
+            asked=asked,
+            alongside=take_buttons_off(interaction) if clicked is not None else None,
         )
 
     async def answer_stale(self, interaction: discord.Interaction, error: StaleGameError) -> None:
-        """"The game has moved on": disable the old message's controls, say where things stand."""
+        """ "The game has moved on": disable the old message's controls, say where things stand."""
         clicked = interaction.message
         current = error.view.board_message if error.view is not None else None
         if clicked is not None and (current is None or current[1] != clicked.id):
@@ -337,8 +344,10 @@ class Table:
         content = presenter.challenge_content(challenge, thread=thread)
         back = await members.back_at(challenge.guild_id, challenged)
         if back is not None:
-            content += (f"\n🏖️ {shown(challenge.challenged.name)} is on vacation until "
-                        f"{presenter.timestamp(back)}: the challenge may wait for them.")
+            content += (
+                f"\n🏖️ {shown(challenge.challenged.name)} is on vacation until "
+                f"{presenter.timestamp(back)}: the challenge may wait for them."
+            )
         message = await send_public(
             interaction,
             content=content,
@@ -362,7 +371,9 @@ class Table:
         except Exception as error:  # buttons have no tree.on_error: same single error path
             await report(interaction, error)
 
-    async def click_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool) -> None:
+    async def click_challenge(
+        self, interaction: discord.Interaction, action: str, challenge_id: int, thread: bool
+    ) -> None:
         try:
             hold(self.cooldowns, "challenge", interaction.user)
             if action == "accept":
@@ -391,7 +402,11 @@ class Table:
             challenge = await self.service.challenges.get(challenge_id)
         except Exception:
             return
-        expired = challenge.status == "pending" and challenge.expires_at is not None and challenge.expires_at <= self.service.clock()
+        expired = (
+            challenge.status == "pending"
+            and challenge.expires_at is not None
+            and challenge.expires_at <= self.service.clock()
+        )
         if challenge.status == "pending" and not expired:
             return
         status = "expired" if expired else challenge.status
@@ -403,13 +418,15 @@ class Table:
             log.debug("could not close challenge message", exc_info=True)
 
     async def ask_for_seed(self, interaction: discord.Interaction, challenge_id: int, thread: bool) -> None:
-        """"Accept with my own seed": the challenged member types it in a form."""
+        """ "Accept with my own seed": the challenged member types it in a form."""
         challenge = await self.service.challenges.pending(challenge_id)
         if interaction.user.id != challenge.challenged.user_id:
             raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
         await interaction.response.send_modal(SeedModal(challenge_id, thread))
 
-    async def accept_with_seed(self, interaction: discord.Interaction, challenge_id: int, thread: bool, seed: str) -> None:
+    async def accept_with_seed(
+        self, interaction: discord.Interaction, challenge_id: int, thread: bool, seed: str
+    ) -> None:
         """The form is sent: accept, the dice salted with this submission's id and the seed."""
         try:
             await self.accept_challenge(interaction, challenge_id, thread, seed=seed)
@@ -447,13 +464,20 @@ class Table:
             return
         # the first board is drawn while the challenge loses its buttons (which answers the click)
         await self.poster.publish(
-            outcome, Followup(interaction), old=None, asked=asked_at(interaction),
+            outcome,
+            Followup(interaction),
+            old=None,
+            asked=asked_at(interaction),
             alongside=edit_clicked(interaction, view=None),
         )
 
     async def _accept_into_thread(
-        self, interaction: discord.Interaction, challenge: Any, challenge_message: discord.Message,
-        *, seed: str | None = None,
+        self,
+        interaction: discord.Interaction,
+        challenge: Any,
+        challenge_message: discord.Message,
+        *,
+        seed: str | None = None,
     ) -> None:
         """Accept a thread challenge: the game and its boards go into a new thread under the challenge."""
         if not interaction.response.is_done():

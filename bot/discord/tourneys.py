@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 import discord
@@ -33,10 +33,10 @@ from bot.core.tournaments.model import FORMAT_NAMES
 from bot.core.tournaments.pairing import bracket_size
 from bot.discord import presenter
 from bot.discord.boards import BoardPoster, InChannel, picture_in_worker
-from bot.discord.cooldowns import Cooldowns, hold
-from bot.discord.errors import report
 from bot.discord.components import tourney_controls
+from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.dispatcher import NotDelivered
+from bot.discord.errors import report
 from bot.discord.limits import fit, plain, shown
 from bot.discord.replies import player_ref, send_private
 from renderer.bracket import (
@@ -82,7 +82,9 @@ def status_line(view: TournamentView) -> str:
             return f"★ Champion: **{_name(view.champion)}**."
         return "It is over, with no champion."
     deadline = f", ends {presenter.timestamp(view.round_deadline)}" if view.round_deadline else ""
-    what = "the final" if view.format == KNOCKOUT and view.round == view.rounds else f"round {view.round} of {view.rounds}"
+    what = (
+        "the final" if view.format == KNOCKOUT and view.round == view.rounds else f"round {view.round} of {view.rounds}"
+    )
     return f"Now playing {what}{deadline}."
 
 
@@ -119,8 +121,10 @@ def standings_text(view: TournamentView, limit: int = STANDINGS_SHOWN) -> str:
         extra = f", out in round {s.out_in}" if view.format == KNOCKOUT and s.out_in else ""
         breaks = f", Bh {s.buchholz}, SB {s.sonneborn_berger}" if view.format != KNOCKOUT else ""
         left = " (withdrew)" if s.withdrawn else ""
-        lines.append(f"{s.place}. {_name(line.player)}{left}: {s.score} pt{'s' if s.score != 1 else ''} "
-                     f"({s.wins}-{s.losses}{breaks}{extra})")
+        lines.append(
+            f"{s.place}. {_name(line.player)}{left}: {s.score} pt{'s' if s.score != 1 else ''} "
+            f"({s.wins}-{s.losses}{breaks}{extra})"
+        )
     if len(view.standings) > limit:
         lines.append(f"... and {len(view.standings) - limit} more")
     return "\n".join(lines)
@@ -132,7 +136,9 @@ def header(view: TournamentView) -> str:
 
 def entrants_text(view: TournamentView) -> str:
     names = [_name(e.player) for e in view.entrants]
-    shown_names = ", ".join(names[:NAMES_SHOWN]) + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else "")
+    shown_names = ", ".join(names[:NAMES_SHOWN]) + (
+        f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+    )
     return f"**In ({len(names)}/{view.options.capacity}):** {shown_names or 'nobody yet'}"
 
 
@@ -170,8 +176,11 @@ def _box(table: Table, seeds: dict[int, int | None], gone: set[int]) -> BracketM
 
 
 def subtitle(view: TournamentView) -> str:
-    parts = [FORMAT_NAMES[view.format].capitalize(), f"{view.field_size} players",
-             f"{view.options.match_length}-point matches"]
+    parts = [
+        FORMAT_NAMES[view.format].capitalize(),
+        f"{view.field_size} players",
+        f"{view.options.match_length}-point matches",
+    ]
     if view.is_running:
         parts.append(f"round {view.round} of {view.rounds}")
     elif view.status != "signup":
@@ -181,7 +190,7 @@ def subtitle(view: TournamentView) -> str:
 
 def footer(view: TournamentView) -> str:
     if view.is_running and view.round_deadline is not None:
-        when = view.round_deadline.astimezone(timezone.utc).strftime("%a %d %b %H:%M UTC")
+        when = view.round_deadline.astimezone(UTC).strftime("%a %d %b %H:%M UTC")
         return f"Round {view.round} of {view.rounds} ends {when}"
     if view.status == "cancelled":
         return "Cancelled"
@@ -216,16 +225,28 @@ def bracket_picture(view: TournamentView) -> BracketPicture:
         boxes.append(tuple(row))
         winners = following
     return BracketPicture(
-        title=view.name, subtitle=subtitle(view), rounds=tuple(boxes), round_names=default_round_names(rounds),
-        champion=view.champion.name if view.champion else None, footer=footer(view),
+        title=view.name,
+        subtitle=subtitle(view),
+        rounds=tuple(boxes),
+        round_names=default_round_names(rounds),
+        champion=view.champion.name if view.champion else None,
+        footer=footer(view),
     )
 
 
 def standings_picture(view: TournamentView) -> StandingsPicture:
     """A Swiss or round robin's standings, and the current round's tables."""
     rows = tuple(
-        StandingRow(s.standing.place, s.player.name, s.standing.score, s.standing.wins + s.standing.byes, s.standing.losses,
-                    s.standing.buchholz, s.standing.sonneborn_berger, s.standing.withdrawn)
+        StandingRow(
+            s.standing.place,
+            s.player.name,
+            s.standing.score,
+            s.standing.wins + s.standing.byes,
+            s.standing.losses,
+            s.standing.buchholz,
+            s.standing.sonneborn_berger,
+            s.standing.withdrawn,
+        )
         for s in view.standings
     )
     pairings = []
@@ -236,13 +257,20 @@ def standings_picture(view: TournamentView) -> StandingsPicture:
             pairings.append(PairingLine(table.a.name, table.b.name if table.b else None, "void", None))
         elif table.decided:
             won = 0 if table.winner == table.a.user_id else 1
-            pairings.append(PairingLine(table.a.name, table.b.name if table.b else None, "1–0" if won == 0 else "0–1", won))
+            pairings.append(
+                PairingLine(table.a.name, table.b.name if table.b else None, "1–0" if won == 0 else "0–1", won)
+            )
         else:
             pairings.append(PairingLine(table.a.name, table.b.name if table.b else None, "v", None))
     return StandingsPicture(
-        title=view.name, subtitle=subtitle(view), rows=rows, tie_breaks=True,
-        round_title=f"Round {view.round}" if view.round else "", pairings=tuple(pairings),
-        champion=view.champion.name if view.champion else None, footer=footer(view),
+        title=view.name,
+        subtitle=subtitle(view),
+        rows=rows,
+        tie_breaks=True,
+        round_title=f"Round {view.round}" if view.round else "",
+        pairings=tuple(pairings),
+        champion=view.champion.name if view.champion else None,
+        footer=footer(view),
     )
 
 
@@ -350,8 +378,10 @@ class Tourneys:
         if outcome is None:
             return  # opened already
         a, b = match.players
-        headline = (f"🏆 {presenter.mention(a.user_id)} vs {presenter.mention(b.user_id)}: "
-                    f"{plain(match.name)}, round {match.round}. Good luck!")
+        headline = (
+            f"🏆 {presenter.mention(a.user_id)} vs {presenter.mention(b.user_id)}: "
+            f"{plain(match.name)}, round {match.round}. Good luck!"
+        )
         where = InChannel(self.client, thread_id, match.guild_id, nonce=f"bg-tm-{match.pairing_id}")
         message = await self.poster.publish(outcome, where, old=None, headline=headline, pings=(a.user_id, b.user_id))
         if message is None:  # the game stands; its board is owed, and the dispatcher posts it
@@ -366,7 +396,9 @@ class Tourneys:
         a, b = match.players
         name = f"{a.name} vs {b.name} · {match.name} R{match.round}"[:100]
         thread = await channel.create_thread(
-            name=name, type=discord.ChannelType.public_thread, auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            name=name,
+            type=discord.ChannelType.public_thread,
+            auto_archive_duration=THREAD_ARCHIVE_MINUTES,
         )
         kept = await self.tournaments.set_thread(match.pairing_id, thread.id)
         if kept != thread.id:  # another process made one first: use it
@@ -415,6 +447,11 @@ class Tourneys:
 
 
 __all__ = [
-    "Tourneys", "announcement_content", "bracket_picture", "picture_of", "standings_picture",
-    "standings_text", "tables_text",
+    "Tourneys",
+    "announcement_content",
+    "bracket_picture",
+    "picture_of",
+    "standings_picture",
+    "standings_text",
+    "tables_text",
 ]

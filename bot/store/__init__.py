@@ -52,7 +52,7 @@ from bot.store.errors import (
 )
 from bot.store.games import GameStore
 from bot.store.members import MemberStore, VacationRow
-from bot.store.outbox import Owed, OutboxEntry, OutboxStore
+from bot.store.outbox import OutboxEntry, OutboxStore, Owed
 from bot.store.patience import AttemptRow, DailyDealRow, DailyScore, PatienceStore
 from bot.store.players import PlayerStore
 from bot.store.puzzles import AnswerRow, DrillRow, PuzzleRow, PuzzleStore, ScoreRow
@@ -76,8 +76,8 @@ from bot.store.rows import (
     utcnow,
 )
 from bot.store.schedule import DueWork
-from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
+from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
 from bot.store.tournaments import (
@@ -95,16 +95,66 @@ from bot.store.tournaments import (
 )
 
 __all__ = [
-    "AnswerRow", "DrillRow", "PuzzleRow", "ScoreRow",
-    "DEFAULT_DB_PATH", "GLOBAL_SCOPE", "MIGRATIONS", "ORPHAN_AFTER", "SCHEMA_VERSION",
-    "ActionRow", "AppendResult", "AttemptRow", "ChallengeClosedError", "ChallengeLimitError", "ChallengeRow", "ChannelBusyError",
-    "ConstraintError", "DailyDealRow", "DailyScore", "Database", "DatabaseBusyError", "DatabaseTarget",
-    "DatabaseUnavailableError", "DiceStats", "GameOverError", "GameRow", "LeaderboardEntry", "LeaderboardPage", "MatchOutcome",
-    "Migration", "NotFoundError", "OutboxEntry", "Owed", "PlayerRating", "PlayerRow", "PlayerStats", "RatingChange", "RatingPoint",
-    "Shard", "SnapshotRow", "StaleVersionError", "StorageError", "Store", "VacationRow", "open_store", "parse_database_url",
-    "redact", "serves", "shard_of",
-    "EntrantRow", "EntrantsChangedError", "Finish", "NewPairing", "PairingRow", "PairingTakenError",
-    "TournamentClosedError", "TournamentFullError", "TournamentRecord", "TournamentRow", "TournamentStore",
+    "AnswerRow",
+    "DrillRow",
+    "PuzzleRow",
+    "ScoreRow",
+    "DEFAULT_DB_PATH",
+    "GLOBAL_SCOPE",
+    "MIGRATIONS",
+    "ORPHAN_AFTER",
+    "SCHEMA_VERSION",
+    "ActionRow",
+    "AppendResult",
+    "AttemptRow",
+    "ChallengeClosedError",
+    "ChallengeLimitError",
+    "ChallengeRow",
+    "ChannelBusyError",
+    "ConstraintError",
+    "DailyDealRow",
+    "DailyScore",
+    "Database",
+    "DatabaseBusyError",
+    "DatabaseTarget",
+    "DatabaseUnavailableError",
+    "DiceStats",
+    "GameOverError",
+    "GameRow",
+    "LeaderboardEntry",
+    "LeaderboardPage",
+    "MatchOutcome",
+    "Migration",
+    "NotFoundError",
+    "OutboxEntry",
+    "Owed",
+    "PlayerRating",
+    "PlayerRow",
+    "PlayerStats",
+    "RatingChange",
+    "RatingPoint",
+    "Shard",
+    "SnapshotRow",
+    "StaleVersionError",
+    "StorageError",
+    "Store",
+    "VacationRow",
+    "open_store",
+    "parse_database_url",
+    "redact",
+    "serves",
+    "shard_of",
+    "EntrantRow",
+    "EntrantsChangedError",
+    "Finish",
+    "NewPairing",
+    "PairingRow",
+    "PairingTakenError",
+    "TournamentClosedError",
+    "TournamentFullError",
+    "TournamentRecord",
+    "TournamentRow",
+    "TournamentStore",
 ]
 
 

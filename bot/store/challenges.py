@@ -106,8 +106,18 @@ class ChallengeStore:
                                         expires_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                (guild_id, channel_id, challenger, challenged, payload, match_length, message_id,
-                 now, now, to_ts(expires_at)),
+                (
+                    guild_id,
+                    channel_id,
+                    challenger,
+                    challenged,
+                    payload,
+                    match_length,
+                    message_id,
+                    now,
+                    now,
+                    to_ts(expires_at),
+                ),
             )
             return await tx.fetchone("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
 

@@ -61,8 +61,16 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
 """Copied tables in foreign-key order, with their primary keys."""
 
 IDENTITY_TABLES = (
-    "games", "challenges", "rating_history", "outbox", "patience_attempts", "vacations", "tournaments",
-    "tournament_pairings", "puzzles", "drills",
+    "games",
+    "challenges",
+    "rating_history",
+    "outbox",
+    "patience_attempts",
+    "vacations",
+    "tournaments",
+    "tournament_pairings",
+    "puzzles",
+    "drills",
 )
 
 
@@ -130,7 +138,9 @@ def _converter(pg_type: str) -> Any:
     return lambda v: v
 
 
-def _read_sqlite(con: sqlite3.Connection, table: str, columns: Sequence[str], key: Sequence[str]) -> list[tuple[Any, ...]]:
+def _read_sqlite(
+    con: sqlite3.Connection, table: str, columns: Sequence[str], key: Sequence[str]
+) -> list[tuple[Any, ...]]:
     cols = ", ".join(columns)
     order = ", ".join(key)
     return [tuple(r) for r in con.execute(f"SELECT {cols} FROM {table} ORDER BY {order}")]

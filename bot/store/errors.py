@@ -110,8 +110,7 @@ class ConstraintError(StorageError):
     library's integrity errors); ``table`` and ``columns`` say which unique key,
     when the database tells."""
 
-    def __init__(self, message: str | None = None, *, table: str | None = None,
-                 columns: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str | None = None, *, table: str | None = None, columns: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.table = table
         self.columns = columns

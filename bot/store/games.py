@@ -23,8 +23,8 @@ from typing import Any, Final
 
 from bot.store import challenges, outbox, players, ratings, stats, summaries, tournaments
 from bot.store.database import Database, Tx
-from bot.store.outbox import Owed
 from bot.store.errors import ChannelBusyError, ConstraintError, GameOverError, NotFoundError, StaleVersionError
+from bot.store.outbox import Owed
 from bot.store.rows import (
     ActionRow,
     AppendResult,
@@ -155,9 +155,7 @@ class GameStore:
 
     async def active_in(self, channel_id: int) -> GameRow | None:
         """Return the active game in a channel (or thread), if any."""
-        row = await self.db.fetchone(
-            "SELECT * FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,)
-        )
+        row = await self.db.fetchone("SELECT * FROM games WHERE channel_id = ? AND status = 'active'", (channel_id,))
         return GameRow.from_row(row) if row else None
 
     async def active_for(self, user_id: int, guild_id: int | None = None) -> list[GameRow]:
@@ -184,8 +182,7 @@ class GameStore:
         params: tuple[Any, ...] = (user_id, user_id)
         if their_turn:
             where += (
-                " AND ((player0 = ? AND (turn IS NULL OR turn = 0))"
-                " OR (player1 = ? AND (turn IS NULL OR turn = 1)))"
+                " AND ((player0 = ? AND (turn IS NULL OR turn = 0)) OR (player1 = ? AND (turn IS NULL OR turn = 1)))"
             )
             params += (user_id, user_id)
         if after is not None:
@@ -195,7 +192,9 @@ class GameStore:
             """
             SELECT id, guild_id, updated_at FROM games
             WHERE status = 'active' AND (player0 = ? OR player1 = ?)
-            """ + where + """
+            """
+            + where
+            + """
             ORDER BY updated_at, id LIMIT ?
             """,
             (*params, limit),
@@ -251,10 +250,12 @@ class GameStore:
         rebuilding it at ``version``); False if the game moved on meanwhile."""
         if turn not in (0, 1):
             raise ValueError("a turn is seat 0 or 1")
-        changed = await self.db.transact(lambda tx: tx.execute(
-            "UPDATE games SET turn = ? WHERE id = ? AND version = ? AND status = 'active' AND turn IS NULL",
-            (turn, game_id, version),
-        ))
+        changed = await self.db.transact(
+            lambda tx: tx.execute(
+                "UPDATE games SET turn = ? WHERE id = ? AND version = ? AND status = 'active' AND turn IS NULL",
+                (turn, game_id, version),
+            )
+        )
         return changed == 1
 
     async def with_actions(self, game_id: int) -> tuple[GameRow, list[ActionRow]]:

@@ -33,8 +33,11 @@ class VacationRow:
     @classmethod
     def from_row(cls, row: Row) -> VacationRow:
         return cls(
-            id=row["id"], guild_id=row["guild_id"], user_id=row["user_id"],
-            starts_at=req_ts(row["starts_at"]), ends_at=req_ts(row["ends_at"]),
+            id=row["id"],
+            guild_id=row["guild_id"],
+            user_id=row["user_id"],
+            starts_at=req_ts(row["starts_at"]),
+            ends_at=req_ts(row["ends_at"]),
             paused=tuple((int(g), int(v), float(s)) for g, v, s in load_json(row["paused"]) or []),
         )
 
@@ -99,13 +102,15 @@ class MemberStore:
 
     async def set_server_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
         now = self.db.now()
-        await self.db.transact(lambda tx: tx.execute(
-            """
+        await self.db.transact(
+            lambda tx: tx.execute(
+                """
             INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)
             ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at
             """,
-            (guild_id, dump_json(settings), now),
-        ))
+                (guild_id, dump_json(settings), now),
+            )
+        )
 
     async def away(self, guild_id: int, user_id: int, now: datetime) -> VacationRow | None:
         """The member's vacation in this server under way at ``now``, if any."""
@@ -154,7 +159,13 @@ class MemberStore:
         return [VacationRow.from_row(r) for r in rows]
 
     async def pause_turn(
-        self, vacation_id: int, game_id: int, version: int, deadline: datetime, reminder_at: datetime | None, added: float
+        self,
+        vacation_id: int,
+        game_id: int,
+        version: int,
+        deadline: datetime,
+        reminder_at: datetime | None,
+        added: float,
     ) -> bool:
         """Move a turn's deadline (and its reminder, if not sent) on, and note it on the
         vacation, in one transaction; False if the game moved on meanwhile."""

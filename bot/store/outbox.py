@@ -89,8 +89,15 @@ async def add(tx: Tx, owed: Owed, now: float) -> int:
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         (
-            owed.guild_id, owed.channel_id, owed.game_id, owed.challenge_id, owed.version, owed.kind,
-            dump_json(dict(owed.payload)), now, now,
+            owed.guild_id,
+            owed.channel_id,
+            owed.game_id,
+            owed.challenge_id,
+            owed.version,
+            owed.kind,
+            dump_json(dict(owed.payload)),
+            now,
+            now,
         ),
     )
 

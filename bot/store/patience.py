@@ -44,8 +44,13 @@ class DailyDealRow:
     @classmethod
     def from_row(cls, row: Row) -> DailyDealRow:
         return cls(
-            guild_id=row["guild_id"], day=row["day"], seed=row["seed"], commitment=row["commitment"],
-            nonce=row["nonce"], deal=row["deal"], created_at=req_ts(row["created_at"]),
+            guild_id=row["guild_id"],
+            day=row["day"],
+            seed=row["seed"],
+            commitment=row["commitment"],
+            nonce=row["nonce"],
+            deal=row["deal"],
+            created_at=req_ts(row["created_at"]),
         )
 
 
@@ -73,10 +78,21 @@ class AttemptRow:
     @classmethod
     def from_row(cls, row: Row) -> AttemptRow:
         return cls(
-            id=row["id"], guild_id=row["guild_id"], user_id=row["user_id"], kind=row["kind"], day=row["day"],
-            deal=row["deal"], seed=row["seed"], scoring=row["scoring"], path=row["path"], version=row["version"],
-            submitted=bool(row["submitted"]), score=row["score"], best=row["best"],
-            started_at=req_ts(row["started_at"]), updated_at=req_ts(row["updated_at"]),
+            id=row["id"],
+            guild_id=row["guild_id"],
+            user_id=row["user_id"],
+            kind=row["kind"],
+            day=row["day"],
+            deal=row["deal"],
+            seed=row["seed"],
+            scoring=row["scoring"],
+            path=row["path"],
+            version=row["version"],
+            submitted=bool(row["submitted"]),
+            score=row["score"],
+            best=row["best"],
+            started_at=req_ts(row["started_at"]),
+            updated_at=req_ts(row["updated_at"]),
             finished_at=from_ts(row["finished_at"]),
         )
 
@@ -102,7 +118,9 @@ class PatienceStore:
         row = await self.db.fetchone("SELECT * FROM patience_deals WHERE guild_id = ? AND day = ?", (guild_id, day))
         return DailyDealRow.from_row(row) if row else None
 
-    async def create_daily(self, guild_id: int, day: str, *, seed: str, commitment: str, nonce: str, deal: str) -> DailyDealRow:
+    async def create_daily(
+        self, guild_id: int, day: str, *, seed: str, commitment: str, nonce: str, deal: str
+    ) -> DailyDealRow:
         """Keep a server's deal of ``day`` unless it has one already; returns the one kept
         (of two processes making it at once, the first to write wins for both)."""
         now = self.db.now()

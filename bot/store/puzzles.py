@@ -27,7 +27,7 @@ from bot.store.database import Database, Tx
 from bot.store.errors import ConstraintError
 from bot.store.outbox import Owed
 from bot.store.rows import Row, dump_json, load_json
-from bot.store.shards import shard_clause, Shard, serves
+from bot.store.shards import Shard, serves, shard_clause
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +52,20 @@ class PuzzleRow:
     @classmethod
     def from_row(cls, row: Row) -> PuzzleRow:
         return cls(
-            id=int(row["id"]), guild_id=int(row["guild_id"]), kind=row["kind"], day=row["day"],
-            position_key=row["position_key"], game_id=int(row["game_id"]), game_number=int(row["game_number"]),
-            user_id=int(row["user_id"]), payload=load_json(row["payload"]) or {},
-            channel_id=row["channel_id"], message_id=row["message_id"], created_at=float(row["created_at"]),
-            reveal_at=row["reveal_at"], revealed_at=row["revealed_at"],
+            id=int(row["id"]),
+            guild_id=int(row["guild_id"]),
+            kind=row["kind"],
+            day=row["day"],
+            position_key=row["position_key"],
+            game_id=int(row["game_id"]),
+            game_number=int(row["game_number"]),
+            user_id=int(row["user_id"]),
+            payload=load_json(row["payload"]) or {},
+            channel_id=row["channel_id"],
+            message_id=row["message_id"],
+            created_at=float(row["created_at"]),
+            reveal_at=row["reveal_at"],
+            revealed_at=row["revealed_at"],
         )
 
 
@@ -97,20 +106,39 @@ class DrillRow:
     @classmethod
     def from_row(cls, row: Row) -> DrillRow:
         return cls(
-            id=int(row["id"]), user_id=int(row["user_id"]), position_key=row["position_key"],
-            game_id=int(row["game_id"]), payload=load_json(row["payload"]) or {}, box=int(row["box"]),
-            due_at=row["due_at"], attempts=int(row["attempts"]), created_at=float(row["created_at"]),
+            id=int(row["id"]),
+            user_id=int(row["user_id"]),
+            position_key=row["position_key"],
+            game_id=int(row["game_id"]),
+            payload=load_json(row["payload"]) or {},
+            box=int(row["box"]),
+            due_at=row["due_at"],
+            attempts=int(row["attempts"]),
+            created_at=float(row["created_at"]),
         )
 
 
 def _answer(row: Row) -> AnswerRow:
-    return AnswerRow(int(row["puzzle_id"]), int(row["user_id"]), int(row["choice"]), bool(row["correct"]),
-                     float(row["equity_lost"]), float(row["answered_at"]))
+    return AnswerRow(
+        int(row["puzzle_id"]),
+        int(row["user_id"]),
+        int(row["choice"]),
+        bool(row["correct"]),
+        float(row["equity_lost"]),
+        float(row["answered_at"]),
+    )
 
 
 def _score(row: Row) -> ScoreRow:
-    return ScoreRow(int(row["guild_id"]), int(row["user_id"]), int(row["answered"]), int(row["correct"]),
-                    int(row["streak"]), int(row["best_streak"]), row["display_name"] or "")
+    return ScoreRow(
+        int(row["guild_id"]),
+        int(row["user_id"]),
+        int(row["answered"]),
+        int(row["correct"]),
+        int(row["streak"]),
+        int(row["best_streak"]),
+        row["display_name"] or "",
+    )
 
 
 class PuzzleStore:
@@ -133,7 +161,9 @@ class PuzzleStore:
                 " ON CONFLICT (guild_id) DO NOTHING",
                 (guild_id, now),
             )
-            row = await tx.fetchone("SELECT settings FROM guild_settings WHERE guild_id = ?" + tx.for_update, (guild_id,))
+            row = await tx.fetchone(
+                "SELECT settings FROM guild_settings WHERE guild_id = ?" + tx.for_update, (guild_id,)
+            )
             settings = (load_json(row["settings"]) if row else None) or {}
             for key, value in changes.items():
                 if value is None:
@@ -202,8 +232,19 @@ class PuzzleStore:
                                      channel_id, created_at, reveal_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                (guild_id, kind, day, position_key, game_id, game_number, user_id, dump_json(dict(payload)),
-                 channel_id, now, reveal_at),
+                (
+                    guild_id,
+                    kind,
+                    day,
+                    position_key,
+                    game_id,
+                    game_number,
+                    user_id,
+                    dump_json(dict(payload)),
+                    channel_id,
+                    now,
+                    reveal_at,
+                ),
             )
             if owes is not None and channel_id is not None:
                 await outbox.add(tx, Owed(owes, guild_id, channel_id, payload={"puzzle": puzzle_id}), now)
@@ -225,8 +266,15 @@ class PuzzleStore:
         )
         return PuzzleRow.from_row(row) if row else None
 
-    async def latest(self, guild_id: int, *, kind: str = "daily", revealed: bool | None = None,
-                     unanswered_by: int | None = None, limit: int = 1) -> list[PuzzleRow]:
+    async def latest(
+        self,
+        guild_id: int,
+        *,
+        kind: str = "daily",
+        revealed: bool | None = None,
+        unanswered_by: int | None = None,
+        limit: int = 1,
+    ) -> list[PuzzleRow]:
         """A server's newest puzzles of ``kind`` (revealed or not; not answered by a member)."""
         where = ["p.guild_id = ?", "p.kind = ?"]
         params: list[Any] = [guild_id, kind]
@@ -244,8 +292,9 @@ class PuzzleStore:
         """The puzzle's message (its select menu) is ``message_id``."""
 
         async def transaction(tx: Tx) -> None:
-            await tx.execute("UPDATE puzzles SET channel_id = ?, message_id = ? WHERE id = ?",
-                             (channel_id, message_id, puzzle_id))
+            await tx.execute(
+                "UPDATE puzzles SET channel_id = ?, message_id = ? WHERE id = ?", (channel_id, message_id, puzzle_id)
+            )
 
         await self.db.transact(transaction)
 
@@ -280,7 +329,8 @@ class PuzzleStore:
         where, params = shard_clause(shard, "reveal_at", now)
         rows = await self.db.fetchall(
             "SELECT * FROM puzzles WHERE revealed_at IS NULL AND reveal_at IS NOT NULL AND reveal_at <= ?"
-            + where + " ORDER BY reveal_at, id LIMIT ?",
+            + where
+            + " ORDER BY reveal_at, id LIMIT ?",
             (now, *params, limit),
         )
         return [PuzzleRow.from_row(r) for r in rows]
@@ -305,7 +355,9 @@ class PuzzleStore:
             if not claimed:
                 return False
             if puzzle.kind == "daily":
-                rows = await tx.fetchall("SELECT user_id, correct FROM puzzle_answers WHERE puzzle_id = ?", (puzzle.id,))
+                rows = await tx.fetchall(
+                    "SELECT user_id, correct FROM puzzle_answers WHERE puzzle_id = ?", (puzzle.id,)
+                )
                 answered = {int(r["user_id"]): bool(r["correct"]) for r in rows}
                 streaking = await tx.fetchall(
                     "SELECT user_id FROM puzzle_scores WHERE guild_id = ? AND streak > 0" + tx.for_update,
@@ -333,9 +385,7 @@ class PuzzleStore:
                         (puzzle.guild_id, user_id, int(correct), int(correct), int(correct), now),
                     )
             if owes is not None and puzzle.channel_id is not None:
-                await outbox.add(
-                    tx, Owed(owes, puzzle.guild_id, puzzle.channel_id, payload={"puzzle": puzzle.id}), now
-                )
+                await outbox.add(tx, Owed(owes, puzzle.guild_id, puzzle.channel_id, payload={"puzzle": puzzle.id}), now)
             return True
 
         return await self.db.transact(transaction)

@@ -116,9 +116,7 @@ async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float
                 """,
                 (game.id, scope, uid, current[uid].rating, new.rating, new.experience, won, pts_won - pts_lost, now),
             )
-            changes.append(
-                RatingChange(scope, uid, current[uid].rating, new.rating, new.experience, bool(won))
-            )
+            changes.append(RatingChange(scope, uid, current[uid].rating, new.rating, new.experience, bool(won)))
     return changes
 
 
@@ -136,7 +134,9 @@ class RatingStore:
             (game_id,),
         )
         return [
-            RatingChange(r["scope"], r["user_id"], r["rating_before"], r["rating_after"], r["experience_after"], bool(r["won"]))
+            RatingChange(
+                r["scope"], r["user_id"], r["rating_before"], r["rating_after"], r["experience_after"], bool(r["won"])
+            )
             for r in rows
         ]
 
@@ -159,8 +159,11 @@ class RatingStore:
         )
         return [
             RatingPoint(
-                game_id=int(r["game_id"]), at=float(r["created_at"]), rating_before=float(r["rating_before"]),
-                rating_after=float(r["rating_after"]), won=bool(r["won"]),
+                game_id=int(r["game_id"]),
+                at=float(r["created_at"]),
+                rating_before=float(r["rating_before"]),
+                rating_after=float(r["rating_after"]),
+                won=bool(r["won"]),
                 points=None if r["points"] is None else int(r["points"]),
                 opponent=None if r["opponent"] is None else int(r["opponent"]),
                 opponent_rating=None if r["opponent_rating"] is None else float(r["opponent_rating"]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
 GLOBAL_SCOPE: Final = 0
@@ -25,7 +25,7 @@ Row = Any
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def to_ts(value: datetime | None) -> float | None:
@@ -33,18 +33,18 @@ def to_ts(value: datetime | None) -> float | None:
     if value is None:
         return None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return value.timestamp()
 
 
 def from_ts(value: float | None) -> datetime | None:
     if value is None:
         return None
-    return datetime.fromtimestamp(value, timezone.utc)
+    return datetime.fromtimestamp(value, UTC)
 
 
 def req_ts(value: float) -> datetime:
-    return datetime.fromtimestamp(value, timezone.utc)
+    return datetime.fromtimestamp(value, UTC)
 
 
 def dump_json(value: Any) -> str:
@@ -423,10 +423,6 @@ class DiceStats:
 def dice_of(action: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """The ``dice`` of an action as two ints 1..6, or (None, None)."""
     dice = action.get("dice")
-    if (
-        isinstance(dice, (list, tuple))
-        and len(dice) == 2
-        and all(isinstance(d, int) and 1 <= d <= 6 for d in dice)
-    ):
+    if isinstance(dice, (list, tuple)) and len(dice) == 2 and all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
         return int(dice[0]), int(dice[1])
     return None, None

@@ -39,13 +39,15 @@ class DueWork:
 
     async def postpone_reminder(self, game_id: int, version: int, at: datetime) -> bool:
         """Move the current turn's reminder (not yet sent) to ``at``; False if the game moved on."""
-        changed = await self.db.transact(lambda tx: tx.execute(
-            """
+        changed = await self.db.transact(
+            lambda tx: tx.execute(
+                """
             UPDATE games SET reminder_at = ?
             WHERE id = ? AND version = ? AND status = 'active' AND reminder_sent = 0
             """,
-            (to_ts(at), game_id, version),
-        ))
+                (to_ts(at), game_id, version),
+            )
+        )
         return changed == 1
 
     async def claim_reminder(self, game_id: int, version: int, owed: Owed | None) -> int | None:
@@ -86,7 +88,9 @@ class DueWork:
             """
             SELECT * FROM games
             WHERE status = 'active' AND turn_deadline IS NOT NULL AND turn_deadline <= ?
-            """ + where + """
+            """
+            + where
+            + """
             ORDER BY turn_deadline LIMIT ?
             """,
             (ts, *params, limit),
@@ -105,7 +109,9 @@ class DueWork:
             SELECT * FROM games
             WHERE status = 'active' AND reminder_sent = 0
               AND reminder_at IS NOT NULL AND reminder_at <= ?
-            """ + where + """
+            """
+            + where
+            + """
             ORDER BY reminder_at LIMIT ?
             """,
             (ts, *params, limit),
@@ -131,13 +137,19 @@ class DueWork:
             """
             SELECT MIN(t) FROM (
                 SELECT MIN(turn_deadline) AS t FROM games
-                    WHERE status = 'active' AND turn_deadline IS NOT NULL""" + where + """
+                    WHERE status = 'active' AND turn_deadline IS NOT NULL"""
+            + where
+            + """
                 UNION ALL
                 SELECT MIN(reminder_at) FROM games
-                    WHERE status = 'active' AND reminder_sent = 0 AND reminder_at IS NOT NULL""" + where + """
+                    WHERE status = 'active' AND reminder_sent = 0 AND reminder_at IS NOT NULL"""
+            + where
+            + """
                 UNION ALL
                 SELECT MIN(expires_at) FROM challenges
-                    WHERE status = 'pending' AND expires_at IS NOT NULL""" + where + """
+                    WHERE status = 'pending' AND expires_at IS NOT NULL"""
+            + where
+            + """
             ) AS due
             """,
             params * 3,
@@ -167,7 +179,9 @@ class DueWork:
                 """
                 SELECT id FROM challenges
                 WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ?
-                """ + where + """
+                """
+                + where
+                + """
                 ORDER BY expires_at, id
                 """
                 + (" LIMIT ?" if limit is not None else "")
@@ -194,7 +208,6 @@ class DueWork:
 
         result = await self.db.transact(transaction)
         return result
-
 
     # -- downtime ------------------------------------------------------------------------
 

@@ -52,7 +52,11 @@ class StatsStore:
         return {int(r["game_number"]): load_json(r["detail"]) for r in rows}
 
     async def analysed_games(
-        self, *, guild_id: int | None = None, user_id: int | None = None, finished_since: float | None = None,
+        self,
+        *,
+        guild_id: int | None = None,
+        user_id: int | None = None,
+        finished_since: float | None = None,
         limit: int = 500,
     ) -> list[dict[str, Any]]:
         """Analysed games of finished matches (never one still played), newest first:
@@ -83,9 +87,13 @@ class StatsStore:
         )
         return [
             {
-                "game_id": int(r["game_id"]), "game_number": int(r["game_number"]), "guild_id": int(r["guild_id"]),
-                "channel_id": int(r["channel_id"]), "players": (int(r["player0"]), int(r["player1"])),
-                "finished_at": r["finished_at"], "detail": str(r["detail"]),
+                "game_id": int(r["game_id"]),
+                "game_number": int(r["game_number"]),
+                "guild_id": int(r["guild_id"]),
+                "channel_id": int(r["channel_id"]),
+                "players": (int(r["player0"]), int(r["player1"])),
+                "finished_at": r["finished_at"],
+                "detail": str(r["detail"]),
             }
             for r in rows
         ]
@@ -103,7 +111,8 @@ class StatsStore:
                 COUNT(*) AS games
             FROM games
             WHERE status = 'finished' AND winner IS NOT NULL AND (player0 = ? OR player1 = ?)
-            """ + where,
+            """
+            + where,
             params,
         )
         wins = int(row["wins"]) if row else 0

@@ -94,8 +94,12 @@ class SummaryStore:
         for r in rows:
             changes.setdefault(int(r["game_id"]), []).append(
                 RatingChange(
-                    scope=r["scope"], user_id=r["user_id"], before=r["rating_before"], after=r["rating_after"],
-                    experience=r["experience_after"], won=bool(r["won"]),
+                    scope=r["scope"],
+                    user_id=r["user_id"],
+                    before=r["rating_before"],
+                    after=r["rating_after"],
+                    experience=r["experience_after"],
+                    won=bool(r["won"]),
                 )
             )
         return changes

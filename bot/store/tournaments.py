@@ -85,11 +85,22 @@ class TournamentRow:
     @classmethod
     def from_row(cls, row: Row) -> TournamentRow:
         return cls(
-            id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"], message_id=row["message_id"],
-            organiser=row["organiser"], name=row["name"], format=row["format"],
-            settings=load_json(row["settings"]) or {}, status=row["status"], round=row["round"],
-            rounds=row["rounds"], starts_at=from_ts(row["starts_at"]), round_deadline=from_ts(row["round_deadline"]),
-            champion=row["champion"], created_at=req_ts(row["created_at"]), updated_at=req_ts(row["updated_at"]),
+            id=row["id"],
+            guild_id=row["guild_id"],
+            channel_id=row["channel_id"],
+            message_id=row["message_id"],
+            organiser=row["organiser"],
+            name=row["name"],
+            format=row["format"],
+            settings=load_json(row["settings"]) or {},
+            status=row["status"],
+            round=row["round"],
+            rounds=row["rounds"],
+            starts_at=from_ts(row["starts_at"]),
+            round_deadline=from_ts(row["round_deadline"]),
+            champion=row["champion"],
+            created_at=req_ts(row["created_at"]),
+            updated_at=req_ts(row["updated_at"]),
             finished_at=from_ts(row["finished_at"]),
         )
 
@@ -112,8 +123,14 @@ class EntrantRow:
     @classmethod
     def from_row(cls, row: Row) -> EntrantRow:
         return cls(
-            tournament_id=row["tournament_id"], user_id=row["user_id"], seed=row["seed"], rating=row["rating"],
-            status=row["status"], left_round=row["left_round"], place=row["place"], joined_at=req_ts(row["joined_at"]),
+            tournament_id=row["tournament_id"],
+            user_id=row["user_id"],
+            seed=row["seed"],
+            rating=row["rating"],
+            status=row["status"],
+            left_round=row["left_round"],
+            place=row["place"],
+            joined_at=req_ts(row["joined_at"]),
         )
 
 
@@ -146,9 +163,17 @@ class PairingRow:
     @classmethod
     def from_row(cls, row: Row) -> PairingRow:
         return cls(
-            id=row["id"], tournament_id=row["tournament_id"], round=row["round"], table_no=row["table_no"],
-            player_a=row["player_a"], player_b=row["player_b"], thread_id=row["thread_id"], game_id=row["game_id"],
-            winner=row["winner"], outcome=row["outcome"], decided_at=from_ts(row["decided_at"]),
+            id=row["id"],
+            tournament_id=row["tournament_id"],
+            round=row["round"],
+            table_no=row["table_no"],
+            player_a=row["player_a"],
+            player_b=row["player_b"],
+            thread_id=row["thread_id"],
+            game_id=row["game_id"],
+            winner=row["winner"],
+            outcome=row["outcome"],
+            decided_at=from_ts(row["decided_at"]),
         )
 
 
@@ -216,7 +241,9 @@ async def claim_pairing(tx: Tx, pairing_id: int, game_id: int) -> None:
         raise PairingTakenError()
 
 
-async def _insert_pairings(tx: Tx, tournament_id: int, round_no: int, pairings: Sequence[NewPairing], now: float) -> None:
+async def _insert_pairings(
+    tx: Tx, tournament_id: int, round_no: int, pairings: Sequence[NewPairing], now: float
+) -> None:
     for pairing in pairings:
         if pairing.outcome is not None and pairing.outcome not in OUTCOMES:
             raise ValueError(f"bad outcome {pairing.outcome!r}")
@@ -225,8 +252,16 @@ async def _insert_pairings(tx: Tx, tournament_id: int, round_no: int, pairings: 
             INSERT INTO tournament_pairings (tournament_id, round, table_no, player_a, player_b, winner, outcome, decided_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            (tournament_id, round_no, pairing.table_no, pairing.player_a, pairing.player_b, pairing.winner,
-             pairing.outcome, now if pairing.outcome is not None else None),
+            (
+                tournament_id,
+                round_no,
+                pairing.table_no,
+                pairing.player_a,
+                pairing.player_b,
+                pairing.winner,
+                pairing.outcome,
+                now if pairing.outcome is not None else None,
+            ),
         )
 
 
@@ -279,7 +314,9 @@ class TournamentStore:
             raise NotFoundError(f"Tournament #{tournament_id} does not exist.")
         return TournamentRow.from_row(row)
 
-    async def in_guild(self, guild_id: int, statuses: Sequence[str] = STATUSES, *, limit: int = 25) -> list[TournamentRow]:
+    async def in_guild(
+        self, guild_id: int, statuses: Sequence[str] = STATUSES, *, limit: int = 25
+    ) -> list[TournamentRow]:
         """A server's tournaments of ``statuses``, the newest first."""
         marks = ", ".join("?" for _ in statuses)
         rows = await self.db.fetchall(
@@ -361,7 +398,9 @@ class TournamentStore:
             )
             if there is not None:
                 return False
-            count = await tx.fetchone("SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ?", (tournament_id,))
+            count = await tx.fetchone(
+                "SELECT COUNT(*) FROM tournament_entrants WHERE tournament_id = ?", (tournament_id,)
+            )
             if count is not None and count[0] >= max_players:
                 raise TournamentFullError()
             await tx.execute(
@@ -417,9 +456,12 @@ class TournamentStore:
             tournament = await _locked(tx, tournament_id)
             if tournament.status != "signup":
                 return None
-            entered = {r["user_id"] for r in await tx.fetchall(
-                "SELECT user_id FROM tournament_entrants WHERE tournament_id = ?", (tournament_id,)
-            )}
+            entered = {
+                r["user_id"]
+                for r in await tx.fetchall(
+                    "SELECT user_id FROM tournament_entrants WHERE tournament_id = ?", (tournament_id,)
+                )
+            }
             if entered != {user for user, _, _ in seeds}:
                 raise EntrantsChangedError()
             for user, seed, rating in seeds:
@@ -444,7 +486,9 @@ class TournamentStore:
         row = await self.db.transact(transaction)
         return TournamentRow.from_row(row) if row else None
 
-    async def decide(self, pairing_id: int, winner: int | None, outcome: str, *, owed: Sequence[Owed] = ()) -> PairingRow | None:
+    async def decide(
+        self, pairing_id: int, winner: int | None, outcome: str, *, owed: Sequence[Owed] = ()
+    ) -> PairingRow | None:
         """Decide a table (once): None if it was decided before."""
         if outcome not in OUTCOMES:
             raise ValueError(f"bad outcome {outcome!r}")
@@ -471,7 +515,8 @@ class TournamentStore:
 
         async def transaction(tx: Tx) -> int:
             await tx.execute(
-                "UPDATE tournament_pairings SET thread_id = ? WHERE id = ? AND thread_id IS NULL", (thread_id, pairing_id)
+                "UPDATE tournament_pairings SET thread_id = ? WHERE id = ? AND thread_id IS NULL",
+                (thread_id, pairing_id),
             )
             row = await tx.fetchone("SELECT thread_id FROM tournament_pairings WHERE id = ?", (pairing_id,))
             if row is None:
@@ -618,7 +663,8 @@ class TournamentStore:
         where, params = shard_clause(shard, "starts_at", ts)
         rows = await self.db.fetchall(
             "SELECT * FROM tournaments WHERE status = 'signup' AND starts_at IS NOT NULL AND starts_at <= ?"
-            + where + " ORDER BY starts_at, id LIMIT ?",
+            + where
+            + " ORDER BY starts_at, id LIMIT ?",
             (ts, *params, limit),
         )
         return [TournamentRow.from_row(r) for r in rows]
@@ -630,7 +676,8 @@ class TournamentStore:
         where, params = shard_clause(shard, "round_deadline", ts)
         rows = await self.db.fetchall(
             "SELECT * FROM tournaments WHERE status = 'running' AND round_deadline IS NOT NULL AND round_deadline <= ?"
-            + where + " ORDER BY round_deadline, id LIMIT ?",
+            + where
+            + " ORDER BY round_deadline, id LIMIT ?",
             (ts, *params, limit),
         )
         return [TournamentRow.from_row(r) for r in rows]
@@ -659,7 +706,9 @@ class TournamentStore:
             WHERE status = 'running' AND NOT EXISTS (
                 SELECT 1 FROM tournament_pairings p
                 WHERE p.tournament_id = t.id AND p.round = t.round AND p.outcome IS NULL
-            )""" + where + " ORDER BY id LIMIT ?",
+            )"""
+            + where
+            + " ORDER BY id LIMIT ?",
             (*params, limit),
         )
         return [TournamentRow.from_row(r) for r in rows]
@@ -711,7 +760,9 @@ class TournamentStore:
         now = self.db.now()
 
         async def transaction(tx: Tx) -> None:
-            row = await tx.fetchone("SELECT settings FROM guild_settings WHERE guild_id = ?" + tx.for_update, (guild_id,))
+            row = await tx.fetchone(
+                "SELECT settings FROM guild_settings WHERE guild_id = ?" + tx.for_update, (guild_id,)
+            )
             settings = dict(load_json(row["settings"]) or {}) if row else {}
             if role_id is None:
                 settings.pop("tournament_role", None)

@@ -87,18 +87,31 @@ class Rank(IntEnum):
 _RANK_LETTERS = {Rank.ACE: "A", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K"}
 
 _SUIT_WORDS = {
-    "c": Suit.CLUBS, "♣": Suit.CLUBS, "♧": Suit.CLUBS,
-    "d": Suit.DIAMONDS, "♦": Suit.DIAMONDS, "♢": Suit.DIAMONDS,
-    "h": Suit.HEARTS, "♥": Suit.HEARTS, "♡": Suit.HEARTS,
-    "s": Suit.SPADES, "♠": Suit.SPADES, "♤": Suit.SPADES,
+    "c": Suit.CLUBS,
+    "♣": Suit.CLUBS,
+    "♧": Suit.CLUBS,
+    "d": Suit.DIAMONDS,
+    "♦": Suit.DIAMONDS,
+    "♢": Suit.DIAMONDS,
+    "h": Suit.HEARTS,
+    "♥": Suit.HEARTS,
+    "♡": Suit.HEARTS,
+    "s": Suit.SPADES,
+    "♠": Suit.SPADES,
+    "♤": Suit.SPADES,
 }
 _RANK_WORDS = {
-    "a": Rank.ACE, "ace": Rank.ACE,
+    "a": Rank.ACE,
+    "ace": Rank.ACE,
     **{str(n): Rank(n) for n in range(2, 11)},
     "t": Rank.TEN,
-    "j": Rank.JACK, "jack": Rank.JACK, "knave": Rank.JACK,
-    "q": Rank.QUEEN, "queen": Rank.QUEEN,
-    "k": Rank.KING, "king": Rank.KING,
+    "j": Rank.JACK,
+    "jack": Rank.JACK,
+    "knave": Rank.JACK,
+    "q": Rank.QUEEN,
+    "queen": Rank.QUEEN,
+    "k": Rank.KING,
+    "king": Rank.KING,
 }
 _SUIT = "[CDHS♣♦♥♠♧♢♡♤]"
 _RANK = "10|[2-9]|ace|knave|jack|queen|king|[AJQKT]"

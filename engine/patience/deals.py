@@ -28,9 +28,7 @@ import hmac
 
 from engine.patience.cards import DEAL_SIZE, FULL_DECK, Card, Deal
 
-HOYLE_DEAL = Deal.parse(
-    "D6 S5 CQ DQ HQ H10 C10 H6 C3 HJ HA H5 H8 HK SQ H4 C2 D2 H7 SJ S3 H3 D3 S6 H2"
-)
+HOYLE_DEAL = Deal.parse("D6 S5 CQ DQ HQ H10 C10 H6 C3 HJ HA H5 H8 HK SQ H4 C2 D2 H7 SJ S3 H3 D3 S6 H2")
 """The deal of Hoyle's worked example ("Hoyle's Games Modernized", Serpent
 Poker Patience): a few trials find 78, the best layout makes 81 (English)."""
 

@@ -27,9 +27,9 @@ Among layouts of equal score the one returned is the first in the order of
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 from itertools import combinations_with_replacement
 from math import prod
+from typing import NamedTuple
 
 from engine.patience.cards import Card, Deal, Rank, Suit
 from engine.patience.grid import CELLS, LINES, SIZE, rook_path_numbers
@@ -124,8 +124,16 @@ def _best(deal: Deal, scoring: Scoring) -> tuple[int, tuple[int, ...]]:
     best, best_at = -1, 0
     for at, (r1, r2, r3, r4, r5, c1, c2, c3, c4, c5) in enumerate(class_sets):
         total = (
-            points[r1] + points[r2] + points[r3] + points[r4] + points[r5]
-            + points[c1] + points[c2] + points[c3] + points[c4] + points[c5]
+            points[r1]
+            + points[r2]
+            + points[r3]
+            + points[r4]
+            + points[r5]
+            + points[c1]
+            + points[c2]
+            + points[c3]
+            + points[c4]
+            + points[c5]
         )
         if total > best:
             best, best_at = total, at

@@ -26,7 +26,11 @@ def small_store(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("big") / "small.sqlite"
     subprocess.run(
         [sys.executable, "bench/build_store.py", "--scale", "0.0004", "--pool", "6", "--out", str(out)],
-        cwd=ROOT, check=True, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     return out
 
@@ -36,7 +40,9 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
     service = await GameService.open(str(small_store))
     try:
         db = service.store.db
-        counts = {r["status"]: r["n"] for r in await db.fetchall("SELECT status, COUNT(*) AS n FROM games GROUP BY status")}
+        counts = {
+            r["status"]: r["n"] for r in await db.fetchall("SELECT status, COUNT(*) AS n FROM games GROUP BY status")
+        }
         assert counts == {"finished": meta["finished"], "active": meta["active"]}
         # every game's version counts its log, and every active game rebuilds and is waiting for someone
         bad = await db.fetchone(
@@ -46,8 +52,9 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
         for row in await db.fetchall("SELECT id, turn FROM games WHERE status = 'active'"):
             view = await service.get_game(int(row["id"]))
             assert view.to_act() is not None and view.to_act() == view.players[row["turn"]]  # its turn is kept
-        computer = await db.fetchall("SELECT id FROM games WHERE status = 'active' AND player1 = ?",
-                                     (meta["computer_id"],))
+        computer = await db.fetchall(
+            "SELECT id FROM games WHERE status = 'active' AND player1 = ?", (meta["computer_id"],)
+        )
         assert len(computer) == meta["computer"]
         # ratings are what the history says: each row's rating is its last change's
         for r in await db.fetchall("SELECT scope, user_id, rating, games FROM ratings"):
@@ -70,8 +77,12 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
 def test_the_scale_bench_runs_on_it(small_store: Path) -> None:
     out = subprocess.run(
         [sys.executable, "bench/scale.py", "--db", str(small_store), "--repeat", "3", "--touch", "20", "--json"],
-        cwd=ROOT, check=True, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
     ).stdout
-    figures = json.loads(out[out.index("\n{") + 1: out.rindex("}") + 1])
+    figures = json.loads(out[out.index("\n{") + 1 : out.rindex("}") + 1])
     assert "leaderboard, biggest server, page 1" in figures["queries"]
     assert figures["memory"]["steps"][-1]["touched"] == 20

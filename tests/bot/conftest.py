@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
 import pytest
 
+from bot.config import Settings
 from bot.core import GameService
 from bot.discord.client import create_bot
-from bot.config import Settings
 from bot.discord.errors import player_message, unwrap
 from engine import ScriptedDice
 
@@ -38,7 +38,7 @@ class FakeClock:
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock(datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc))
+    return FakeClock(datetime(2026, 3, 2, 12, 0, tzinfo=UTC))
 
 
 OPENING = [3, 1]
@@ -94,7 +94,7 @@ async def env(simcord_env):
     """
     simcord_env.expected_errors = 0  # a test that provokes a bug on purpose raises this
     yield simcord_env
-    errors = simcord_env.errors[simcord_env.expected_errors:]
+    errors = simcord_env.errors[simcord_env.expected_errors :]
     unexpected = [e for e in errors if player_message(unwrap(e)) is None]
     if unexpected:
         raise unexpected[0]
@@ -122,11 +122,15 @@ class World:
 
     async def challenge(self, challenger: Any = None, opponent: Any = None, channel: Any = None, **options: Any) -> Any:
         challenger = challenger or self.alice
-        result = await challenger.slash(channel or self.channel, "bg challenge", opponent=opponent or self.bob, **options)
+        result = await challenger.slash(
+            channel or self.channel, "bg challenge", opponent=opponent or self.bob, **options
+        )
         assert result.response is not None and not result.ephemeral, private(result)
         return result
 
-    async def start_game(self, challenger: Any = None, opponent: Any = None, channel: Any = None, **options: Any) -> discord.Message:
+    async def start_game(
+        self, challenger: Any = None, opponent: Any = None, channel: Any = None, **options: Any
+    ) -> discord.Message:
         """Challenge and accept; returns the first board message."""
         opponent = opponent or self.bob
         result = await self.challenge(challenger, opponent, channel, **options)

@@ -126,13 +126,16 @@ def test_rejected_token_one_line_and_never_logged(monkeypatch, capsys, caplog, t
 
     async def refuse(self, route, **kwargs):
         seen.append(route.path)
-        raise discord.HTTPException(SimpleNamespace(status=401, reason="Unauthorized"), {"message": "401: Unauthorized", "code": 0})
+        raise discord.HTTPException(
+            SimpleNamespace(status=401, reason="Unauthorized"), {"message": "401: Unauthorized", "code": 0}
+        )
 
     monkeypatch.setattr(discord.http.HTTPClient, "request", refuse)
     monkeypatch.chdir(tmp_path)
     caplog.set_level(logging.DEBUG)
-    code = entry.main(environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG",
-                               "DATABASE_PATH": str(tmp_path / "bg.sqlite3")})
+    code = entry.main(
+        environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG", "DATABASE_PATH": str(tmp_path / "bg.sqlite3")}
+    )
     captured = capsys.readouterr()
     assert code != 0 and seen == ["/users/@me"]
     ours = [line for line in captured.err.splitlines() if line.startswith("bot:")]
@@ -155,10 +158,12 @@ def test_the_token_is_redacted_if_anything_logs_it(capsys, restore_logging):
 async def test_simcord_startup_logs_no_token(simcord_env, caplog):
     """A whole start-up (setup_hook, sync, READY) at DEBUG level with our settings' token."""
     caplog.set_level(logging.DEBUG)
-    await simcord_env.restart_bot(simcord_env.bot.__class__(
-        Settings(token=SECRET, database_path=simcord_env.bot.settings.database_path, log_level="DEBUG"),
-        service=GameService(simcord_env.bot.service.store),
-    ))
+    await simcord_env.restart_bot(
+        simcord_env.bot.__class__(
+            Settings(token=SECRET, database_path=simcord_env.bot.settings.database_path, log_level="DEBUG"),
+            service=GameService(simcord_env.bot.service.store),
+        )
+    )
     assert caplog.records
     assert SECRET not in caplog.text
 

@@ -29,14 +29,12 @@ import pytest
 from discord.ext import commands
 
 from bot import __main__ as entry
-from bot.discord.client import BackgammonBot, ShardedBackgammonBot, create_bot
 from bot.config import ConfigError, Settings, read_env_file
-from bot.store import serves, shard_of
-from bot.core.scheduler import Scheduler
 from bot.core import BusyError, ChallengeOptions, GameService, PlayerRef
-from bot.store import DatabaseUnavailableError, open_store
+from bot.core.scheduler import Scheduler
+from bot.discord.client import BackgammonBot, ShardedBackgammonBot, create_bot
+from bot.store import DatabaseUnavailableError, open_store, serves, shard_of
 from engine import Phase, SeededDice
-
 from tests.bot.core.helpers import ALICE, BOB, GUILD, FakeClock, open_env, start_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,8 +42,16 @@ WORKER = Path(__file__).resolve().parent / "core" / "worker.py"
 PASSWORD = "s3cr3t-Pa55word"
 
 SETTINGS = {
-    "DISCORD_TOKEN", "DATABASE_URL", "DATABASE_PATH", "DATABASE_POOL_MIN", "DATABASE_POOL_MAX",
-    "SHARD_COUNT", "SHARD_IDS", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL",
+    "DISCORD_TOKEN",
+    "DATABASE_URL",
+    "DATABASE_PATH",
+    "DATABASE_POOL_MIN",
+    "DATABASE_POOL_MAX",
+    "SHARD_COUNT",
+    "SHARD_IDS",
+    "DEV_GUILD_ID",
+    "DEFAULT_MOVE_DAYS",
+    "LOG_LEVEL",
 }
 
 
@@ -175,8 +181,13 @@ def with_password(url: str) -> str:
 async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(pg_url: str, caplog) -> None:
     caplog.set_level(logging.DEBUG)
     url = with_password(pg_url)
-    settings = settings_of(DATABASE_URL=url, DATABASE_PATH="/nonexistent/never.sqlite3",
-                           DATABASE_POOL_MIN="2", DATABASE_POOL_MAX="3", LOG_LEVEL="DEBUG")
+    settings = settings_of(
+        DATABASE_URL=url,
+        DATABASE_PATH="/nonexistent/never.sqlite3",
+        DATABASE_POOL_MIN="2",
+        DATABASE_POOL_MAX="3",
+        LOG_LEVEL="DEBUG",
+    )
     bot = create_bot(settings, scheduler=False)
     with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])):
         await bot.setup_hook()
@@ -253,8 +264,14 @@ async def test_the_scheduler_hands_its_shard_to_the_service() -> None:
 
 def _spawn(*args: str) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, str(WORKER), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def pair(i: int) -> tuple[PlayerRef, PlayerRef]:
@@ -333,8 +350,11 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
             actor = view.to_act()
             assert actor is not None
             calls = {
-                "act": lambda: (s.roll(view.id, actor.user_id, version=view.version) if view.game.phase is Phase.ROLL
-                                else s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)),
+                "act": lambda: (
+                    s.roll(view.id, actor.user_id, version=view.version)
+                    if view.game.phase is Phase.ROLL
+                    else s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)
+                ),
                 "read": lambda: s.get_game(view.id),
                 "challenge": lambda: s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
                 "leaderboard": lambda: s.leaderboard(GUILD),

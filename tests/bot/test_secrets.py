@@ -22,12 +22,21 @@ NASTY = [
     ("postgresql://bg:pa%23ss%2FW0rd%40@db/bg", "pa%23ss%2FW0rd%40", "postgresql://bg:***@db/bg"),
     ("postgres://bg:pa:ss-W0rd@h1:5432,h2:5433/bg", "pa:ss-W0rd", "postgres://bg:***@h1:5432,h2:5433/bg"),
     ("postgresql://:pa$$-W0rd@db/bg", "pa$$-W0rd", "postgresql://:***@db/bg"),
-    ("postgresql://bg@db/bg?password=pa%26ss-W0rd&sslmode=require", "pa%26ss-W0rd",
-     "postgresql://bg@db/bg?password=***&sslmode=require"),
-    ("postgresql://bg@db/bg?sslmode=require&PASSWORD=pa+ss-W0rd", "pa+ss-W0rd",
-     "postgresql://bg@db/bg?sslmode=require&PASSWORD=***"),
-    ("postgresql://bg:first-W0rd@db/bg?sslpassword=second-W0rd", "second-W0rd",
-     "postgresql://bg:***@db/bg?sslpassword=***"),
+    (
+        "postgresql://bg@db/bg?password=pa%26ss-W0rd&sslmode=require",
+        "pa%26ss-W0rd",
+        "postgresql://bg@db/bg?password=***&sslmode=require",
+    ),
+    (
+        "postgresql://bg@db/bg?sslmode=require&PASSWORD=pa+ss-W0rd",
+        "pa+ss-W0rd",
+        "postgresql://bg@db/bg?sslmode=require&PASSWORD=***",
+    ),
+    (
+        "postgresql://bg:first-W0rd@db/bg?sslpassword=second-W0rd",
+        "second-W0rd",
+        "postgresql://bg:***@db/bg?sslpassword=***",
+    ),
 ]
 
 
@@ -111,5 +120,7 @@ def test_a_traceback_without_secrets_keeps_its_exception_info(restore_logging):
     try:
         raise ValueError("nothing secret")
     except ValueError:
-        record = logging.getLogger("x").makeRecord("x", logging.ERROR, __file__, 1, "oops", None, __import__("sys").exc_info())
+        record = logging.getLogger("x").makeRecord(
+            "x", logging.ERROR, __file__, 1, "oops", None, __import__("sys").exc_info()
+        )
     assert redactor.filter(record) and record.exc_info is not None

@@ -18,8 +18,16 @@ TOY_BOT = f"{Path(__file__).resolve().parent / 'toy_bot.py'}:main"
 class BotProcess:
     """One run of the bot (``start`` again after ``kill`` for a restart on the same database)."""
 
-    def __init__(self, fake: FakeDiscord, workdir: Path, *, target: str = REAL_BOT, database: Path | None = None,
-                 log_level: str = "INFO", extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        workdir: Path,
+        *,
+        target: str = REAL_BOT,
+        database: Path | None = None,
+        log_level: str = "INFO",
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.fake = fake
         self.workdir = workdir
         self.target = target
@@ -32,7 +40,11 @@ class BotProcess:
         fake.diagnostics = self.tail
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD", "LOG_LEVEL", "COOLDOWN_"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("DISCORD_", "DATABASE_", "DEV_GUILD", "LOG_LEVEL", "COOLDOWN_"))
+        }
         env.update(
             DISCORD_TOKEN=self.fake.token,
             DATABASE_PATH=str(self.database),
@@ -53,15 +65,21 @@ class BotProcess:
         log = open(self.log_path, "wb")  # noqa: SIM115 - the child owns it
         identifies = len(self.fake.identifies)
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, str(LAUNCHER), self.target,
+            sys.executable,
+            str(LAUNCHER),
+            self.target,
             cwd=str(self.workdir),  # no stray .env from the repository
-            env=self.env(), stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
+            env=self.env(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
         )
         log.close()
         if wait_ready:
             await self.fake.wait_for(
                 lambda: len(self.fake.identifies) > identifies and self.fake.ws is not None or self.exited(),
-                timeout, "the bot to log in and IDENTIFY",
+                timeout,
+                "the bot to log in and IDENTIFY",
             )
             if self.exited():
                 raise RuntimeError(f"the bot exited with {self.proc.returncode}\n{self.tail()}")
@@ -94,5 +112,5 @@ class BotProcess:
         self.proc.send_signal(signal.SIGTERM)
         try:
             return await asyncio.wait_for(self.proc.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return await self.kill()

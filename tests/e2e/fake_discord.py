@@ -53,12 +53,40 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 # Interaction callback types
 PONG, CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE, AUTOCOMPLETE_RESULT, MODAL = (
-    1, 4, 5, 6, 7, 8, 9,
+    1,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
 )
 
 # Gateway opcodes
-DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, VOICE, RESUME, RECONNECT, REQUEST_MEMBERS, INVALID_SESSION, HELLO, HEARTBEAT_ACK = (
-    0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11,
+(
+    DISPATCH,
+    HEARTBEAT,
+    IDENTIFY,
+    PRESENCE,
+    VOICE,
+    RESUME,
+    RECONNECT,
+    REQUEST_MEMBERS,
+    INVALID_SESSION,
+    HELLO,
+    HEARTBEAT_ACK,
+) = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
 )
 
 
@@ -134,8 +162,14 @@ class Notifier:
         self._event.set()
         self._event = asyncio.Event()
 
-    async def until(self, predicate: Callable[[], Any], timeout: float, what: str, diagnostics: Callable[[], str],
-                    poll: float | None = None) -> Any:
+    async def until(
+        self,
+        predicate: Callable[[], Any],
+        timeout: float,
+        what: str,
+        diagnostics: Callable[[], str],
+        poll: float | None = None,
+    ) -> Any:
         deadline = time.monotonic() + timeout
         while True:
             value = predicate()
@@ -300,7 +334,9 @@ class FakeDiscord:
 
     # -- the world ---------------------------------------------------------------------------
 
-    def add_user(self, name: str, *, permissions: str = payloads.MEMBER_PERMISSIONS, nick: str | None = None) -> dict[str, Any]:
+    def add_user(
+        self, name: str, *, permissions: str = payloads.MEMBER_PERMISSIONS, nick: str | None = None
+    ) -> dict[str, Any]:
         user = payloads.user(self.snowflake(), name)
         self.users[int(user["id"])] = user
         self.member_permissions[int(user["id"])] = permissions
@@ -308,11 +344,13 @@ class FakeDiscord:
             self.nicks[int(user["id"])] = nick
         return user
 
-    def add_private_thread(self, parent: dict[str, Any], name: str, owner: dict[str, Any],
-                           members: list[dict[str, Any]]) -> dict[str, Any]:
+    def add_private_thread(
+        self, parent: dict[str, Any], name: str, owner: dict[str, Any], members: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         """A private thread under ``parent`` made by ``owner``, with ``members`` and the bot added."""
-        thread = payloads.thread_channel(self.snowflake(), self.guild_id, int(parent["id"]), name, int(owner["id"]),
-                                         private=True)
+        thread = payloads.thread_channel(
+            self.snowflake(), self.guild_id, int(parent["id"]), name, int(owner["id"]), private=True
+        )
         thread_id = int(thread["id"])
         self.channels[thread_id] = thread
         self.channel_messages[thread_id] = []
@@ -334,8 +372,12 @@ class FakeDiscord:
         return next(iter(self.channels.values()))
 
     def member_of(self, user: dict[str, Any], *, with_user: bool = True) -> dict[str, Any]:
-        return payloads.member(user, permissions=self.member_permissions.get(int(user["id"])), with_user=with_user,
-                               nick=self.nicks.get(int(user["id"])))
+        return payloads.member(
+            user,
+            permissions=self.member_permissions.get(int(user["id"])),
+            with_user=with_user,
+            nick=self.nicks.get(int(user["id"])),
+        )
 
     def guild_payload(self) -> dict[str, Any]:
         bot_member = payloads.member(self.bot_user)
@@ -344,8 +386,14 @@ class FakeDiscord:
 
     # -- waiting -----------------------------------------------------------------------------
 
-    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "a condition",
-                       poll: float | None = None, channel: dict[str, Any] | int | None = None) -> Any:
+    async def wait_for(
+        self,
+        predicate: Callable[[], Any],
+        timeout: float = 10.0,
+        what: str = "a condition",
+        poll: float | None = None,
+        channel: dict[str, Any] | int | None = None,
+    ) -> Any:
         """Wait until ``predicate()`` is true; it is re-checked on every change (of ``channel`` only, if
         given) and every ``poll`` seconds if given. On timeout the error shows the stand-in's and the bot's state."""
         notifier = self.changed if channel is None else self._notifier(channel)
@@ -391,7 +439,9 @@ class FakeDiscord:
         ws = web.WebSocketResponse(autoping=True, max_msg_size=16 * 1024 * 1024)
         await ws.prepare(request)
         self.gateway_log.append((time.monotonic(), "connect", dict(request.query)))
-        await ws.send_str(to_json({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval}, "s": None, "t": None}))
+        await ws.send_str(
+            to_json({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval}, "s": None, "t": None})
+        )
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
@@ -409,8 +459,13 @@ class FakeDiscord:
                 elif op == REQUEST_MEMBERS:
                     await self._send_dispatch(
                         "GUILD_MEMBERS_CHUNK",
-                        {"guild_id": str(self.guild_id), "members": [], "chunk_index": 0, "chunk_count": 1,
-                         "nonce": d.get("nonce")},
+                        {
+                            "guild_id": str(self.guild_id),
+                            "members": [],
+                            "chunk_index": 0,
+                            "chunk_count": 1,
+                            "nonce": d.get("nonce"),
+                        },
                     )
                 self._touch()
         finally:
@@ -446,7 +501,11 @@ class FakeDiscord:
     async def _resume(self, ws: web.WebSocketResponse, d: dict[str, Any]) -> None:
         self.resumes.append({k: v for k, v in d.items() if k != "token"})
         session = self.session
-        if session is None or d.get("session_id") != session.id or d.get("token") not in (self.token, f"Bot {self.token}"):
+        if (
+            session is None
+            or d.get("session_id") != session.id
+            or d.get("token") not in (self.token, f"Bot {self.token}")
+        ):
             await ws.send_str(to_json({"op": INVALID_SESSION, "d": False, "s": None, "t": None}))
             return
         self.ws = ws
@@ -511,7 +570,9 @@ class FakeDiscord:
         for part in parts[1:]:
             sub = next((o for o in leaf.get("options", []) if o["name"] == part and o["type"] in (1, 2)), None)
             if sub is None:
-                raise AssertionError(f"/{path}: no sub-command {part!r} in {[o['name'] for o in leaf.get('options', [])]}")
+                raise AssertionError(
+                    f"/{path}: no sub-command {part!r} in {[o['name'] for o in leaf.get('options', [])]}"
+                )
             leaf = sub
         return top, parts[1:], leaf
 
@@ -537,7 +598,10 @@ class FakeDiscord:
                 channel = value if isinstance(value, dict) else self.channels[int(value)]
                 entry["value"] = channel["id"]
                 resolved.setdefault("channels", {})[channel["id"]] = {
-                    "id": channel["id"], "type": channel["type"], "name": channel["name"], "permissions": payloads.ALL_PERMISSIONS,
+                    "id": channel["id"],
+                    "type": channel["type"],
+                    "name": channel["name"],
+                    "permissions": payloads.ALL_PERMISSIONS,
                 }
             else:
                 entry["value"] = value
@@ -618,11 +682,15 @@ class FakeDiscord:
             for item in row.get("components", []):
                 if item.get("custom_id") == custom_id:
                     return item
-        raise AssertionError(f"message {message_id} has no component {custom_id!r}; it has {self.custom_ids(message_id)}")
+        raise AssertionError(
+            f"message {message_id} has no component {custom_id!r}; it has {self.custom_ids(message_id)}"
+        )
 
     def custom_ids(self, message_id: int) -> list[str]:
         message = self.messages[message_id]
-        return [i["custom_id"] for r in message.get("components", []) for i in r.get("components", []) if i.get("custom_id")]
+        return [
+            i["custom_id"] for r in message.get("components", []) for i in r.get("components", []) if i.get("custom_id")
+        ]
 
     async def click(
         self, user: dict[str, Any], message_id: int, custom_id: str, *, values: list[str] | None = None
@@ -640,7 +708,9 @@ class FakeDiscord:
                 raise AssertionError(f"values {chosen} not among the select's options {sorted(allowed)}")
             data["values"] = chosen
         channel = self.channels[int(message["channel_id"])]
-        return await self._dispatch_interaction(MESSAGE_COMPONENT, user, channel, data, message=orjson.loads(orjson.dumps(message)))
+        return await self._dispatch_interaction(
+            MESSAGE_COMPONENT, user, channel, data, message=orjson.loads(orjson.dumps(message))
+        )
 
     # -- looking at what the bot did ------------------------------------------------------------
 
@@ -675,11 +745,17 @@ class FakeDiscord:
         return self.files[int(attachment["id"])]
 
     async def first_response(self, inter: Interaction, timeout: float = 10.0) -> Interaction:
-        await self.wait_for(lambda: inter.response_type is not None or inter.late, timeout,
-                            f"a first response to interaction {inter.id}", channel=inter.channel_id)
+        await self.wait_for(
+            lambda: inter.response_type is not None or inter.late,
+            timeout,
+            f"a first response to interaction {inter.id}",
+            channel=inter.channel_id,
+        )
         if inter.response_type is None:
-            raise AssertionError(f"interaction {inter.id} ({inter.payload.get('data', {}).get('name') or ''} type "
-                                 f"{inter.type}) missed the 3-second deadline\n{self.describe()}")
+            raise AssertionError(
+                f"interaction {inter.id} ({inter.payload.get('data', {}).get('name') or ''} type "
+                f"{inter.type}) missed the 3-second deadline\n{self.describe()}"
+            )
         return inter
 
     async def settle(self, inter: Interaction, idle: float = 0.3, timeout: float = 10.0) -> Interaction:
@@ -696,7 +772,11 @@ class FakeDiscord:
             await asyncio.sleep(idle - quiet + 0.01)
 
     async def wait_message(
-        self, inter: Interaction, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0, what: str = "a message"
+        self,
+        inter: Interaction,
+        predicate: Callable[[dict[str, Any]], bool],
+        timeout: float = 10.0,
+        what: str = "a message",
     ) -> dict[str, Any]:
         """The first message created or edited for ``inter`` (response, follow-up or the clicked one) matching."""
 
@@ -714,7 +794,9 @@ class FakeDiscord:
 
     async def wait_board(self, inter: Interaction, timeout: float = 10.0) -> dict[str, Any]:
         """The message carrying a PNG posted or edited in for ``inter``."""
-        return await self.wait_message(inter, lambda m: inter.board_at is not None and has_png(self, m), timeout, "a board image")
+        return await self.wait_message(
+            inter, lambda m: inter.board_at is not None and has_png(self, m), timeout, "a board image"
+        )
 
     async def wait_ephemeral(self, inter: Interaction, timeout: float = 10.0) -> dict[str, Any]:
         return await self.wait_message(
@@ -725,7 +807,8 @@ class FakeDiscord:
         """Interactions answered late, or not answered and already past the deadline."""
         now = time.monotonic() if now is None else now
         return [
-            i for i in self.interactions.values()
+            i
+            for i in self.interactions.values()
             if i.late or (i.responded_at is None and now - i.dispatched_at > ACK_DEADLINE)
         ]
 
@@ -735,7 +818,9 @@ class FakeDiscord:
         self.holds.append(rule)
         return rule
 
-    def rate_limit_next(self, method: str, path_regex: str, retry_after: float = 0.3, *, is_global: bool = False) -> RateLimitRule:
+    def rate_limit_next(
+        self, method: str, path_regex: str, retry_after: float = 0.3, *, is_global: bool = False
+    ) -> RateLimitRule:
         """Answer the next matching REST call with 429 (Discord's headers and body)."""
         rule = RateLimitRule(method.upper(), re.compile(path_regex), retry_after, is_global=is_global)
         self.rate_limits.append(rule)
@@ -768,8 +853,13 @@ class FakeDiscord:
                     body = await self._peek_body(request)
                 except Exception:  # noqa: BLE001 - only for the record
                     pass
-                self.violations.append((f"{method} {path}", f"{error.status} {error.code} {error.message}",
-                                        {"errors": error.errors, "body": body}))
+                self.violations.append(
+                    (
+                        f"{method} {path}",
+                        f"{error.status} {error.code} {error.message}",
+                        {"errors": error.errors, "body": body},
+                    )
+                )
             return json_response(error.body(), status=error.status)
         finally:
             self.requests.append((time.monotonic(), method, path, status))
@@ -801,8 +891,13 @@ class FakeDiscord:
                 if rule.is_global:
                     headers["X-RateLimit-Global"] = "true"
                 return json_response(
-                    {"message": "You are being rate limited.", "retry_after": rule.retry_after, "global": rule.is_global},
-                    status=429, headers=headers,
+                    {
+                        "message": "You are being rate limited.",
+                        "retry_after": rule.retry_after,
+                        "global": rule.is_global,
+                    },
+                    status=429,
+                    headers=headers,
                 )
             if rule.hits and not rule.retried:
                 rule.retried.append(now)
@@ -818,8 +913,11 @@ class FakeDiscord:
         if content_type.startswith("multipart/"):
             parts = split_multipart(content_type, await request.read())
             payload = next((data for name, _, data in parts if name == "payload_json"), b"{}")
-            files = [(name, filename or "", data) for name, filename, data in parts
-                     if name.startswith("files[") or name.startswith("file")]
+            files = [
+                (name, filename or "", data)
+                for name, filename, data in parts
+                if name.startswith("files[") or name.startswith("file")
+            ]
             return orjson.loads(payload), files
         if request.can_read_body:
             text = await request.text()
@@ -830,7 +928,7 @@ class FakeDiscord:
         m = re.fullmatch
         if method == "POST" and (g := m(r"/interactions/(\d+)/([^/]+)/callback", path)):
             return await self.interaction_callback(request, int(g[1]), g[2])
-        if (g := m(r"/webhooks/(\d+)/([^/]+)(?:/messages/(@original|\d+))?", path)):
+        if g := m(r"/webhooks/(\d+)/([^/]+)(?:/messages/(@original|\d+))?", path):
             return await self.webhook(request, method, int(g[1]), g[2], g[3])
         self._check_auth(request)
         if method == "GET" and path == "/users/@me":
@@ -838,15 +936,20 @@ class FakeDiscord:
         if method == "GET" and path == "/oauth2/applications/@me":
             return json_response(self.application())
         if method == "GET" and path in ("/gateway", "/gateway/bot"):
-            return json_response({"url": self.gateway_url, "shards": 1,
-                                  "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}})
-        if (g := m(r"/applications/(\d+)(?:/guilds/(\d+))?/commands", path)):
+            return json_response(
+                {
+                    "url": self.gateway_url,
+                    "shards": 1,
+                    "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1},
+                }
+            )
+        if g := m(r"/applications/(\d+)(?:/guilds/(\d+))?/commands", path):
             return await self.commands_route(request, method, int(g[1]), int(g[2]) if g[2] else None)
         if method == "POST" and (g := m(r"/channels/(\d+)/messages/(\d+)/threads", path)):
             return await self.create_thread(request, int(g[1]), int(g[2]))
-        if (g := m(r"/channels/(\d+)/messages(?:/(\d+))?", path)):
+        if g := m(r"/channels/(\d+)/messages(?:/(\d+))?", path):
             return await self.channel_messages_route(request, method, int(g[1]), int(g[2]) if g[2] else None)
-        if (g := m(r"/channels/(\d+)", path)):
+        if g := m(r"/channels/(\d+)", path):
             channel = self.channels.get(int(g[1]))
             if channel is None:
                 raise DiscordError(404, 10003, "Unknown Channel")
@@ -874,7 +977,9 @@ class FakeDiscord:
             "bot": self.bot_user,
         }
 
-    async def commands_route(self, request: web.Request, method: str, app_id: int, guild_id: int | None) -> web.Response:
+    async def commands_route(
+        self, request: web.Request, method: str, app_id: int, guild_id: int | None
+    ) -> web.Response:
         if app_id != self.application_id:
             raise DiscordError(403, 50001, "Missing Access")
         if guild_id is not None and guild_id != self.guild_id:
@@ -893,7 +998,9 @@ class FakeDiscord:
             entry = dict(command)
             entry.setdefault("type", 1)
             entry.setdefault("description", "")  # as Discord answers: empty for message and user commands
-            entry.update(id=str(self.snowflake()), application_id=str(self.application_id), version=str(self.snowflake()))
+            entry.update(
+                id=str(self.snowflake()), application_id=str(self.application_id), version=str(self.snowflake())
+            )
             entry.setdefault("default_member_permissions", None)
             entry.setdefault("nsfw", False)
             if guild_id is not None:
@@ -912,12 +1019,13 @@ class FakeDiscord:
         ids = {int(x) for x in re.findall(r"<@!?(\d+)>", content or "")}
         return [self.users[i] for i in ids if i in self.users]
 
-    def _store_files(self, channel_id: int, body: dict[str, Any], files: list[tuple[str, str, bytes]],
-                     existing: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _store_files(
+        self, channel_id: int, body: dict[str, Any], files: list[tuple[str, str, bytes]], existing: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
         """The message's attachments after this request (Discord's keep/upload rules)."""
         uploads: dict[str, tuple[str, bytes]] = {}
         for name, filename, data in files:
-            index = name[len("files["):-1] if name.startswith("files[") else name[len("file"):] or "0"
+            index = name[len("files[") : -1] if name.startswith("files[") else name[len("file") :] or "0"
             uploads[index] = (filename, data)
             if len(data) > limits.ATTACHMENT_SIZE_MAX:
                 raise DiscordError(413, 40005, "Request entity too large")
@@ -934,45 +1042,75 @@ class FakeDiscord:
                 attachment_id = self.snowflake()
                 self.files[attachment_id] = data
                 filename = entry.get("filename") or filename
-                result.append({
-                    "id": str(attachment_id),
-                    "filename": filename,
-                    "size": len(data),
-                    "url": f"http://127.0.0.1:{self.port}/attachments/{channel_id}/{attachment_id}/{filename}",
-                    "proxy_url": f"http://127.0.0.1:{self.port}/attachments/{channel_id}/{attachment_id}/{filename}",
-                    "content_type": "image/png" if data.startswith(PNG_MAGIC) else "application/octet-stream",
-                    "description": entry.get("description"),
-                    "ephemeral": False,
-                })
+                result.append(
+                    {
+                        "id": str(attachment_id),
+                        "filename": filename,
+                        "size": len(data),
+                        "url": f"http://127.0.0.1:{self.port}/attachments/{channel_id}/{attachment_id}/{filename}",
+                        "proxy_url": f"http://127.0.0.1:{self.port}/attachments/{channel_id}/{attachment_id}/{filename}",
+                        "content_type": "image/png" if data.startswith(PNG_MAGIC) else "application/octet-stream",
+                        "description": entry.get("description"),
+                        "ephemeral": False,
+                    }
+                )
             elif key in by_id:
                 result.append(by_id[key])
             else:
-                raise DiscordError(400, 50035, "Invalid Form Body",
-                                   {"attachments": {"_errors": [{"code": "ATTACHMENT_NOT_FOUND", "message": f"Unknown attachment {key}"}]}})
+                raise DiscordError(
+                    400,
+                    50035,
+                    "Invalid Form Body",
+                    {
+                        "attachments": {
+                            "_errors": [{"code": "ATTACHMENT_NOT_FOUND", "message": f"Unknown attachment {key}"}]
+                        }
+                    },
+                )
         return result
 
     def _validate(self, body: dict[str, Any], files: list[Any], *, create: bool) -> None:
         errors = limits.message_errors(body, files=len(files))
         if errors:
             raise DiscordError(400, 50035, "Invalid Form Body", errors)
-        if create and not (body.get("content") or body.get("embeds") or files or body.get("components") or body.get("sticker_ids")
-                           or body.get("poll")):
+        if create and not (
+            body.get("content")
+            or body.get("embeds")
+            or files
+            or body.get("components")
+            or body.get("sticker_ids")
+            or body.get("poll")
+        ):
             raise DiscordError(400, 50006, "Cannot send an empty message")
 
     def _create_message(
-        self, channel_id: int, body: dict[str, Any], files: list[tuple[str, str, bytes]], *,
-        flags: int = 0, inter: Interaction | None = None, message_type: int = 0, author: dict[str, Any] | None = None,
+        self,
+        channel_id: int,
+        body: dict[str, Any],
+        files: list[tuple[str, str, bytes]],
+        *,
+        flags: int = 0,
+        inter: Interaction | None = None,
+        message_type: int = 0,
+        author: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         self._validate(body, files, create=True)
         message_id = self.snowflake()
         attachments = self._store_files(channel_id, body, files, [])
         metadata = None
         if inter is not None:
-            metadata = {"id": str(inter.id), "type": inter.type, "user": self.users.get(inter.user_id),
-                        "authorizing_integration_owners": {"0": str(self.guild_id)}}
+            metadata = {
+                "id": str(inter.id),
+                "type": inter.type,
+                "user": self.users.get(inter.user_id),
+                "authorizing_integration_owners": {"0": str(self.guild_id)},
+            }
         flags |= int(body.get("flags") or 0) & (EPHEMERAL | (1 << 2) | (1 << 12))
         message = payloads.message(
-            message_id, channel_id, self.guild_id, author or self.bot_user,
+            message_id,
+            channel_id,
+            self.guild_id,
+            author or self.bot_user,
             content=body.get("content") or "",
             embeds=body.get("embeds") or [],
             components=body.get("components") or [],
@@ -1002,8 +1140,13 @@ class FakeDiscord:
             "content": message["content"],
         }
 
-    def _edit_message(self, message: dict[str, Any], body: dict[str, Any], files: list[tuple[str, str, bytes]],
-                      inter: Interaction | None = None) -> dict[str, Any]:
+    def _edit_message(
+        self,
+        message: dict[str, Any],
+        body: dict[str, Any],
+        files: list[tuple[str, str, bytes]],
+        inter: Interaction | None = None,
+    ) -> dict[str, Any]:
         self._validate(body, files, create=False)
         if "attachments" in body or files:
             message["attachments"] = self._store_files(int(message["channel_id"]), body, files, message["attachments"])
@@ -1035,13 +1178,17 @@ class FakeDiscord:
         if inter.board_at is None and any(self.files.get(int(a["id"]), b"").startswith(PNG_MAGIC) for a in attachments):
             inter.board_at = time.monotonic()
 
-    async def channel_messages_route(self, request: web.Request, method: str, channel_id: int, message_id: int | None) -> web.Response:
+    async def channel_messages_route(
+        self, request: web.Request, method: str, channel_id: int, message_id: int | None
+    ) -> web.Response:
         try:
             return await self._channel_messages(request, method, channel_id, message_id)
         finally:
             self._touch(channel_id=channel_id)
 
-    async def _channel_messages(self, request: web.Request, method: str, channel_id: int, message_id: int | None) -> web.Response:
+    async def _channel_messages(
+        self, request: web.Request, method: str, channel_id: int, message_id: int | None
+    ) -> web.Response:
         if channel_id not in self.channels:
             raise DiscordError(404, 10003, "Unknown Channel")
         if message_id is None:
@@ -1091,8 +1238,16 @@ class FakeDiscord:
             raise DiscordError(404, 10008, "Unknown Message")
         name = body.get("name") or ""
         if not 1 <= len(name) <= 100:
-            raise DiscordError(400, 50035, "Invalid Form Body",
-                               {"name": {"_errors": [{"code": "BASE_TYPE_BAD_LENGTH", "message": "Must be between 1 and 100 in length."}]}})
+            raise DiscordError(
+                400,
+                50035,
+                "Invalid Form Body",
+                {
+                    "name": {
+                        "_errors": [{"code": "BASE_TYPE_BAD_LENGTH", "message": "Must be between 1 and 100 in length."}]
+                    }
+                },
+            )
         thread = payloads.thread_channel(message_id, self.guild_id, channel_id, name, self.application_id)
         self.channels[message_id] = thread
         self.channel_messages[message_id] = []
@@ -1103,7 +1258,9 @@ class FakeDiscord:
         data = self.files.get(int(request.match_info["attachment"]))
         if data is None:
             return web.Response(status=404)
-        return web.Response(body=data, content_type="image/png" if data.startswith(PNG_MAGIC) else "application/octet-stream")
+        return web.Response(
+            body=data, content_type="image/png" if data.startswith(PNG_MAGIC) else "application/octet-stream"
+        )
 
     # -- interactions ------------------------------------------------------------------------------
 
@@ -1127,9 +1284,21 @@ class FakeDiscord:
             AUTOCOMPLETE: {AUTOCOMPLETE_RESULT},
         }[inter.type]
         if kind not in allowed:
-            raise DiscordError(400, 50035, "Invalid Form Body",
-                               {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID",
-                                                      "message": f"Interaction response type {kind} is not valid here"}]}})
+            raise DiscordError(
+                400,
+                50035,
+                "Invalid Form Body",
+                {
+                    "type": {
+                        "_errors": [
+                            {
+                                "code": "INTERACTION_RESPONSE_TYPE_INVALID",
+                                "message": f"Interaction response type {kind} is not valid here",
+                            }
+                        ]
+                    }
+                },
+            )
         resource_message: dict[str, Any] | None = None
         if kind == AUTOCOMPLETE_RESULT:
             errors = limits.choices_errors(data.get("choices"))
@@ -1137,7 +1306,10 @@ class FakeDiscord:
                 raise DiscordError(400, 50035, "Invalid Form Body", {"data": errors})
         elif kind == CHANNEL_MESSAGE:
             resource_message = self._create_message(
-                inter.channel_id, data, files, inter=inter,
+                inter.channel_id,
+                data,
+                files,
+                inter=inter,
                 message_type=20 if inter.type == APPLICATION_COMMAND else 0,
             )
             inter.original_id = int(resource_message["id"])
@@ -1145,9 +1317,14 @@ class FakeDiscord:
             flags = LOADING | (int(data.get("flags") or 0) & EPHEMERAL)
             message_id = self.snowflake()
             resource_message = payloads.message(
-                message_id, inter.channel_id, self.guild_id, self.bot_user, flags=flags,
+                message_id,
+                inter.channel_id,
+                self.guild_id,
+                self.bot_user,
+                flags=flags,
                 message_type=20 if inter.type == APPLICATION_COMMAND else 0,
-                webhook_id=self.application_id, application_id=self.application_id,
+                webhook_id=self.application_id,
+                application_id=self.application_id,
                 interaction_metadata={"id": str(inter.id), "type": inter.type, "user": self.users.get(inter.user_id)},
             )
             self.messages[message_id] = resource_message
@@ -1182,7 +1359,9 @@ class FakeDiscord:
             out["resource"] = {"type": kind, "message": resource_message}
         return json_response(out)
 
-    async def webhook(self, request: web.Request, method: str, app_id: int, token: str, which: str | None) -> web.Response:
+    async def webhook(
+        self, request: web.Request, method: str, app_id: int, token: str, which: str | None
+    ) -> web.Response:
         inter = self.by_token.get(token)
         if app_id != self.application_id or inter is None:
             raise DiscordError(404, 10015, "Unknown Webhook")
@@ -1197,11 +1376,7 @@ class FakeDiscord:
                 raise DiscordError(405, 0, "405: Method Not Allowed")
             body, files = await self._read_body(request)
             original = self.messages.get(inter.original_id or 0)
-            if (
-                inter.response_type == DEFERRED_CHANNEL_MESSAGE
-                and original is not None
-                and original["flags"] & LOADING
-            ):
+            if inter.response_type == DEFERRED_CHANNEL_MESSAGE and original is not None and original["flags"] & LOADING:
                 # The first follow-up after a "thinking" defer fills the placeholder (Discord's documented behaviour).
                 body = dict(body)
                 message = self._edit_message(original, body, files, inter)
@@ -1241,7 +1416,9 @@ def has_png(fake: FakeDiscord, message: dict[str, Any]) -> bool:
 
 
 def custom_ids(message: dict[str, Any]) -> list[str]:
-    return [i["custom_id"] for r in message.get("components", []) for i in r.get("components", []) if i.get("custom_id")]
+    return [
+        i["custom_id"] for r in message.get("components", []) for i in r.get("components", []) if i.get("custom_id")
+    ]
 
 
 def select_options(message: dict[str, Any], prefix: str = "") -> list[str]:

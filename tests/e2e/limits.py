@@ -139,8 +139,11 @@ def check_components(errors: Errors, rows: Any) -> None:
         kinds = {c.get("type") for c in children}
         if kinds - {2}:
             if len(children) != 1:
-                errors.add(path + ("components",), "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
-                           "The specified component exceeds the maximum width")
+                errors.add(
+                    path + ("components",),
+                    "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
+                    "The specified component exceeds the maximum width",
+                )
         errors.too_many(path + ("components",), children, BUTTONS_PER_ROW_MAX)
         for j, item in enumerate(children):
             count += 1
@@ -152,8 +155,11 @@ def check_components(errors: Errors, rows: Any) -> None:
             if custom_id is not None:
                 errors.too_long(ipath + ("custom_id",), custom_id, CUSTOM_ID_MAX)
                 if custom_id in seen:
-                    errors.add(ipath + ("custom_id",), "COMPONENT_CUSTOM_ID_DUPLICATED",
-                               "Component custom id cannot be duplicated")
+                    errors.add(
+                        ipath + ("custom_id",),
+                        "COMPONENT_CUSTOM_ID_DUPLICATED",
+                        "Component custom id cannot be duplicated",
+                    )
                 seen.add(custom_id)
             if item.get("type") == 2:
                 errors.too_long(ipath + ("label",), item.get("label"), BUTTON_LABEL_MAX)
@@ -174,13 +180,19 @@ def check_components(errors: Errors, rows: Any) -> None:
                     errors.too_long(opath + ("value",), option.get("value"), SELECT_OPTION_TEXT_MAX)
                     errors.too_long(opath + ("description",), option.get("description"), SELECT_OPTION_TEXT_MAX)
                     if option.get("value") in values:
-                        errors.add(opath + ("value",), "SELECT_COMPONENT_OPTION_VALUE_DUPLICATED",
-                                   "Select component option values must be unique")
+                        errors.add(
+                            opath + ("value",),
+                            "SELECT_COMPONENT_OPTION_VALUE_DUPLICATED",
+                            "Select component option values must be unique",
+                        )
                     values.add(option.get("value"))
                 max_values = item.get("max_values", 1)
                 if isinstance(max_values, int) and max_values > max(len(options), 1):
-                    errors.add(ipath + ("max_values",), "BASE_TYPE_MAX_VALUE",
-                               "max_values must be less than or equal to the number of options")
+                    errors.add(
+                        ipath + ("max_values",),
+                        "BASE_TYPE_MAX_VALUE",
+                        "max_values must be less than or equal to the number of options",
+                    )
     if count > COMPONENTS_MAX:
         errors.add(("components",), "BASE_TYPE_MAX_LENGTH", f"Must be {COMPONENTS_MAX} or fewer components.")
 
@@ -202,8 +214,11 @@ def check_allowed_mentions(errors: Errors, allowed: Any) -> None:
             continue
         errors.too_many(("allowed_mentions", kind), ids, ALLOWED_MENTIONS_IDS_MAX)
         if kind in parse and ids:
-            errors.add(("allowed_mentions",), "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
-                       f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.')
+            errors.add(
+                ("allowed_mentions",),
+                "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.',
+            )
 
 
 def pinged(content: str, allowed: Any) -> dict[str, Any]:
@@ -276,15 +291,21 @@ def _check_options(errors: Errors, path: tuple[str | int, ...], options: list[di
         choices = option.get("choices") or []
         errors.too_many(opath + ("choices",), choices, CHOICES_MAX)
         if choices and option.get("autocomplete"):
-            errors.add(opath + ("autocomplete",), "APPLICATION_COMMAND_AUTOCOMPLETE_INVALID",
-                       "Autocomplete cannot be used with choices")
+            errors.add(
+                opath + ("autocomplete",),
+                "APPLICATION_COMMAND_AUTOCOMPLETE_INVALID",
+                "Autocomplete cannot be used with choices",
+            )
         if option.get("type") in (1, 2):
             _check_options(errors, opath + ("options",), option.get("options") or [])
         else:
             if option.get("required"):
                 if seen_optional:
-                    errors.add(opath + ("required",), "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
-                               "Required options must be placed before non-required options")
+                    errors.add(
+                        opath + ("required",),
+                        "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
+                        "Required options must be placed before non-required options",
+                    )
             else:
                 seen_optional = True
 

@@ -65,8 +65,11 @@ class LoadResult:
         table = {}
         for kind, inters in grouped.items():
             first, board = first_response_ms(inters), board_ms(inters)
-            row: dict[str, Any] = {"n": len(inters), "first_p50": round(percentile(first, 50), 1),
-                                   "first_p99": round(percentile(first, 99), 1)}
+            row: dict[str, Any] = {
+                "n": len(inters),
+                "first_p50": round(percentile(first, 50), 1),
+                "first_p99": round(percentile(first, 99), 1),
+            }
             if board:
                 row.update(board_p50=round(percentile(board, 50), 1), board_p99=round(percentile(board, 99), 1))
             table[kind] = row
@@ -80,10 +83,18 @@ class LoadResult:
             "interactions": len(self.interactions),
             "seconds": round(self.seconds, 2),
             "interactions_per_s": round(len(self.interactions) / self.seconds, 1) if self.seconds else 0.0,
-            "first_response_ms": {"p50": round(percentile(first, 50), 1), "p99": round(percentile(first, 99), 1),
-                                  "max": round(max(first, default=float("nan")), 1), "n": len(first)},
-            "board_ms": {"p50": round(percentile(board, 50), 1), "p99": round(percentile(board, 99), 1),
-                         "max": round(max(board, default=float("nan")), 1), "n": len(board)},
+            "first_response_ms": {
+                "p50": round(percentile(first, 50), 1),
+                "p99": round(percentile(first, 99), 1),
+                "max": round(max(first, default=float("nan")), 1),
+                "n": len(first),
+            },
+            "board_ms": {
+                "p50": round(percentile(board, 50), 1),
+                "p99": round(percentile(board, 99), 1),
+                "max": round(max(board, default=float("nan")), 1),
+                "n": len(board),
+            },
             "missed_deadlines": self.missed,
             "unexpected_private_answers": len(self.unexpected_private),
             "errors": len(self.errors),
@@ -109,8 +120,16 @@ class LoadResult:
         )
 
 
-async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int | None = None, timeout: float = 30.0,
-                    stagger: float = 0.0, think: tuple[float, float] = (0.0, 0.0), full: bool = False) -> LoadResult:
+async def run_games(
+    fake: FakeDiscord,
+    games: int,
+    *,
+    plays_before_double: int | None = None,
+    timeout: float = 30.0,
+    stagger: float = 0.0,
+    think: tuple[float, float] = (0.0, 0.0),
+    full: bool = False,
+) -> LoadResult:
     """``games`` games at once, each in its own channel between two new users. Short games
     (the default) end by double/pass after ``plays_before_double`` (2) plays; ``full`` games
     are played to the end, a double taken every ``plays_before_double`` (20) plays.
@@ -121,8 +140,19 @@ async def run_games(fake: FakeDiscord, games: int, *, plays_before_double: int |
     for n in range(games):
         channel = fake.add_channel(f"load-{n}")
         a, b = fake.add_user(f"load{n}a"), fake.add_user(f"load{n}b")
-        drivers.append(GameDriver(fake, channel, a, b, plays_before_double=plays_before_double, timeout=timeout,
-                                  think=think, rng=random.Random(n), full=full))
+        drivers.append(
+            GameDriver(
+                fake,
+                channel,
+                a,
+                b,
+                plays_before_double=plays_before_double,
+                timeout=timeout,
+                think=think,
+                rng=random.Random(n),
+                full=full,
+            )
+        )
     await asyncio.sleep(0.2)  # CHANNEL_CREATEs reach the bot
     errors: list[str] = []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 DISCORD_EPOCH_MS = 1420070400000
@@ -57,7 +57,7 @@ class Snowflakes:
 
 
 def iso_now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def user(user_id: int, name: str, *, bot: bool = False) -> dict[str, Any]:
@@ -139,7 +139,9 @@ def thread_channel(
     }
 
 
-def guild(guild_id: int, name: str, owner_id: int, channels: list[dict[str, Any]], bot_member: dict[str, Any]) -> dict[str, Any]:
+def guild(
+    guild_id: int, name: str, owner_id: int, channels: list[dict[str, Any]], bot_member: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "id": str(guild_id),
         "name": name,

@@ -28,8 +28,12 @@ def private_answer(message: dict[str, Any]) -> bool:
     """Whether ``message`` is a private answer with something to say (a refusal, an
     error): not a "thinking..." still loading, nor the note that the public answer
     follows (a busy bot's, :data:`bot.discord.replies.POSTED_BELOW`)."""
-    return bool(message["flags"] & EPHEMERAL and not message["flags"] & LOADING and message.get("content")
-                and message["content"] != POSTED_BELOW)
+    return bool(
+        message["flags"] & EPHEMERAL
+        and not message["flags"] & LOADING
+        and message.get("content")
+        and message["content"] != POSTED_BELOW
+    )
 
 
 def actor_of(message: dict[str, Any]) -> int | None:
@@ -91,36 +95,51 @@ class GameDriver:
             return None
 
         try:
-            kind, message = await fake.wait_for(found, self.timeout, f"{what} for interaction {inter.id}",
-                                                channel=inter.channel_id)
+            kind, message = await fake.wait_for(
+                found, self.timeout, f"{what} for interaction {inter.id}", channel=inter.channel_id
+            )
         except TimeoutError as error:
-            seen = [(fake.messages[m]["content"][:200], fake.messages[m]["flags"]) for m in inter.messages if m in fake.messages]
-            raise TimeoutError(f"{error}\nresponse type {inter.response_type} after "
-                               f"{inter.first_response_latency}; its messages: {seen}") from None
+            seen = [
+                (fake.messages[m]["content"][:200], fake.messages[m]["flags"])
+                for m in inter.messages
+                if m in fake.messages
+            ]
+            raise TimeoutError(
+                f"{error}\nresponse type {inter.response_type} after "
+                f"{inter.first_response_latency}; its messages: {seen}"
+            ) from None
         if kind == "private":
             raise AssertionError(f"expected {what}, got a private answer: {message['content']!r}\n{fake.describe()}")
         return message
 
     async def _after(self, inter: Interaction) -> dict[str, Any]:
         """Wait for the board of ``inter`` and for the previous board to lose its controls."""
-        board = await self._expect(inter, lambda m: inter.board_at is not None and has_png(self.fake, m), "a board image")
+        board = await self._expect(
+            inter, lambda m: inter.board_at is not None and has_png(self.fake, m), "a board image"
+        )
         try:
             await self.fake.wait_for(
                 lambda: [int(m["id"]) for m in self.live_boards()] in ([], [int(board["id"])]),
-                self.timeout, f"the old board of game {self.game_id} to lose its controls", channel=self.channel,
+                self.timeout,
+                f"the old board of game {self.game_id} to lose its controls",
+                channel=self.channel,
             )
         except TimeoutError as error:
             live = [(m["id"], (m.get("content") or "")[:120], game_controls(m)) for m in self.live_boards()]
             first, _, rest = str(error).partition("\n")
-            raise TimeoutError(f"{first}\nnew board {board['id']} after {inter.payload.get('data', {}).get('custom_id') or 'a command'}; "
-                               f"boards with controls: {live}\n{rest}") from None
+            raise TimeoutError(
+                f"{first}\nnew board {board['id']} after {inter.payload.get('data', {}).get('custom_id') or 'a command'}; "
+                f"boards with controls: {live}\n{rest}"
+            ) from None
         self.board = board
         return board
 
     async def challenge(self) -> dict[str, Any]:
         inter = await self.fake.slash(self.challenger, self.channel, "bg challenge", opponent=self.challenged)
         self.actions.append(("challenge", inter))
-        return await self._expect(inter, lambda m: any(c.startswith("bg:ch:accept:") for c in custom_ids(m)), "the challenge")
+        return await self._expect(
+            inter, lambda m: any(c.startswith("bg:ch:accept:") for c in custom_ids(m)), "the challenge"
+        )
 
     async def accept(self, challenge_message: dict[str, Any]) -> dict[str, Any]:
         accept = next(c for c in custom_ids(challenge_message) if c.startswith("bg:ch:accept:"))
@@ -183,8 +202,10 @@ class GameDriver:
             self.actions.append(("play", inter))
             await self._after(inter)
             return inter
-        raise AssertionError(f"don't know how to act on board {board['id']} {board['content']!r} with {custom_ids(board)}; "
-                             f"boards with controls: {[(m['id'], game_controls(m)) for m in self.live_boards()]}")
+        raise AssertionError(
+            f"don't know how to act on board {board['id']} {board['content']!r} with {custom_ids(board)}; "
+            f"boards with controls: {[(m['id'], game_controls(m)) for m in self.live_boards()]}"
+        )
 
     async def _click(self, name: str, user: dict[str, Any], message_id: int, custom_id: str) -> Interaction:
         inter = await self.fake.click(user, message_id, custom_id)

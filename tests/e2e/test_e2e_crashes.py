@@ -208,7 +208,9 @@ class Crashes:
 
     def snapshot(self) -> tuple[dict[int, list[str]], set[int]]:
         active = self.active()
-        computer = {active[int(t.channel["id"])][0] for t in self.tables if t.computer and int(t.channel["id"]) in active}
+        computer = {
+            active[int(t.channel["id"])][0] for t in self.tables if t.computer and int(t.channel["id"]) in active
+        }
         return {game: self.log(game) for game, _ in active.values()}, computer
 
     async def kill_after_roll(self) -> str:
@@ -252,7 +254,9 @@ class Crashes:
             await self.start(table)
         game_id, version = self.active()[int(table.channel["id"])]
         await self.bot.kill()
-        write_db(self.db, "UPDATE games SET reminder_at = ?, reminder_sent = 0 WHERE id = ?", (time.time() - 60, game_id))
+        write_db(
+            self.db, "UPDATE games SET reminder_at = ?, reminder_sent = 0 WHERE id = ?", (time.time() - 60, game_id)
+        )
         self.reminders_owed[game_id] += 1
         posts = self.fake.hold("POST", rf"/channels/{table.channel['id']}/messages")
         try:
@@ -278,7 +282,9 @@ class Crashes:
 
 
 def _ids(message: dict[str, Any]) -> list[str]:
-    return [i["custom_id"] for r in message.get("components", []) for i in r.get("components", []) if i.get("custom_id")]
+    return [
+        i["custom_id"] for r in message.get("components", []) for i in r.get("components", []) if i.get("custom_id")
+    ]
 
 
 async def test_killed_at_random_points_the_games_come_back_whole(fake, launch):
@@ -292,8 +298,12 @@ async def test_killed_at_random_points_the_games_come_back_whole(fake, launch):
     ]
     for table in crashes.tables:
         await crashes.start(table)
-    kinds = [crashes.kill_after_roll, crashes.kill_between_store_and_post, crashes.kill_during_a_reminder,
-             crashes.kill_during_the_computers_move]
+    kinds = [
+        crashes.kill_after_roll,
+        crashes.kill_between_store_and_post,
+        crashes.kill_during_a_reminder,
+        crashes.kill_during_the_computers_move,
+    ]
     tried: list[str] = []
     for number in range(KILLS):
         for table in crashes.tables:  # some play between the kills

@@ -12,8 +12,10 @@ from e2e.players import GameDriver, actor_of, control, game_controls
 
 def snapshot(fake, channel):
     """What everyone in the channel can see (content, components, attachments) - to prove nothing changed."""
-    return [(m["id"], m["content"], repr(m["components"]), [a["id"] for a in m["attachments"]], repr(m["embeds"]))
-            for m in fake.channel_history(channel)]
+    return [
+        (m["id"], m["content"], repr(m["components"]), [a["id"] for a in m["attachments"]], repr(m["embeds"]))
+        for m in fake.channel_history(channel)
+    ]
 
 
 async def test_command_schema(fake, real):
@@ -28,7 +30,9 @@ async def test_command_schema(fake, real):
     assert {"verify", "dice", "position", "setup", "replay"} <= tools
     tourney = {o["name"] for o in commands["bgtourney"]["options"]}
     assert {"create", "start", "standings", "bracket", "cancel", "withdraw", "list", "role"} == tourney
-    assert {"challenge", "roll", "move", "double", "take", "pass", "resign", "accept-resign", "board", "stats"} <= set(subs)
+    assert {"challenge", "roll", "move", "double", "take", "pass", "resign", "accept-resign", "board", "stats"} <= set(
+        subs
+    )
     assert any(o["name"] == "opponent" and o["type"] == 6 and o["required"] for o in subs["challenge"]["options"])
     assert any(o["name"] == "play" and o.get("autocomplete") for o in subs["move"]["options"])
 
@@ -86,7 +90,7 @@ async def test_bystanders_and_wrong_player_get_private_answers(fake, real):
     before = snapshot(fake, fake.general)
 
     attempts = [
-        await fake.click(carol, int(board["id"]), select, values=[option]),    # not in the game
+        await fake.click(carol, int(board["id"]), select, values=[option]),  # not in the game
         await fake.click(waiting, int(board["id"]), select, values=[option]),  # not their turn
         await fake.slash(carol, fake.general, "bg move", play=option),
         await fake.slash(waiting, fake.general, "bg move", play=option),

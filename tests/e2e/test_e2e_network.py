@@ -35,7 +35,7 @@ async def test_rate_limited_calls_are_retried_after_the_delay(fake, real):
     before = len(fake.requests)
     player = actor_of(game.board)
     game.use_slash_move = True
-    await game.step()                         # /bg move: board in a follow-up + the old board loses its buttons (edit)
+    await game.step()  # /bg move: board in a follow-up + the old board loses its buttons (edit)
     assert len(followup.hits) == 1 and len(edit.hits) == 1
     for rule, method in ((followup, "POST"), (edit, "PATCH")):
         calls = [(t, s) for t, m, path, s in fake.requests[before:] if m == method and rule.pattern.search(path)]

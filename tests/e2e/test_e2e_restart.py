@@ -22,25 +22,25 @@ async def test_games_go_on_after_sigkill_and_old_buttons_work(fake, launch):
     doubled = GameDriver(fake, ch[2], p[4], p[5], plays_before_double=1)
     for game in (rolling, playing, doubled):
         await game.start()
-    await rolling.step()                      # a play: the other player is on roll
-    await doubled.step()                      # a play ...
-    await doubled.step()                      # ... and a double: take or pass pending
+    await rolling.step()  # a play: the other player is on roll
+    await doubled.step()  # a play ...
+    await doubled.step()  # ... and a double: take or pass pending
     assert control(rolling.board, "roll") and control(playing.board, "play") and control(doubled.board, "pass")
     old = {id(g): (int(g.board["id"]), game_controls(g.board)) for g in (rolling, playing, doubled)}
 
     assert await bot.kill() == -9
-    await bot.start()                         # same DATABASE_PATH
+    await bot.start()  # same DATABASE_PATH
     assert len(fake.identifies) == 2 and not fake.resumes
 
     for game in (rolling, playing, doubled):
         message_id, controls = old[id(game)]
         assert int(game.board["id"]) == message_id and game_controls(game.board) == controls
-        inter = await game.step()             # a click on a message posted before the kill
+        inter = await game.step()  # a click on a message posted before the kill
         assert inter.message_id == message_id or inter.type == 2
         answers = [fake.messages[m] for m in inter.messages if fake.messages[m]["flags"] & EPHEMERAL]
         assert not answers, answers[0]["content"]
     for game in (rolling, playing, doubled):
-        game.plays_before_double = 0          # end quickly: double at the next chance, pass
+        game.plays_before_double = 0  # end quickly: double at the next chance, pass
         final = await game.play_out()
         assert final["embeds"] and final["embeds"][0]["title"].startswith("Game over")
     assert not fake.missed_deadlines()
@@ -51,13 +51,13 @@ async def test_action_cut_by_sigkill_is_applied_exactly_once(fake, launch):
     alice, bob = players(fake, 2)
     game = GameDriver(fake, fake.general, alice, bob, plays_before_double=1)
     await game.start()
-    await game.step()                         # a play; now the player on roll may double
+    await game.step()  # a play; now the player on roll may double
     board = game.board
     doubler = fake.users[actor_of(board)]
     double = control(board, "double")
     inter = await fake.click(doubler, int(board["id"]), double)
-    await fake.first_response(inter)          # deferred: the bot is working on it ...
-    await bot.kill()                          # ... and dies
+    await fake.first_response(inter)  # deferred: the bot is working on it ...
+    await bot.kill()  # ... and dies
     await bot.start()
 
     if double in fake.custom_ids(int(board["id"])):

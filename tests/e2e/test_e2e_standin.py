@@ -58,20 +58,32 @@ async def test_deadline_double_ack_and_limits(fake, toy):
     big = await fake.slash(alice, fake.general, "toy big")
     await fake.wait_ephemeral(big)
     await fake.wait_for(lambda: late.late, 8, "the late answer")
-    await fake.wait_for(lambda: "TOY twice refused 400 40060" in toy.tail()
-                        and "TOY late refused 10062" in toy.tail(), 5, "the bot to log the refusals", poll=0.05)
-    assert "TOY big refused 400 50035" in toy.log_text() and "In content: Must be 2000 or fewer in length." in toy.log_text()
+    await fake.wait_for(
+        lambda: "TOY twice refused 400 40060" in toy.tail() and "TOY late refused 10062" in toy.tail(),
+        5,
+        "the bot to log the refusals",
+        poll=0.05,
+    )
+    assert (
+        "TOY big refused 400 50035" in toy.log_text()
+        and "In content: Must be 2000 or fewer in length." in toy.log_text()
+    )
     assert fake.missed_deadlines() == [late]
     assert twice.response_type == 4 and fake.messages[twice.messages[0]]["content"] == "one"
     codes = sorted(v[1] for v in fake.violations)
-    assert codes == ["400 40060 Interaction has already been acknowledged.", "400 50035 Invalid Form Body",
-                     "404 10062 Unknown interaction"]
+    assert codes == [
+        "400 40060 Interaction has already been acknowledged.",
+        "400 50035 Invalid Form Body",
+        "404 10062 Unknown interaction",
+    ]
     fake.violations.clear()
 
 
 def test_limits_catalogue():
-    ok = {"content": "x" * 2000, "embeds": [{"title": "t" * 256, "description": "d" * 4096,
-                                            "fields": [{"name": "n", "value": "v" * 1024}] * 1}]}
+    ok = {
+        "content": "x" * 2000,
+        "embeds": [{"title": "t" * 256, "description": "d" * 4096, "fields": [{"name": "n", "value": "v" * 1024}] * 1}],
+    }
     assert limits.message_errors(ok) == {}
     assert "content" in limits.message_errors({"content": "x" * 2001})
     assert limits.message_errors({"embeds": [{}] * 11})["embeds"]
@@ -82,9 +94,16 @@ def test_limits_catalogue():
     button = {"type": 2, "style": 1, "label": "b"}
     row = {"type": 1, "components": [dict(button, custom_id=f"b{i}") for i in range(5)]}
     assert limits.message_errors({"components": [row]}) == {}
-    assert limits.message_errors({"components": [{"type": 1, "components": [dict(button, custom_id=f"b{i}") for i in range(6)]}]})
-    assert limits.message_errors({"components": [{"type": 1, "components": [dict(button, custom_id=f"r{r}b{i}") for i in range(5)]}
-                                                 for r in range(6)]})
+    assert limits.message_errors(
+        {"components": [{"type": 1, "components": [dict(button, custom_id=f"b{i}") for i in range(6)]}]}
+    )
+    assert limits.message_errors(
+        {
+            "components": [
+                {"type": 1, "components": [dict(button, custom_id=f"r{r}b{i}") for i in range(5)]} for r in range(6)
+            ]
+        }
+    )
     select = {"type": 3, "custom_id": "s", "options": [{"label": str(i), "value": str(i)} for i in range(26)]}
     assert limits.message_errors({"components": [{"type": 1, "components": [select]}]})
     assert limits.choices_errors([{"name": "a", "value": "a"}] * 26)

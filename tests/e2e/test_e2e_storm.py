@@ -51,7 +51,8 @@ def answered(fake, inter) -> bool:
         return True  # a private "thinking..." taken away once the answer went to the channel
     ids = list(inter.messages) + ([inter.original_id] if inter.original_id is not None else [])
     return any(
-        (m := fake.messages.get(i)) is not None and not m["flags"] & LOADING
+        (m := fake.messages.get(i)) is not None
+        and not m["flags"] & LOADING
         and (m.get("attachments") or m.get("embeds") or m.get("content"))
         for i in ids
     )
@@ -63,8 +64,13 @@ async def test_a_storm_of_replays_histories_exports_and_challenges_leaves_the_pl
     targets = [fake.add_user(f"target{n}") for n in range(5)]
     archive, live, lobby = fake.add_channel("archive"), fake.add_channel("live"), fake.add_channel("lobby")
     database = tmp_path / "bot.sqlite3"
-    game_id = await finished_long_match(database, fake.guild_id, int(archive["id"]),
-                                        PlayerRef(int(alice["id"]), "alice"), PlayerRef(int(bob["id"]), "bob"))
+    game_id = await finished_long_match(
+        database,
+        fake.guild_id,
+        int(archive["id"]),
+        PlayerRef(int(alice["id"]), "alice"),
+        PlayerRef(int(bob["id"]), "bob"),
+    )
     bot = await launch(REAL_BOT, database=database)
 
     players = GameDriver(fake, live, carol, dave, plays_before_double=6, timeout=60)
@@ -78,7 +84,9 @@ async def test_a_storm_of_replays_histories_exports_and_challenges_leaves_the_pl
         calls.append(fake.slash(askers[STORM + n], lobby, "bg history", member=alice))
         calls.append(fake.slash(askers[2 * STORM + n], lobby, "bg export", game=game_id))
     for target in targets:  # one member floods challenges: past the quota, refused privately
-        calls.append(fake.slash(mallory, fake.add_channel(f"duel-{target['username']}"), "bg challenge", opponent=target))
+        calls.append(
+            fake.slash(mallory, fake.add_channel(f"duel-{target['username']}"), "bg challenge", opponent=target)
+        )
     asked = await asyncio.gather(*calls)
     await fake.wait_for(lambda: all(answered(fake, i) or i.late for i in asked), 90, "every storm answer")
     final = await asyncio.wait_for(playing, 90)
@@ -86,22 +94,33 @@ async def test_a_storm_of_replays_histories_exports_and_challenges_leaves_the_pl
 
     assert not fake.missed_deadlines(), [(i.id, i.payload["data"].get("name")) for i in fake.missed_deadlines()]
     assert all(not i.late for i in asked)
+
     def shown(inter, what: str) -> bool:
         return any(fake.messages[m].get(what) for m in inter.messages if m in fake.messages)
 
-    histories, exports = asked[1:3 * STORM:3], asked[2:3 * STORM:3]
+    histories, exports = asked[1 : 3 * STORM : 3], asked[2 : 3 * STORM : 3]
     assert all(shown(i, "attachments") for i in exports)  # the .mat, JSON and GIF, privately
     assert all(shown(i, "embeds") for i in histories)
+
     def gifs() -> list:
-        return [m for m in fake.channel_history(lobby)
-                if any(a["filename"].endswith("-replay.gif") for a in m.get("attachments", []))]
+        return [
+            m
+            for m in fake.channel_history(lobby)
+            if any(a["filename"].endswith("-replay.gif") for a in m.get("attachments", []))
+        ]
 
     await fake.wait_for(lambda: len(gifs()) == STORM, 30, "every replay posted")
     assert len(gifs()) == STORM  # each replay posted in the channel (drawn once, cached)
-    challenges = asked[3 * STORM:]
-    refused = [i for i in challenges
-               if any(fake.messages[m]["flags"] & EPHEMERAL and "waiting for an answer" in fake.messages[m]["content"]
-                      for m in i.messages if m in fake.messages)]
+    challenges = asked[3 * STORM :]
+    refused = [
+        i
+        for i in challenges
+        if any(
+            fake.messages[m]["flags"] & EPHEMERAL and "waiting for an answer" in fake.messages[m]["content"]
+            for m in i.messages
+            if m in fake.messages
+        )
+    ]
     assert len(refused) == len(targets) - 3  # 3 may wait for an answer at once
     pinged = {int(u) for mid, p in fake.pings.items() for u in p.get("users", ())}
     assert not {int(t["id"]) for t in targets[3:]} & pinged  # the refused ones were not pinged

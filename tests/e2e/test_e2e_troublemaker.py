@@ -25,7 +25,8 @@ CHALLENGE = re.compile(r"^<@(\d+)>, <@\d+> challenges you")
 
 async def private_answer(fake, inter) -> str:
     message = await fake.wait_message(
-        inter, lambda m: bool(m["flags"] & EPHEMERAL) and not m["flags"] & LOADING and bool(m["content"]),
+        inter,
+        lambda m: bool(m["flags"] & EPHEMERAL) and not m["flags"] & LOADING and bool(m["content"]),
         what="a private answer",
     )
     return message["content"]
@@ -55,7 +56,9 @@ async def troublemakers(fake, alice, bob, mallory, eve, carol) -> dict:
     seen["final"] = await fake.wait_board(forfeit)
     game_id = duel.game_id
 
-    seen["outsider"] = [await private_answer(fake, await fake.slash(carol, fake.general, c, game=game_id)) for c in READS]
+    seen["outsider"] = [
+        await private_answer(fake, await fake.slash(carol, fake.general, c, game=game_id)) for c in READS
+    ]
     seen["missing"] = [await private_answer(fake, await fake.slash(carol, fake.general, c, game=9999)) for c in READS]
     player = await fake.slash(mallory, fake.general, "bg export", game=game_id)
     seen["player"] = await fake.wait_message(player, lambda m: bool(m["attachments"]), what="the export")
@@ -63,8 +66,9 @@ async def troublemakers(fake, alice, bob, mallory, eve, carol) -> dict:
     flood = [await fake.slash(carol, fake.general, "bg stats") for _ in range(LOOKUPS + 2)]
     for inter in flood:
         await fake.settle(inter, idle=0.05)
-    seen["flood"] = [fake.messages[m]["content"] for inter in flood for m in inter.messages
-                     if fake.messages[m]["flags"] & EPHEMERAL]
+    seen["flood"] = [
+        fake.messages[m]["content"] for inter in flood for m in inter.messages if fake.messages[m]["flags"] & EPHEMERAL
+    ]
     seen["game_id"] = game_id
     return seen
 
@@ -81,7 +85,10 @@ async def test_troublemakers_cannot_stall_flood_snoop_or_ping(fake, launch):
     assert played["embeds"][0]["title"].startswith("Game over")
 
     # what typed text and hostile names came back as
-    assert seen["long"].startswith("`play` takes at most 100 characters, not 6000: “24/18 24/18") and len(seen["long"]) < 200
+    assert (
+        seen["long"].startswith("`play` takes at most 100 characters, not 6000: “24/18 24/18")
+        and len(seen["long"]) < 200
+    )
     assert seen["binary"].startswith("I can't read “␀␁␡\\<@\u200b"), seen["binary"]
     assert "\\x" not in seen["binary"] and "@everyone" not in seen["binary"]
     for message in (seen["board"], seen["final"]):

@@ -78,7 +78,7 @@ def main():
         job = json.load(job_file)
     answer = {"matches": [], "notation": [], "ids": [], "xgids": []}
     for player in (0, 1):  # nobody moves by itself after "new game"
-        gnubg.command("set player %d human" % player)
+        gnubg.command(f"set player {player} human")
     for case in job.get("matches", []):
         try:
             answer["matches"].append(dump_match(case))

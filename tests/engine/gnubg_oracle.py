@@ -35,7 +35,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import (
-    Game, GameSettings, Match, Phase, Position, Roll, SeededDice, WinKind, format_play, parse_moves, parse_play,
+    Game,
+    GameSettings,
+    Match,
+    Phase,
+    Position,
+    Roll,
+    SeededDice,
+    WinKind,
+    format_play,
+    parse_moves,
+    parse_play,
 )
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
 from engine.mat import export_games
@@ -66,7 +76,11 @@ def run_gnubg(program: str, job: dict, workdir: Path, timeout: float = 900) -> d
     env = dict(os.environ, GNUBG_JOB=str(job_path), GNUBG_OUT=str(out_path), PYTHONPATH=str(ROOT))
     result = subprocess.run(
         [program, "-t", "-q", "-p", str(DUMP_SCRIPT)],
-        capture_output=True, text=True, timeout=timeout, env=env, cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=workdir,
     )
     if not out_path.exists():
         raise RuntimeError(f"gnubg wrote no answer (status {result.returncode}):\n{result.stderr[-2000:]}")
@@ -187,9 +201,15 @@ def random_setup(rng: random.Random, score: tuple[int, int], cube_limit: int = 6
         elif r < 0.35 and owner in (None, on_roll) and cube * 2 <= cube_limit:
             doubled = True
         state = MatchState(
-            cube=cube, cube_owner=owner, player_on_roll=on_roll, game_state=1,
-            turn=1 - on_roll if doubled else on_roll, double_offered=doubled, dice=dice,
-            score=score, jacoby=False,
+            cube=cube,
+            cube_owner=owner,
+            player_on_roll=on_roll,
+            game_state=1,
+            turn=1 - on_roll if doubled else on_roll,
+            double_offered=doubled,
+            dice=dice,
+            score=score,
+            jacoby=False,
         )
         return f"{position.position_id()}:{encode_match_id(state)}"
     raise AssertionError("no position to set up")
@@ -473,11 +493,18 @@ def _raw_match_state(match_id: str) -> MatchState:
             values[name] = sum(bits[offset + k] << k for k in range(width))
             offset += width
         return MatchState(
-            cube=1 << values["cube_log"], cube_owner=values["owner"] if values["owner"] < 2 else None,
-            player_on_roll=values["move"], crawford=bool(values["crawford"]), game_state=values["state"],
-            turn=values["turn"], double_offered=bool(values["doubled"]), resignation=values["resign"],
-            dice=(values["die1"], values["die2"]), match_length=values["length"],
-            score=(values["score0"], values["score1"]), jacoby=not values["no_jacoby"],
+            cube=1 << values["cube_log"],
+            cube_owner=values["owner"] if values["owner"] < 2 else None,
+            player_on_roll=values["move"],
+            crawford=bool(values["crawford"]),
+            game_state=values["state"],
+            turn=values["turn"],
+            double_offered=bool(values["doubled"]),
+            resignation=values["resign"],
+            dice=(values["die1"], values["die2"]),
+            match_length=values["length"],
+            score=(values["score0"], values["score1"]),
+            jacoby=not values["no_jacoby"],
         )
 
 

@@ -11,8 +11,25 @@ from engine.position import Position  # noqa: E402
 P = Position.from_counts
 
 # docs/rules.md 12: ways out of 36 to hit a lone blot at distance n, nothing in between
-TABLE = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10: 3, 11: 2, 12: 3,
-         15: 1, 16: 1, 18: 1, 20: 1, 24: 1}
+TABLE = {
+    1: 11,
+    2: 12,
+    3: 14,
+    4: 15,
+    5: 15,
+    6: 17,
+    7: 6,
+    8: 6,
+    9: 5,
+    10: 3,
+    11: 2,
+    12: 3,
+    15: 1,
+    16: 1,
+    18: 1,
+    20: 1,
+    24: 1,
+}
 
 
 def lone_shooter(distance: int) -> tuple[Position, int]:

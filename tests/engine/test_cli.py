@@ -13,7 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def run(stdin: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "engine", *(args or ("plays", "--jsonl"))],
-        input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=60,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
     )
 
 
@@ -22,17 +26,22 @@ def line(position_id: str, dice) -> str:
 
 
 def test_start_position_with_3_1_and_errors_in_one_run():
-    stdin = "\n".join([
-        line("4HPwATDgc/ABMA", [3, 1]),
-        "",
-        "not json",
-        "   ",
-        line("4HPwATDgc/ABMA", [7, 1]),
-        json.dumps([1, 2]),
-        line("xxxx", [3, 1]),
-        json.dumps({"position_id": "4HPwATDgc/ABMA"}),
-        line("4HPwATDgc/ABMA", [1, 3]),
-    ]) + "\n"
+    stdin = (
+        "\n".join(
+            [
+                line("4HPwATDgc/ABMA", [3, 1]),
+                "",
+                "not json",
+                "   ",
+                line("4HPwATDgc/ABMA", [7, 1]),
+                json.dumps([1, 2]),
+                line("xxxx", [3, 1]),
+                json.dumps({"position_id": "4HPwATDgc/ABMA"}),
+                line("4HPwATDgc/ABMA", [1, 3]),
+            ]
+        )
+        + "\n"
+    )
     result = run(stdin)
     assert result.returncode == 1
     answers = [json.loads(x) for x in result.stdout.splitlines()]

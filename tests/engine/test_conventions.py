@@ -190,8 +190,21 @@ def test_opening_choice_and_reroll_are_one_or_the_other():
 
 def test_the_glossary_has_the_period_words():
     words = {entry.word for entry in GLOSSARY}
-    assert {"hit", "gammon", "backgammon", "ace", "deuce", "trois", "quatre", "cinque", "six",
-            "blot", "point", "table", "bar"} <= words
+    assert {
+        "hit",
+        "gammon",
+        "backgammon",
+        "ace",
+        "deuce",
+        "trois",
+        "quatre",
+        "cinque",
+        "six",
+        "blot",
+        "point",
+        "table",
+        "bar",
+    } <= words
     assert len(words) == len(GLOSSARY)
     for entry in GLOSSARY:
         assert entry.group in ("game", "die", "board") and len(entry.meaning) > 20
@@ -212,8 +225,25 @@ def test_throws_are_called_as_the_old_texts_call_them():
 
 # -- the odds of being hit (docs/rules.md section 12) ---------------------------------
 
-TABLE = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10: 3, 11: 2, 12: 3,
-         15: 1, 16: 1, 18: 1, 20: 1, 24: 1}
+TABLE = {
+    1: 11,
+    2: 12,
+    3: 14,
+    4: 15,
+    5: 15,
+    6: 17,
+    7: 6,
+    8: 6,
+    9: 5,
+    10: 3,
+    11: 2,
+    12: 3,
+    15: 1,
+    16: 1,
+    18: 1,
+    20: 1,
+    24: 1,
+}
 """The seeds' table (Britannica, 9th and 11th editions): ways out of 36."""
 
 

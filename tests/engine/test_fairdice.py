@@ -177,16 +177,24 @@ def test_chi_square_fresh_secure_seed_is_not_significant():
 
 def _export(tmp_path: Path, actions: list[dict], seed: bytes = SEED) -> Path:
     path = tmp_path / "game.json"
-    path.write_text(json.dumps({
-        "dice": {"commitment": commitment(seed), "nonce": NONCE, "seed": seed.hex()},
-        "actions": actions,
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "dice": {"commitment": commitment(seed), "nonce": NONCE, "seed": seed.hex()},
+                "actions": actions,
+            }
+        )
+    )
     return path
 
 
 def _script(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-I", str(ROOT / "scripts" / "verify_dice.py"), str(path)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-I", str(ROOT / "scripts" / "verify_dice.py"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_verify_dice_script(tmp_path):

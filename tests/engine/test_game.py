@@ -12,17 +12,17 @@ from engine import (
     Game,
     GameError,
     GameSettings,
-    IllegalPlayError,
     IdError,
+    IllegalPlayError,
     LogError,
     Match,
-    SetupError,
     MatchState,
     Phase,
     Position,
     Roll,
     ScriptedDice,
     SeededDice,
+    SetupError,
     WinKind,
     decode_match_id,
     encode_match_id,
@@ -62,7 +62,10 @@ def test_opening_ties_are_thrown_again_and_logged():
     assert game.phase is Phase.OPENING
     assert game.opening_roll() == (2, 5)
     assert [a for a in game.log if a.kind == "opening"] == [
-        Action("opening", dice=(3, 3)), Action("opening", dice=(6, 6)), Action("opening", dice=(2, 5))]
+        Action("opening", dice=(3, 3)),
+        Action("opening", dice=(6, 6)),
+        Action("opening", dice=(2, 5)),
+    ]
     # Player 1 threw higher: starts and plays both dice just thrown.
     assert game.phase is Phase.PLAY
     assert game.turn == game.player_on_roll == 1
@@ -153,27 +156,90 @@ def _phase_games() -> dict[str, Game]:
 
 
 FORBIDDEN = {
-    "opening": [("roll", 0), ("roll", 1), ("play", 0, "8/5 6/5"), ("double", 0), ("take", 1), ("drop", 1),
-                ("beaver", 1), ("offer_resignation", 0), ("accept_resignation", 1), ("reject_resignation", 1)],
-    "play": [("roll", 0), ("roll", 1), ("play", 1, "8/5 6/5"), ("double", 0), ("double", 1), ("take", 1),
-             ("drop", 1), ("accept_resignation", 1), ("reject_resignation", 0), ("opening_roll",)],
-    "roll": [("roll", 0), ("play", 1, "8/5 6/5"), ("play", 0, "8/5 6/5"), ("double", 0), ("take", 0),
-             ("take", 1), ("drop", 0), ("beaver", 0), ("accept_resignation", 0), ("reject_resignation", 0),
-             ("opening_roll",), ("offer_resignation", 1, 4)],
-    "doubled": [("roll", 0), ("roll", 1), ("play", 1, "24/21 24/23"), ("double", 0), ("double", 1),
-                ("take", 1), ("drop", 1), ("beaver", 0), ("offer_resignation", 0), ("offer_resignation", 1),
-                ("accept_resignation", 0), ("opening_roll",)],
-    "resignation": [("roll", 1), ("play", 1, "24/21 24/23"), ("double", 1), ("take", 1), ("drop", 1),
-                    ("accept_resignation", 0), ("reject_resignation", 0), ("offer_resignation", 1),
-                    ("opening_roll",)],
-    "over": [("roll", 0), ("roll", 1), ("double", 1), ("take", 0), ("drop", 0), ("offer_resignation", 0),
-             ("accept_resignation", 1), ("reject_resignation", 1), ("forfeit", 0), ("forfeit", 1),
-             ("opening_roll",)],
+    "opening": [
+        ("roll", 0),
+        ("roll", 1),
+        ("play", 0, "8/5 6/5"),
+        ("double", 0),
+        ("take", 1),
+        ("drop", 1),
+        ("beaver", 1),
+        ("offer_resignation", 0),
+        ("accept_resignation", 1),
+        ("reject_resignation", 1),
+    ],
+    "play": [
+        ("roll", 0),
+        ("roll", 1),
+        ("play", 1, "8/5 6/5"),
+        ("double", 0),
+        ("double", 1),
+        ("take", 1),
+        ("drop", 1),
+        ("accept_resignation", 1),
+        ("reject_resignation", 0),
+        ("opening_roll",),
+    ],
+    "roll": [
+        ("roll", 0),
+        ("play", 1, "8/5 6/5"),
+        ("play", 0, "8/5 6/5"),
+        ("double", 0),
+        ("take", 0),
+        ("take", 1),
+        ("drop", 0),
+        ("beaver", 0),
+        ("accept_resignation", 0),
+        ("reject_resignation", 0),
+        ("opening_roll",),
+        ("offer_resignation", 1, 4),
+    ],
+    "doubled": [
+        ("roll", 0),
+        ("roll", 1),
+        ("play", 1, "24/21 24/23"),
+        ("double", 0),
+        ("double", 1),
+        ("take", 1),
+        ("drop", 1),
+        ("beaver", 0),
+        ("offer_resignation", 0),
+        ("offer_resignation", 1),
+        ("accept_resignation", 0),
+        ("opening_roll",),
+    ],
+    "resignation": [
+        ("roll", 1),
+        ("play", 1, "24/21 24/23"),
+        ("double", 1),
+        ("take", 1),
+        ("drop", 1),
+        ("accept_resignation", 0),
+        ("reject_resignation", 0),
+        ("offer_resignation", 1),
+        ("opening_roll",),
+    ],
+    "over": [
+        ("roll", 0),
+        ("roll", 1),
+        ("double", 1),
+        ("take", 0),
+        ("drop", 0),
+        ("offer_resignation", 0),
+        ("accept_resignation", 1),
+        ("reject_resignation", 1),
+        ("forfeit", 0),
+        ("forfeit", 1),
+        ("opening_roll",),
+    ],
 }
 
 
-@pytest.mark.parametrize("phase,call", [(p, c) for p, calls in FORBIDDEN.items() for c in calls],
-                         ids=lambda x: x if isinstance(x, str) else "-".join(map(str, x)))
+@pytest.mark.parametrize(
+    "phase,call",
+    [(p, c) for p, calls in FORBIDDEN.items() for c in calls],
+    ids=lambda x: x if isinstance(x, str) else "-".join(map(str, x)),
+)
 def test_forbidden_actions_raise_and_change_nothing(phase, call):
     game = _phase_games()[phase]
     before = state(game)
@@ -451,8 +517,14 @@ def test_beaver_respects_cube_limit():
 LAST = {1: 1}
 
 
-def finish(theirs: dict[int, int], settings: GameSettings | None = None, *, cube: int = 1,
-           owner: int | None = None, last: dict[int, int] = LAST):
+def finish(
+    theirs: dict[int, int],
+    settings: GameSettings | None = None,
+    *,
+    cube: int = 1,
+    owner: int | None = None,
+    last: dict[int, int] = LAST,
+):
     game = Game.from_gnubg_id(gid(P(last, theirs), cube=cube, cube_owner=owner), settings)
     game.roll(0, (6, 5))
     if game.phase is Phase.PLAY:
@@ -463,12 +535,12 @@ def finish(theirs: dict[int, int], settings: GameSettings | None = None, *, cube
 @pytest.mark.parametrize(
     "theirs,kind,multiplier",
     [
-        ({12: 14}, WinKind.SINGLE, 1),             # one borne off
-        ({12: 15}, WinKind.GAMMON, 2),              # none off, all outside our home board
-        ({7: 15}, WinKind.GAMMON, 2),               # their 7 = our 18: still not our home
-        ({12: 14, 25: 1}, WinKind.BACKGAMMON, 3),   # on the bar
-        ({12: 14, 19: 1}, WinKind.BACKGAMMON, 3),   # their 19 = our 6: in our home board
-        ({12: 14, 23: 1}, WinKind.BACKGAMMON, 3),   # their 23 = our 2
+        ({12: 14}, WinKind.SINGLE, 1),  # one borne off
+        ({12: 15}, WinKind.GAMMON, 2),  # none off, all outside our home board
+        ({7: 15}, WinKind.GAMMON, 2),  # their 7 = our 18: still not our home
+        ({12: 14, 25: 1}, WinKind.BACKGAMMON, 3),  # on the bar
+        ({12: 14, 19: 1}, WinKind.BACKGAMMON, 3),  # their 19 = our 6: in our home board
+        ({12: 14, 23: 1}, WinKind.BACKGAMMON, 3),  # their 23 = our 2
     ],
 )
 @pytest.mark.parametrize("cube", [1, 2, 8])
@@ -477,7 +549,12 @@ def test_results_single_gammon_backgammon_times_cube(theirs, kind, multiplier, c
     assert game.is_over
     result = game.result
     assert (result.winner, result.kind, result.cube, result.points, result.reason) == (
-        0, kind, cube, multiplier * cube, "bearoff")
+        0,
+        kind,
+        cube,
+        multiplier * cube,
+        "bearoff",
+    )
 
 
 def test_backgammon_value_4():
@@ -561,7 +638,12 @@ def test_resignation_accepted_scores_level_times_cube(level, kind):
     assert game.log[-1] == Action("resign", 1, value=level)
     result = game.accept_resignation(0)
     assert (result.winner, result.kind, result.cube, result.points, result.reason) == (
-        0, kind, 2, [1, 2, 3][level - 1] * 2, "resign")
+        0,
+        kind,
+        2,
+        [1, 2, 3][level - 1] * 2,
+        "resign",
+    )
     assert game.log[-1] == Action("accept", 0)
 
 
@@ -735,8 +817,11 @@ def test_a_malformed_stored_log_raises_a_log_error(entry):
 
 def test_log_errors_after_the_opening():
     log = [a.to_dict() for a in opened().log]
-    for bad in ({"kind": "roll", "player": 1, "dice": [0, 3]}, {"kind": "resign", "player": 1, "value": 9},
-                {"kind": "forfeit", "player": 1, "value": 4}):
+    for bad in (
+        {"kind": "roll", "player": 1, "dice": [0, 3]},
+        {"kind": "resign", "player": 1, "value": 9},
+        {"kind": "forfeit", "player": 1, "value": 4},
+    ):
         with pytest.raises(LogError):
             Game.replay([*log, bad])
     with pytest.raises(LogError):
@@ -748,8 +833,18 @@ def test_log_errors_after_the_opening():
 
 def _id_fields(game: Game):
     dice = (game.dice.high, game.dice.low) if game.dice else None
-    return (game.position, game.cube_value, game.cube_owner, dice, game.score, game.turn,
-            game.player_on_roll, game.phase, game.crawford, game.offered_cube)
+    return (
+        game.position,
+        game.cube_value,
+        game.cube_owner,
+        dice,
+        game.score,
+        game.turn,
+        game.player_on_roll,
+        game.phase,
+        game.crawford,
+        game.offered_cube,
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))

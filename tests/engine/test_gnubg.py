@@ -44,8 +44,10 @@ from engine.gnubgid import MatchState, encode_match_id  # noqa: E402
 
 PROGRAM = find_gnubg()
 if PROGRAM is None:
-    REASON = ("GNU Backgammon (gnubg) is not installed: `make test` installs Debian's gnubg package "
-              "where apt-get can, or set GNUBG=/path/to/gnubg")
+    REASON = (
+        "GNU Backgammon (gnubg) is not installed: `make test` installs Debian's gnubg package "
+        "where apt-get can, or set GNUBG=/path/to/gnubg"
+    )
     if os.environ.get("BG_REQUIRE_GNUBG") == "1":
         pytest.fail(f"BG_REQUIRE_GNUBG=1 but {REASON}", pytrace=False)
     pytest.skip(REASON, allow_module_level=True)
@@ -224,8 +226,18 @@ def test_the_issues_cases_read_back_exactly(reading: Reading) -> None:
 def test_the_sample_has_what_the_oracle_must_see(reading: Reading) -> None:
     stats = session_stats(reading.samples)
     print(f"\ngnubg oracle: {SAMPLES} matches + {SAMPLES} sessions + {len(HAND_MADE)} by hand: {stats}")
-    for name in ("closed_out_rolls", "dances", "doubles", "beavers", "drops", "resignations", "rejected",
-                 "setups", "hits_first", "opening_choices"):
+    for name in (
+        "closed_out_rolls",
+        "dances",
+        "doubles",
+        "beavers",
+        "drops",
+        "resignations",
+        "rejected",
+        "setups",
+        "hits_first",
+        "opening_choices",
+    ):
         assert getattr(stats, name) > 0, name
     settings = [sample.settings for sample in reading.samples]
     assert any(s.jacoby for s in settings) and any(s.beavers for s in settings)
@@ -234,8 +246,9 @@ def test_the_sample_has_what_the_oracle_must_see(reading: Reading) -> None:
 
 
 def test_notation_both_ways(reading: Reading) -> None:
-    differences = [d for case, seen in zip(reading.notation, reading.notation_answers)
-                   for d in compare_notation(case, seen)]
+    differences = [
+        d for case, seen in zip(reading.notation, reading.notation_answers) for d in compare_notation(case, seen)
+    ]
     plays = sum(len(case.plays) for case in reading.notation)
     assert plays > 1000
     assert not differences, f"{len(differences)} of {plays} plays differ:\n" + "\n".join(differences[:10])

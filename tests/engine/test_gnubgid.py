@@ -41,13 +41,38 @@ def position_key(first: dict[int, int], second: dict[int, int]) -> str:
 
 
 def match_key(
-    cube_log=0, owner=3, move=0, crawford=0, state=1, turn=0, doubled=0, resign=0,
-    die1=0, die2=0, length=0, score0=0, score1=0, no_jacoby=0,
+    cube_log=0,
+    owner=3,
+    move=0,
+    crawford=0,
+    state=1,
+    turn=0,
+    doubled=0,
+    resign=0,
+    die1=0,
+    die2=0,
+    length=0,
+    score0=0,
+    score1=0,
+    no_jacoby=0,
 ) -> str:
     return pack(
-        [(cube_log, 4), (owner, 2), (move, 1), (crawford, 1), (state, 3), (turn, 1),
-         (doubled, 1), (resign, 2), (die1, 3), (die2, 3), (length, 15), (score0, 15),
-         (score1, 15), (no_jacoby, 1)],
+        [
+            (cube_log, 4),
+            (owner, 2),
+            (move, 1),
+            (crawford, 1),
+            (state, 3),
+            (turn, 1),
+            (doubled, 1),
+            (resign, 2),
+            (die1, 3),
+            (die2, 3),
+            (length, 15),
+            (score0, 15),
+            (score1, 15),
+            (no_jacoby, 1),
+        ],
         9,
     )
 
@@ -125,29 +150,63 @@ MATCH_VECTORS = {
     # the manual's worked example: 9-point match, 2-4, player 0 owns a 2-cube,
     # player 1 has rolled 5-2
     "QYkqASAAIAAA": MatchState(
-        cube=2, cube_owner=0, player_on_roll=1, crawford=False, game_state=1, turn=1,
-        double_offered=False, resignation=0, dice=(5, 2), match_length=9, score=(2, 4),
+        cube=2,
+        cube_owner=0,
+        player_on_roll=1,
+        crawford=False,
+        game_state=1,
+        turn=1,
+        double_offered=False,
+        resignation=0,
+        dice=(5, 2),
+        match_length=9,
+        score=(2, 4),
         jacoby=True,
     ),
     # money game, centred cube, player 0 on roll with 3-1
     "MIEFAAAAAAAA": MatchState(
-        cube=1, cube_owner=None, player_on_roll=0, turn=0, game_state=1, dice=(3, 1),
-        match_length=0, score=(0, 0),
+        cube=1,
+        cube_owner=None,
+        player_on_roll=0,
+        turn=0,
+        game_state=1,
+        dice=(3, 1),
+        match_length=0,
+        score=(0, 0),
     ),
     # money game, centred cube, player 1 to roll
     "cAkAAAAAAAAA": MatchState(
-        cube=1, cube_owner=None, player_on_roll=1, turn=1, game_state=1, dice=(0, 0),
+        cube=1,
+        cube_owner=None,
+        player_on_roll=1,
+        turn=1,
+        game_state=1,
+        dice=(0, 0),
     ),
     # 7-point match 0-0, player 0 rolled 3-1
     "MIHlAAAAAAAA": MatchState(
-        cube=1, cube_owner=None, player_on_roll=0, turn=0, game_state=1, dice=(3, 1),
-        match_length=7, score=(0, 0),
+        cube=1,
+        cube_owner=None,
+        player_on_roll=0,
+        turn=0,
+        game_state=1,
+        dice=(3, 1),
+        match_length=7,
+        score=(0, 0),
     ),
     # 3-point match, Crawford, 2-1, player 1 rolled 5-3, bit 66 (no Jacoby) set.
     # Its game-state bits are 000 ("no game"), as the ID was published.
     "8IhuACAACAAE": MatchState(
-        cube=1, cube_owner=None, player_on_roll=1, crawford=True, game_state=0, turn=1,
-        dice=(5, 3), match_length=3, score=(2, 1), jacoby=False,
+        cube=1,
+        cube_owner=None,
+        player_on_roll=1,
+        crawford=True,
+        game_state=0,
+        turn=1,
+        dice=(5, 3),
+        match_length=3,
+        score=(2, 1),
+        jacoby=False,
     ),
 }
 
@@ -173,8 +232,17 @@ def test_match_id_writes_the_larger_die_first():
 
 def test_match_id_fields_round_trip():
     state = MatchState(
-        cube=64, cube_owner=1, player_on_roll=1, crawford=False, game_state=1, turn=0,
-        double_offered=True, resignation=0, dice=(0, 0), match_length=25, score=(24, 13),
+        cube=64,
+        cube_owner=1,
+        player_on_roll=1,
+        crawford=False,
+        game_state=1,
+        turn=0,
+        double_offered=True,
+        resignation=0,
+        dice=(0, 0),
+        match_length=25,
+        score=(24, 13),
         jacoby=False,
     )
     assert decode_match_id(encode_match_id(state)) == state

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-
 from engine import Game, GameSettings, Match, Position, Roll, ScriptedDice, WinKind, legal_plays, parse_play
 from engine.gnubgid import MatchState, encode_match_id
 from engine.mat import export_games, export_match, format_play_plain, set_pos_line, xg_position

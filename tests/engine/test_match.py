@@ -162,8 +162,13 @@ def random_match(seed: int, length: int) -> Match:
 
 
 def _summary(match: Match):
-    return (match.score, match.is_over, match.winner, len(match.games),
-            [(g.crawford, g.score, g.result, g.position, g.cube_value, g.log) for g in match.games])
+    return (
+        match.score,
+        match.is_over,
+        match.winner,
+        len(match.games),
+        [(g.crawford, g.score, g.result, g.position, g.cube_value, g.log) for g in match.games],
+    )
 
 
 @pytest.mark.parametrize("seed,length", [(1, 3), (2, 5), (3, 7), (4, 1)])

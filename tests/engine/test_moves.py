@@ -6,7 +6,6 @@ checkers in its own numbering, 25 = that side's bar, the rest borne off.
 
 from __future__ import annotations
 
-
 from engine.dice import Roll
 from engine.moves import legal_plays
 from engine.play import Move, Play
@@ -59,9 +58,7 @@ def replay(position: Position, moves) -> Position:
 def test_opening_31_has_16_plays_including_the_point():
     plays = legal_plays(Position.start(), Roll(3, 1))
     assert len(plays) == 16  # gnubg lists 16 distinct 3-1 openings
-    assert P({24: 2, 13: 5, 8: 2, 6: 4, 5: 2}, {24: 2, 13: 5, 8: 3, 6: 5}) in results(
-        Position.start(), Roll(3, 1)
-    )
+    assert P({24: 2, 13: 5, 8: 2, 6: 4, 5: 2}, {24: 2, 13: 5, 8: 3, 6: 5}) in results(Position.start(), Roll(3, 1))
 
 
 def test_vector_after_8_5_6_5_is_reachable():

@@ -10,7 +10,12 @@ import pytest
 
 from engine import Position, Roll, format_play, legal_plays, parse_play
 from engine.openings import (
-    OPENINGS, SOURCES, advice_for, covered_rolls, opening_play, parse_roll,
+    OPENINGS,
+    SOURCES,
+    advice_for,
+    covered_rolls,
+    opening_play,
+    parse_roll,
 )
 
 SEEDS = Path(__file__).resolve().parents[2] / "docs" / "seeds"
@@ -49,7 +54,9 @@ def test_the_throws_covered() -> None:
     # Hoyle's two plays, for a hit and for a gammon
     assert [e.aim for e in advice_for((2, 1))] == ["for a hit", "for a gammon"]
     assert [e.play for e in advice_for(Roll(3, 3)) if e.source == "hoyle"] == [
-        "13/7(2)", "24/21(2) 8/5(2)", "8/5(2) 6/3(2)",
+        "13/7(2)",
+        "24/21(2) 8/5(2)",
+        "8/5(2) 6/3(2)",
     ]
     assert advice_for((1, 6)) == advice_for((6, 1))
 

@@ -137,9 +137,16 @@ def test_sample_covers_every_category(sample):
     counts = Counter(c for case in sample for c in categories(case))
     assert len(sample) >= 20_000
     expected = {
-        "bar entry", "closed board", "dance", "no play", "bear-off",
-        "move inside home while bearing off", "doubles", "partial roll",
-        "one die of two", "hit available",
+        "bar entry",
+        "closed board",
+        "dance",
+        "no play",
+        "bear-off",
+        "move inside home while bearing off",
+        "doubles",
+        "partial roll",
+        "one die of two",
+        "hit available",
     }
     minimum = {name: MIN_PER_CATEGORY for name in expected} | {"closed board": MIN_CLOSED_BOARDS}
     missing = {name: counts[name] for name in expected if counts[name] < minimum[name]}

@@ -35,6 +35,7 @@ def positions(draw) -> Position:
     only (stacks, primes, closed boards), or, for us, from the home board and
     off with perhaps a straggler (bear-offs), so the rarer rules get exercised.
     """
+
     def places(allowed: list[int], mode: str) -> list[int]:
         if mode == "few":
             allowed = draw(st.lists(st.sampled_from(allowed), min_size=1, max_size=6, unique=True))
@@ -264,6 +265,7 @@ def test_a_play_is_made_again_from_its_moves(position, roll):
 
 
 # -- notation --------------------------------------------------------------------
+
 
 @settings(SETTINGS, max_examples=80)
 @given(positions(), rolls)

@@ -78,9 +78,7 @@ lengths = st.integers(min_value=0, max_value=25)
 
 
 @given(ratings, experiences, ratings, experiences, lengths)
-def test_property_direction_and_experience(
-    rw: float, ew: int, rl: float, el: int, n: int
-) -> None:
+def test_property_direction_and_experience(rw: float, ew: int, rl: float, el: int, n: int) -> None:
     w, l = rate_match(Rating(rw, ew), Rating(rl, el), n)
     assert w.rating >= rw
     assert l.rating <= rl

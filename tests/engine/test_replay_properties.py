@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from engine import CHECKERS, Game, GameSettings, Match, Phase, SeededDice, WinKind, format_play
 
-SETTINGS = settings(max_examples=15, derandomize=True, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=15, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def state(game: Game) -> dict:
@@ -87,10 +86,15 @@ def play_randomly(game: Game, rng: random.Random, checks: bool = True) -> None:
 
 money_settings = st.builds(
     GameSettings,
-    jacoby=st.booleans(), beavers=st.booleans(), automatic_doubles=st.integers(-1, 3),
-    opening_reroll=st.just(False), cube_limit=st.sampled_from([1, 2, 8, 64]),
-    backgammon_value=st.sampled_from([3, 4]), cube=st.booleans(),
-    closed_out=st.sampled_from(["roll", "skip"]), opening_choice=st.booleans(),
+    jacoby=st.booleans(),
+    beavers=st.booleans(),
+    automatic_doubles=st.integers(-1, 3),
+    opening_reroll=st.just(False),
+    cube_limit=st.sampled_from([1, 2, 8, 64]),
+    backgammon_value=st.sampled_from([3, 4]),
+    cube=st.booleans(),
+    closed_out=st.sampled_from(["roll", "skip"]),
+    opening_choice=st.booleans(),
     double_before_first_play=st.booleans(),
 ) | st.builds(GameSettings, opening_reroll=st.just(True), automatic_doubles=st.integers(-1, 3))
 
@@ -113,7 +117,9 @@ def test_random_money_games_replay_exactly(seed, game_settings):
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32), length=st.integers(1, 9), hoyle=st.booleans(), rule=st.sampled_from(["roll", "skip"]))
+@given(
+    seed=st.integers(0, 2**32), length=st.integers(1, 9), hoyle=st.booleans(), rule=st.sampled_from(["roll", "skip"])
+)
 def test_random_matches_replay_exactly(seed, length, hoyle, rule):
     rng = random.Random(seed)
     rules = GameSettings.hoyle() if hoyle else GameSettings(match_length=length, closed_out=rule)
@@ -154,5 +160,11 @@ def test_gnubg_id_reproduces_the_game_state(seed, steps):
     copy_ = Game.from_gnubg_id(game.gnubg_id())
     assert copy_.gnubg_id() == game.gnubg_id()
     assert (copy_.position, copy_.phase, copy_.turn, copy_.player_on_roll, copy_.cube_value, copy_.cube_owner) == (
-        game.position, game.phase, game.turn, game.player_on_roll, game.cube_value, game.cube_owner)
+        game.position,
+        game.phase,
+        game.turn,
+        game.player_on_roll,
+        game.cube_value,
+        game.cube_owner,
+    )
     assert {format_play(p) for p in copy_.legal_plays()} == {format_play(p) for p in game.legal_plays()}

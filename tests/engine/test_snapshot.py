@@ -13,11 +13,19 @@ from hypothesis import strategies as st
 
 import engine.snapshot
 from engine import (
-    Action, Game, GameSettings, Match, Phase, SeededDice, SnapshotError, WinKind, format_play,
-    format_snapshot, parse_snapshot,
+    Action,
+    Game,
+    GameSettings,
+    Match,
+    Phase,
+    SeededDice,
+    SnapshotError,
+    WinKind,
+    format_play,
+    format_snapshot,
+    parse_snapshot,
 )
 from engine.snapshot import FORMAT, snapshot_format
-
 from tests.engine.test_replay_properties import money_settings, state
 
 SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,17 +111,25 @@ def test_money_snapshot_and_tail_equal_the_replay(seed, game_settings, steps):
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32), length=st.integers(1, 7), hoyle=st.booleans(),
-       rule=st.sampled_from(["roll", "skip"]), steps=st.integers(1, 400))
+@given(
+    seed=st.integers(0, 2**32),
+    length=st.integers(1, 7),
+    hoyle=st.booleans(),
+    rule=st.sampled_from(["roll", "skip"]),
+    steps=st.integers(1, 400),
+)
 def test_match_snapshot_and_tail_equal_the_replay(seed, length, hoyle, rule, steps):
     rules = GameSettings.hoyle() if hoyle else GameSettings(match_length=length, closed_out=rule)
     check_snapshots(rules, seed, steps)
 
 
-@pytest.mark.parametrize("setup", [
-    "4HPwATDgc/ABMA:cIkKAAAAAAAA",  # a 7-point match position with dice to play
-    "4HPwATDgc/ABMA",  # money, player 0 to roll
-])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "4HPwATDgc/ABMA:cIkKAAAAAAAA",  # a 7-point match position with dice to play
+        "4HPwATDgc/ABMA",  # money, player 0 to roll
+    ],
+)
 def test_a_set_up_game_snapshots_with_its_own_settings(setup):
     check_snapshots(GameSettings(), 5, 120, setup=setup)
     match = Match(GameSettings())
@@ -152,23 +168,33 @@ def _good() -> dict:
     return json.loads(format_snapshot(match))
 
 
-@pytest.mark.parametrize("spoil, message", [
-    (lambda d: "not json{", "is JSON"),
-    (lambda d: [1, 2], "JSON object"),
-    (lambda d: {**d, "format": FORMAT + 1}, "format"),
-    (lambda d: {k: v for k, v in d.items() if k != "games"}, "'games'"),
-    (lambda d: {**d, "settings": {"match_length": -1}}, "settings"),
-    (lambda d: {**d, "games": [{**d["games"][0], "position": "nonsense!"}]}, "game 1"),
-    (lambda d: {**d, "games": [{**d["games"][0], "phase": "sleeping"}]}, "game 1"),
-    (lambda d: {**d, "games": [{**d["games"][0], "dice": [7, 1]}]}, "game 1"),
-    (lambda d: {**d, "games": [{**d["games"][0], "turn": 2}]}, "player 0 or 1"),
-    (lambda d: {**d, "games": [{**d["games"][0], "cube": [1, None]}]}, "cube"),
-    (lambda d: {**d, "games": [{**d["games"][0], "log": [{"no": "kind"}]}]}, "kind"),
-    (lambda d: {**d, "games": [{**d["games"][0], "dice": None}]}, "dice to play"),
-    (lambda d: {**d, "games": [{**d["games"][0], "result": {"winner": 0, "kind": 1, "cube": 1, "points": 1,
-                                                            "reason": "pass"}}]}, "result"),
-    (lambda d: {**d, "games": [d["games"][0], d["games"][0]]}, "only the last game"),
-])
+@pytest.mark.parametrize(
+    "spoil, message",
+    [
+        (lambda d: "not json{", "is JSON"),
+        (lambda d: [1, 2], "JSON object"),
+        (lambda d: {**d, "format": FORMAT + 1}, "format"),
+        (lambda d: {k: v for k, v in d.items() if k != "games"}, "'games'"),
+        (lambda d: {**d, "settings": {"match_length": -1}}, "settings"),
+        (lambda d: {**d, "games": [{**d["games"][0], "position": "nonsense!"}]}, "game 1"),
+        (lambda d: {**d, "games": [{**d["games"][0], "phase": "sleeping"}]}, "game 1"),
+        (lambda d: {**d, "games": [{**d["games"][0], "dice": [7, 1]}]}, "game 1"),
+        (lambda d: {**d, "games": [{**d["games"][0], "turn": 2}]}, "player 0 or 1"),
+        (lambda d: {**d, "games": [{**d["games"][0], "cube": [1, None]}]}, "cube"),
+        (lambda d: {**d, "games": [{**d["games"][0], "log": [{"no": "kind"}]}]}, "kind"),
+        (lambda d: {**d, "games": [{**d["games"][0], "dice": None}]}, "dice to play"),
+        (
+            lambda d: {
+                **d,
+                "games": [
+                    {**d["games"][0], "result": {"winner": 0, "kind": 1, "cube": 1, "points": 1, "reason": "pass"}}
+                ],
+            },
+            "result",
+        ),
+        (lambda d: {**d, "games": [d["games"][0], d["games"][0]]}, "only the last game"),
+    ],
+)
 def test_malformed_snapshots_are_refused(spoil, message):
     spoiled = spoil(_good())
     text = spoiled if isinstance(spoiled, str) else json.dumps(spoiled)
@@ -178,7 +204,9 @@ def test_malformed_snapshots_are_refused(spoil, message):
 
 def test_snapshot_format_reads_only_the_version():
     assert snapshot_format(json.dumps(_good())) == FORMAT
-    assert snapshot_format("{}") is None and snapshot_format("[") is None and snapshot_format('{"format": true}') is None
+    assert (
+        snapshot_format("{}") is None and snapshot_format("[") is None and snapshot_format('{"format": true}') is None
+    )
 
 
 def test_docstring_examples():

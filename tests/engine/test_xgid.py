@@ -17,7 +17,15 @@ from engine.gnubgid import MatchState, decode_match_id, decode_position_id, enco
 from engine.ids import find_ids, gnubg_id_of, read_id
 from engine.mat import xg_position
 from engine.xgid import (
-    DEFAULT_MAX_CUBE, MAX_CUBE, MAX_SCORE, Xgid, XgidError, board_text, format_xgid, looks_like_xgid, parse_xgid,
+    DEFAULT_MAX_CUBE,
+    MAX_CUBE,
+    MAX_SCORE,
+    Xgid,
+    XgidError,
+    board_text,
+    format_xgid,
+    looks_like_xgid,
+    parse_xgid,
 )
 
 P = Position.from_counts
@@ -53,7 +61,13 @@ def test_the_anki_gammon_export():
     o = {6: 4, 7: 2, 8: 3, 9: 1, 13: 2, 20: 2, 21: 1}  # the top player, in its own numbering
     assert xgid.position == P(x, o)
     assert xgid.state == MatchState(
-        cube=1, cube_owner=None, player_on_roll=1, turn=1, dice=(4, 1), match_length=11, score=(0, 1),
+        cube=1,
+        cube_owner=None,
+        player_on_roll=1,
+        turn=1,
+        dice=(4, 1),
+        match_length=11,
+        score=(0, 1),
         jacoby=False,
     )
     assert xgid.beavers is False and xgid.max_cube == 1024
@@ -98,8 +112,9 @@ def test_a_double_offered():
 
 
 def test_either_die_first_and_the_prefix_optional():
-    reads = {parse_xgid(text) for text in (ANKI, ANKI.replace(":41:", ":14:"), ANKI[5:], "xgid=" + ANKI[5:],
-                                             f"  {ANKI}\n")}
+    reads = {
+        parse_xgid(text) for text in (ANKI, ANKI.replace(":41:", ":14:"), ANKI[5:], "xgid=" + ANKI[5:], f"  {ANKI}\n")
+    }
     assert len(reads) == 1
 
 
@@ -298,12 +313,13 @@ def independent_board(text: str) -> tuple[list[int], list[int]]:
 def test_round_trips_and_the_gnubg_id_agrees(xgid):
     text = format_xgid(xgid.position, xgid.state, beavers=xgid.beavers, max_cube=xgid.max_cube)
     assert parse_xgid(text) == xgid
-    assert str(xgid) == text and parse_xgid(text[len("XGID="):]) == xgid
+    assert str(xgid) == text and parse_xgid(text[len("XGID=") :]) == xgid
     # the board is the bottom player's (player 1's) view, field by field
-    fields = text[len("XGID="):].split(":")
+    fields = text[len("XGID=") :].split(":")
     bottom_view = xgid.position if xgid.state.player_on_roll == 1 else xgid.position.swap()
     assert independent_board(fields[0]) == (
-        bottom_view.side_counts(on_roll=True), bottom_view.side_counts(on_roll=False)
+        bottom_view.side_counts(on_roll=True),
+        bottom_view.side_counts(on_roll=False),
     )
     state = xgid.state
     assert int(fields[1]) == state.cube.bit_length() - 1
@@ -322,9 +338,7 @@ def test_random_games_through_their_xgids():
     rng = random.Random(23)
     checked = 0
     for seed in range(60):
-        settings_ = GameSettings(
-            match_length=rng.choice([0, 0, 3, 7]), cube_limit=rng.choice([64, 1024])
-        )
+        settings_ = GameSettings(match_length=rng.choice([0, 0, 3, 7]), cube_limit=rng.choice([64, 1024]))
         if not settings_.match_length:
             settings_ = replace(settings_, jacoby=rng.random() < 0.5, beavers=rng.random() < 0.5)
         game = Game(settings_, dice=SeededDice(seed), score=(0, 0))

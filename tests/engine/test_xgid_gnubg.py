@@ -41,8 +41,10 @@ from engine.xgid import Xgid, format_xgid, parse_xgid  # noqa: E402
 
 PROGRAM = find_gnubg()
 if PROGRAM is None:
-    REASON = ("GNU Backgammon (gnubg) is not installed: `make test` installs Debian's gnubg package "
-              "where apt-get can, or set GNUBG=/path/to/gnubg")
+    REASON = (
+        "GNU Backgammon (gnubg) is not installed: `make test` installs Debian's gnubg package "
+        "where apt-get can, or set GNUBG=/path/to/gnubg"
+    )
     if os.environ.get("BG_REQUIRE_GNUBG") == "1":
         pytest.fail(f"BG_REQUIRE_GNUBG=1 but {REASON}", pytrace=False)
     pytest.skip(REASON, allow_module_level=True)
@@ -92,15 +94,20 @@ def random_xgid(rng: random.Random) -> str:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         dice = (max(dice), min(dice))
     # a Crawford game as one can be: one player a point from the match, the cube never turned
-    crawford = (
-        bool(length) and kind != "doubled" and (score.count(length - 1) == 1) and rng.random() < 0.7
-    )
+    crawford = bool(length) and kind != "doubled" and (score.count(length - 1) == 1) and rng.random() < 0.7
     if crawford:
         cube_log, owner = 0, None
     state = MatchState(
-        cube=1 << cube_log, cube_owner=owner, player_on_roll=on_roll, crawford=crawford,
-        turn=1 - on_roll if kind == "doubled" else on_roll, double_offered=kind == "doubled", dice=dice,
-        match_length=length, score=score, jacoby=not length and rng.random() < 0.5,
+        cube=1 << cube_log,
+        cube_owner=owner,
+        player_on_roll=on_roll,
+        crawford=crawford,
+        turn=1 - on_roll if kind == "doubled" else on_roll,
+        double_offered=kind == "doubled",
+        dice=dice,
+        match_length=length,
+        score=score,
+        jacoby=not length and rng.random() < 0.5,
     )
     return format_xgid(random_position(rng), state, beavers=not length and rng.random() < 0.5)
 
@@ -162,7 +169,9 @@ def test_gnubg_reads_every_xgid_as_we_do(answers):
         want_position, want_state = expected(parse_xgid(text))
         got = decode_match_id(match_id)
         if (position_id, got) != (want_position, want_state):
-            differences.append(f"{text}: gnubg {position_id}:{match_id} = {got}, we expect {want_position} {want_state}")
+            differences.append(
+                f"{text}: gnubg {position_id}:{match_id} = {got}, we expect {want_position} {want_state}"
+            )
     assert not differences, f"{len(differences)} of {len(answers)} differ:\n" + "\n".join(differences[:10])
 
 

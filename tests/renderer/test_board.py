@@ -41,9 +41,7 @@ def count_colour(image: Image.Image, center: tuple[int, int], colour: RGB, half:
     """Pixels of ``colour`` (roughly) in a square around ``center``."""
     x, y = center
     return sum(
-        close(image.getpixel((i, j)), colour, 40)
-        for i in range(x - half, x + half)
-        for j in range(y - half, y + half)
+        close(image.getpixel((i, j)), colour, 40) for i in range(x - half, x + half) for j in range(y - half, y + half)
     )
 
 
@@ -99,9 +97,7 @@ def test_cube_moves_to_its_owner() -> None:
 
 
 def test_identical_input_gives_identical_bytes() -> None:
-    scene = BoardScene(
-        Position.start(), names=("Ann 🎲", "Bob"), dice=(3, 1), last_play=(Move(24, 21), Move(13, 12))
-    )
+    scene = BoardScene(Position.start(), names=("Ann 🎲", "Bob"), dice=(3, 1), last_play=(Move(24, 21), Move(13, 12)))
     first = render_board(scene)
     assert render_board(scene) == first
     assert render_board(BoardScene(Position.start(), names=("Ann 🎲", "Bob"), dice=(3, 1))) != first
@@ -109,8 +105,7 @@ def test_identical_input_gives_identical_bytes() -> None:
 
 def test_threads_render_the_same_bytes() -> None:
     scenes = [
-        BoardScene(Position.start(), names=("Ann", "Bob"), dice=(d, 7 - d), theme=THEMES[d % 2])
-        for d in range(1, 7)
+        BoardScene(Position.start(), names=("Ann", "Bob"), dice=(d, 7 - d), theme=THEMES[d % 2]) for d in range(1, 7)
     ]
     expected = [render_board(scene) for scene in scenes]
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -233,8 +228,15 @@ def _measured_fit(text: str, size: int, max_width: int) -> str:
 
 
 FIT_TEXTS = [
-    *(T.clean(name, "Player") for name in NAMES), "W" * 40, "played 13/9* 24/23", "played bar/22 13/7* 6/off(2)", "▶ player17a to play 6-5",
-    "Score 12  ·  167 pips", "ff fi fl AV To Ty", "iiiiiiiiiiiiiiii", "ＷＷＷＷ",
+    *(T.clean(name, "Player") for name in NAMES),
+    "W" * 40,
+    "played 13/9* 24/23",
+    "played bar/22 13/7* 6/off(2)",
+    "▶ player17a to play 6-5",
+    "Score 12  ·  167 pips",
+    "ff fi fl AV To Ty",
+    "iiiiiiiiiiiiiiii",
+    "ＷＷＷＷ",
 ]
 
 

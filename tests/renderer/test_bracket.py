@@ -33,7 +33,9 @@ def knockout(players: int, played: int, names: list[str] | None = None) -> Brack
     size = 2
     while size < players:
         size *= 2
-    slots: list[Slot | None] = [Slot((names or [])[i % len(names)] if names else f"P{i + 1}", i + 1) for i in range(size)]
+    slots: list[Slot | None] = [
+        Slot((names or [])[i % len(names)] if names else f"P{i + 1}", i + 1) for i in range(size)
+    ]
     rounds = []
     for number in range(size.bit_length() - 1):
         boxes, following = [], []
@@ -88,19 +90,27 @@ def test_round_names() -> None:
 
 def test_byes_voids_and_hostile_names_draw() -> None:
     rounds = (
-        (BracketMatch(Slot(HOSTILE[1], 1), None, 0, "bye"), BracketMatch(Slot(HOSTILE[3], 2), Slot(HOSTILE[2], 3), None, "void"),
-         BracketMatch(Slot(HOSTILE[0], 4), Slot(HOSTILE[6], 5, withdrawn=True), 1, "done"), BracketMatch(None, None)),
+        (
+            BracketMatch(Slot(HOSTILE[1], 1), None, 0, "bye"),
+            BracketMatch(Slot(HOSTILE[3], 2), Slot(HOSTILE[2], 3), None, "void"),
+            BracketMatch(Slot(HOSTILE[0], 4), Slot(HOSTILE[6], 5, withdrawn=True), 1, "done"),
+            BracketMatch(None, None),
+        ),
         (BracketMatch(Slot(HOSTILE[1], 1), None), BracketMatch(None, Slot(HOSTILE[6], 5))),
         (BracketMatch(None, None),),
     )
     for theme in (CLASSIC.name, HIGH_CONTRAST.name, "no such theme"):
-        picture = BracketPicture(HOSTILE[5] * 20, HOSTILE[4], rounds, champion=HOSTILE[3], footer=HOSTILE[2], theme=theme)
+        picture = BracketPicture(
+            HOSTILE[5] * 20, HOSTILE[4], rounds, champion=HOSTILE[3], footer=HOSTILE[2], theme=theme
+        )
         assert opened(picture.draw()).size == bracket_size(picture)
 
 
 def test_standings_draw_with_and_without_tie_breaks() -> None:
-    rows = tuple(StandingRow(n + 1, HOSTILE[n % len(HOSTILE)], 3 - n // 3, 3, n // 3, n, n // 2, withdrawn=n == 2)
-                 for n in range(9))
+    rows = tuple(
+        StandingRow(n + 1, HOSTILE[n % len(HOSTILE)], 3 - n // 3, 3, n // 3, n, n // 2, withdrawn=n == 2)
+        for n in range(9)
+    )
     pairings = (PairingLine("Ann", "Bob", "1–0", 0), PairingLine("Cy", None, "", 0), PairingLine("Di", "Ed", "v"))
     for tie_breaks in (True, False):
         picture = StandingsPicture("Swiss", "round 3", rows, tie_breaks, "Round 3", pairings, champion="Ann")

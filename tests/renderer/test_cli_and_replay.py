@@ -69,7 +69,11 @@ def test_module_runs_as_a_program(tmp_path: Path) -> None:
     out = tmp_path / "b.png"
     done = subprocess.run(
         [sys.executable, "-m", "renderer", "render", "--position-id", START_ID, "--dice", "6", "5", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == str(out)

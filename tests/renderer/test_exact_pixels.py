@@ -34,45 +34,60 @@ def _base_scenes() -> dict[str, BoardScene]:
     return {
         "start": BoardScene(Position.start(), names=("Alice", "Bob"), dice=(3, 1), opening=True),
         "midgame": BoardScene(
-            MIDGAME, names=("Alice 🎲", "Bob"), dice=(5, 3), cube_value=2, cube_owner=1,
-            match_length=7, score=(3, 5), last_play=HITS,
+            MIDGAME,
+            names=("Alice 🎲", "Bob"),
+            dice=(5, 3),
+            cube_value=2,
+            cube_owner=1,
+            match_length=7,
+            score=(3, 5),
+            last_play=HITS,
         ),
         "offered": BoardScene(
-            Position.start(), names=("Ann", "Bob"), cube_offered=True, cube_value=4, cube_owner=0,
-            match_length=9, score=(6, 2),
+            Position.start(),
+            names=("Ann", "Bob"),
+            cube_offered=True,
+            cube_value=4,
+            cube_owner=0,
+            match_length=9,
+            score=(6, 2),
         ),
         "crawford": BoardScene(
-            Position.start(), names=("Zoë 🎲 the 🐉 dragon", "محمد العربي"), match_length=5, score=(4, 2),
+            Position.start(),
+            names=("Zoë 🎲 the 🐉 dragon", "محمد العربي"),
+            match_length=5,
+            score=(4, 2),
             crawford=True,
         ),
-        "long names": BoardScene(
-            Position.start(), names=("W" * 200, "עמית כהן"), dice=(4, 4), on_roll_colour=1
-        ),
+        "long names": BoardScene(Position.start(), names=("W" * 200, "עמית כהן"), dice=(4, 4), on_roll_colour=1),
         "hits by the player on roll": BoardScene(
             MIDGAME, names=("长名字" * 30, "Bob"), last_play=(*HITS, Move(9, 5, True)), last_play_by=0
         ),
         "hit on a top point, next to a stack": BoardScene(  # the badge reaches into the next point
             Position.from_counts({25: 1, 14: 2, 6: 12}, {12: 1, 24: 14}),
-            names=("Ann", "Bob"), last_play=(Move(18, 12, True),), last_play_by=1,
+            names=("Ann", "Bob"),
+            last_play=(Move(18, 12, True),),
+            last_play_by=1,
         ),
         "ghosts": BoardScene(
             Position.from_counts({25: 3, 13: 7, 8: 3, 6: 2}, {25: 1, 24: 2, 13: 5, 8: 3, 6: 4}),
-            names=("Ann", "Bob"), dice=(3, 6),
+            names=("Ann", "Bob"),
+            dice=(3, 6),
             last_play=(Move(25, 22), Move(22, 16), Move(13, 7, True), Move(13, 7)),
         ),
         "bear-off": BoardScene(
-            Position.from_counts({1: 2, 2: 3}, {1: 4, 2: 2, 4: 1}), dice=(6, 5), stake=5,
-            last_play=(Move(6, 0), Move(6, 0), Move(5, 0), Move(4, 0)), cube_value=8, cube_owner=0,
+            Position.from_counts({1: 2, 2: 3}, {1: 4, 2: 2, 4: 1}),
+            dice=(6, 5),
+            stake=5,
+            last_play=(Move(6, 0), Move(6, 0), Move(5, 0), Move(4, 0)),
+            cube_value=8,
+            cube_owner=0,
         ),
-        "fifteen on the bar": BoardScene(
-            Position((0,) * 24, bar=(15, 0), off=(0, 15)), cube_value=1024, cube_owner=1
-        ),
+        "fifteen on the bar": BoardScene(Position((0,) * 24, bar=(15, 0), off=(0, 15)), cube_value=1024, cube_owner=1),
         "their fifteen on the bar": BoardScene(
             Position((0,) * 24, bar=(0, 15), off=(15, 0)), cube_value=128, to_act_label="Someone 🎲 to act"
         ),
-        "stacks of fifteen": BoardScene(
-            Position.from_counts({6: 15}, {6: 15}), names=("", "🎲🎲🎲"), dice=(2, 1)
-        ),
+        "stacks of fifteen": BoardScene(Position.from_counts({6: 15}, {6: 15}), names=("", "🎲🎲🎲"), dice=(2, 1)),
     }
 
 
@@ -98,9 +113,7 @@ class _PlainCanvas(B._Canvas):
     def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
         ImageDraw.Draw(self.image).text(xy, text, font=T.font(size), fill=fill, anchor=anchor)
 
-    def rounded_rectangle(
-        self, box: B.Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1
-    ) -> None:
+    def rounded_rectangle(self, box: B.Box, radius: int, fill: RGB, outline: RGB | None = None, width: int = 1) -> None:
         ImageDraw.Draw(self.image).rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
 
 
@@ -220,7 +233,7 @@ def test_ready_patches_never_overlap() -> None:
     for scene in [*scenes().values(), *_played_boards(games=12)[::2]]:
         boxes = [box for _, box in B._draw(scene).patches]
         for k, (x0, y0, x1, y1) in enumerate(boxes):
-            for a, b, c, d in boxes[k + 1:]:
+            for a, b, c, d in boxes[k + 1 :]:
                 assert not (x0 < c and a < x1 and y0 < d and b < y1), (scene, (x0, y0, x1, y1), (a, b, c, d))
 
 

@@ -24,7 +24,7 @@ def _replies(data: bytes) -> list[tuple[int, bytes]]:
     while at < len(data):
         status, length = REPLY.unpack_from(data, at)
         at += REPLY.size
-        replies.append((status, data[at:at + length]))
+        replies.append((status, data[at : at + length]))
         at += length
     return replies
 
@@ -82,9 +82,19 @@ def test_scenes_cross_the_pipe_whole() -> None:
         BoardScene(Position.start()),
         BoardScene(
             Position.from_counts({6: 5, 8: 3, 13: 4, 24: 1, 25: 2}, {24: 2, 13: 5, 8: 3, 6: 4, 0: 1}),
-            viewpoint=1, names=("Ann 🎲", "Bob"), on_roll_colour=1, dice=(6, 4), cube_value=4, cube_owner=1,
-            match_length=7, score=(2, 5), crawford=True, last_play=(Move(13, 7), Move(8, 4, True)),
-            last_play_by=0, to_act_label="Ann to play", theme=HIGH_CONTRAST,
+            viewpoint=1,
+            names=("Ann 🎲", "Bob"),
+            on_roll_colour=1,
+            dice=(6, 4),
+            cube_value=4,
+            cube_owner=1,
+            match_length=7,
+            score=(2, 5),
+            crawford=True,
+            last_play=(Move(13, 7), Move(8, 4, True)),
+            last_play_by=0,
+            to_act_label="Ann to play",
+            theme=HIGH_CONTRAST,
         ),
         BoardScene(Position.start(), names=("Cy", "Di"), dice=(3, 1), opening=True, stake=5, theme=odd),
     ]

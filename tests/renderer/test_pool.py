@@ -16,17 +16,19 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from engine.position import Position
 from renderer import pool as render_workers
+from renderer.board import render_board
 from renderer.pipe import NICE
 from renderer.pool import RenderError, RenderWorkers
-from engine.position import Position
-from renderer.board import render_board
 from renderer.scene import BoardScene
 
 SCENES = [
     BoardScene(Position.start(), names=("Ann", "Bob"), dice=(6, 4)),
     BoardScene(Position.from_counts({6: 15}, {1: 15}), names=("Cy", "Di")),
-    BoardScene(Position.from_counts({25: 2, 13: 3, 8: 3, 6: 7}, {24: 2, 13: 5, 8: 3, 6: 5}), cube_value=4, cube_owner=0),
+    BoardScene(
+        Position.from_counts({25: 2, 13: 3, 8: 3, 6: 7}, {24: 2, 13: 5, 8: 3, 6: 5}), cube_value=4, cube_owner=0
+    ),
 ]
 
 
@@ -359,8 +361,8 @@ async def test_a_background_picture_waits_for_every_waiting_board(pool: RenderWo
         os.kill(pid, signal.SIGCONT)
     await asyncio.wait_for(asyncio.gather(*first, late, asked, *more), 20)
     boards = render_workers.DEPTH + 3
-    assert done[:render_workers.DEPTH] == [f"board {n}" for n in range(render_workers.DEPTH)]
-    assert "asked" in done[render_workers.DEPTH:-1]  # in turn with the boards
+    assert done[: render_workers.DEPTH] == [f"board {n}" for n in range(render_workers.DEPTH)]
+    assert "asked" in done[render_workers.DEPTH : -1]  # in turn with the boards
     assert done[-1] == "chart" and len(done) == boards + 2
 
 

@@ -81,9 +81,9 @@ def test_the_worker_draws_a_replay_job_and_a_board_alike() -> None:
     serve(io.BytesIO(requests), replies)
     data = replies.getvalue()
     status, length = REPLY.unpack_from(data)
-    assert status == DRAWN and pickle.loads(data[REPLY.size:REPLY.size + length]) == draw_replay(job)
-    rest = data[REPLY.size + length:]
-    assert REPLY.unpack_from(rest)[0] == DRAWN and rest[REPLY.size:] == render_board(scene)
+    assert status == DRAWN and pickle.loads(data[REPLY.size : REPLY.size + length]) == draw_replay(job)
+    rest = data[REPLY.size + length :]
+    assert REPLY.unpack_from(rest)[0] == DRAWN and rest[REPLY.size :] == render_board(scene)
 
 
 # -- in the pool -------------------------------------------------------------------------

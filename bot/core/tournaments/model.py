@@ -55,6 +55,7 @@ class TournamentOptions:
 
     def validate(self) -> None:
         """:raises TournamentError: saying what is wrong."""
+
         def whole(value: object) -> bool:
             return isinstance(value, int) and not isinstance(value, bool)
 
@@ -67,7 +68,9 @@ class TournamentOptions:
         if not whole(self.round_days) or not 1 <= self.round_days <= MAX_ROUND_DAYS:
             raise TournamentError(f"the time per round is 1 to {MAX_ROUND_DAYS} days")
         if self.round_days < self.move_days:
-            raise TournamentError("a round needs at least the time of one move: make the round longer or the moves shorter")
+            raise TournamentError(
+                "a round needs at least the time of one move: make the round longer or the moves shorter"
+            )
         most = ROUND_ROBIN_MAX_PLAYERS if self.format == ROUND_ROBIN else MAX_PLAYERS
         if not whole(self.max_players) or not (self.max_players == 0 or 2 <= self.max_players <= most):
             raise TournamentError(f"a {FORMAT_NAMES[self.format]} takes 2 to {most} players")
@@ -100,10 +103,14 @@ class TournamentOptions:
     def describe(self) -> str:
         """One line: "knockout, 5-point matches, 2 days per move, 7 days per round, rated"."""
         days = lambda n, what: f"{n} day{'s' if n != 1 else ''} per {what}"  # noqa: E731
-        parts = [FORMAT_NAMES[self.format] + (f" of {self.swiss_rounds} rounds" if self.swiss_rounds else ""),
-                 f"{self.match_length}-point matches", days(self.move_days, "move"), days(self.round_days, "round"),
-                 "rated" if self.rated else "unrated",
-                 "seeded by rating" if self.seeding == "rating" else "random seeding"]
+        parts = [
+            FORMAT_NAMES[self.format] + (f" of {self.swiss_rounds} rounds" if self.swiss_rounds else ""),
+            f"{self.match_length}-point matches",
+            days(self.move_days, "move"),
+            days(self.round_days, "round"),
+            "rated" if self.rated else "unrated",
+            "seeded by rating" if self.seeding == "rating" else "random seeding",
+        ]
         return ", ".join(parts)
 
 

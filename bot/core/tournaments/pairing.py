@@ -242,7 +242,7 @@ def swiss_pairs(players: Sequence[int], history: Sequence[Played]) -> list[Pair]
 
     graph = nx.Graph()
     for i, a in enumerate(order):
-        for b in order[i + 1:]:
+        for b in order[i + 1 :]:
             gap = points[a] - points[b]
             weight = base - gap * gap * score_step - rank_cost(a, b)
             if frozenset((a, b)) in met:
@@ -345,12 +345,14 @@ def standings(
     sb = {p: sum(points[o] for o in beaten[p]) for p in players}
 
     if fmt == KNOCKOUT:
+
         def key(p: int) -> tuple[int, ...]:
             return (-(out_in.get(p, 1 << 30)), -points[p], seed[p])
 
         def level(p: int) -> tuple[int, ...]:
             return (-(out_in.get(p, 1 << 30)),)
     else:
+
         def key(p: int) -> tuple[int, ...]:
             return (-points[p], -buchholz[p], -sb[p], seed[p])
 
@@ -362,9 +364,18 @@ def standings(
     for index, player in enumerate(order):
         shared = index and level(order[index - 1]) == level(player)
         place = table[-1].place if shared else index + 1
-        table.append(Standing(
-            player=player, place=place, score=points[player], wins=wins[player],
-            losses=losses[player], byes=byes[player], buchholz=buchholz[player], sonneborn_berger=sb[player],
-            out_in=out_in.get(player) if fmt == KNOCKOUT else None, withdrawn=player in gone,
-        ))
+        table.append(
+            Standing(
+                player=player,
+                place=place,
+                score=points[player],
+                wins=wins[player],
+                losses=losses[player],
+                byes=byes[player],
+                buchholz=buchholz[player],
+                sonneborn_berger=sb[player],
+                out_in=out_in.get(player) if fmt == KNOCKOUT else None,
+                withdrawn=player in gone,
+            )
+        )
     return table

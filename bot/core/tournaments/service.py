@@ -44,7 +44,15 @@ from datetime import datetime, timedelta
 
 from bot.core.deliveries import Deliveries
 from bot.core.deliveries import notice as notice_owed
-from bot.core.model import ChallengeOptions, Delivery, Notice, Outcome, PlayerRef, ServiceError, storage_errors_as_service_errors
+from bot.core.model import (
+    ChallengeOptions,
+    Delivery,
+    Notice,
+    Outcome,
+    PlayerRef,
+    ServiceError,
+    storage_errors_as_service_errors,
+)
 from bot.core.players import PlayerNames
 from bot.core.tournaments import pairing as P
 from bot.core.tournaments.model import (
@@ -97,8 +105,7 @@ def update_owed(guild_id: int, channel_id: int, tournament_id: int) -> Owed:
 
 def _history(rows: Sequence[PairingRow]) -> list[P.Played]:
     return [
-        P.Played(r.round, r.player_a, r.player_b, r.winner, forfeit=r.outcome == "forfeit")
-        for r in rows if r.decided
+        P.Played(r.round, r.player_a, r.player_b, r.winner, forfeit=r.outcome == "forfeit") for r in rows if r.decided
     ]
 
 
@@ -154,8 +161,13 @@ class Tournaments:
         if options.signup_hours is not None:
             starts_at = self.clock() + timedelta(hours=options.signup_hours)
         row = await self.store.tournaments.create(
-            guild_id=guild_id, channel_id=channel_id, organiser=organiser.user_id, name=name,
-            format=options.format, settings=options.to_dict(), starts_at=starts_at,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            organiser=organiser.user_id,
+            name=name,
+            format=options.format,
+            settings=options.to_dict(),
+            starts_at=starts_at,
         )
         return await self._view(row)
 
@@ -217,7 +229,9 @@ class Tournaments:
         if not live:
             raise TournamentError("there is no tournament signing up or running here: `/bgtourney list` shows them all")
         if len(live) > 1:
-            raise TournamentError("more than one tournament is on here: say which with `tournament:` (see `/bgtourney list`)")
+            raise TournamentError(
+                "more than one tournament is on here: say which with `tournament:` (see `/bgtourney list`)"
+            )
         return await self._view(live[0])
 
     async def record(self, guild_id: int | None, user_id: int) -> TournamentRecord:
@@ -240,9 +254,7 @@ class Tournaments:
     async def _view(self, row: TournamentRow, *, details: bool = True) -> TournamentView:
         options = TournamentOptions.from_dict(row.settings)
         entrant_rows = await self.store.tournaments.entrants(row.id)
-        entrants = tuple([
-            Entrant(await self.names.get(e.user_id), e.seed, e.withdrawn, e.place) for e in entrant_rows
-        ])
+        entrants = tuple([Entrant(await self.names.get(e.user_id), e.seed, e.withdrawn, e.place) for e in entrant_rows])
         tables: tuple[Table, ...] = ()
         standings: tuple[StandingLine, ...] = ()
         if details and row.status != "signup":
@@ -250,20 +262,44 @@ class Tournaments:
             tables = tuple([await self._table(r) for r in rows])
             seeded = [e.user_id for e in entrant_rows]
             if seeded:
-                table = P.standings(row.format, seeded, _history(rows), [e.user_id for e in entrant_rows if e.withdrawn])
+                table = P.standings(
+                    row.format, seeded, _history(rows), [e.user_id for e in entrant_rows if e.withdrawn]
+                )
                 standings = tuple([StandingLine(await self.names.get(s.player), s) for s in table])
         champion = await self.names.get(row.champion) if row.champion is not None else None
         return TournamentView(
-            id=row.id, guild_id=row.guild_id, channel_id=row.channel_id, message_id=row.message_id,
-            organiser=await self.names.get(row.organiser), name=row.name, options=options, status=row.status,
-            round=row.round, rounds=row.rounds, starts_at=row.starts_at, round_deadline=row.round_deadline,
-            champion=champion, entrants=entrants, tables=tables, standings=standings, field_size=len(entrants),
+            id=row.id,
+            guild_id=row.guild_id,
+            channel_id=row.channel_id,
+            message_id=row.message_id,
+            organiser=await self.names.get(row.organiser),
+            name=row.name,
+            options=options,
+            status=row.status,
+            round=row.round,
+            rounds=row.rounds,
+            starts_at=row.starts_at,
+            round_deadline=row.round_deadline,
+            champion=champion,
+            entrants=entrants,
+            tables=tables,
+            standings=standings,
+            field_size=len(entrants),
         )
 
     async def _table(self, row: PairingRow) -> Table:
         b = await self.names.get(row.player_b) if row.player_b is not None else None
-        return Table(row.id, row.round, row.table_no, await self.names.get(row.player_a), b, row.winner, row.outcome,
-                     row.game_id, row.thread_id)
+        return Table(
+            row.id,
+            row.round,
+            row.table_no,
+            await self.names.get(row.player_a),
+            b,
+            row.winner,
+            row.outcome,
+            row.game_id,
+            row.thread_id,
+        )
 
     # -- starting ------------------------------------------------------------------------------
 
@@ -271,23 +307,31 @@ class Tournaments:
         if not moderator and actor.user_id != row.organiser:
             raise TournamentError("only its organiser, or a member who may manage events, can do that")
 
-    async def start(self, tournament_id: int, actor: PlayerRef | None = None, *, moderator: bool = False) -> TournamentView:
+    async def start(
+        self, tournament_id: int, actor: PlayerRef | None = None, *, moderator: bool = False
+    ) -> TournamentView:
         """Close sign-up and start round 1 (``actor`` None: the scheduler, at the sign-up's close).
         With fewer than two players, the scheduler cancels it; a member is told to wait."""
         row = await self._row(tournament_id)
         if actor is not None:
             self._may_manage(row, actor, moderator)
         if row.status != "signup":
-            raise TournamentError(f"{row.name} has started already" if row.status == "running" else f"{row.name} is over")
+            raise TournamentError(
+                f"{row.name} has started already" if row.status == "running" else f"{row.name} is over"
+            )
         for _ in range(5):
             entrants = await self.store.tournaments.entrants(tournament_id)
             if len(entrants) < 2:
                 if actor is not None:
                     raise TournamentError(f"{row.name} needs at least two players to start")
                 text = f"{row.name} is cancelled: fewer than two players signed up"
-                await self.store.tournaments.cancel(tournament_id, owed=[
-                    update_owed(row.guild_id, row.channel_id, row.id), notice_owed(row.guild_id, row.channel_id, text),
-                ])
+                await self.store.tournaments.cancel(
+                    tournament_id,
+                    owed=[
+                        update_owed(row.guild_id, row.channel_id, row.id),
+                        notice_owed(row.guild_id, row.channel_id, text),
+                    ],
+                )
                 self.deliveries.wake()
                 return await self._view(await self._row(tournament_id))
             try:
@@ -331,7 +375,12 @@ class Tournaments:
         deadline = self.clock() + timedelta(days=options.round_days)
         owed = self._round_owed(row, 1, rounds, tables, deadline)
         return await self.store.tournaments.start(
-            row.id, seeds=seeds, rounds=rounds, pairings=tables, round_deadline=deadline, owed=owed,
+            row.id,
+            seeds=seeds,
+            rounds=rounds,
+            pairings=tables,
+            round_deadline=deadline,
+            owed=owed,
         )
 
     @staticmethod
@@ -378,11 +427,20 @@ class Tournaments:
             if table.decided or table.game_id is not None or table.player_b is None:
                 continue
             players = (await self.names.get(table.player_a), await self.names.get(table.player_b))
-            found.append(MatchToOpen(
-                pairing_id=table.id, tournament_id=row.id, guild_id=row.guild_id, channel_id=row.channel_id,
-                name=row.name, round=table.round, table=table.table_no, players=players,
-                thread_id=table.thread_id, game_id=table.game_id,
-            ))
+            found.append(
+                MatchToOpen(
+                    pairing_id=table.id,
+                    tournament_id=row.id,
+                    guild_id=row.guild_id,
+                    channel_id=row.channel_id,
+                    name=row.name,
+                    round=table.round,
+                    table=table.table_no,
+                    players=players,
+                    thread_id=table.thread_id,
+                    game_id=table.game_id,
+                )
+            )
         return found
 
     async def set_thread(self, pairing_id: int, thread_id: int) -> int:
@@ -397,7 +455,9 @@ class Tournaments:
             return None
         options = TournamentOptions.from_dict(row.settings)
         game_options = ChallengeOptions(
-            match_length=options.match_length, move_days=options.move_days, tournament=row.id,
+            match_length=options.match_length,
+            move_days=options.move_days,
+            tournament=row.id,
             unrated=not options.rated,
         )
         players = (match.players[0].user_id, match.players[1].user_id)
@@ -477,14 +537,22 @@ class Tournaments:
         return await self.store.tournaments.advance(row.id, row.round, pairings=new, round_deadline=deadline, owed=owed)
 
     async def _finish(
-        self, row: TournamentRow, field: list[int], withdrawn: set[int], history: list[P.Played],
+        self,
+        row: TournamentRow,
+        field: list[int],
+        withdrawn: set[int],
+        history: list[P.Played],
         tables: Sequence[PairingRow],
     ) -> TournamentRow | None:
         table = P.standings(row.format, field, history, withdrawn)
         if row.format == P.KNOCKOUT:
             final = [t for t in tables if t.round == row.round]
             winners = [t.winner for t in final if t.winner is not None]
-            champion = winners[0] if len(final) == 1 and winners else (table[0].player if table and table[0].out_in is None else None)
+            champion = (
+                winners[0]
+                if len(final) == 1 and winners
+                else (table[0].player if table and table[0].out_in is None else None)
+            )
         else:
             champion = table[0].player if table else None
         places = {s.player: s.place for s in table}
@@ -495,7 +563,10 @@ class Tournaments:
         else:
             text = f"{row.name} is over, with no champion: the final was not played"
             ping = ()
-        owed = [update_owed(row.guild_id, row.channel_id, row.id), notice_owed(row.guild_id, row.channel_id, text, ping=ping)]
+        owed = [
+            update_owed(row.guild_id, row.channel_id, row.id),
+            notice_owed(row.guild_id, row.channel_id, text, ping=ping),
+        ]
         return await self.store.tournaments.advance(row.id, row.round, finish=Finish(champion, places), owed=owed)
 
     # -- leaving, cancelling ------------------------------------------------------------------------
@@ -508,13 +579,16 @@ class Tournaments:
             return await self.leave(tournament_id, player.user_id)
         if row.status != "running":
             raise TournamentError(f"{row.name} is over")
-        entrant = next((e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None)
+        entrant = next(
+            (e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None
+        )
         if entrant is None:
             raise TournamentError(f"you're not in {row.name}")
         if entrant.withdrawn:
             raise TournamentError(f"you withdrew from {row.name} already")
         open_tables = [
-            t for t in await self.store.tournaments.pairings(tournament_id, row.round)
+            t
+            for t in await self.store.tournaments.pairings(tournament_id, row.round)
             if not t.decided and player.user_id in t.players
         ]
         forfeits = []
@@ -524,9 +598,15 @@ class Tournaments:
                 forfeits.append((t.id, other, "forfeit"))
         text = f"{player.name} withdrew from {row.name}"
         try:
-            await self.store.tournaments.withdraw(tournament_id, player.user_id, forfeits=forfeits, owed=[
-                update_owed(row.guild_id, row.channel_id, row.id), notice_owed(row.guild_id, row.channel_id, text),
-            ])
+            await self.store.tournaments.withdraw(
+                tournament_id,
+                player.user_id,
+                forfeits=forfeits,
+                owed=[
+                    update_owed(row.guild_id, row.channel_id, row.id),
+                    notice_owed(row.guild_id, row.channel_id, text),
+                ],
+            )
         except TournamentClosedError:
             raise TournamentError(f"{row.name} is over") from None
         for t in open_tables:
@@ -545,9 +625,13 @@ class Tournaments:
         row = await self._row(tournament_id)
         self._may_manage(row, actor, moderator)
         text = f"{row.name} was cancelled by {actor.name}"
-        done = await self.store.tournaments.cancel(tournament_id, owed=[
-            update_owed(row.guild_id, row.channel_id, row.id), notice_owed(row.guild_id, row.channel_id, text),
-        ])
+        done = await self.store.tournaments.cancel(
+            tournament_id,
+            owed=[
+                update_owed(row.guild_id, row.channel_id, row.id),
+                notice_owed(row.guild_id, row.channel_id, text),
+            ],
+        )
         if done is None:
             raise TournamentError(f"{row.name} is over already")
         self.deliveries.wake()
@@ -580,9 +664,14 @@ class Tournaments:
             if table.decided:
                 continue
             if table.game_id is None:
-                await self.store.tournaments.decide(table.id, table.player_a, "forfeit", owed=[
-                    update_owed(row.guild_id, row.channel_id, row.id),
-                ])
+                await self.store.tournaments.decide(
+                    table.id,
+                    table.player_a,
+                    "forfeit",
+                    owed=[
+                        update_owed(row.guild_id, row.channel_id, row.id),
+                    ],
+                )
                 continue
             text = f"the round's time in {row.name} ran out before game #{table.game_id} ended"
             try:
@@ -599,8 +688,12 @@ class Tournaments:
         if matches is None:
             return None  # the round is over, or the tournament: its own updates show it
         return Delivery(
-            kind=ROUND_KIND, entries=(entry.id,), guild_id=entry.guild_id, channel_id=entry.channel_id,
-            attempts=entry.attempts, retried=self.deliveries.retried([entry]),
+            kind=ROUND_KIND,
+            entries=(entry.id,),
+            guild_id=entry.guild_id,
+            channel_id=entry.channel_id,
+            attempts=entry.attempts,
+            retried=self.deliveries.retried([entry]),
             data={"tournament": tournament_id, "round": round_no, "matches": matches},
         )
 
@@ -610,8 +703,13 @@ class Tournaments:
         except TournamentError:
             return None
         return Delivery(
-            kind=UPDATE_KIND, entries=(entry.id,), guild_id=entry.guild_id, channel_id=view.channel_id,
-            attempts=entry.attempts, retried=self.deliveries.retried([entry]), data={"tournament": view},
+            kind=UPDATE_KIND,
+            entries=(entry.id,),
+            guild_id=entry.guild_id,
+            channel_id=view.channel_id,
+            attempts=entry.attempts,
+            retried=self.deliveries.retried([entry]),
+            data={"tournament": view},
         )
 
 

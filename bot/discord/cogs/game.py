@@ -16,8 +16,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.cogs import Guarded
-
 from bot.core.advice import parse_level
 from bot.core.model import (
     AUTOMATIC_DOUBLES_LIMIT,
@@ -32,6 +30,7 @@ from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
 from bot.discord import lessons, presenter, replays
 from bot.discord.boards import picture_in_worker
+from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.errors import UserError
 from bot.discord.limits import shown
@@ -141,7 +140,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             await self._start_computer_game(interaction, self.table.computer.default_level, options)
             return
         if opponent.bot:
-            raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: challenge a member, or me to play the computer.")
+            raise UserError(
+                f"{shown(opponent.display_name)} is a bot and can't play: challenge a member, or me to play the computer."
+            )
         challenge = await self.table.quick(
             interaction,
             self.service.challenges.create(
@@ -293,7 +294,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             raise UserError("You're not in this game: hints are for the player to act.")
         actor = view.to_act()
         if actor is None or actor.user_id != user:
-            raise UserError(f"It's not your turn: hints are for the player to act ({shown(actor.name) if actor else 'nobody'} now).")
+            raise UserError(
+                f"It's not your turn: hints are for the player to act ({shown(actor.name) if actor else 'nobody'} now)."
+            )
         if not (self.table.computer.plays_in(view) or view.options.hints):
             raise UserError(
                 "Hints are off in this game: between people they need both players' agreement, "
@@ -344,7 +347,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     async def games(self, interaction: discord.Interaction) -> None:
         views = await self.table.quick(interaction, self.service.game_list(interaction.guild_id, interaction.user.id))
         embed = presenter.games_embed(views, interaction.user.id)
-        await self._reply(interaction, embed=embed, view=presenter.games_buttons(views, interaction.user.id), ephemeral=True)
+        await self._reply(
+            interaction, embed=embed, view=presenter.games_buttons(views, interaction.user.id), ephemeral=True
+        )
 
     @cooldown("lookup")
     @app_commands.command(name="history", description="Your recent finished games in this server")
@@ -361,7 +366,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         await self._reply(interaction, embed=embed, ephemeral=True)
 
     @cooldown("review")
-    @app_commands.command(name="export", description="Download a game: .mat (GNU Backgammon, XG), JSON and a GIF replay")
+    @app_commands.command(
+        name="export", description="Download a game: .mat (GNU Backgammon, XG), JSON and a GIF replay"
+    )
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
@@ -403,9 +410,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("lookup")
     @app_commands.command(name="leaderboard", description="The server's best players")
     @app_commands.describe(kind="Order by rating (default) or by points won")
-    async def leaderboard(
-        self, interaction: discord.Interaction, kind: Literal["rating", "points"] = "rating"
-    ) -> None:
+    async def leaderboard(self, interaction: discord.Interaction, kind: Literal["rating", "points"] = "rating") -> None:
         require_permissions(interaction, ("embed_links",))
         message = await self.table.quick(interaction, self.table.leaderboard_message(interaction.guild, kind, 0))
         await self._reply(interaction, **message)
@@ -428,8 +433,10 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         chart = None
         if stats is not None and self.progress is not None:
             history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id))
-            place = "every server" if everywhere else (
-                interaction.guild.name if interaction.guild is not None else "this server"
+            place = (
+                "every server"
+                if everywhere
+                else (interaction.guild.name if interaction.guild is not None else "this server")
             )
             # everywhere: matches in servers the asker may not see, so no opponent's name
             chart = lessons.rating_chart(who.display_name, place, history, opponents=not everywhere)
@@ -442,19 +449,27 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         await self._reply(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
 
     @cooldown("lookup")
-    @app_commands.command(name="rules", description="How to play here: commands, challenge options, the old words, the odds")
+    @app_commands.command(
+        name="rules", description="How to play here: commands, challenge options, the old words, the odds"
+    )
     @app_commands.describe(topic="What to read (default: how to play)")
     async def rules(
-        self, interaction: discord.Interaction, topic: Literal["how to play", "options", "glossary", "odds"] = "how to play"
+        self,
+        interaction: discord.Interaction,
+        topic: Literal["how to play", "options", "glossary", "odds"] = "how to play",
     ) -> None:
         pages = {
-            "how to play": presenter.rules_embed, "options": presenter.options_embed,
-            "glossary": presenter.glossary_embed, "odds": presenter.odds_embed,
+            "how to play": presenter.rules_embed,
+            "options": presenter.options_embed,
+            "glossary": presenter.glossary_embed,
+            "odds": presenter.odds_embed,
         }
         await send_private(interaction, embed=pages[topic]())
 
     @cooldown("lookup")
-    @app_commands.command(name="settings", description="How I reach you: pings, direct messages, a daily digest, quiet hours, vacation")
+    @app_commands.command(
+        name="settings", description="How I reach you: pings, direct messages, a daily digest, quiet hours, vacation"
+    )
     @app_commands.describe(
         turn="On your turn: a ping on the board, a direct message, or nothing but the daily digest",
         reminders="The reminder before a turn runs out",
@@ -506,7 +521,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         lines = [prefs.describe()]
         if vacation_days == 0:
             moved = await self.table.quick(interaction, members.come_back(guild_id, user))
-            lines.append(f"Welcome back: your clocks run again{f' ({len(moved)} game(s) given their time back)' if moved else ''}.")
+            lines.append(
+                f"Welcome back: your clocks run again{f' ({len(moved)} game(s) given their time back)' if moved else ''}."
+            )
         elif vacation_days is not None:
             away = await self.table.quick(interaction, members.go_away(guild_id, user, vacation_days))
             lines.append(
@@ -520,7 +537,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         await send_private(interaction, content="\n".join(lines))
 
     @settings.autocomplete("timezone")
-    async def timezone_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    async def timezone_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
         return [app_commands.Choice(name=name, value=name) for name in zone_names(current)]
 
     @cooldown("lookup")

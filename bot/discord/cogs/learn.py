@@ -20,11 +20,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.cogs import Guarded
-
 from bot.core.puzzles import Drill, Puzzle, PuzzleDelivery
 from bot.discord import lessons
 from bot.discord.boards import render_in_worker
+from bot.discord.cogs import Guarded
 from bot.discord.components import answer_controls
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.dispatcher import NotDelivered
@@ -46,7 +45,12 @@ RollChoice = Literal[tuple(f"{high}-{low}" for high, low in covered_rolls())]  #
 
 
 @app_commands.guild_only()
-class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_description="Learn: the old masters' openings, puzzles, drills"):
+class LearnCog(
+    Guarded,
+    commands.GroupCog,
+    group_name="bglearn",
+    group_description="Learn: the old masters' openings, puzzles, drills",
+):
     """Openings, puzzles and drills."""
 
     def __init__(self, parts: Parts) -> None:
@@ -69,7 +73,9 @@ class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_descripti
     # -- the old masters' openings ----------------------------------------------------------------
 
     @cooldown("lookup")
-    @app_commands.command(name="openings", description="The old masters' opening plays beside the neural net's, on a board")
+    @app_commands.command(
+        name="openings", description="The old masters' opening plays beside the neural net's, on a board"
+    )
     @app_commands.describe(roll="One opening throw (default: every throw the old texts cover)")
     async def openings(self, interaction: discord.Interaction, roll: RollChoice | None = None) -> None:  # type: ignore[valid-type]
         require_permissions(interaction, ("send_messages", "attach_files", "embed_links"))
@@ -89,7 +95,9 @@ class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_descripti
     # -- puzzles ----------------------------------------------------------------------------------
 
     @cooldown("lookup")
-    @app_commands.command(name="puzzle", description="A position from this server's games where a member erred; find the best")
+    @app_commands.command(
+        name="puzzle", description="A position from this server's games where a member erred; find the best"
+    )
     @app_commands.describe(
         daily="Moderators: post a puzzle of the day in this channel (on), or stop (off)",
         names="Moderators: show the players' names in this server's puzzles, or hide them (the default)",
@@ -119,19 +127,24 @@ class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_descripti
             channel = interaction.channel_id if daily == "on" else None
         settings = await self.table.quick(
             interaction,
-            self._puzzles().configure(interaction.guild_id or 0, channel_id=channel,
-                                      names=None if names is None else names == "shown"),
+            self._puzzles().configure(
+                interaction.guild_id or 0, channel_id=channel, names=None if names is None else names == "shown"
+            ),
         )
         where = settings.get("puzzle_channel")
         lines = [
             f"Puzzle of the day: on, in <#{where}>: posted at the start of each day (UTC), revealed the next."
-            if where else "Puzzle of the day: off.",
-            "Players' names: shown in puzzles." if settings.get("puzzle_names") else "Players' names: hidden in puzzles.",
+            if where
+            else "Puzzle of the day: off.",
+            "Players' names: shown in puzzles."
+            if settings.get("puzzle_names")
+            else "Players' names: hidden in puzzles.",
         ]
         await send_private(interaction, content="\n".join(lines))
 
-    async def _puzzle_message(self, puzzle: Puzzle, interaction: discord.Interaction | None = None,
-                              *, daily_post: bool = False) -> dict[str, Any]:
+    async def _puzzle_message(
+        self, puzzle: Puzzle, interaction: discord.Interaction | None = None, *, daily_post: bool = False
+    ) -> dict[str, Any]:
         scene = lessons.decision_scene(puzzle.decision, puzzle.names_shown)
         png = await render_in_worker(scene, asked_at=asked_at(interaction) if interaction else None)
         labels = [c.label for c in puzzle.decision.choices]
@@ -155,7 +168,9 @@ class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_descripti
     # -- drills -----------------------------------------------------------------------------------
 
     @cooldown("lookup")
-    @app_commands.command(name="drill", description="Privately: a position where you erred before, until you get it right")
+    @app_commands.command(
+        name="drill", description="Privately: a position where you erred before, until you get it right"
+    )
     async def drill(self, interaction: discord.Interaction) -> None:
         puzzles = self._puzzles()
         drill = await self.table.quick(interaction, puzzles.next_drill(interaction.user.id))
@@ -181,7 +196,9 @@ class LearnCog(Guarded, commands.GroupCog, group_name="bglearn", group_descripti
             hold(self.cooldowns, "lookup", interaction.user)
             puzzles = self._puzzles()
             if what == "pz":
-                puzzle, answered = await self.table.quick(interaction, puzzles.answer(item_id, interaction.user.id, index))
+                puzzle, answered = await self.table.quick(
+                    interaction, puzzles.answer(item_id, interaction.user.id, index)
+                )
                 text = lessons.answer_text(puzzle, answered)
             else:
                 drill, answered = await self.table.quick(

@@ -24,11 +24,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.cogs import Guarded
-
 from bot.core.patience import Attempt, PatienceResult, StaleLayoutError
 from bot.discord import patience_panel as words
 from bot.discord.boards import picture_in_worker
+from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.errors import report
 from bot.discord.parts import Parts
@@ -51,7 +50,10 @@ STALE_NOTE = "That panel was out of date: here is your layout as it stands."
 
 @app_commands.guild_only()
 class PatienceCog(
-    Guarded, commands.GroupCog, group_name="patience", group_description="Serpent Poker Patience: lay 25 cards, score poker hands"
+    Guarded,
+    commands.GroupCog,
+    group_name="patience",
+    group_description="Serpent Poker Patience: lay 25 cards, score poker hands",
 ):
     """Patience commands, and the panel's buttons (:class:`~bot.discord.patience_panel.PatienceButton`)."""
 
@@ -80,13 +82,19 @@ class PatienceCog(
     @cooldown("board")
     @app_commands.command(name="hoyle", description="The deal of Hoyle's worked example (can you find his 81?)")
     @app_commands.describe(scoring="The score table (default: English)", new="Start again from an empty grid")
-    async def hoyle(self, interaction: discord.Interaction, scoring: ScoringName | None = None, new: bool = False) -> None:
+    async def hoyle(
+        self, interaction: discord.Interaction, scoring: ScoringName | None = None, new: bool = False
+    ) -> None:
         await self._start(interaction, "hoyle", scoring, new)
 
     @cooldown("board")
     @app_commands.command(name="random", description="A fresh deal of 25 cards, for practice")
-    @app_commands.describe(scoring="The score table (default: English)", new="Drop your random deal in progress for a new one")
-    async def random(self, interaction: discord.Interaction, scoring: ScoringName | None = None, new: bool = False) -> None:
+    @app_commands.describe(
+        scoring="The score table (default: English)", new="Drop your random deal in progress for a new one"
+    )
+    async def random(
+        self, interaction: discord.Interaction, scoring: ScoringName | None = None, new: bool = False
+    ) -> None:
         await self._start(interaction, "random", scoring, new)
 
     @cooldown("turn")
@@ -106,7 +114,9 @@ class PatienceCog(
     @cooldown("lookup")
     @app_commands.command(name="leaderboard", description="The best layouts of a day's deal here, with streaks")
     @app_commands.describe(day="Which day, as 2026-03-02 (default: today, UTC)")
-    async def leaderboard(self, interaction: discord.Interaction, day: app_commands.Range[str, 1, 10] | None = None) -> None:
+    async def leaderboard(
+        self, interaction: discord.Interaction, day: app_commands.Range[str, 1, 10] | None = None
+    ) -> None:
         require_permissions(interaction, ("send_messages", "embed_links"))
         board = await self.table.quick(interaction, self.patience.leaderboard(interaction.guild_id or 0, day))
         guild = interaction.guild
@@ -114,7 +124,9 @@ class PatienceCog(
 
     # -- the panel's buttons ----------------------------------------------------------------------
 
-    async def click(self, interaction: discord.Interaction, action: str, attempt_id: int, version: int, square: str | None) -> None:
+    async def click(
+        self, interaction: discord.Interaction, action: str, attempt_id: int, version: int, square: str | None
+    ) -> None:
         """A click on a panel: lay a card (``p``), undo (``u``) or submit (``s``)."""
         try:
             hold(self.cooldowns, "review" if action == "s" else "turn", interaction.user)
@@ -122,7 +134,9 @@ class PatienceCog(
             note = None
             try:
                 if action == "s":
-                    result = await self.table.quick(interaction, self.patience.submit(attempt_id, user, version=version))
+                    result = await self.table.quick(
+                        interaction, self.patience.submit(attempt_id, user, version=version)
+                    )
                     await self._reveal(interaction, result, edit=True)
                     return
                 if action == "p":
@@ -138,14 +152,20 @@ class PatienceCog(
 
     # -- showing ------------------------------------------------------------------------------------
 
-    async def _start(self, interaction: discord.Interaction, kind: DealKind, scoring: str | None = None, new: bool = False) -> None:
+    async def _start(
+        self, interaction: discord.Interaction, kind: DealKind, scoring: str | None = None, new: bool = False
+    ) -> None:
         attempt = await self.table.quick(
             interaction,
-            self.patience.start(interaction.guild_id or 0, player_ref(interaction.user), kind, scoring=scoring, new=new),
+            self.patience.start(
+                interaction.guild_id or 0, player_ref(interaction.user), kind, scoring=scoring, new=new
+            ),
         )
         await self._show(interaction, attempt, edit=False)
 
-    async def _show(self, interaction: discord.Interaction, attempt: Attempt, *, edit: bool, note: str | None = None) -> None:
+    async def _show(
+        self, interaction: discord.Interaction, attempt: Attempt, *, edit: bool, note: str | None = None
+    ) -> None:
         """The panel: privately, as a new message (a command) or in the clicked one."""
         if attempt.submitted:
             result = await self.table.quick(interaction, self.patience.result(attempt.id, attempt.user_id))
@@ -165,10 +185,16 @@ class PatienceCog(
         also announced in the channel (once, when submitted)."""
         attempt, asked = result.attempt, asked_at(interaction)
         pictures = (
-            PatiencePicture.of(attempt.layout, attempt.scoring, title=f"{attempt.title}: yours", best=result.best,
-                               show_legal=False),
-            PatiencePicture.of(result.best_layout, attempt.scoring, title=f"{attempt.title}: a best layout",
-                               best=result.best, show_legal=False),
+            PatiencePicture.of(
+                attempt.layout, attempt.scoring, title=f"{attempt.title}: yours", best=result.best, show_legal=False
+            ),
+            PatiencePicture.of(
+                result.best_layout,
+                attempt.scoring,
+                title=f"{attempt.title}: a best layout",
+                best=result.best,
+                show_legal=False,
+            ),
         )
         pngs = await self.table.quick(
             interaction, asyncio.gather(*(picture_in_worker(p, asked_at=asked) for p in pictures))

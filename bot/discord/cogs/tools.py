@@ -18,11 +18,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.cogs import Guarded
-
 from bot.core.model import ChallengeOptions, GameSummary
 from bot.discord import presenter, replays
 from bot.discord.boards import render_in_worker, scene_for_id
+from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.errors import UserError
 from bot.discord.limits import quote, reason, shown
@@ -45,7 +44,12 @@ SHOW_BOARD = "Show board"
 
 
 @app_commands.guild_only()
-class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_description="Backgammon tools: fair dice, positions, replays"):
+class ToolsCog(
+    Guarded,
+    commands.GroupCog,
+    group_name="bgtools",
+    group_description="Backgammon tools: fair dice, positions, replays",
+):
     """Fair dice, statistics, positions and replays."""
 
     def __init__(self, parts: Parts, bot: commands.Bot | None = None) -> None:
@@ -100,7 +104,9 @@ class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_descripti
         await send_public(interaction, content=presenter.position_text(view))
 
     @cooldown("challenge")
-    @app_commands.command(name="setup", description="Practise from a GNU Backgammon ID or an XGID (unrated; default: the computer)")
+    @app_commands.command(
+        name="setup", description="Practise from a GNU Backgammon ID or an XGID (unrated; default: the computer)"
+    )
     @app_commands.describe(
         position="PositionID:MatchID as GNU Backgammon shows it, or an XGID=... as XG shows it",
         opponent="Who plays the other side (default: the computer); a member must accept first",
@@ -117,7 +123,9 @@ class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_descripti
             # a member is seated only by clicking Accept: a practice challenge
             assert opponent is not None
             if opponent.bot:
-                raise UserError(f"{shown(opponent.display_name)} is a bot and can't play: leave out `opponent` to play me.")
+                raise UserError(
+                    f"{shown(opponent.display_name)} is a bot and can't play: leave out `opponent` to play me."
+                )
             challenge = await self.table.quick(
                 interaction,
                 self.service.challenges.create_practice(
@@ -151,14 +159,18 @@ class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_descripti
     # -- server settings ---------------------------------------------------------------------------
 
     @cooldown("lookup")
-    @app_commands.command(name="vacation-allowance", description="Server managers: days of vacation each member may take a year")
+    @app_commands.command(
+        name="vacation-allowance", description="Server managers: days of vacation each member may take a year"
+    )
     @app_commands.describe(days="Days a year (default 14; 0: no vacations)")
     async def vacation_allowance(self, interaction: discord.Interaction, days: app_commands.Range[int, 0, 366]) -> None:
         permissions = getattr(interaction, "permissions", None)
         if permissions is None or not permissions.manage_guild:
             raise UserError("Only members who can manage this server can set its vacation allowance.")
         await self.table.quick(interaction, self.service.members.set_allowance(interaction.guild_id or 0, days))
-        await send_private(interaction, content=f"Members may now take {days} day(s) of vacation a year in this server.")
+        await send_private(
+            interaction, content=f"Members may now take {days} day(s) of vacation a year in this server."
+        )
 
     async def show_board(self, interaction: discord.Interaction, message: discord.Message) -> None:
         """Message -> Apps -> Show board: the board of the first position written in
@@ -218,13 +230,21 @@ class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_descripti
         game_id = game or await self._default_game(interaction)
         view = await self.table.readable_game(interaction, game_id)
         if not isinstance(view, GameSummary):
-            raise UserError(f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now).")
+            raise UserError(
+                f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now)."
+            )
         replays.check_number(view, number)  # a wrong number is refused before anything is drawn
         await defer(interaction)  # drawing takes a few seconds
         replay = await self.replays.render(view, number, limit=replays.upload_limit(interaction.guild))
         names = " vs ".join(shown(p.name) for p in view.players)
-        which = "" if view.game_count == 1 else (
-            f" (game {replay.games[0]})" if len(replay.games) == 1 else f" (games {replay.games[0]}-{replay.games[-1]})"
+        which = (
+            ""
+            if view.game_count == 1
+            else (
+                f" (game {replay.games[0]})"
+                if len(replay.games) == 1
+                else f" (games {replay.games[0]}-{replay.games[-1]})"
+            )
         )
         content = f"🎬 Replay of game #{game_id}{which}: {names}, {replay.frames} frames."
         if replay.note:
@@ -239,7 +259,6 @@ class ToolsCog(Guarded, commands.GroupCog, group_name="bgtools", group_descripti
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")
-
 
 
 def message_text(message: discord.Message) -> str:

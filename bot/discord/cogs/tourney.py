@@ -16,12 +16,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.cogs import Guarded
-
-from bot.core.tournaments import ROUND_KIND, UPDATE_KIND, KNOCKOUT, ROUND_ROBIN, SWISS, TournamentOptions
+from bot.core.tournaments import KNOCKOUT, ROUND_KIND, ROUND_ROBIN, SWISS, UPDATE_KIND, TournamentOptions
 from bot.core.tournaments.model import MAX_PLAYERS, MAX_ROUND_DAYS, MAX_SIGNUP_HOURS, MAX_SWISS_ROUNDS
 from bot.discord import presenter
 from bot.discord import tourneys as words
+from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.errors import UserError
 from bot.discord.limits import plain
@@ -41,7 +40,12 @@ FORMATS = {"knockout": KNOCKOUT, "round robin": ROUND_ROBIN, "swiss": SWISS}
 
 
 @app_commands.guild_only()
-class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_description="Backgammon tournaments: knockout, round robin, Swiss"):
+class TourneyCog(
+    Guarded,
+    commands.GroupCog,
+    group_name="bgtourney",
+    group_description="Backgammon tournaments: knockout, round robin, Swiss",
+):
     """Tournaments run by the bot over days."""
 
     def __init__(self, parts: Parts, tourneys: Tourneys) -> None:
@@ -95,13 +99,26 @@ class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_descr
         if not await self._may_organise(interaction):
             raise UserError("Making a tournament takes the Manage Events permission, or the server's organiser role.")
         options = TournamentOptions(
-            format=FORMATS[format], match_length=match_length, move_days=move_days, round_days=round_days,
-            max_players=max_players or 0, seeding=seeding, rated=rated, swiss_rounds=rounds or 0,
+            format=FORMATS[format],
+            match_length=match_length,
+            move_days=move_days,
+            round_days=round_days,
+            max_players=max_players or 0,
+            seeding=seeding,
+            rated=rated,
+            swiss_rounds=rounds or 0,
             signup_hours=signup_hours,
         )
-        view = await self.table.quick(interaction, self.tournaments.create(
-            interaction.guild_id or 0, interaction.channel_id or 0, player_ref(interaction.user), name, options,
-        ))
+        view = await self.table.quick(
+            interaction,
+            self.tournaments.create(
+                interaction.guild_id or 0,
+                interaction.channel_id or 0,
+                player_ref(interaction.user),
+                name,
+                options,
+            ),
+        )
         payload = await self.tourneys.announcement(view)
         payload.pop("attachments", None)
         message = await send_public(interaction, **payload)
@@ -110,18 +127,24 @@ class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_descr
     @cooldown("challenge")
     @app_commands.command(name="start", description="Close sign-up and start round 1")
     @app_commands.describe(tournament="Which (default: the one signing up here)")
-    async def start(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+    async def start(
+        self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None
+    ) -> None:
         view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
         moderator = await self._may_organise(interaction)
         view = await self.table.quick(
             interaction, self.tournaments.start(view.id, player_ref(interaction.user), moderator=moderator)
         )
-        await send_private(interaction, content=f"{plain(view.name)} has started: the matches open in their threads now.")
+        await send_private(
+            interaction, content=f"{plain(view.name)} has started: the matches open in their threads now."
+        )
 
     @cooldown("challenge")
     @app_commands.command(name="cancel", description="Cancel a tournament (games going on stay ordinary games)")
     @app_commands.describe(tournament="Which (default: the one on here)")
-    async def cancel(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+    async def cancel(
+        self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None
+    ) -> None:
         view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
         moderator = await self._may_organise(interaction)
         view = await self.table.quick(
@@ -132,7 +155,9 @@ class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_descr
     @cooldown("challenge")
     @app_commands.command(name="withdraw", description="Leave a tournament (your open matches are forfeited)")
     @app_commands.describe(tournament="Which (default: the one on here)")
-    async def withdraw(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+    async def withdraw(
+        self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None
+    ) -> None:
         view = await self.table.quick(interaction, self._mine(interaction, tournament))
         view = await self.table.quick(interaction, self.tournaments.withdraw(view.id, player_ref(interaction.user)))
         await send_private(interaction, content=f"You left {plain(view.name)}.")
@@ -154,20 +179,26 @@ class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_descr
     @cooldown("review")
     @app_commands.command(name="standings", description="The standings, as a picture and in words")
     @app_commands.describe(tournament="Which (default: the one on here)")
-    async def standings(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+    async def standings(
+        self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None
+    ) -> None:
         await self._show(interaction, tournament, bracket=False)
 
     @cooldown("review")
     @app_commands.command(name="bracket", description="The bracket (a knockout) or the round's tables, as a picture")
     @app_commands.describe(tournament="Which (default: the one on here)")
-    async def bracket(self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None) -> None:
+    async def bracket(
+        self, interaction: discord.Interaction, tournament: app_commands.Range[int, 1] | None = None
+    ) -> None:
         await self._show(interaction, tournament, bracket=True)
 
     async def _show(self, interaction: discord.Interaction, tournament: int | None, *, bracket: bool) -> None:
         require_permissions(interaction, ("send_messages", "attach_files"))
         view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
         if view.is_open:
-            await send_public(interaction, content="\n".join([words.header(view), words.status_line(view), words.entrants_text(view)]))
+            await send_public(
+                interaction, content="\n".join([words.header(view), words.status_line(view), words.entrants_text(view)])
+            )
             return
         if not interaction.response.is_done():
             await interaction.response.defer(thinking=True)  # drawing takes a moment
@@ -180,15 +211,23 @@ class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_descr
     @app_commands.command(name="list", description="This server's tournaments")
     @app_commands.describe(everything="Ended ones too")
     async def list_(self, interaction: discord.Interaction, everything: bool = False) -> None:
-        views = await self.table.quick(interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything))
+        views = await self.table.quick(
+            interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything)
+        )
         if not views:
             await send_public(interaction, content="No tournament here yet. `/bgtourney create` announces one.")
             return
         lines = []
         for view in views:
-            link = f" ([announcement]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))" if view.message_id else ""
-            lines.append(f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {len(view.entrants)} in; "
-                         f"{words.status_line(view)}{link}")
+            link = (
+                f" ([announcement]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))"
+                if view.message_id
+                else ""
+            )
+            lines.append(
+                f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {len(view.entrants)} in; "
+                f"{words.status_line(view)}{link}"
+            )
         await send_public(interaction, content="\n".join(lines))
 
     @cooldown("lookup")
@@ -198,8 +237,14 @@ class TourneyCog(Guarded, commands.GroupCog, group_name="bgtourney", group_descr
     async def role(self, interaction: discord.Interaction, role: discord.Role | None = None) -> None:
         if not (interaction.permissions.manage_guild or interaction.permissions.administrator):
             raise UserError("Naming the organisers' role takes the Manage Server permission.")
-        await self.table.quick(interaction, self.tournaments.set_organiser_role(interaction.guild_id or 0, role.id if role else None))
-        said = f"Members with {role.mention} may now make tournaments." if role else "Only members with Manage Events may make tournaments now."
+        await self.table.quick(
+            interaction, self.tournaments.set_organiser_role(interaction.guild_id or 0, role.id if role else None)
+        )
+        said = (
+            f"Members with {role.mention} may now make tournaments."
+            if role
+            else "Only members with Manage Events may make tournaments now."
+        )
         await send_private(interaction, content=said)
 
 

@@ -220,7 +220,7 @@ class PostgresDriver:
             return
         try:
             await asyncio.wait_for(pool.close(), timeout=10)
-        except (asyncio.TimeoutError, *_CONNECTION_ERRORS):
+        except (TimeoutError, *_CONNECTION_ERRORS):
             pool.terminate()
 
     @property
@@ -234,7 +234,7 @@ class PostgresDriver:
     async def _acquire(self) -> asyncpg.Connection:
         try:
             return await self.pool.acquire(timeout=self._acquire_timeout)
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise DatabaseBusyError() from exc
         except Exception as exc:
             if is_connection_error(exc):
@@ -393,9 +393,7 @@ class PostgresDriver:
                 else:
                     current = int(row[0])
                 if current > newest:
-                    raise StorageError(
-                        f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
-                    )
+                    raise StorageError(f"database schema {current} is newer than this bot ({newest}); upgrade the bot")
                 if current >= target:
                     return
                 migration = migrations[current]

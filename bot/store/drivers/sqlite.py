@@ -392,13 +392,12 @@ class SqliteDriver:
         """Apply migrations up to ``target``, each in its own transaction."""
         newest = len(migrations)
         while True:
+
             async def step(tx: SqliteTx) -> bool:
                 row = await tx.fetchone("PRAGMA user_version")
                 current = int(row[0]) if row else 0
                 if current > newest:
-                    raise StorageError(
-                        f"database schema {current} is newer than this bot ({newest}); upgrade the bot"
-                    )
+                    raise StorageError(f"database schema {current} is newer than this bot ({newest}); upgrade the bot")
                 if current >= target:
                     return True
                 migration = migrations[current]

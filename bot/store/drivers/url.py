@@ -42,7 +42,7 @@ def parse_database_url(url_or_path: str | os.PathLike[str]) -> DatabaseTarget:
     if lowered.startswith(_PG_SCHEMES):
         return DatabaseTarget("postgresql", text)
     if lowered.startswith("sqlite:"):
-        rest = text[len("sqlite:"):]
+        rest = text[len("sqlite:") :]
         if rest.startswith("///"):
             path = rest[3:]  # sqlite:///rel -> rel, sqlite:////abs -> /abs
         elif rest.startswith("//"):
@@ -58,7 +58,9 @@ def parse_database_url(url_or_path: str | os.PathLike[str]) -> DatabaseTarget:
     return DatabaseTarget("sqlite", text)
 
 
-_SECRET_KEY = re.compile(r"""(?P<key>\b[\w.-]*(?:pass|secret|token)[\w.-]*\s*=\s*)(?P<value>[^&#;\s]*)""", re.IGNORECASE)
+_SECRET_KEY = re.compile(
+    r"""(?P<key>\b[\w.-]*(?:pass|secret|token)[\w.-]*\s*=\s*)(?P<value>[^&#;\s]*)""", re.IGNORECASE
+)
 """``password=...`` (and ``sslpassword``, ``secret``, ``token``...) in a query or a keyword string."""
 
 
@@ -78,7 +80,7 @@ def _userinfo(rest: str) -> tuple[str, str] | None:
         at = rest.rfind("@")
     if at < 0:
         return None
-    return rest[:at], rest[at + 1:]
+    return rest[:at], rest[at + 1 :]
 
 
 def redact(url: str) -> str:

@@ -18,8 +18,12 @@ g = pytest.importorskip("gnubg_nn")
 pytest.importorskip("bgsage")
 
 from bot import ai  # noqa: E402
-from bot.ai import engines  # noqa: E402
-from bot.ai import Analyst, Level, gnubg_board  # noqa: E402
+from bot.ai import (  # noqa: E402
+    Analyst,
+    Level,
+    engines,  # noqa: E402
+    gnubg_board,
+)
 
 
 def random_positions(count: int, seed: int) -> list[tuple[Position, Roll]]:
@@ -265,7 +269,9 @@ def test_analyses_run_in_the_idle_class_so_a_busy_bot_keeps_its_cores():
     """Whole-game analyses only take a core nothing else wants: at nice 19 alone
     they still took a third of a core from a saturated bot."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(1, mp_context=context, initializer=engines._lower_priority, initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(
+        1, mp_context=context, initializer=engines._lower_priority, initargs=(os.getpid(),)
+    ) as pool:
         policy = pool.submit(os.sched_getscheduler, 0).result(timeout=60)
         priority = pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60)
     assert policy == os.SCHED_IDLE

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.core import (
@@ -38,7 +38,7 @@ class FakeClock:
     """A mutable 'now' for Store.open(clock=...) and GameService(clock=...)."""
 
     def __init__(self, start: datetime | None = None) -> None:
-        self.now = start or datetime(2024, 3, 1, 12, 0, tzinfo=timezone.utc)
+        self.now = start or datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -61,9 +61,7 @@ class Env:
         return self.store.backend
 
 
-async def open_env(
-    path: str | os.PathLike[str], clock: FakeClock | None = None, dice: DiceSource | None = None
-) -> Env:
+async def open_env(path: str | os.PathLike[str], clock: FakeClock | None = None, dice: DiceSource | None = None) -> Env:
     """A store and a service on ``path`` (SQLite path or ``DATABASE_URL``)."""
     clock = clock or FakeClock()
     url = os.fspath(path)

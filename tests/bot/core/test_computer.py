@@ -13,8 +13,8 @@ pytest.importorskip("gnubg_nn")
 pytest.importorskip("bgsage")
 
 from bot.ai import Analyst, Level  # noqa: E402
-from bot.core.computer import ComputerPlayer  # noqa: E402
 from bot.core import ChallengeOptions, GameService, PlayerRef, ServiceError  # noqa: E402
+from bot.core.computer import ComputerPlayer  # noqa: E402
 from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 
@@ -50,8 +50,12 @@ async def test_computer_vs_computer_through_the_service(tmp_path):
         service = GameService(store, dice=SeededDice(6))
         analyst = Analyst(rng=random.Random(6))
         players = {
-            CPU_A.user_id: ComputerPlayer(service, CPU_A.user_id, Level.BEGINNER, analyst=analyst, rng=random.Random(1)),
-            CPU_B.user_id: ComputerPlayer(service, CPU_B.user_id, Level.BEGINNER, analyst=analyst, rng=random.Random(2)),
+            CPU_A.user_id: ComputerPlayer(
+                service, CPU_A.user_id, Level.BEGINNER, analyst=analyst, rng=random.Random(1)
+            ),
+            CPU_B.user_id: ComputerPlayer(
+                service, CPU_B.user_id, Level.BEGINNER, analyst=analyst, rng=random.Random(2)
+            ),
         }
         started = time.perf_counter()
         errors = total_actions = 0
@@ -101,12 +105,14 @@ class _View:
 async def test_200_computer_games_on_the_engine():
     """200 money games at the fast level, every decision applied by the engine
     (which refuses anything illegal): none refused, all finish."""
-    from engine import Match, GameSettings, GameError, IllegalPlayError, NotationError
+    from engine import GameError, GameSettings, IllegalPlayError, Match, NotationError
 
     analyst = Analyst(rng=random.Random(7))
     dice = SeededDice(7)
-    cpus = {0: ComputerPlayer(None, 10, Level.BEGINNER, analyst=analyst, rng=random.Random(10)),  # type: ignore[arg-type]
-            1: ComputerPlayer(None, 11, Level.BEGINNER, analyst=analyst, rng=random.Random(11))}  # type: ignore[arg-type]
+    cpus = {
+        0: ComputerPlayer(None, 10, Level.BEGINNER, analyst=analyst, rng=random.Random(10)),  # type: ignore[arg-type]
+        1: ComputerPlayer(None, 11, Level.BEGINNER, analyst=analyst, rng=random.Random(11)),
+    }  # type: ignore[arg-type]
     refused = 0
     started = time.perf_counter()
     kinds = {}
@@ -127,9 +133,15 @@ async def test_200_computer_games_on_the_engine():
                 elif decision == "resign":
                     game.offer_resignation(seat, 1)
                 else:
-                    {"double": game.double, "roll": game.roll, "beaver": game.beaver, "take": game.take,
-                     "pass": game.drop, "accept": game.accept_resignation,
-                     "reject": game.reject_resignation}[decision](seat)
+                    {
+                        "double": game.double,
+                        "roll": game.roll,
+                        "beaver": game.beaver,
+                        "take": game.take,
+                        "pass": game.drop,
+                        "accept": game.accept_resignation,
+                        "reject": game.reject_resignation,
+                    }[decision](seat)
             except (GameError, IllegalPlayError, NotationError):
                 refused += 1
                 raise

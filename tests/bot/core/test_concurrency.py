@@ -17,10 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from bot.core import ChallengeError, ChallengeOptions, GameService, NoGameError, NotYourTurnError, Outcome, StaleGameError
+from bot.core import (
+    ChallengeError,
+    ChallengeOptions,
+    GameService,
+    NoGameError,
+    NotYourTurnError,
+    Outcome,
+    StaleGameError,
+)
 from bot.store import Store, open_store
 from engine import Phase, SeededDice
-
 from tests.bot.core.helpers import (  # noqa: E402
     ALICE,
     BOB,
@@ -69,7 +76,8 @@ async def test_double_click_rolls_once(env: Env) -> None:
         uid = view.to_act().user_id
         before = await rolls(s, env.store, view.id)
         results = await asyncio.gather(
-            s.roll(view.id, uid, version=view.version), s.roll(view.id, uid, version=view.version),
+            s.roll(view.id, uid, version=view.version),
+            s.roll(view.id, uid, version=view.version),
             return_exceptions=True,
         )
         ok, errors = split(results)
@@ -103,7 +111,8 @@ async def test_both_players_at_once(env: Env) -> None:
     other = BOB if actor == ALICE else ALICE
     v = view.version
     results = await asyncio.gather(
-        s.resign(view.id, other.user_id, version=v), s.roll(view.id, actor.user_id, version=v),
+        s.resign(view.id, other.user_id, version=v),
+        s.roll(view.id, actor.user_id, version=v),
         return_exceptions=True,
     )
     ok, errors = split(results)
@@ -196,8 +205,15 @@ async def test_acting_from_a_row_another_process_moved_on(env: Env) -> None:
 
 def _run_worker(*args: str, **kw) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, str(WORKER), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, **kw)
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        **kw,
+    )
 
 
 async def test_two_processes_race_one_roll(env: Env) -> None:

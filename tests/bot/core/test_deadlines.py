@@ -11,7 +11,6 @@ import pytest
 from bot.core import ChallengeOptions, GameService
 from bot.store import open_store
 from engine import Phase, ScriptedDice, SeededDice
-
 from tests.bot.core.helpers import (  # noqa: E402
     ALICE,
     BOB,
@@ -75,6 +74,7 @@ async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypat
     assert kinds(await s.deadlines.process_due()) == ["reminder", "reminder"]
     again = await open_env(env.path, clock=clock, dice=SeededDice(6))  # a restart: nothing in memory
     try:
+
         def no_replay(*args, **kwargs):
             raise AssertionError("a reminder replayed a game's log")
 

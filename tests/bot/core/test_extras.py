@@ -15,7 +15,6 @@ from bot.core import ChallengeError, ChallengeOptions, GameService, ServiceError
 from bot.store import open_store
 from engine import Phase
 from engine.fairdice import commitment
-
 from tests.bot.core.helpers import ALICE, BOB, GUILD, ROBOT, Env, open_env, start_game
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -111,8 +110,12 @@ async def test_practice_from_an_xgid_is_kept_as_its_gnubg_id(env: Env) -> None:
 async def test_practice_refuses_a_bad_xgid_saying_why(env: Env) -> None:
     with pytest.raises(ChallengeError, match="not an XGID I can set up: .*beaver waiting for an answer"):
         await env.service.setup_practice(GUILD, 404, ALICE, ROBOT, "XGID=-b----E-C---eE---c-e----B-:1:1:1:B:0:0:2:0:9")
-    with pytest.raises(ChallengeError, match="not an XGID I can set up: the cube shows 128, past this game.s limit of 64"):
-        await env.service.challenges.create_practice(GUILD, 404, ALICE, BOB, "-b----E-C---eE---c-e----B-:7:1:1:00:0:0:0:0:9")
+    with pytest.raises(
+        ChallengeError, match="not an XGID I can set up: the cube shows 128, past this game.s limit of 64"
+    ):
+        await env.service.challenges.create_practice(
+            GUILD, 404, ALICE, BOB, "-b----E-C---eE---c-e----B-:7:1:1:00:0:0:0:0:9"
+        )
     with pytest.raises(ChallengeError, match="not an XGID I can set up: an XGID has 10 fields"):
         await env.service.challenges.create_practice(GUILD, 404, ALICE, BOB, "XGID=oops")
     assert await env.service.game_in_channel(404) is None
@@ -253,13 +256,16 @@ def _fixed_seed() -> bytes:
     return bytes(range(32))
 
 
-async def _opening(url: str, channel: int, accepted_by: int | None, seed: str | None = None,
-                   challenger_seed: str | None = None) -> tuple[list[int], dict[str, str], dict]:
+async def _opening(
+    url: str, channel: int, accepted_by: int | None, seed: str | None = None, challenger_seed: str | None = None
+) -> tuple[list[int], dict[str, str], dict]:
     """The opening dice of a game whose secret seed is always the same."""
     store = await open_store(url)
     try:
         service = GameService(store, seed_source=_fixed_seed)
-        challenge = await service.challenges.create(GUILD, channel, ALICE, BOB, ChallengeOptions(), seed=challenger_seed)
+        challenge = await service.challenges.create(
+            GUILD, channel, ALICE, BOB, ChallengeOptions(), seed=challenger_seed
+        )
         view = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=accepted_by, seed=seed)).view
         dice = [d for a in view.match.log if a.kind == "opening" and a.dice for d in a.dice]
         assert view.fair_dice is not None and challenge.fair_dice is not None

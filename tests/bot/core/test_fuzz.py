@@ -17,12 +17,23 @@ from hypothesis import strategies as st
 
 from bot.core import ChallengeOptions, ServiceError
 from engine import SeededDice
-
 from tests.bot.core.helpers import ALICE, BOB, CAROL, assert_replays, open_env, start_game, stored_state  # noqa: E402
 
 OPS = [
-    "roll", "roll", "play_legal", "play_legal", "play_legal", "play_text", "double", "take",
-    "pass", "beaver", "resign", "accept_res", "reject_res", "forfeit",
+    "roll",
+    "roll",
+    "play_legal",
+    "play_legal",
+    "play_legal",
+    "play_text",
+    "double",
+    "take",
+    "pass",
+    "beaver",
+    "resign",
+    "accept_res",
+    "reject_res",
+    "forfeit",
 ]
 OPTIONS = [
     ChallengeOptions(),
@@ -34,8 +45,27 @@ OPTIONS = [
 notation = st.one_of(
     st.text(alphabet="0123456789/-*() bBaArRoOfF,", max_size=16),
     st.text(max_size=8),
-    st.sampled_from(["", "pass", "8/5 6/5", "24/18 13/10", "bar/20", "6/off", "13/7(2)", "25/0", "8/5(5)",
-                     "24-18 13-10", "24 18 13 10", "8/-1", "0/5", "26/20", "6/off(4)", "b/22*", "१३/७"]),
+    st.sampled_from(
+        [
+            "",
+            "pass",
+            "8/5 6/5",
+            "24/18 13/10",
+            "bar/20",
+            "6/off",
+            "13/7(2)",
+            "25/0",
+            "8/5(5)",
+            "24-18 13-10",
+            "24 18 13 10",
+            "8/-1",
+            "0/5",
+            "26/20",
+            "6/off(4)",
+            "b/22*",
+            "१३/७",
+        ]
+    ),
 )
 step = st.tuples(
     st.sampled_from(OPS),

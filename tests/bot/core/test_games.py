@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.core import (
+    BusyError,
     ChallengeError,
     ChallengeOptions,
     NoGameError,
@@ -17,10 +18,8 @@ from bot.core import (
     ServiceError,
     StaleGameError,
 )
-from bot.core import BusyError
 from bot.store import DatabaseBusyError
 from engine import Phase, ScriptedDice, SeededDice
-
 from tests.bot.core.helpers import (
     ALICE,
     BOB,
@@ -312,7 +311,9 @@ async def test_double_take_and_beaver_in_money_game_with_beavers(db_url: str) ->
         await env.store.close()
 
 
-@pytest.mark.parametrize("opts", [ChallengeOptions(opening_reroll=True), ChallengeOptions(match_length=5, opening_reroll=True)])
+@pytest.mark.parametrize(
+    "opts", [ChallengeOptions(opening_reroll=True), ChallengeOptions(match_length=5, opening_reroll=True)]
+)
 async def test_beaver_refused_without_beavers_or_in_a_match(db_url: str, opts: ChallengeOptions) -> None:
     env = await scripted_env(db_url, [3, 1])
     try:

@@ -163,8 +163,10 @@ async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
     class Analyst:
         async def aanalyse_log(self, actions: list, settings: dict, *, score: tuple, crawford: bool, ply: int) -> Any:
             analysed.append((len(actions), sum(score)))
-            return SimpleNamespace(summary=lambda names: f"{names[0]}: fine",
-                                   detail=lambda: {"v": 1, "moves": [], "players": [], "mistakes": []})
+            return SimpleNamespace(
+                summary=lambda names: f"{names[0]}: fine",
+                detail=lambda: {"v": 1, "moves": [], "players": [], "mistakes": []},
+            )
 
     fresh = GameService(env.store, clock=env.clock)
     advice = Advice(fresh, analyst=Analyst())  # type: ignore[arg-type]
@@ -204,8 +206,12 @@ async def test_two_services_on_one_database_share_the_limits(env: Env) -> None:
     try:
         services = [env.service, GameService(other, clock=env.clock)]
         results = await asyncio.gather(
-            *(services[n % 2].challenges.create(GUILD, 50 + n, ALICE, type(ALICE)(3000 + n, f"t{n}"), ChallengeOptions())
-              for n in range(10)),
+            *(
+                services[n % 2].challenges.create(
+                    GUILD, 50 + n, ALICE, type(ALICE)(3000 + n, f"t{n}"), ChallengeOptions()
+                )
+                for n in range(10)
+            ),
             return_exceptions=True,
         )
         assert sum(not isinstance(r, BaseException) for r in results) == 3
@@ -219,8 +225,9 @@ async def test_expired_challenges_are_tidied_a_few_per_pass(db_url: str) -> None
     try:
         s = GameService(env.store, clock=env.clock, limits=Limits(expiries_per_sweep=4))
         for n in range(10):
-            await s.challenges.create(GUILD, 60 + n, type(ALICE)(4000 + n, f"c{n}"), BOB if n < 5 else CAROL,
-                                      ChallengeOptions())
+            await s.challenges.create(
+                GUILD, 60 + n, type(ALICE)(4000 + n, f"c{n}"), BOB if n < 5 else CAROL, ChallengeOptions()
+            )
         env.clock.advance(hours=25)
         passes = [await s.deadlines.process_due() for _ in range(4)]
         assert [len(p) for p in passes] == [4, 4, 2, 0]
@@ -267,13 +274,10 @@ REFUSED = "not a GNU Backgammon ID I can set up"
     ],
     ids=["unreadable", "already over", "cube of 2^15"],
 )
-async def test_a_position_that_cannot_be_played_is_refused_before_anything_is_written(
-    env: Env, gnubg_id: str
-) -> None:
+async def test_a_position_that_cannot_be_played_is_refused_before_anything_is_written(env: Env, gnubg_id: str) -> None:
     s = env.service
     with pytest.raises(ChallengeError, match=REFUSED):
-        await s.setup_practice(GUILD, 80, ALICE, ROBOT, gnubg_id,
-                               options=ChallengeOptions(computer_level="beginner"))
+        await s.setup_practice(GUILD, 80, ALICE, ROBOT, gnubg_id, options=ChallengeOptions(computer_level="beginner"))
     with pytest.raises(ChallengeError, match=REFUSED):
         await s.challenges.create_practice(GUILD, 80, ALICE, BOB, gnubg_id)
     assert await s.game_in_channel(80) is None

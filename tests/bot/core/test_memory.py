@@ -17,7 +17,6 @@ from bot.core.lru import Lru
 from bot.store import open_store
 from engine import Match, Phase, SeededDice
 from engine.snapshot import FORMAT
-
 from tests.bot.core.helpers import FakeClock, random_step, state_of
 
 PLAYERS = [PlayerRef(100 + n, f"p{n}") for n in range(12)]
@@ -35,7 +34,9 @@ def test_lru_keeps_the_most_recently_used():
 
 def everything(match: Match) -> dict:
     """All a replay leaves in a match (only the caches of legal plays left out)."""
-    games = [{k: v for k, v in vars(g).items() if k not in ("dice_source", "_plays", "_forgotten")} for g in match.games]
+    games = [
+        {k: v for k, v in vars(g).items() if k not in ("dice_source", "_plays", "_forgotten")} for g in match.games
+    ]
     return {"settings": match.settings, "games": copy.deepcopy(games), "log": match.log}
 
 
@@ -65,7 +66,9 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
         games = []
         for n in range(5):  # more games than the cache holds
             a, b = PLAYERS[2 * n], PLAYERS[2 * n + 1]
-            challenge = await small.challenges.create(1, 500 + n, a, b, ChallengeOptions(match_length=rng.choice([0, 3])))
+            challenge = await small.challenges.create(
+                1, 500 + n, a, b, ChallengeOptions(match_length=rng.choice([0, 3]))
+            )
             games.append((await small.challenges.accept(challenge.id, b.user_id)).view.id)
         for _ in range(steps):
             game_id = rng.choice(games)

@@ -3,16 +3,16 @@ and daylight-saving changes, the digest's next hour, refusals."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.notifications import Prefs, PreferenceError, zone_names
+from bot.core.notifications import PreferenceError, Prefs, zone_names
 
-UTC = timezone.utc
+UTC = UTC
 LONDON = "Europe/London"
 
 
@@ -57,7 +57,9 @@ def test_the_next_digest_in_the_members_zone():
 
 @settings(max_examples=300, deadline=None)
 @given(
-    start=st.integers(0, 23), end=st.integers(0, 23), hour=st.integers(0, 23),
+    start=st.integers(0, 23),
+    end=st.integers(0, 23),
+    hour=st.integers(0, 23),
     at=st.datetimes(min_value=datetime(2025, 1, 1), max_value=datetime(2028, 1, 1), timezones=st.just(UTC)),
     tz=st.sampled_from(["UTC", LONDON, "America/New_York", "Australia/Sydney", "Asia/Kolkata", "Pacific/Chatham"]),
 )
@@ -90,10 +92,18 @@ def test_what_each_mode_allows():
     assert Prefs.from_dict({"tz": "Mars/Olympus"}) == Prefs()  # unreadable: the defaults
 
 
-@pytest.mark.parametrize("bad", [
-    {"tz": "Mars/Olympus"}, {"tz": "../../etc/passwd"}, {"tz": "x" * 500}, {"quiet": (5, 5)},
-    {"quiet": (0, 24)}, {"digest_hour": 24}, {"turn": "carrier pigeon"},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"tz": "Mars/Olympus"},
+        {"tz": "../../etc/passwd"},
+        {"tz": "x" * 500},
+        {"quiet": (5, 5)},
+        {"quiet": (0, 24)},
+        {"digest_hour": 24},
+        {"turn": "carrier pigeon"},
+    ],
+)
 def test_refusals(bad):
     with pytest.raises(PreferenceError):
         Prefs().changed(**bad)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import AsyncIterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -18,7 +18,7 @@ from tests.bot.core.helpers import ALICE, BOB, CAROL, GUILD, OTHER_GUILD, Env, F
 
 SNAKE = "A1 B1 C1 D1 E1 E2 D2 C2 B2 A2 A3 B3 C3 D3 E3 E4 D4 C4 B4 A4 A5 B5 C5 D5 E5"
 """A rook's path over the whole grid, row by row: a layout of any deal."""
-START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -232,7 +232,7 @@ async def test_one_daily_submission_and_the_day_ends_at_midnight_utc(env: Env) -
         await patience.start(GUILD, ALICE, "daily", new=True)
     # bob's layout of today's deal can't be played once the day is over
     bobs = await lay_all(env, await patience.start(GUILD, BOB, "daily"), "A1 B1")
-    env.clock.now = datetime(2026, 3, 3, 0, 0, 1, tzinfo=timezone.utc)
+    env.clock.now = datetime(2026, 3, 3, 0, 0, 1, tzinfo=UTC)
     with pytest.raises(PatienceError, match="daily deal of 2026-03-02 is over"):
         await patience.place(bobs.id, BOB.user_id, "C1")
     with pytest.raises(PatienceError, match="no daily deal layout in progress"):
@@ -276,7 +276,9 @@ async def test_the_daily_leaderboard(env: Env) -> None:
     board = await patience.leaderboard(GUILD)
     assert board.entrants == 3 and board.deal == deal
     assert [(s.name, s.score) for s in board.standings] == [
-        ("Bob", scores[BOB.user_id]), ("Alice", scores[ALICE.user_id]), ("Carol", scores[CAROL.user_id])
+        ("Bob", scores[BOB.user_id]),
+        ("Alice", scores[ALICE.user_id]),
+        ("Carol", scores[CAROL.user_id]),
     ]
     if scores[BOB.user_id] > scores[ALICE.user_id]:
         assert [s.rank for s in board.standings] == [1, 2, 2]  # ties share a place

@@ -4,18 +4,18 @@ position is chosen, answers once per member, the reveal, streaks, drills."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.core.puzzles import AGAIN, DRILL_INTERVALS, Puzzles, PuzzleDelivery, next_midnight
 from bot.core.model import ChallengeOptions, ServiceError
+from bot.core.puzzles import AGAIN, DRILL_INTERVALS, PuzzleDelivery, Puzzles, next_midnight
 from engine import Game, GameSettings, ScriptedDice
 
 from .helpers import ALICE, BOB, CAROL, GUILD, OTHER_GUILD, ROBOT, Env, FakeClock, open_env, start_game
 
 CHANNEL = 4242
-DAY1 = datetime(2024, 3, 1, 12, 0, tzinfo=timezone.utc)
+DAY1 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def position(dice: tuple[int, int]) -> str:
@@ -32,14 +32,28 @@ def mistake(move: int, player: int, lost: float, key: str, kind: str = "checker"
     else:
         choices = [["Take", 0.3], ["Pass", round(0.3 - lost, 4)]]
         played, best = "pass", "take"
-    return {"move": move, "player": player, "turn": move, "kind": kind, "dice": [3, 1] if kind == "checker" else None,
-            "played": played, "best": best, "lost": lost, "id": key, "choices": choices}
+    return {
+        "move": move,
+        "player": player,
+        "turn": move,
+        "kind": kind,
+        "dice": [3, 1] if kind == "checker" else None,
+        "played": played,
+        "best": best,
+        "lost": lost,
+        "id": key,
+        "choices": choices,
+    }
 
 
 def detail(*mistakes: dict) -> dict:
-    return {"v": 1, "ply": 0, "moves": [[1, 0, 3, 1, 0.5, 0.1, 0.1, 0.0]],
-            "players": [{"decisions": 5, "lost": 0.3, "rate": 60.0, "luck": 0.0, "blunders": 1}] * 2,
-            "mistakes": list(mistakes)}
+    return {
+        "v": 1,
+        "ply": 0,
+        "moves": [[1, 0, 3, 1, 0.5, 0.1, 0.1, 0.0]],
+        "players": [{"decisions": 5, "lost": 0.3, "rate": 60.0, "luck": 0.0, "blunders": 1}] * 2,
+        "mistakes": list(mistakes),
+    }
 
 
 @pytest.fixture
@@ -53,8 +67,9 @@ def puzzles_of(env: Env) -> Puzzles:
     return Puzzles(env.store, env.clock, env.service.names, env.service.deliveries)
 
 
-async def analysed(env: Env, *mistakes: dict, a=ALICE, b=BOB, guild: int = GUILD, channel: int = 100,
-                   finish: bool = True) -> int:
+async def analysed(
+    env: Env, *mistakes: dict, a=ALICE, b=BOB, guild: int = GUILD, channel: int = 100, finish: bool = True
+) -> int:
     """A match between ``a`` and ``b`` (finished by a forfeit unless ``finish`` is off)
     whose game 1 was analysed with these mistakes."""
     if b.is_bot:
@@ -75,8 +90,13 @@ async def test_the_days_biggest_error_of_a_member_never_from_a_running_game(env:
     older = await analysed(env, mistake(3, 0, 0.30, k[0]), channel=101)
     env.clock.now = DAY1
     today = await analysed(
-        env, mistake(2, 0, 0.10, k[1]), mistake(4, 1, 0.02, k[2]), mistake(5, 1, 0.20, k[3]),
-        a=ALICE, b=ROBOT, channel=102,
+        env,
+        mistake(2, 0, 0.10, k[1]),
+        mistake(4, 1, 0.02, k[2]),
+        mistake(5, 1, 0.20, k[3]),
+        a=ALICE,
+        b=ROBOT,
+        channel=102,
     )  # the computer's 0.20 is no member's error; 0.02 is no real error
     running = await analysed(env, mistake(2, 0, 0.50, k[4]), a=CAROL, b=BOB, channel=103, finish=False)
     await puzzles.configure(GUILD, channel_id=CHANNEL)

@@ -13,11 +13,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.core import ChallengeOptions, GameService, Limits
-from bot.core import games
+from bot.core import ChallengeOptions, GameService, Limits, games
 from engine import SeededDice
 from engine.snapshot import FORMAT
-
 from tests.bot.core.helpers import Env, open_env, random_step, start_game, state_of
 
 EVERY = 10
@@ -76,7 +74,7 @@ async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env, in_thr
     reads = spy(env)
     other = GameService(env.store, clock=env.clock, limits=Limits(snapshot_every=EVERY))  # another process
     theirs = await other.get_game(view.id)
-    (found, tail), = reads["tails"]
+    ((found, tail),) = reads["tails"]
     assert found == snapshot and [a.seq for a in tail] == list(range(snapshot.version + 1, view.version + 1))
     assert reads["whole"] == []
     assert state_of(theirs.match) == state_of(view.match) and theirs.legal_play_texts() == view.legal_play_texts()
@@ -89,11 +87,14 @@ async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env, in_thr
         assert "format_snapshot" in works and "rebuild" in works
 
 
-@pytest.mark.parametrize("spoil", [
-    "UPDATE game_snapshots SET state = '{\"format\": 1, \"settings\": {}, \"games\": [7]}'",
-    "UPDATE game_snapshots SET state = 'garbage'",
-    "UPDATE game_snapshots SET version = version - 1",  # the snapshot does not hold what it says
-])
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        'UPDATE game_snapshots SET state = \'{"format": 1, "settings": {}, "games": [7]}\'',
+        "UPDATE game_snapshots SET state = 'garbage'",
+        "UPDATE game_snapshots SET version = version - 1",  # the snapshot does not hold what it says
+    ],
+)
 async def test_a_snapshot_that_does_not_hold_together_is_replaced_by_the_log(env, spoil, caplog):
     view = await play_to(env, 2 * EVERY + 1, random.Random(5))
 
@@ -118,7 +119,7 @@ async def test_a_snapshot_of_another_format_is_never_read(env):
     reads = spy(env)
     theirs = await GameService(env.store, clock=env.clock).get_game(view.id)
     assert state_of(theirs.match) == state_of(view.match)
-    (found, tail), = reads["tails"]
+    ((found, tail),) = reads["tails"]
     assert found is None and len(tail) == view.version  # the whole log, in the same read
 
 

@@ -60,7 +60,7 @@ def test_bracket_order_keeps_the_top_seeds_apart(size: int) -> None:
         # the top size/block seeds each sit in their own block of the bracket
         tops = size // block
         for start in range(0, size, block):
-            assert sum(1 for seed in order[start:start + block] if seed <= tops) == 1
+            assert sum(1 for seed in order[start : start + block] if seed <= tops) == 1
         block //= 2
     # each first-round table's seeds sum to size + 1 (1 v 64, 2 v 63, ...)
     assert all(order[2 * k] + order[2 * k + 1] == size + 1 for k in range(size // 2))
@@ -165,7 +165,7 @@ def fewest_rematches(field: list[int], history: list[Played]) -> int:
     byes = Counter(g.a for g in history if g.b is None)
     graph = nx.Graph()
     for i, a in enumerate(field):
-        for b in field[i + 1:]:
+        for b in field[i + 1 :]:
             graph.add_edge(a, b, weight=0 if frozenset((a, b)) in met else 1)
     if len(field) % 2:
         fewest = min(byes[p] for p in field)
@@ -270,9 +270,13 @@ def test_ties_are_broken_by_buchholz_then_sonneborn_berger() -> None:
     a, b, c, d, e, f = players(6)
     history = [
         # round 1
-        Played(1, a, d, a), Played(1, b, e, b), Played(1, c, f, c),
+        Played(1, a, d, a),
+        Played(1, b, e, b),
+        Played(1, c, f, c),
         # round 2
-        Played(2, a, b, b), Played(2, c, e, e), Played(2, d, f, d),
+        Played(2, a, b, b),
+        Played(2, c, e, e),
+        Played(2, d, f, d),
     ]
     # scores: a1 b2 c1 d1 e1 f0
     table = standings(SWISS, [a, b, c, d, e, f], history)
@@ -293,9 +297,14 @@ def test_ties_are_broken_by_buchholz_then_sonneborn_berger() -> None:
 def test_sonneborn_berger_breaks_an_equal_buchholz() -> None:
     a, b, x, y, z, w, f, g = players(8)
     history = [
-        Played(1, a, x, a), Played(1, b, z, b), Played(1, y, w, y),
-        Played(2, a, y, y), Played(2, b, w, w), Played(2, x, z, z),
-        Played(3, x, f, x), Played(3, z, g, z),
+        Played(1, a, x, a),
+        Played(1, b, z, b),
+        Played(1, y, w, y),
+        Played(2, a, y, y),
+        Played(2, b, w, w),
+        Played(2, x, z, z),
+        Played(3, x, f, x),
+        Played(3, z, g, z),
     ]
     # a beat x (1 point) and lost to y (2); b beat z (2) and lost to w (1)
     table = standings(SWISS, [a, b, x, y, z, w, f, g], history)

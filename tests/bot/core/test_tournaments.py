@@ -22,7 +22,6 @@ from bot.core import ChallengeOptions, GameService, PlayerRef
 from bot.core.tournaments import ROUND_KIND, TournamentError, TournamentOptions, TournamentView
 from bot.store import open_store
 from engine import SeededDice
-
 from tests.bot.core.helpers import FakeClock, play_out, random_step
 
 GUILD = 555

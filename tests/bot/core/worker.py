@@ -28,8 +28,7 @@ import json
 import random
 import sys
 import time
-from datetime import datetime, timezone
-
+from datetime import UTC, datetime
 
 from bot.core import (  # noqa: E402
     ChallengeOptions,
@@ -63,7 +62,7 @@ async def race(db: str, game_id: int, user_id: int, version: int, start_at: floa
 
 
 async def sweep(db: str, now_unix: float, start_at: float) -> None:
-    now = datetime.fromtimestamp(now_unix, tz=timezone.utc)
+    now = datetime.fromtimestamp(now_unix, tz=UTC)
     notices: list[list[object]] = []
     errors: list[str] = []
     async with await open_store(db, clock=lambda: now) as store:

@@ -30,7 +30,9 @@ def bot() -> Bot:
 
 @pytest.fixture
 def notes(bot: Bot) -> Any:
-    notes = AnalysisNotes(SimpleNamespace(available=lambda: True), kept_up_for=lambda: bot.kept_up, clock=lambda: bot.now)
+    notes = AnalysisNotes(
+        SimpleNamespace(available=lambda: True), kept_up_for=lambda: bot.kept_up, clock=lambda: bot.now
+    )
     notes.poll = 0.005
     notes.started = []  # the games whose analysis started, in order
     notes.running = 0
@@ -53,7 +55,9 @@ def notes(bot: Bot) -> Any:
 
 def end(notes: AnalysisNotes, game_id: int) -> None:
     """Game ``game_id`` ends: its game-over message is up."""
-    outcome = SimpleNamespace(events=[SimpleNamespace(kind="game_over")], view=SimpleNamespace(id=game_id, status="finished"))
+    outcome = SimpleNamespace(
+        events=[SimpleNamespace(kind="game_over")], view=SimpleNamespace(id=game_id, status="finished")
+    )
     notes.after_game(outcome, SimpleNamespace(id=game_id), [])  # type: ignore[arg-type]
 
 
@@ -145,7 +149,9 @@ async def test_nothing_is_queued_without_a_game_over_or_a_message(notes: Any, bo
     notes.after_game(no_end, SimpleNamespace(id=1), [])
     ended = SimpleNamespace(events=[SimpleNamespace(kind="game_over")], view=SimpleNamespace(id=2, status="finished"))
     notes.after_game(ended, None, [])
-    abandoned = SimpleNamespace(events=[SimpleNamespace(kind="game_over")], view=SimpleNamespace(id=3, status="abandoned"))
+    abandoned = SimpleNamespace(
+        events=[SimpleNamespace(kind="game_over")], view=SimpleNamespace(id=3, status="abandoned")
+    )
     notes.after_game(abandoned, SimpleNamespace(id=3), [])
     assert not notes.busy
     await a_while()

@@ -21,7 +21,6 @@ from simcord.builders import UserHandle  # noqa: E402
 import bot.ai  # noqa: E402
 from bot.ai import default_analyst  # noqa: E402
 from engine import ScriptedDice  # noqa: E402
-
 from tests.bot.conftest import ROLLS  # noqa: E402
 
 

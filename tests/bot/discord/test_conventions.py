@@ -81,7 +81,9 @@ async def test_hoyle_rubber_refuses_a_cube_and_a_match_length(world):
 async def test_every_tie_doubles_up_to_the_cube_limit(world, dice):
     w = world
     challenge = await w.challenge(automatic_doubles="every tie", cube_limit=4)
-    assert "automatic doubles on every tie" in challenge.response.content and "cube up to 4" in challenge.response.content
+    assert (
+        "automatic doubles on every tie" in challenge.response.content and "cube up to 4" in challenge.response.content
+    )
     await w.bob.click(challenge.response, label="Accept")
     state = await w.service.game_in_channel(w.channel.id)
     assert state.match.settings.automatic_doubles == UNLIMITED and state.match.settings.cube_limit == 4

@@ -65,7 +65,9 @@ async def test_a_replay_asked_twice_is_drawn_once_and_export_reuses_it(counted):
     data = [await a.read() for a in gifs]
     assert data[0] == data[1] and Image.open(io.BytesIO(data[0])).n_frames > 1
     assert [a.filename for a in exported.response.attachments] == [
-        f"backgammon-game-{game_id}.mat", f"game-{game_id}.json", f"game-{game_id}-replay.gif"
+        f"backgammon-game-{game_id}.mat",
+        f"game-{game_id}.json",
+        f"game-{game_id}-replay.gif",
     ]
     assert await exported.response.attachments[2].read() == data[0]
     assert f"#{game_id} vs alice · money · **lost** 0-1 · rating -10.0" in history.response.embeds[0].description
@@ -79,7 +81,9 @@ async def test_a_flood_of_challenges_is_refused_privately(world):
         await w.challenge(opponent=member, channel=w.guild.create_text_channel(f"c{n}"))
     spare = w.guild.create_text_channel("spare")
     refused = await w.alice.slash(spare, "bg challenge", opponent=w.bob)
-    assert refused.ephemeral and "you already have 3 challenges waiting for an answer" in refused.response.content.lower()
+    assert (
+        refused.ephemeral and "you already have 3 challenges waiting for an answer" in refused.response.content.lower()
+    )
     assert not w.public(spare)  # nobody was pinged
     # and five waiting for one member's answer at most
     for n, member in enumerate([w.carol, w.mod, *others[:3]]):
@@ -113,7 +117,7 @@ async def test_a_position_not_to_be_played_is_refused_privately(world):
     over = Position(tuple([0] * 18 + [-15] + [0] * 5), (0, 0), (15, 0)).position_id()  # all fifteen off
     huge_cube = f"4HPwATDgc/ABMA:{encode_match_id(MatchState(cube=1 << 15, game_state=1))}"
     for gnubg_id in (over, huge_cube):
-        for opponent in ([w.bob, None] if w.bot.parts.advice.available() else [w.bob]):
+        for opponent in [w.bob, None] if w.bot.parts.advice.available() else [w.bob]:
             options = {"position": gnubg_id} | ({"opponent": opponent} if opponent else {})
             refused = await w.alice.slash(w.channel, "bgtools setup", **options)
             assert refused.ephemeral and "not a GNU Backgammon ID I can set up" in w.private(refused)

@@ -244,8 +244,11 @@ async def test_a_board_loses_its_controls_through_the_interaction_that_posted_it
 
     def strips(since: int) -> list[str]:
         """The edits since ``since`` that took controls off, by the route they took."""
-        return [f"PATCH {r.path.split('/')[1]}" for r in w.env.http_requests[since:]
-                if r.method == "PATCH" and (r.json or {}).get("components") == []]
+        return [
+            f"PATCH {r.path.split('/')[1]}"
+            for r in w.env.http_requests[since:]
+            if r.method == "PATCH" and (r.json or {}).get("components") == []
+        ]
 
     poster = w.bot.table.poster
     first = await w.start_game()  # posted as the follow-up of Bob's click on Accept
@@ -409,7 +412,11 @@ async def test_pass_command_in_a_match_starts_the_next_game(world):
     assert not passed.ephemeral
     board = w.board()
     assert "bob wins a single game (double passed): 1 point" in board.content
-    assert board.content.index("bob wins") < board.content.index("Game 2 begins".lower()) if "Game 2 begins".lower() in board.content else True
+    assert (
+        board.content.index("bob wins") < board.content.index("Game 2 begins".lower())
+        if "Game 2 begins".lower() in board.content
+        else True
+    )
     assert board.embeds and "Game over" in board.embeds[0].title
     game = await w.service.game_in_channel(w.channel.id)
     assert game.match.score == (0, 1) and len(game.match.games) == 2
@@ -493,8 +500,18 @@ async def test_commands_without_a_game_here(world):
     w = world
     other = w.guild.create_text_channel("elsewhere")
     await w.start_game(channel=other)
-    for command in ("bg roll", "bg double", "bg take", "bg pass", "bg beaver", "bg board",
-                    "bg accept-resign", "bg reject-resign", "bg forfeit", "bg resign"):
+    for command in (
+        "bg roll",
+        "bg double",
+        "bg take",
+        "bg pass",
+        "bg beaver",
+        "bg board",
+        "bg accept-resign",
+        "bg reject-resign",
+        "bg forfeit",
+        "bg resign",
+    ):
         result = await w.alice.slash(w.channel, command)
         assert result.ephemeral, command
         assert "no game in this channel" in result.response.content.lower()

@@ -10,7 +10,9 @@ import pytest
 
 from tests.e2e.limits import message_errors
 
-MESSAGE_ROUTES = re.compile(r"^/(channels/\d+/messages(/\d+)?|webhooks/\d+/[^/]+(/messages/.+)?|interactions/\d+/[^/]+/callback)$")
+MESSAGE_ROUTES = re.compile(
+    r"^/(channels/\d+/messages(/\d+)?|webhooks/\d+/[^/]+(/messages/.+)?|interactions/\d+/[^/]+/callback)$"
+)
 
 
 @pytest.fixture
@@ -71,8 +73,13 @@ async def test_hostile_names_ping_nobody_and_are_shown_as_typed(hostile, clock):
     final = w.board()
     assert final.embeds and pinged(w, final) == []
 
-    for command, options in [("bg stats", {"member": w.mallory}), ("bg history", {"member": w.eve}),
-                             ("bg leaderboard", {}), ("bgtools dice", {"member": w.zed}), ("bg games", {})]:
+    for command, options in [
+        ("bg stats", {"member": w.mallory}),
+        ("bg history", {"member": w.eve}),
+        ("bg leaderboard", {}),
+        ("bgtools dice", {"member": w.zed}),
+        ("bg games", {}),
+    ]:
         result = await w.zed.slash(w.channel, command, **options)
         assert result.response is not None, command
 

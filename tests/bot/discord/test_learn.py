@@ -45,8 +45,25 @@ async def test_every_opening_throw_at_once(learn):
     lines = embed.description.splitlines()
     assert lines[0].startswith("17 of the texts' 28 plays are still the neural net's best")
     rolls = [line.split("**")[1] for line in lines if line.startswith("**")]
-    assert rolls == ["1-1", "2-1", "2-2", "3-1", "3-2", "3-3", "4-1", "4-2", "4-4", "5-3", "5-4", "5-5",
-                     "6-1", "6-3", "6-4", "6-5", "6-6"]
+    assert rolls == [
+        "1-1",
+        "2-1",
+        "2-2",
+        "3-1",
+        "3-2",
+        "3-3",
+        "4-1",
+        "4-2",
+        "4-4",
+        "5-3",
+        "5-4",
+        "5-5",
+        "6-1",
+        "6-3",
+        "6-4",
+        "6-5",
+        "6-6",
+    ]
     # the board shows the play that gives up the most: Hoyle's 3-3 on the bar point
     assert message.attachments[0].filename == "opening-3-3.png"
 
@@ -150,6 +167,7 @@ async def test_stats_everywhere_chart_the_global_rating_without_opponents_names(
     message = w.channel.last_message
     assert message.attachments and message.attachments[0].filename == f"rating-{w.bob.id}.png"
     from bot.discord import lessons
+
     chart = lessons.rating_chart("bob", "every server", everywhere, opponents=False)
     assert "alice" not in chart.subtitle and "a player" in chart.subtitle
     assert board is not None
@@ -171,7 +189,9 @@ def menu_labels(message) -> list[str]:
 
 
 def private_messages(result) -> list:
-    return [m for m in ([result.response] if result.response is not None else []) + list(result.followups) if m.ephemeral]
+    return [
+        m for m in ([result.response] if result.response is not None else []) + list(result.followups) if m.ephemeral
+    ]
 
 
 async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_day(analysed, clock):
@@ -211,7 +231,9 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     clock.advance(days=1)
     await w.bot.scheduler.run_once()
     await w.bot.dispatcher.idle()
-    reveal = next(m for m in w.public()[before:] if m.embeds and m.embeds[0].title == f"🧩 Puzzle #{puzzle_id}: the answer")
+    reveal = next(
+        m for m in w.public()[before:] if m.embeds and m.embeds[0].title == f"🧩 Puzzle #{puzzle_id}: the answer"
+    )
     text = reveal.embeds[0].description
     assert f"**Right:** {w.carol.mention}" in text and w.bob.mention not in text.split("**Right:**")[1]
     assert "✅ best" in text and "played in the game" in text

@@ -48,12 +48,17 @@ def test_the_game_chart_draws_the_analysis(seed):
     assert chart.movers == tuple(m.player for m in analysis.moves)
     assert chart.win == pytest.approx([m.win for m in analysis.moves], abs=1e-4)
     assert [g for pair in chart.gammons for g in pair] == pytest.approx(
-        [g for m in analysis.moves for g in m.gammons], abs=1e-4)
+        [g for m in analysis.moves for g in m.gammons], abs=1e-4
+    )
     for seat in (0, 1):  # the luck bars of each player sum to the analysis's luck
         bars = sum(v for v, p in zip(chart.luck, chart.movers) if p == seat)
         assert bars == pytest.approx(analysis.players[seat].luck, abs=1e-3)
-    marked = [m for p in analysis.players for m in p.mistakes
-              if m.equity_lost > (BLUNDER if m.kind == "checker" else CUBE_ERROR)]
+    marked = [
+        m
+        for p in analysis.players
+        for m in p.mistakes
+        if m.equity_lost > (BLUNDER if m.kind == "checker" else CUBE_ERROR)
+    ]
     assert sorted((m.move, m.player, m.kind) for m in chart.marks) == sorted((m.move, m.player, m.kind) for m in marked)
     line = timeline(1, detail)
     assert [p.rate for p in line.players] == [round(p.error_rate, 2) for p in analysis.players]

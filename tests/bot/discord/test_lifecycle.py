@@ -9,7 +9,6 @@ import pytest
 
 from bot.core import ChallengeOptions, PlayerRef
 
-
 # -- a full game to the leaderboard ---------------------------------------------------------
 
 

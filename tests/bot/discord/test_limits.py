@@ -127,8 +127,14 @@ def test_core_messages_are_neutralised():
 
 
 def test_slow_down_says_whole_seconds():
-    assert player_message(app_commands.CommandOnCooldown(app_commands.Cooldown(1, 60), 0.2)) == "Slow down: try again in 1 s."
-    assert player_message(app_commands.CommandOnCooldown(app_commands.Cooldown(1, 60), 11.5)) == "Slow down: try again in 12 s."
+    assert (
+        player_message(app_commands.CommandOnCooldown(app_commands.Cooldown(1, 60), 0.2))
+        == "Slow down: try again in 1 s."
+    )
+    assert (
+        player_message(app_commands.CommandOnCooldown(app_commands.Cooldown(1, 60), 11.5))
+        == "Slow down: try again in 12 s."
+    )
 
 
 # -- fit: the choke point --------------------------------------------------------------------------------
@@ -212,8 +218,10 @@ def test_every_send_goes_through_fit():
         for function in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
             fitted_names = {
                 target.id
-                for node in ast.walk(function) if isinstance(node, ast.Assign) and _calls_fit(node.value)
-                for target in node.targets if isinstance(target, ast.Name)
+                for node in ast.walk(function)
+                if isinstance(node, ast.Assign) and _calls_fit(node.value)
+                for target in node.targets
+                if isinstance(target, ast.Name)
             }
             for call in [n for n in ast.walk(function) if isinstance(n, ast.Call)]:
                 if not (isinstance(call.func, ast.Attribute) and call.func.attr in SENDS):

@@ -114,7 +114,10 @@ async def test_a_reminder_by_direct_message_and_the_channel_when_they_are_closed
     assert not any(m.content.startswith("⏰") for m in w.channel.history())
 
     async def closed(client, user_id):
-        raise discord.Forbidden(type("R", (), {"status": 403, "reason": "Forbidden"})(), {"code": 50007, "message": "Cannot send messages to this user"})
+        raise discord.Forbidden(
+            type("R", (), {"status": 403, "reason": "Forbidden"})(),
+            {"code": 50007, "message": "Cannot send messages to this user"},
+        )
 
     monkeypatch.setattr(direct, "open_dm", closed)
     other = w.guild.create_text_channel("two")
@@ -196,7 +199,10 @@ async def test_a_server_sets_its_allowance(world):
     w = world
     refused = await w.alice.slash(w.channel, "bgtools vacation-allowance", days=3)
     assert refused.ephemeral and "manage this server" in w.private(refused)
-    boss = w.guild.add_member(w.env.create_user("boss"), roles=[w.guild.create_role("Admins", permissions=discord.Permissions(manage_guild=True))])
+    boss = w.guild.add_member(
+        w.env.create_user("boss"),
+        roles=[w.guild.create_role("Admins", permissions=discord.Permissions(manage_guild=True))],
+    )
     done = await boss.slash(w.channel, "bgtools vacation-allowance", days=3)
     assert "3 day(s)" in w.private(done)
     too_long = await w.alice.slash(w.channel, "bg settings", vacation_days=4)

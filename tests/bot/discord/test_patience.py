@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import UTC
 
 from PIL import Image
 
@@ -58,9 +59,34 @@ async def test_a_whole_hoyle_deal_laid_with_buttons_to_the_reveal(world):
             panel = panel_of(await w.alice.click(panel, label=square))
         if number < 25:
             assert f"{number} of 25 laid" in panel.content, panel.content
-            assert set(enabled_labels(panel)) <= {"A1", "B1", "C1", "D1", "E1", "A2", "B2", "C2", "D2", "E2", "A3", "B3",
-                                                   "C3", "D3", "E3", "A4", "B4", "C4", "D4", "E4", "A5", "B5", "C5",
-                                                   "D5", "E5", "Undo"}
+            assert set(enabled_labels(panel)) <= {
+                "A1",
+                "B1",
+                "C1",
+                "D1",
+                "E1",
+                "A2",
+                "B2",
+                "C2",
+                "D2",
+                "E2",
+                "A3",
+                "B3",
+                "C3",
+                "D3",
+                "E3",
+                "A4",
+                "B4",
+                "C4",
+                "D4",
+                "E4",
+                "A5",
+                "B5",
+                "C5",
+                "D5",
+                "E5",
+                "Undo",
+            }
             assert len(labels(panel.message)) <= 5  # at most four squares a rook's step away, and Undo
             assert SNAKE[number] in labels(panel.message)
     assert "All 25 cards are laid" in panel.content
@@ -164,13 +190,25 @@ async def test_the_panel_keeps_working_after_a_restart(world, make_bot):
 
 
 def attempt_of(path: str = "", **fields):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from bot.core.patience import Attempt
 
-    values = dict(id=7, guild_id=1, user_id=2, kind="hoyle", day=None, layout=Layout.parse(HOYLE_DEAL, path),
-                  scoring=ENGLISH, version=3, submitted=False, score=None, best=None,
-                  started_at=datetime(2026, 3, 2, tzinfo=timezone.utc), finished_at=None)
+    values = dict(
+        id=7,
+        guild_id=1,
+        user_id=2,
+        kind="hoyle",
+        day=None,
+        layout=Layout.parse(HOYLE_DEAL, path),
+        scoring=ENGLISH,
+        version=3,
+        submitted=False,
+        score=None,
+        best=None,
+        started_at=datetime(2026, 3, 2, tzinfo=UTC),
+        finished_at=None,
+    )
     values.update(fields)
     return Attempt(**values)
 
@@ -182,8 +220,13 @@ def test_the_buttons_fit_discords_rows_and_carry_the_version():
     assert len(grid.children) == 25 and {item.item.row for item in grid.children} == {0, 1, 2, 3, 4}
     assert sum(not item.item.disabled for item in grid.children) == 13
     middle = controls(attempt_of("C3"))
-    assert [item.item.custom_id for item in middle.children] == ["pt:p:7:3:C2", "pt:p:7:3:B3", "pt:p:7:3:D3",
-                                                                "pt:p:7:3:C4", "pt:u:7:3"]
+    assert [item.item.custom_id for item in middle.children] == [
+        "pt:p:7:3:C2",
+        "pt:p:7:3:B3",
+        "pt:p:7:3:D3",
+        "pt:p:7:3:C4",
+        "pt:u:7:3",
+    ]
     assert [str(item.item.emoji) for item in middle.children[:4]] == ["⬆️", "⬅️", "➡️", "⬇️"]
     done = controls(attempt_of(" ".join(SNAKE)))
     assert [item.item.label for item in done.children] == ["Submit", "Undo"]
@@ -192,17 +235,33 @@ def test_the_buttons_fit_discords_rows_and_carry_the_version():
 
 def test_the_public_line_pings_nobody_and_spoils_nothing():
     from bot.core.patience import PatienceResult
+    from bot.discord.limits import shown
     from bot.discord.patience_panel import daily_line, ordinal
     from engine.patience import solve
-    from bot.discord.limits import shown
     from tests.bot.discord.test_limits import NASTY, raw_tokens
 
-    result = PatienceResult(attempt_of(" ".join(SNAKE), kind="daily", day="2026-03-02", submitted=True, score=40,
-                                       best=81), solve(HOYLE_DEAL), streak=4, rank=2, entrants=11)
+    result = PatienceResult(
+        attempt_of(" ".join(SNAKE), kind="daily", day="2026-03-02", submitted=True, score=40, best=81),
+        solve(HOYLE_DEAL),
+        streak=4,
+        rank=2,
+        entrants=11,
+    )
     for name in NASTY:
         line = daily_line(name, result)
         assert f"**{shown(name)}**" in line and raw_tokens(shown(name)) == [], line
         assert not re.search(r"(?<!\\)<[@#&]", line) and "@everyone" not in line and "@here" not in line
         assert "81" not in line and "(2nd of 11 so far) · 🔥 4-day streak" in line
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
-        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+        "111th",
+    ]

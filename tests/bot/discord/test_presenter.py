@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.discord.presenter import board_content, rank_plays, turn_line
 from bot.core import Event
+from bot.discord.presenter import board_content, rank_plays, turn_line
 
 PLAYS = ["13/10 6/5", "13/9", "24/20", "24/21 6/5", "6/2", "6/5 6/3", "8/4", "8/5 6/5"]
 

@@ -116,12 +116,15 @@ async def test_a_private_thread_game_does_not_exist_for_outsiders(quick):
 async def test_a_hidden_channel_game_is_read_only_by_who_can_see_it(quick):
     w = quick
     everyone = w.guild.default_role
-    hidden = w.guild.create_text_channel("hidden", overwrites={
-        everyone: discord.PermissionOverwrite(view_channel=False),
-        w.alice: discord.PermissionOverwrite(view_channel=True),
-        w.bob: discord.PermissionOverwrite(view_channel=True),
-        w.mod: discord.PermissionOverwrite(view_channel=True),
-    })
+    hidden = w.guild.create_text_channel(
+        "hidden",
+        overwrites={
+            everyone: discord.PermissionOverwrite(view_channel=False),
+            w.alice: discord.PermissionOverwrite(view_channel=True),
+            w.bob: discord.PermissionOverwrite(view_channel=True),
+            w.mod: discord.PermissionOverwrite(view_channel=True),
+        },
+    )
     await w.env.settle()
     game_id = await finished_game(w, hidden)
     refused = await w.carol.slash(w.channel, "bgtools verify", game=game_id)

@@ -15,8 +15,11 @@ from bot.discord.boards import InChannel, picture_name
 
 def live_boards(w, channel=None) -> list:
     """Messages in the channel that still carry game controls (not a challenge's or a leaderboard's)."""
-    return [m for m in (channel or w.channel).history()
-            if any(c.startswith("bg:") and not c.startswith(("bg:ch:", "bg:lb:")) for c in w.custom_ids(m))]
+    return [
+        m
+        for m in (channel or w.channel).history()
+        if any(c.startswith("bg:") and not c.startswith(("bg:ch:", "bg:lb:")) for c in w.custom_ids(m))
+    ]
 
 
 async def stored_not_posted(w):
@@ -52,7 +55,9 @@ async def test_a_board_posted_just_before_a_crash_is_taken_not_posted_twice(worl
     game, outcome = await stored_not_posted(w)
     # the post reached Discord, the bot died before it could record it
     payload = await w.bot.table.poster.payload(outcome.view, outcome.events)
-    posted = await w.bot.get_partial_messageable(w.channel.id).send(**{k: v for k, v in payload.items() if v is not None})
+    posted = await w.bot.get_partial_messageable(w.channel.id).send(
+        **{k: v for k, v in payload.items() if v is not None}
+    )
     assert posted.attachments[0].filename == picture_name(outcome.view)
     clock.advance(seconds=5)
     count = len(w.channel.history())

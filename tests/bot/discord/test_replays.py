@@ -25,7 +25,10 @@ def record(number: int, plays: int) -> GameRecord:
 
 def game(game_id: int = 7, version: int = 40, count: int = 2) -> Any:
     return SimpleNamespace(
-        id=game_id, version=version, game_count=count, players=(PlayerRef(1, "Ann"), PlayerRef(2, "Bob")),
+        id=game_id,
+        version=version,
+        game_count=count,
+        players=(PlayerRef(1, "Ann"), PlayerRef(2, "Bob")),
         options=ChallengeOptions(match_length=5),
     )
 

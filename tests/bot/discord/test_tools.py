@@ -84,8 +84,12 @@ async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     path = tmp_path / f"game-{game_id}.json"
     path.write_bytes(await by_name[path.name].read())
     assert json.loads(path.read_text())["dice"]["seed"] == seed
-    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "verify_dice.py"), str(path)],
-                           capture_output=True, text=True, timeout=30)
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "verify_dice.py"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -100,7 +104,8 @@ async def test_accept_with_my_own_seed(quick, dice):
     game = await w.service.game_in_channel(w.channel.id)
     assert game is not None and w.board() is not None
     expected = "accept={};accepter={}".format(
-        answered_interaction(w), hashlib.sha256("bob's lucky 7".encode()).hexdigest()[:16])
+        answered_interaction(w), hashlib.sha256(b"bob's lucky 7").hexdigest()[:16]
+    )
     assert game.fair_dice["salt"] == expected
     assert not next(m for m in w.channel.history() if m.id == challenge.id).components
 
@@ -295,7 +300,10 @@ async def test_show_board_of_the_bots_own_position_message(quick):
 
 async def test_show_board_says_when_there_is_no_position(quick):
     w = quick
-    chat = await w.alice.send(w.channel, "good game everyone: Representative of Characteristic cube play (14-letter words are no Position IDs)")
+    chat = await w.alice.send(
+        w.channel,
+        "good game everyone: Representative of Characteristic cube play (14-letter words are no Position IDs)",
+    )
     text, image = await show_board(w, w.carol, chat)
     assert image is None and text.startswith("No position found in that message")
     broken = await w.alice.send(w.channel, "XGID=-b----F-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10")

@@ -9,20 +9,41 @@ from unittest import mock
 import discord
 import pytest
 
+from bot.config import Settings
+from bot.core.model import MAX_STAKE, Limits
 from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.learn import LearnCog
 from bot.discord.cogs.patience import PatienceCog
 from bot.discord.cogs.tools import ToolsCog
 from bot.discord.cogs.tourney import TourneyCog
-from bot.config import Settings
-from bot.core.model import MAX_STAKE, Limits
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 EXPECTED = {
-    "challenge", "roll", "move", "double", "take", "pass", "beaver", "resign", "accept-resign",
-    "reject-resign", "board", "games", "leaderboard", "stats", "history", "export", "rules",
-    "abandon", "forfeit", "computer", "hint", "analysis", "shots", "settings",
+    "challenge",
+    "roll",
+    "move",
+    "double",
+    "take",
+    "pass",
+    "beaver",
+    "resign",
+    "accept-resign",
+    "reject-resign",
+    "board",
+    "games",
+    "leaderboard",
+    "stats",
+    "history",
+    "export",
+    "rules",
+    "abandon",
+    "forfeit",
+    "computer",
+    "hint",
+    "analysis",
+    "shots",
+    "settings",
 }
 TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
 PATIENCE = {"daily", "hoyle", "random", "play", "leaderboard"}
@@ -33,10 +54,14 @@ LEARN = {"openings", "puzzle", "leaderboard", "drill"}
 @pytest.fixture
 async def tree_bot():
     bot = create_bot(Settings(token="t"), scheduler=False)
-    service = SimpleNamespace(limits=Limits(max_stake=250), tournaments=None,  # the stake option's range comes from here
-                              patience=SimpleNamespace(warm_up=mock.AsyncMock()))
-    parts = SimpleNamespace(settings=bot.settings, service=service, advice=None, table=None, cooldowns=None,
-                            replays=None)  # the tree only
+    service = SimpleNamespace(
+        limits=Limits(max_stake=250),
+        tournaments=None,  # the stake option's range comes from here
+        patience=SimpleNamespace(warm_up=mock.AsyncMock()),
+    )
+    parts = SimpleNamespace(
+        settings=bot.settings, service=service, advice=None, table=None, cooldowns=None, replays=None
+    )  # the tree only
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts, bot))  # type: ignore[arg-type]
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
@@ -108,9 +133,24 @@ async def test_challenge_options(tree_bot):
     challenge = group.get_command("challenge")
     payload = challenge.to_dict(tree_bot.tree)
     options = {o["name"]: o for o in payload["options"]}
-    assert list(options) == ["opponent", "match_length", "stake", "days", "jacoby", "beavers",
-                             "automatic_doubles", "opening_reroll", "thread", "hints", "seed",
-                             "rules", "backgammon", "cube_limit", "early_doubles", "closed_out"]
+    assert list(options) == [
+        "opponent",
+        "match_length",
+        "stake",
+        "days",
+        "jacoby",
+        "beavers",
+        "automatic_doubles",
+        "opening_reroll",
+        "thread",
+        "hints",
+        "seed",
+        "rules",
+        "backgammon",
+        "cube_limit",
+        "early_doubles",
+        "closed_out",
+    ]
     assert [c["value"] for c in options["rules"]["choices"]] == ["standard", "hoyle"]
     assert [c["value"] for c in options["automatic_doubles"]["choices"]] == ["off", "twice", "every tie"]
     assert [c["value"] for c in options["cube_limit"]["choices"]] == [2, 4, 8, 16, 32, 64]
@@ -132,11 +172,21 @@ async def test_challenge_options(tree_bot):
 async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
     """Capping one cog's option leaves the class's command (and other bots) alone."""
     other = create_bot(Settings(token="t"), scheduler=False)
-    parts = SimpleNamespace(settings=other.settings, service=SimpleNamespace(limits=Limits()), advice=None,
-                            table=None, replays=None, cooldowns=None)
+    parts = SimpleNamespace(
+        settings=other.settings,
+        service=SimpleNamespace(limits=Limits()),
+        advice=None,
+        table=None,
+        replays=None,
+        cooldowns=None,
+    )
     await other.add_cog(GameCog(parts))  # type: ignore[arg-type]
     try:
-        mine = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0].get_command("challenge").to_dict(tree_bot.tree)
+        mine = (
+            tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0]
+            .get_command("challenge")
+            .to_dict(tree_bot.tree)
+        )
         theirs = other.tree.get_commands()[0].get_command("challenge").to_dict(other.tree)
         stake = {o["name"]: o for o in theirs["options"]}["stake"]
         assert stake["max_value"] == MAX_STAKE == 100
@@ -166,13 +216,19 @@ async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
 
 
 async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
-    bot = create_bot(Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234),
-                     scheduler=False)
+    bot = create_bot(
+        Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234), scheduler=False
+    )
     with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])) as sync:
         await bot.setup_hook()
     (call,) = sync.await_args_list
     assert call.kwargs["guild"].id == 1234
     assert [c.name for c in bot.tree.get_commands(guild=discord.Object(1234))] == [
-        "bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board",
+        "bg",
+        "bgtools",
+        "patience",
+        "bgtourney",
+        "bglearn",
+        "Show board",
     ]
     await bot.close()

@@ -30,7 +30,7 @@ import json
 import random
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from bot.store import GameOverError, Owed, StaleVersionError, open_store
 
@@ -68,9 +68,7 @@ async def stream(db: str, game_id: int) -> None:
                 {"kind": "play", "player": i % 2, "play": "13/7 8/7"},
                 {"kind": "note", "i": i, "pad": "x" * 200},
             ]
-            result = await store.games.append(
-                game_id, version, batch, updates={"score0": i, "score1": i % 7}
-            )
+            result = await store.games.append(game_id, version, batch, updates={"score0": i, "score1": i % 7})
             version = result.version
             sys.stdout.write(f"{version}\n")
             sys.stdout.flush()
@@ -79,7 +77,7 @@ async def stream(db: str, game_id: int) -> None:
 
 async def sweep(db: str, now_ts: float, worker: int, start_at: float) -> None:
     """One scheduler pass racing the other processes' passes."""
-    now = datetime.fromtimestamp(now_ts, timezone.utc)
+    now = datetime.fromtimestamp(now_ts, UTC)
     rng = random.Random(worker)
     reminded: list[int] = []
     timed_out: list[int] = []
@@ -94,7 +92,10 @@ async def sweep(db: str, now_ts: float, worker: int, start_at: float) -> None:
             await asyncio.sleep(rng.random() * 0.002)
             try:
                 await store.games.append(
-                    game.id, game.version, [{"kind": "timeout", "worker": worker}], actor=None,
+                    game.id,
+                    game.version,
+                    [{"kind": "timeout", "worker": worker}],
+                    actor=None,
                     updates={"status": "abandoned"},
                 )
             except (StaleVersionError, GameOverError):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.store import Store, open_store
 
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 GUILD, CHANNEL = 5 << 22, 77
 ALICE, BOB = 11, 12
 
@@ -47,8 +47,12 @@ async def test_a_digest_is_claimed_once(store: Store) -> None:
 
 async def test_vacation_pauses_a_turn_and_an_early_return_gives_time_back(store: Store) -> None:
     game = await store.games.create(
-        guild_id=GUILD, channel_id=CHANNEL, player0=ALICE, player1=BOB,
-        turn_deadline=T0 + timedelta(days=1), reminder_at=T0 + timedelta(hours=18),
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        player0=ALICE,
+        player1=BOB,
+        turn_deadline=T0 + timedelta(days=1),
+        reminder_at=T0 + timedelta(hours=18),
     )
     vacation = await store.members.start_vacation(GUILD, ALICE, T0, T0 + timedelta(days=7))
     assert [v.id for v in await store.members.current(T0 + timedelta(days=1))] == [vacation.id]

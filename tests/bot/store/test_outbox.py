@@ -9,13 +9,13 @@ moves every running clock of the shard's games and challenges on by the gap.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.store import Owed, StaleVersionError, Store, open_store
 
-T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 GUILD, CHANNEL = 5 << 22, 77  # guild on shard 5 % n
 ALICE, BOB = 11, 12
 
@@ -94,19 +94,21 @@ async def test_reminders_and_expiries_owe_their_message_in_the_same_transaction(
     entry_id = await store.schedule.claim_reminder(game.id, 0, owed)
     assert entry_id is not None
     assert await store.schedule.claim_reminder(game.id, 0, owed) is None
-    challenge = await store.challenges.create(guild_id=GUILD, channel_id=CHANNEL, challenger=ALICE, challenged=BOB,
-                                              expires_at=T0)
+    challenge = await store.challenges.create(
+        guild_id=GUILD, channel_id=CHANNEL, challenger=ALICE, challenged=BOB, expires_at=T0
+    )
     (expired,) = await store.schedule.expire_challenges(T0 + timedelta(seconds=1))
     entries = await store.outbox.owed()
     assert [(e.kind, e.game_id, e.challenge_id) for e in entries] == [
-        ("reminder", game.id, None), ("challenge_expired", None, challenge.id)
+        ("reminder", game.id, None),
+        ("challenge_expired", None, challenge.id),
     ]
     assert expired.id == challenge.id
     assert [e.kind for e in await store.outbox.owed(kinds=("challenge_expired",))] == ["challenge_expired"]
 
 
 async def test_only_the_shards_own_entries_until_they_are_long_overdue(store: Store, clock: Clock) -> None:
-    mine = await new_game(store, channel=1, guild=(1 << 22))   # shard 1 of 2
+    mine = await new_game(store, channel=1, guild=(1 << 22))  # shard 1 of 2
     theirs = await new_game(store, channel=2, guild=(2 << 22))  # shard 0 of 2
     await store.games.append(mine.id, 0, [ROLL], owed=[board(mine, 1, since=0)])
     await store.games.append(theirs.id, 0, [ROLL], owed=[board(theirs, 1, since=0)])
@@ -127,8 +129,9 @@ async def test_downtime_moves_running_clocks_on(store: Store, clock: Clock) -> N
     deadline = T0 + timedelta(hours=10)
     running = await new_game(store, channel=1, turn_deadline=deadline, reminder_at=T0 + timedelta(hours=5))
     finished_long_ago = await new_game(store, channel=2, turn_deadline=T0 - timedelta(hours=1))
-    pending = await store.challenges.create(guild_id=GUILD, channel_id=3, challenger=ALICE, challenged=BOB,
-                                            expires_at=T0 + timedelta(hours=2))
+    pending = await store.challenges.create(
+        guild_id=GUILD, channel_id=3, challenger=ALICE, challenged=BOB, expires_at=T0 + timedelta(hours=2)
+    )
     assert await store.schedule.beat(None, T0, stale_after=90) == 0.0  # the first beat: nothing to credit
     assert await store.schedule.beat(None, T0 + timedelta(seconds=30), stale_after=90) == 0.0
     gap = await come_back(store, None, T0 + timedelta(hours=3, seconds=30))

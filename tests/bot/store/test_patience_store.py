@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.store import ConstraintError, GameOverError, NotFoundError, StaleVersionError, Store, open_store
 
-T0 = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 GUILD, OTHER = 111, 222
 ALICE, BOB, CAROL = 1001, 1002, 1003
 DEAL = "D6 S5 CQ DQ HQ H10 C10 H6 C3 HJ HA H5 H8 HK SQ H4 C2 D2 H7 SJ S3 H3 D3 S6 H2"
@@ -49,10 +49,12 @@ async def test_the_first_daily_deal_of_a_day_is_kept(store: Store) -> None:
 
 
 async def test_racing_makers_of_a_daily_deal_agree(store: Store) -> None:
-    made = await asyncio.gather(*(
-        store.patience.create_daily(GUILD, "2026-03-03", seed=f"{n:02x}", commitment="c", nonce="n", deal=DEAL)
-        for n in range(6)
-    ))
+    made = await asyncio.gather(
+        *(
+            store.patience.create_daily(GUILD, "2026-03-03", seed=f"{n:02x}", commitment="c", nonce="n", deal=DEAL)
+            for n in range(6)
+        )
+    )
     assert len({row.seed for row in made}) == 1
 
 
@@ -93,10 +95,13 @@ async def test_one_daily_layout_so_one_submission_per_member_and_day(store: Stor
 
 
 async def test_two_racing_daily_starts_make_one_layout(store: Store) -> None:
-    results = await asyncio.gather(*(
-        store.patience.start(GUILD, CAROL, "daily", deal=DEAL, scoring="english", day="2026-03-02")
-        for _ in range(4)
-    ), return_exceptions=True)
+    results = await asyncio.gather(
+        *(
+            store.patience.start(GUILD, CAROL, "daily", deal=DEAL, scoring="english", day="2026-03-02")
+            for _ in range(4)
+        ),
+        return_exceptions=True,
+    )
     assert sum(not isinstance(r, BaseException) for r in results) == 1
     assert all(isinstance(r, ConstraintError) for r in results if isinstance(r, BaseException))
 

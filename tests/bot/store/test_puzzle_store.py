@@ -13,8 +13,10 @@ async def test_rated_matches_get_their_points_when_migrated(db_url: str) -> None
 
     async def seed(tx) -> None:  # type: ignore[no-untyped-def]
         for uid in (1, 2):
-            await tx.execute("INSERT INTO players (user_id, display_name, created_at, updated_at) VALUES (?, ?, 0, 0)",
-                             (uid, f"p{uid}"))
+            await tx.execute(
+                "INSERT INTO players (user_id, display_name, created_at, updated_at) VALUES (?, ?, 0, 0)",
+                (uid, f"p{uid}"),
+            )
         for gid, length, settings, score in ((1, 0, '{"stake": 3}', (0, 2)), (2, 5, '{"stake": 9}', (5, 3))):
             await tx.execute(
                 "INSERT INTO games (id, guild_id, channel_id, player0, player1, settings, status, match_length,"
@@ -43,14 +45,25 @@ async def test_guild_settings_and_answers_once(store_factory) -> None:
     store = await store_factory()
     assert await store.puzzles.guild_settings(5) == {}
     assert await store.puzzles.update_guild_settings(5, {"puzzle_channel": 9, "other": 1}) == {
-        "puzzle_channel": 9, "other": 1}
+        "puzzle_channel": 9,
+        "other": 1,
+    }
     assert await store.puzzles.update_guild_settings(5, {"puzzle_channel": None}) == {"other": 1}
     await store.puzzles.update_guild_settings(6, {"puzzle_channel": 10})
     assert [g for g, _ in await store.puzzles.guilds_with("puzzle_channel")] == [6]
     game = await store.games.create(guild_id=5, channel_id=1, player0=1, player1=2)
     made = await store.puzzles.create(
-        guild_id=5, kind="daily", day="2026-03-02", position_key="abc:def", game_id=game.id, game_number=1,
-        user_id=1, payload={"x": 1}, channel_id=9, reveal_at=100.0, owes="puzzle",
+        guild_id=5,
+        kind="daily",
+        day="2026-03-02",
+        position_key="abc:def",
+        game_id=game.id,
+        game_number=1,
+        user_id=1,
+        payload={"x": 1},
+        channel_id=9,
+        reveal_at=100.0,
+        owes="puzzle",
     )
     assert made is not None and made.payload == {"x": 1}
     again = dict(guild_id=5, game_id=game.id, game_number=1, user_id=1, payload={}, channel_id=9, reveal_at=None)

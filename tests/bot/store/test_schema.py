@@ -62,11 +62,13 @@ async def _pg_schema(url: str) -> dict[str, object]:
         index_rows = await conn.fetch("SELECT indexname, tablename FROM pg_indexes WHERE schemaname = 'public'")
         # Primary keys and UNIQUE constraints are indexes of their own on PostgreSQL
         # and automatic ones ("sqlite_autoindex_...") on SQLite: compare the named ones.
-        indexes = {r["indexname"]: r["tablename"] for r in index_rows
-                   if not r["indexname"].endswith(("_pkey", "_key"))}
-        triggers = {r["trigger_name"] for r in await conn.fetch(
-            "SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'"
-        )}
+        indexes = {r["indexname"]: r["tablename"] for r in index_rows if not r["indexname"].endswith(("_pkey", "_key"))}
+        triggers = {
+            r["trigger_name"]
+            for r in await conn.fetch(
+                "SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'"
+            )
+        }
     finally:
         await conn.close()
     return {"tables": tables, "indexes": indexes, "triggers": triggers}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.store import ORPHAN_AFTER, open_store
 
-NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 async def test_due_queries_keep_only_guilds_on_the_given_shards(db_url: str) -> None:
@@ -18,11 +18,18 @@ async def test_due_queries_keep_only_guilds_on_the_given_shards(db_url: str) -> 
         for shard in range(3):
             guild = (shard << 22) + 12345  # lands on shard `shard` of 3
             games[shard] = await store.games.create(
-                guild_id=guild, channel_id=100 + shard, player0=1, player1=2,
-                turn_deadline=NOW - timedelta(seconds=60), reminder_at=NOW - timedelta(seconds=90),
+                guild_id=guild,
+                channel_id=100 + shard,
+                player0=1,
+                player1=2,
+                turn_deadline=NOW - timedelta(seconds=60),
+                reminder_at=NOW - timedelta(seconds=90),
             )
             await store.challenges.create(
-                guild_id=guild, channel_id=200 + shard, challenger=1, challenged=2,
+                guild_id=guild,
+                channel_id=200 + shard,
+                challenger=1,
+                challenged=2,
                 expires_at=NOW - timedelta(seconds=30),
             )
         # Another shard's work is taken over once it is ORPHAN_AFTER overdue.

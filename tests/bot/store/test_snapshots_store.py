@@ -6,7 +6,7 @@ Each test runs on SQLite and on PostgreSQL (the ``backend`` fixture)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -18,7 +18,7 @@ ALICE, BOB = 1001, 1002
 
 class Clock:
     def __call__(self) -> datetime:
-        return datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+        return datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture

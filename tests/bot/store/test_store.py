@@ -8,12 +8,11 @@ the restart/outage/pool tests PostgreSQL-only.
 
 from __future__ import annotations
 
-import random
-
 import asyncio
 import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import sqlite3
@@ -21,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -30,8 +29,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import bot.store as storage
-from bot.store import database, ratings
-from engine.ratings import Rating, rate_match
 from bot.store import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -47,12 +44,15 @@ from bot.store import (
     StaleVersionError,
     StorageError,
     Store,
+    database,
     open_store,
+    ratings,
 )
 from bot.store.drivers.sqlite import split_sql
+from engine.ratings import Rating, rate_match
 
 WORKER = Path(__file__).with_name("storage_worker.py")
-T0 = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 GUILD = 111
 CHANNEL = 222
 ALICE, BOB, CAROL, DAVE = 1001, 1002, 1003, 1004
@@ -94,7 +94,8 @@ async def pending_challenges(store: Store, channel_id: int | None = None, *, use
     """Ids of the pending challenges in a channel and/or of a user, oldest first."""
     rows = await store.db.fetchall("SELECT * FROM challenges WHERE status = 'pending' ORDER BY created_at, id")
     return [
-        r["id"] for r in rows
+        r["id"]
+        for r in rows
         if (channel_id is None or r["channel_id"] == channel_id)
         and (user_id is None or user_id in (r["challenger"], r["challenged"]))
     ]
@@ -176,8 +177,14 @@ async def new_game(store: Store, channel: int = CHANNEL, p0: int = ALICE, p1: in
 
 
 def reminder_owed(game) -> Owed:
-    return Owed("reminder", game.guild_id, game.channel_id, game_id=game.id, version=game.version,
-                payload={"user_id": game.player0, "text": "your move"})
+    return Owed(
+        "reminder",
+        game.guild_id,
+        game.channel_id,
+        game_id=game.id,
+        version=game.version,
+        payload={"user_id": game.player0, "text": "your move"},
+    )
 
 
 def roll(player: int, d1: int, d2: int) -> dict[str, object]:
@@ -282,7 +289,9 @@ async def test_checkpoints_keep_the_wal_short(tmp_path: Path, monkeypatch: pytes
         assert tuple(await s.db.transact(lambda tx: tx.fetchone("PRAGMA wal_autocheckpoint"))) == (0,)
 
 
-async def test_a_checkpoint_asked_for_while_closing_opens_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_checkpoint_asked_for_while_closing_opens_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The last transaction, waiting on the writer thread when the store closes, asks
     for a checkpoint that runs after the close: it must not open a connection again."""
     from bot.store.drivers import sqlite as driver
@@ -305,7 +314,9 @@ async def test_a_checkpoint_asked_for_while_closing_opens_nothing(tmp_path: Path
     assert sqlite_driver._checkpointer is None  # type: ignore[attr-defined]
 
 
-async def test_a_lingering_reader_holds_up_a_checkpoint_briefly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_lingering_reader_holds_up_a_checkpoint_briefly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A checkpoint waits for readers holding the write lock, so it gives up after
     ``CHECKPOINT_WAIT_MS`` (the busy timeout's 5 s would hold every write that long);
     the WAL is copied later."""
@@ -340,8 +351,10 @@ async def test_open_creates_folder_file_and_sets_pragmas(tmp_path: Path) -> None
         assert await s.schema_version() == SCHEMA_VERSION
 
         async def pragmas(writer):  # on the writing connection
-            return [(await writer.fetchone(f"PRAGMA {name}"))[0]
-                    for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")]
+            return [
+                (await writer.fetchone(f"PRAGMA {name}"))[0]
+                for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+            ]
 
         # synchronous 1 = NORMAL; busy_timeout: the writer thread waits for the lock ...
         assert await s.db.transact(pragmas) == ["wal", 1, 5000, 1]
@@ -514,8 +527,12 @@ async def test_postgres_schema_has_the_sqlite_tables_columns_and_indexes(tmp_pat
         con = sqlite3.connect(lite)
         try:
             tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-            lite_cols = {(t, r[1]) for t in tables if not t.startswith("sqlite_") for r in con.execute(f"PRAGMA table_info({t})")}
-            lite_idx = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
+            lite_cols = {
+                (t, r[1]) for t in tables if not t.startswith("sqlite_") for r in con.execute(f"PRAGMA table_info({t})")
+            }
+            lite_idx = {
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            }
         finally:
             con.close()
         pg = RawDb(url)
@@ -738,7 +755,7 @@ async def test_updates_are_applied_with_the_action(store: Store, clock: FakeCloc
     assert g.reminder_sent is False  # a new deadline re-arms the reminder
     # Naive datetimes are UTC.
     res = await store.games.append(game.id, 1, [roll(1, 6, 1)], updates={"turn_deadline": datetime(2025, 2, 1)})
-    assert res.game.turn_deadline == datetime(2025, 2, 1, tzinfo=timezone.utc)
+    assert res.game.turn_deadline == datetime(2025, 2, 1, tzinfo=UTC)
 
 
 async def test_bad_input_is_rejected_before_writing(store: Store) -> None:
@@ -1016,7 +1033,10 @@ async def test_deadlines_and_reminders(store: Store, clock: FakeClock) -> None:
     assert [g.id for g in await store.schedule.due_deadlines(T0 + timedelta(days=1))] == [g2.id, g1.id]
     # Moving on re-arms: new deadline clears reminder_sent.
     await store.games.append(
-        g2.id, 0, [roll(0, 1, 1)], updates={"turn_deadline": T0 + timedelta(days=2), "reminder_at": T0 + timedelta(days=1)}
+        g2.id,
+        0,
+        [roll(0, 1, 1)],
+        updates={"turn_deadline": T0 + timedelta(days=2), "reminder_at": T0 + timedelta(days=1)},
     )
     assert [g.id for g in await store.schedule.due_reminders(T0 + timedelta(days=1))] == [g1.id, g2.id]
     assert [g.id for g in await store.schedule.due_deadlines()] == []
@@ -1151,8 +1171,15 @@ async def test_every_members_rank_is_their_place_on_the_pages(store: Store) -> N
     rows = []
     for i in range(60):
         games = rng.choice([0, 1, 1, 2, 3])
-        rows.append((GUILD, 5_000 + i, rng.choice([1450.0, 1500.0, 1500.0, 1537.5, 1600.0]), games,
-                     rng.randrange(0, 4) if games else 0))
+        rows.append(
+            (
+                GUILD,
+                5_000 + i,
+                rng.choice([1450.0, 1500.0, 1500.0, 1537.5, 1600.0]),
+                games,
+                rng.randrange(0, 4) if games else 0,
+            )
+        )
 
     async def write(tx) -> None:
         await tx.executemany("INSERT INTO players (user_id) VALUES (?)", [(r[1],) for r in rows])
@@ -1194,18 +1221,25 @@ async def test_a_members_history_pages_are_the_newest_games_first_whichever_seat
         await tx.executemany("INSERT INTO players (user_id) VALUES (?) ON CONFLICT DO NOTHING", [(p,) for p in people])
         await tx.executemany(
             "INSERT INTO games (id, guild_id, channel_id, player0, player1, status, finished_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)", rows,
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
         )
 
     await store.db.transact(write)
     for guild in (None, GUILD, GUILD + 1):
         for opponent in (None, BOB, 7002):
-            mine = [r for r in rows if ALICE in (r[3], r[4]) and r[5] != "active"
-                    and (guild is None or r[1] == guild) and (opponent is None or opponent in (r[3], r[4]))]
+            mine = [
+                r
+                for r in rows
+                if ALICE in (r[3], r[4])
+                and r[5] != "active"
+                and (guild is None or r[1] == guild)
+                and (opponent is None or opponent in (r[3], r[4]))
+            ]
             expected = [r[0] for r in sorted(mine, key=lambda r: (-r[6], -r[0]))]
             for offset, limit in ((0, 10), (0, 100), (3, 4), (len(expected), 5)):
                 got = await store.games.finished_for(ALICE, guild, offset=offset, limit=limit, opponent=opponent)
-                assert [g.id for g in got] == expected[offset:offset + limit], (guild, opponent, offset, limit)
+                assert [g.id for g in got] == expected[offset : offset + limit], (guild, opponent, offset, limit)
 
 
 async def test_dice_stats_from_actions(store: Store) -> None:
@@ -1228,7 +1262,8 @@ async def test_dice_stats_count_finished_games_once_and_live_games_from_their_lo
     async def logged(user: int, guild: int | None) -> dict[tuple[int, int], int]:
         rows = await store.db.fetchall(
             "SELECT a.die1, a.die2, g.guild_id FROM actions a JOIN games g ON g.id = a.game_id"
-            " WHERE a.actor = ? AND a.die1 IS NOT NULL", (user,)
+            " WHERE a.actor = ? AND a.die1 IS NOT NULL",
+            (user,),
         )
         counts: dict[tuple[int, int], int] = {}
         for r in rows:
@@ -1243,8 +1278,9 @@ async def test_dice_stats_count_finished_games_once_and_live_games_from_their_lo
         rolls = [roll(rng.randrange(2), rng.randint(1, 6), rng.randint(1, 6)) for _ in range(rng.randint(1, 12))]
         await store.games.append(game.id, 0, rolls)
         if i % 3 == 0:  # finished
-            await store.games.append(game.id, len(rolls), [{"kind": "resign", "player": 0}],
-                                     outcome=MatchOutcome(BOB, ALICE))
+            await store.games.append(
+                game.id, len(rolls), [{"kind": "resign", "player": 0}], outcome=MatchOutcome(BOB, ALICE)
+            )
         elif i % 3 == 1:  # abandoned
             await store.games.append(game.id, len(rolls), [{"kind": "abandon"}], updates={"status": "abandoned"})
         for user in (ALICE, BOB):
@@ -1378,9 +1414,7 @@ async def test_processes_hammering_one_game(db_url: str) -> None:
         game = await new_game(s)
     workers, attempts = 3, 60
     start_at = time.time() + 1.5  # all workers start together once imported
-    procs = [
-        _spawn("hammer", db_url, str(game.id), str(attempts), str(w), str(start_at)) for w in range(workers)
-    ]
+    procs = [_spawn("hammer", db_url, str(game.id), str(attempts), str(w), str(start_at)) for w in range(workers)]
     reports = []
     for p in procs:
         out, err = p.communicate(timeout=60)
@@ -1405,14 +1439,10 @@ async def test_processes_fire_each_reminder_timeout_and_expiry_once(db_url: str)
             (await new_game(s, channel=c, reminder_at=T0, turn_deadline=T0 + timedelta(days=9))).id
             for c in range(1, n + 1)
         ]
-        timeouts = [
-            (await new_game(s, channel=c, turn_deadline=T0)).id for c in range(100, 100 + n)
-        ]
+        timeouts = [(await new_game(s, channel=c, turn_deadline=T0)).id for c in range(100, 100 + n)]
         challenges = [
             (
-                await s.challenges.create(
-                    guild_id=GUILD, channel_id=c, challenger=ALICE, challenged=BOB, expires_at=T0
-                )
+                await s.challenges.create(guild_id=GUILD, channel_id=c, challenger=ALICE, challenged=BOB, expires_at=T0)
             ).id
             for c in range(200, 200 + n)
         ]
@@ -1636,19 +1666,34 @@ async def _populate(s: Store, clock: FakeClock) -> None:
     """A bit of everything: players with prefs, guild settings, finished and live games, challenges."""
     await s.players.upsert(ALICE, "Alice")
     await s.players.upsert(BOB, "Bób 🎲", is_bot=True)
-    await s.db.transact(lambda tx: tx.execute("UPDATE players SET prefs = ? WHERE user_id = ?", ('{"dm_reminders":false}', ALICE)))
-    await s.db.transact(lambda tx: tx.execute("INSERT INTO guild_settings (guild_id, settings) VALUES (?, ?)", (GUILD, '{"move_days":2}')))
+    await s.db.transact(
+        lambda tx: tx.execute("UPDATE players SET prefs = ? WHERE user_id = ?", ('{"dm_reminders":false}', ALICE))
+    )
+    await s.db.transact(
+        lambda tx: tx.execute(
+            "INSERT INTO guild_settings (guild_id, settings) VALUES (?, ?)", (GUILD, '{"move_days":2}')
+        )
+    )
     big = 1_234_567_890_123_456_789  # Discord snowflakes need BIGINT
     for c in range(3):
         await _play_match(s, c + 1, ALICE, BOB, 5, 5)
         clock.advance(minutes=7)
     live = await s.games.create(
-        guild_id=big, channel_id=big + 1, player0=big + 2, player1=CAROL,
-        settings={"cube": True}, match_length=7, turn_deadline=T0 + timedelta(days=2),
+        guild_id=big,
+        channel_id=big + 1,
+        player0=big + 2,
+        player1=CAROL,
+        settings={"cube": True},
+        match_length=7,
+        turn_deadline=T0 + timedelta(days=2),
         reminder_at=T0 + timedelta(days=1, seconds=0.123456),
     )
-    await s.games.append(live.id, 0, [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}],
-                         snapshot=(1, '{"a": "snapshot"}'))
+    await s.games.append(
+        live.id,
+        0,
+        [roll(0, 6, 5), {"kind": "play", "player": 0, "play": "24/18 18/13"}],
+        snapshot=(1, '{"a": "snapshot"}'),
+    )
     await s.outbox.delivered([], game_id=live.id, board=(big + 3, big + 4), version=2)
     ch = await s.challenges.create(guild_id=GUILD, channel_id=9, challenger=DAVE, challenged=None, expires_at=T0)
     await s.challenges.set_message(ch.id, 42)
@@ -1719,6 +1764,9 @@ def test_copy_command_line(tmp_path: Path, pg_url: str) -> None:
     assert "every row matches" in done.stdout and "actions" in done.stdout
     again = subprocess.run(
         [sys.executable, "-m", "bot.store.copy", "--verify-only", lite, pg_url],
-        capture_output=True, text=True, timeout=120, env=_child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_child_env(),
     )
     assert again.returncode == 0 and "every row matches" in again.stdout, again.stderr

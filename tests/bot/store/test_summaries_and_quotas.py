@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.store import ChallengeLimitError, MatchOutcome, StaleVersionError, Store, open_store
 
-T0 = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 GUILD = 111
 ALICE, BOB, CAROL, DAVE = 1001, 1002, 1003, 1004
 SUMMARY = {"card": {"score": [1, 0]}, "games": [{"number": 1, "actions": []}], "mat": "mat text", "export": "{}"}
@@ -53,11 +53,13 @@ async def test_the_summary_is_written_by_the_append_that_finishes_the_game(store
         await store.games.append(game, 1, [{"kind": "roll", "player": 1, "dice": [2, 2]}], summary=SUMMARY)
     assert (await store.games.get(game)).version == 1
     with pytest.raises(StaleVersionError):  # a lost race writes neither the actions nor the summary
-        await store.games.append(game, 0, [{"kind": "resign", "player": 1}],
-                                 outcome=MatchOutcome(ALICE, BOB), summary=SUMMARY)
+        await store.games.append(
+            game, 0, [{"kind": "resign", "player": 1}], outcome=MatchOutcome(ALICE, BOB), summary=SUMMARY
+        )
     assert await store.summaries.part(game, "mat") is None
-    await store.games.append(game, 1, [{"kind": "resign", "player": 1}],
-                             outcome=MatchOutcome(ALICE, BOB), summary=SUMMARY)
+    await store.games.append(
+        game, 1, [{"kind": "resign", "player": 1}], outcome=MatchOutcome(ALICE, BOB), summary=SUMMARY
+    )
     assert await store.summaries.part(game, "card") == {"score": [1, 0]}
     assert await store.summaries.part(game, "games") == [{"number": 1, "actions": []}]
     assert await store.summaries.part(game, "mat") == "mat text"
@@ -65,7 +67,10 @@ async def test_the_summary_is_written_by_the_append_that_finishes_the_game(store
     assert await store.summaries.cards([game, 999]) == {game: {"score": [1, 0]}}
     changes = (await store.summaries.rating_changes([game]))[game]
     assert {(c.scope, c.user_id, c.won) for c in changes} == {
-        (GUILD, ALICE, True), (GUILD, BOB, False), (0, ALICE, True), (0, BOB, False)
+        (GUILD, ALICE, True),
+        (GUILD, BOB, False),
+        (0, ALICE, True),
+        (0, BOB, False),
     }
 
 
@@ -86,11 +91,22 @@ async def test_an_abandon_writes_its_summary_and_a_backfill_keeps_the_first(stor
 # -- challenge quotas ------------------------------------------------------------------
 
 
-async def challenge(store: Store, challenger: int, challenged: int, *, expires: timedelta = timedelta(hours=24),
-                    limits: tuple[int, int] = (3, 5)) -> int:
+async def challenge(
+    store: Store,
+    challenger: int,
+    challenged: int,
+    *,
+    expires: timedelta = timedelta(hours=24),
+    limits: tuple[int, int] = (3, 5),
+) -> int:
     row = await store.challenges.create(
-        guild_id=GUILD, channel_id=7, challenger=challenger, challenged=challenged,
-        expires_at=T0 + expires, max_by_challenger=limits[0], max_for_challenged=limits[1],
+        guild_id=GUILD,
+        channel_id=7,
+        challenger=challenger,
+        challenged=challenged,
+        expires_at=T0 + expires,
+        max_by_challenger=limits[0],
+        max_for_challenged=limits[1],
     )
     return row.id
 
@@ -105,8 +121,11 @@ async def test_a_challenger_has_a_few_challenges_waiting_at_most(store: Store) -
     first = (await store.db.fetchone("SELECT MIN(id) FROM challenges"))[0]
     await store.challenges.set_status(first, "cancelled")
     await challenge(store, ALICE, BOB)
-    await store.db.transact(lambda tx: tx.execute("UPDATE challenges SET expires_at = ? WHERE id = ?",
-                                                  ((T0 - timedelta(minutes=1)).timestamp(), first + 1)))
+    await store.db.transact(
+        lambda tx: tx.execute(
+            "UPDATE challenges SET expires_at = ? WHERE id = ?", ((T0 - timedelta(minutes=1)).timestamp(), first + 1)
+        )
+    )
     await challenge(store, ALICE, CAROL)
     with pytest.raises(ChallengeLimitError):
         await challenge(store, ALICE, CAROL)

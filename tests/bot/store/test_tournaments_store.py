@@ -7,7 +7,7 @@ Each test runs on SQLite and on PostgreSQL (the ``backend`` fixture)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -23,7 +23,7 @@ from bot.store import (
     TournamentFullError,
 )
 
-T0 = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 GUILD = 111
 CHANNEL = 222
 ALICE, BOB, CAROL, DAVE, ERIN = 1001, 1002, 1003, 1004, 1005
@@ -44,8 +44,13 @@ async def store(store_factory) -> Store:
 
 async def new_tournament(store: Store, *players: int, starts_at: datetime | None = None, fmt: str = "knockout") -> int:
     row = await store.tournaments.create(
-        guild_id=GUILD, channel_id=CHANNEL, organiser=ALICE, name="Spring Cup", format=fmt,
-        settings={"match_length": 3}, starts_at=starts_at,
+        guild_id=GUILD,
+        channel_id=CHANNEL,
+        organiser=ALICE,
+        name="Spring Cup",
+        format=fmt,
+        settings={"match_length": 3},
+        starts_at=starts_at,
     )
     for player in players:
         assert await store.tournaments.join(row.id, player, max_players=64)
@@ -57,7 +62,9 @@ async def started(store: Store, *players: int, pairings: list[NewPairing] | None
     seeds = [(p, n + 1, 1500.0) for n, p in enumerate(players)]
     if pairings is None:
         pairings = [NewPairing(k, players[2 * k], players[2 * k + 1]) for k in range(len(players) // 2)]
-    row = await store.tournaments.start(tid, seeds=seeds, rounds=2, pairings=pairings, round_deadline=T0 + timedelta(days=7))
+    row = await store.tournaments.start(
+        tid, seeds=seeds, rounds=2, pairings=pairings, round_deadline=T0 + timedelta(days=7)
+    )
     assert row is not None and row.status == "running" and row.round == 1
     return tid
 
@@ -87,8 +94,9 @@ async def test_start_seeds_exactly_the_entrants_once(store: Store) -> None:
     tid = await new_tournament(store, ALICE, BOB, CAROL)
     pairings = [NewPairing(0, ALICE, None, ALICE, "bye"), NewPairing(1, BOB, CAROL)]
     with pytest.raises(EntrantsChangedError):  # Carol is left out: someone joined meanwhile
-        await store.tournaments.start(tid, seeds=[(ALICE, 1, None), (BOB, 2, None)], rounds=2,
-                                      pairings=pairings, round_deadline=None)
+        await store.tournaments.start(
+            tid, seeds=[(ALICE, 1, None), (BOB, 2, None)], rounds=2, pairings=pairings, round_deadline=None
+        )
     seeds = [(ALICE, 1, 1700.0), (BOB, 2, 1600.0), (CAROL, 3, None)]
     owed = [Owed("tourney_update", GUILD, CHANNEL, payload={"tournament": tid})]
     row = await store.tournaments.start(tid, seeds=seeds, rounds=2, pairings=pairings, round_deadline=T0, owed=owed)
@@ -98,7 +106,8 @@ async def test_start_seeds_exactly_the_entrants_once(store: Store) -> None:
     assert [(e.user_id, e.seed, e.rating) for e in entrants] == seeds
     tables = await store.tournaments.pairings(tid, 1)
     assert [(p.table_no, p.players, p.outcome, p.winner) for p in tables] == [
-        (0, (ALICE,), "bye", ALICE), (1, (BOB, CAROL), None, None)
+        (0, (ALICE,), "bye", ALICE),
+        (1, (BOB, CAROL), None, None),
     ]
     assert [e.kind for e in await store.outbox.owed(T0 + timedelta(seconds=1))] == ["tourney_update"]
 
@@ -163,13 +172,20 @@ async def test_two_stores_racing_advance_a_round_exactly_once(store_factory) -> 
     for attempt in range(8):
         tid = await started(one, ALICE, BOB, CAROL, DAVE)
         first, second = await one.tournaments.pairings(tid, 1)
-        await asyncio.gather(one.tournaments.decide(first.id, ALICE, "won"), two.tournaments.decide(second.id, DAVE, "won"))
-        rounds = await asyncio.gather(*(
-            store.tournaments.advance(tid, 1, pairings=[NewPairing(0, ALICE, DAVE)], owed=[
-                Owed("tourney_update", GUILD, CHANNEL, payload={"tournament": tid, "by": n})
-            ])
-            for n, store in enumerate((one, two, one, two))
-        ))
+        await asyncio.gather(
+            one.tournaments.decide(first.id, ALICE, "won"), two.tournaments.decide(second.id, DAVE, "won")
+        )
+        rounds = await asyncio.gather(
+            *(
+                store.tournaments.advance(
+                    tid,
+                    1,
+                    pairings=[NewPairing(0, ALICE, DAVE)],
+                    owed=[Owed("tourney_update", GUILD, CHANNEL, payload={"tournament": tid, "by": n})],
+                )
+                for n, store in enumerate((one, two, one, two))
+            )
+        )
         assert sum(r is not None for r in rounds) == 1, attempt
         assert len(await one.tournaments.pairings(tid, 2)) == 1
         assert (await two.tournaments.get(tid)).round == 2
@@ -183,7 +199,8 @@ async def test_racing_results_and_games_decide_each_table_once(store_factory) ->
     tid = await started(one, ALICE, BOB)
     (table,) = await one.tournaments.pairings(tid, 1)
     results = await asyncio.gather(
-        one.tournaments.decide(table.id, ALICE, "won"), two.tournaments.decide(table.id, BOB, "forfeit"),
+        one.tournaments.decide(table.id, ALICE, "won"),
+        two.tournaments.decide(table.id, BOB, "forfeit"),
     )
     assert sum(r is not None for r in results) == 1
     winner = next(r for r in results if r is not None).winner
@@ -238,7 +255,13 @@ async def test_records_count_titles_and_the_best_place(store: Store) -> None:
     cancelled = await started(store, ALICE, CAROL)
     await store.tournaments.cancel(cancelled)
     alice = await store.tournaments.record(ALICE, GUILD)
-    assert (alice.played, alice.titles, alice.best_place, alice.best_name, alice.best_field) == (2, 1, 1, "Spring Cup", 2)
+    assert (alice.played, alice.titles, alice.best_place, alice.best_name, alice.best_field) == (
+        2,
+        1,
+        1,
+        "Spring Cup",
+        2,
+    )
     carol = await store.tournaments.record(CAROL)
     assert (carol.played, carol.titles, carol.best_place) == (0, 0, None)
     assert (await store.tournaments.record(BOB, GUILD + 1)).played == 0
