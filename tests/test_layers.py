@@ -5,7 +5,7 @@ Every module of ``engine/``, ``renderer/`` and ``bot/`` is parsed with
 at module level, inside functions, and under ``if TYPE_CHECKING:``, since an
 import dodged into a function or a type-checking block is still a tie.
 
-The layers, lowest first (README, "Layout"):
+The layers, lowest first (docs/architecture.md, "The layers"):
 
 - ``engine``: the rules; imports nothing of ours but itself.
 - ``renderer``: pictures; imports the engine.
