@@ -123,6 +123,11 @@ def _run_loop(main: Coroutine[Any, Any, None]) -> None:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["backup"]:
+        from bot.store.backup import main as backup
+
+        return backup(args[1:], lambda: Settings.from_env(environ, require_token=False).database_url)
     try:
         settings = Settings.from_env(environ)
     except ConfigError as error:

@@ -133,6 +133,10 @@ class Settings:
     """``SNAPSHOT_EVERY``: a game's state is stored with its actions every this many actions."""
     http_connections: int = DEFAULT_HTTP_CONNECTIONS
     """``HTTP_CONNECTIONS``: connections to Discord's API held open at once (more requests wait)."""
+    sqlite_checkpoints: bool = True
+    """``SQLITE_CHECKPOINTS``: the bot checkpoints its SQLite WAL itself (``off`` for Litestream, which does)."""
+    snapshot_before_migration: bool = True
+    """``SNAPSHOT_BEFORE_MIGRATION``: copy a SQLite store beside itself before migrating it (``0``: don't)."""
 
     @classmethod
     def from_env(
@@ -197,6 +201,8 @@ class Settings:
         cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
         snapshot_every = _whole("SNAPSHOT_EVERY", get("SNAPSHOT_EVERY"), 1, 100_000)
         connections = _whole("HTTP_CONNECTIONS", get("HTTP_CONNECTIONS"), 1, 10_000)
+        checkpoints = _switch("SQLITE_CHECKPOINTS", get("SQLITE_CHECKPOINTS"), True)
+        snapshot = _switch("SNAPSHOT_BEFORE_MIGRATION", get("SNAPSHOT_BEFORE_MIGRATION"), True)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -222,6 +228,8 @@ class Settings:
             cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
             snapshot_every=DEFAULT_SNAPSHOT_EVERY if snapshot_every is None else snapshot_every,
             http_connections=DEFAULT_HTTP_CONNECTIONS if connections is None else connections,
+            sqlite_checkpoints=checkpoints,
+            snapshot_before_migration=snapshot,
         )
 
     @property
@@ -261,6 +269,17 @@ class Settings:
         return options
 
     @property
+    def store_options(self) -> dict[str, int]:
+        """Keyword arguments for :func:`bot.store.open_store`: :attr:`pool_options`, and the
+        SQLite switches that are not at their defaults."""
+        options = self.pool_options
+        if not self.sqlite_checkpoints:
+            options["checkpoints"] = False
+        if not self.snapshot_before_migration:
+            options["snapshot_before_migration"] = False
+        return options
+
+    @property
     def sharded(self) -> bool:
         """True when ``SHARD_COUNT`` is set: the bot is an :class:`discord.ext.commands.AutoShardedBot`."""
         return self.shard_count is not None
@@ -296,6 +315,18 @@ def _whole(name: str, text: str, low: int, high: int) -> int | None:
     if not low <= value <= high:
         raise ConfigError(f"{name} must be {low} to {high}, not {value}")
     return value
+
+
+def _switch(name: str, text: str, default: bool) -> bool:
+    """An on/off setting: ``on``/``1``/``true``/``yes`` or ``off``/``0``/``false``/``no``; the default when empty."""
+    if not text:
+        return default
+    word = text.lower()
+    if word in ("on", "1", "true", "yes"):
+        return True
+    if word in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{name} must be on or off (1 or 0), not {text!r}")
 
 
 def _rate(name: str, text: str, default: tuple[int, float]) -> tuple[int, float] | None:

@@ -212,6 +212,8 @@ async def open_store(
     migrate_to: int | None = None,
     min_size: int | None = None,
     max_size: int | None = None,
+    checkpoints: bool = True,
+    snapshot_before_migration: bool = True,
 ) -> Store:
     """Open the store a ``DATABASE_URL`` (or a plain SQLite path) names, and migrate it.
 
@@ -219,6 +221,15 @@ async def open_store(
     pool of ``min_size``..``max_size`` connections, default 1..10);
     ``sqlite:///relative.sqlite3``, ``sqlite:////absolute.sqlite3`` or a plain
     path -> SQLite. ``migrate_to`` stops at an earlier schema version.
+    SQLite only: ``checkpoints`` and ``snapshot_before_migration`` (see :meth:`Database.open`).
     """
-    db = await Database.open(url_or_path, clock=clock, migrate_to=migrate_to, min_size=min_size, max_size=max_size)
+    db = await Database.open(
+        url_or_path,
+        clock=clock,
+        migrate_to=migrate_to,
+        min_size=min_size,
+        max_size=max_size,
+        checkpoints=checkpoints,
+        snapshot_before_migration=snapshot_before_migration,
+    )
     return Store(db)

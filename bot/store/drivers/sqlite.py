@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.store.backup import BackupError, snapshot_before_migration
 from bot.store.errors import ConstraintError, DatabaseBusyError, StorageError
 from bot.store.schema import Migration
 
@@ -169,6 +170,8 @@ class SqliteDriver:
         *,
         uri: bool,
         busy_timeout_ms: int,
+        checkpoints: bool = True,
+        snapshot_before_migration: bool = True,
     ) -> None:
         self._writer: sqlite3.Connection | None = writer
         self._thread = thread
@@ -185,9 +188,15 @@ class SqliteDriver:
         self._checkpointer: sqlite3.Connection | None = None
         """The checkpoints' connection (opened and used on the writer thread)."""
         self.path = path
+        self.checkpoints = checkpoints
+        """Whether the driver checkpoints the WAL itself (off: a tool such as Litestream does)."""
+        self.snapshot_before_migration = snapshot_before_migration and scratch is None and not uri
+        """Whether a store about to be migrated is first copied beside itself (:mod:`bot.store.backup`)."""
 
     @classmethod
-    async def connect(cls, path: str, *, busy_timeout_ms: int) -> SqliteDriver:
+    async def connect(
+        cls, path: str, *, busy_timeout_ms: int, checkpoints: bool = True, snapshot_before_migration: bool = True
+    ) -> SqliteDriver:
         """Open (creating folder and file if needed) and set the pragmas."""
         scratch: str | None = None
         if path == ":memory:":
@@ -214,7 +223,17 @@ class SqliteDriver:
             await loop.run_in_executor(thread, writer.close)
             thread.shutdown(wait=False)
             raise
-        return cls(writer, thread, reader, path, scratch, uri=uri, busy_timeout_ms=busy_timeout_ms)
+        return cls(
+            writer,
+            thread,
+            reader,
+            path,
+            scratch,
+            uri=uri,
+            busy_timeout_ms=busy_timeout_ms,
+            checkpoints=checkpoints,
+            snapshot_before_migration=snapshot_before_migration,
+        )
 
     async def close(self) -> None:
         """Close the connections and the writer thread (idempotent)."""
@@ -281,7 +300,11 @@ class SqliteDriver:
         never on both at once (a transaction goes to the loop only when none is
         left on the thread)."""
         self._commits += 1
-        if self._commits >= CHECKPOINT_EVERY and (self._checkpoint is None or self._checkpoint.done()):
+        if (
+            self.checkpoints
+            and self._commits >= CHECKPOINT_EVERY
+            and (self._checkpoint is None or self._checkpoint.done())
+        ):
             self._commits = 0
             self._checkpoint = self._thread.submit(self._checkpoint_on_thread)
 
@@ -389,8 +412,14 @@ class SqliteDriver:
         return int(row[0])
 
     async def migrate(self, migrations: Sequence[Migration], target: int) -> None:
-        """Apply migrations up to ``target``, each in its own transaction."""
+        """Apply migrations up to ``target``, each in its own transaction; a store
+        that has a schema already is first copied beside itself as
+        ``<store>.pre-migration-<version>`` (unless :attr:`snapshot_before_migration` is off)."""
         newest = len(migrations)
+        start = await self.schema_version()
+        if self.snapshot_before_migration and 1 <= start < target:
+            snapshot = await self._on_thread(self._snapshot, start)
+            log.info("database at schema %s copied to %s before migrating it", start, snapshot)
         while True:
 
             async def step(tx: SqliteTx) -> bool:
@@ -409,6 +438,23 @@ class SqliteDriver:
             # on the thread: a migration may take long, and is never the loop's to wait for
             if await self._transact_on_thread(step):
                 return
+
+    def _snapshot(self, version: int) -> Path:
+        """The pre-migration copy, on the writer thread (outside any transaction)."""
+        conn = self._writer
+        if conn is None:
+            raise StorageError("the database is closed")
+        try:
+            return snapshot_before_migration(conn, self.path, version)
+        except BackupError as exc:
+            raise StorageError(
+                f"could not copy the store before migrating it ({exc}); free some disk space, "
+                "or set SNAPSHOT_BEFORE_MIGRATION=0 to migrate without a copy"
+            ) from exc
+
+    async def _on_thread(self, call: Callable[..., T], *args: Any) -> T:
+        job = self._last_write = self._thread.submit(call, *args)
+        return await asyncio.wrap_future(job)
 
     async def integrity_check(self) -> str:
         """Run ``PRAGMA integrity_check`` and return its first line ('ok' if fine)."""
