@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bot.store import Shard
 from bot.store.drivers.url import parse_database_url, redact, secrets_of
@@ -137,6 +138,9 @@ class Settings:
     """``SQLITE_CHECKPOINTS``: the bot checkpoints its SQLite WAL itself (``off`` for Litestream, which does)."""
     snapshot_before_migration: bool = True
     """``SNAPSHOT_BEFORE_MIGRATION``: copy a SQLite store beside itself before migrating it (``0``: don't)."""
+    shard_wait: bool = True
+    """``SHARD_WAIT``: on PostgreSQL, a process whose shards another process runs waits for it to stop
+    (``off``: it exits at once, with a message)."""
 
     @classmethod
     def from_env(
@@ -203,6 +207,7 @@ class Settings:
         connections = _whole("HTTP_CONNECTIONS", get("HTTP_CONNECTIONS"), 1, 10_000)
         checkpoints = _switch("SQLITE_CHECKPOINTS", get("SQLITE_CHECKPOINTS"), True)
         snapshot = _switch("SNAPSHOT_BEFORE_MIGRATION", get("SNAPSHOT_BEFORE_MIGRATION"), True)
+        shard_wait = _switch("SHARD_WAIT", get("SHARD_WAIT"), True)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -230,6 +235,7 @@ class Settings:
             http_connections=DEFAULT_HTTP_CONNECTIONS if connections is None else connections,
             sqlite_checkpoints=checkpoints,
             snapshot_before_migration=snapshot,
+            shard_wait=shard_wait,
         )
 
     @property
@@ -269,10 +275,14 @@ class Settings:
         return options
 
     @property
-    def store_options(self) -> dict[str, int]:
-        """Keyword arguments for :func:`bot.store.open_store`: :attr:`pool_options`, and the
-        SQLite switches that are not at their defaults."""
-        options = self.pool_options
+    def store_options(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`bot.store.open_store` in the bot process: :attr:`pool_options`,
+        the shards it runs (held against other processes on PostgreSQL), and the SQLite switches
+        that are not at their defaults."""
+        options: dict[str, Any] = dict(self.pool_options)
+        options |= {"run_shards": True, "shard": self.shard, "shard_count": self.shard_count}
+        if not self.shard_wait:
+            options["shard_wait"] = False
         if not self.sqlite_checkpoints:
             options["checkpoints"] = False
         if not self.snapshot_before_migration:

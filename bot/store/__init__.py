@@ -77,7 +77,17 @@ from bot.store.rows import (
 )
 from bot.store.schedule import DueWork
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
-from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
+from bot.store.shards import (
+    ORPHAN_AFTER,
+    Shard,
+    ShardConflictError,
+    ShardCountMismatchError,
+    ShardLocks,
+    ShardsTakenError,
+    claim_shards,
+    serves,
+    shard_of,
+)
 from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
 from bot.store.tournaments import (
@@ -134,6 +144,9 @@ __all__ = [
     "RatingChange",
     "RatingPoint",
     "Shard",
+    "ShardConflictError",
+    "ShardCountMismatchError",
+    "ShardsTakenError",
     "SnapshotRow",
     "StaleVersionError",
     "StorageError",
@@ -175,6 +188,8 @@ class Store:
         self.members = MemberStore(db)
         self.tournaments = TournamentStore(db)
         self.puzzles = PuzzleStore(db)
+        self.shard_locks: ShardLocks | None = None
+        """The advisory locks of the shards this process runs (PostgreSQL, see :func:`claim_shards`)."""
 
     @property
     def backend(self) -> str:
@@ -187,8 +202,13 @@ class Store:
         return self.db.path
 
     async def close(self) -> None:
-        """Close the connection or pool (idempotent)."""
-        await self.db.close()
+        """Close the connection or pool (idempotent); then let this process's shards go."""
+        try:
+            await self.db.close()
+        finally:
+            locks, self.shard_locks = self.shard_locks, None
+            if locks is not None:
+                await locks.close()
 
     async def __aenter__(self) -> Store:
         return self
@@ -214,6 +234,10 @@ async def open_store(
     max_size: int | None = None,
     checkpoints: bool = True,
     snapshot_before_migration: bool = True,
+    run_shards: bool = False,
+    shard: Shard | None = None,
+    shard_count: int | None = None,
+    shard_wait: bool = True,
 ) -> Store:
     """Open the store a ``DATABASE_URL`` (or a plain SQLite path) names, and migrate it.
 
@@ -222,6 +246,10 @@ async def open_store(
     ``sqlite:///relative.sqlite3``, ``sqlite:////absolute.sqlite3`` or a plain
     path -> SQLite. ``migrate_to`` stops at an earlier schema version.
     SQLite only: ``checkpoints`` and ``snapshot_before_migration`` (see :meth:`Database.open`).
+    ``run_shards`` (the bot process, on PostgreSQL): first make sure no other
+    process runs this one's shards, ``shard`` (or all of ``shard_count``), and
+    hold them until the store is closed (:func:`claim_shards`, which waits for
+    them when ``shard_wait``, else raises :class:`ShardsTakenError`).
     """
     db = await Database.open(
         url_or_path,
@@ -232,4 +260,11 @@ async def open_store(
         checkpoints=checkpoints,
         snapshot_before_migration=snapshot_before_migration,
     )
-    return Store(db)
+    store = Store(db)
+    if run_shards:
+        try:
+            store.shard_locks = await claim_shards(db, shard, shard_count=shard_count, wait=shard_wait)
+        except BaseException:
+            await db.close()
+            raise
+    return store

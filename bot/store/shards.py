@@ -1,8 +1,20 @@
-"""Which bot process serves which guilds: Discord's shard rule, in Python and in SQL."""
+"""Which bot process serves which guilds: Discord's shard rule, in Python and in SQL;
+and, on PostgreSQL, that no two processes run one shard (:func:`claim_shards`) and
+which shards nobody runs (:func:`unrun_shards`)."""
 
 from __future__ import annotations
 
-from typing import Final
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bot.store.database import Database
+from bot.store.errors import DatabaseUnavailableError, StorageError
+
+log = logging.getLogger(__name__)
 
 Shard = tuple[int, tuple[int, ...]]
 """(shard count, shard ids): the Discord shards one bot process serves."""
@@ -38,3 +50,166 @@ def shard_clause(shard: Shard | None, column: str, ts: float) -> tuple[str, tupl
         f" AND (({SHARD_SQL}) IN ({marks}) OR {column} <= ?)",
         (count, *ids, ts - ORPHAN_AFTER),
     )
+
+
+# -- processes and their shards (PostgreSQL) --------------------------------------------
+
+SHARD_LOCK: Final = 0x6267_7368  # "bgsh": advisory lock key of the shards (the shard id is the second key)
+LIVE_HEARTBEAT: Final = 90.0
+"""Seconds within which a heartbeat shows its shard is run (beats come every 30 s,
+as :data:`bot.core.deadlines.HEARTBEAT`; :data:`bot.core.deadlines.STALE_AFTER` is this)."""
+WAIT_LOG_EVERY: Final = 60.0
+"""Seconds between two log lines of a process waiting for its shards."""
+WAIT_POLL: Final = 2.0
+"""Seconds between two tries at the shards' locks while waiting."""
+
+
+class ShardConflictError(StorageError):
+    """This process cannot run its shards now: another process runs them, or the
+    processes disagree on ``SHARD_COUNT``. The message says which and what to do."""
+
+
+class ShardsTakenError(ShardConflictError):
+    """Another process holds the lock of one of this process's shards."""
+
+
+class ShardCountMismatchError(ShardConflictError):
+    """Live heartbeats were written under another ``SHARD_COUNT``."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnrunShard:
+    """A shard nobody runs: no heartbeat, or none for :data:`LIVE_HEARTBEAT` seconds."""
+
+    shard_count: int
+    shard_id: int
+    seen_at: float | None
+    """When its last heartbeat was written (Unix seconds), None if never."""
+
+
+class ShardLocks:
+    """The shards' advisory locks held by this process: session-level locks on a
+    connection of their own (not the pool's), so they last as long as the
+    process; PostgreSQL frees them when that connection closes or dies."""
+
+    def __init__(self, conn: Any, shard_ids: tuple[int, ...]) -> None:
+        self._conn = conn
+        self.shard_ids = shard_ids
+
+    async def close(self) -> None:
+        """Let the shards go (idempotent): the connection closes, and its locks with it."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                await conn.close(timeout=5)
+            except Exception:  # noqa: BLE001 - a dead connection holds no locks either
+                conn.terminate()
+
+
+async def claim_shards(
+    db: Database,
+    shard: Shard | None,
+    *,
+    shard_count: int | None = None,
+    wait: bool = True,
+    poll: float = WAIT_POLL,
+    log_every: float = WAIT_LOG_EVERY,
+) -> ShardLocks | None:
+    """Make sure no other process runs this process's shards, on PostgreSQL (None on SQLite).
+
+    The process runs ``shard`` (its ``(SHARD_COUNT, SHARD_IDS)``), or with None
+    every shard of ``shard_count`` (1 when unsharded). It takes a session-level
+    advisory lock per shard on a connection of its own and keeps them until
+    :meth:`ShardLocks.close`. When another process holds one: with ``wait`` it
+    tries again every ``poll`` seconds (a log line every ``log_every``) and
+    returns once that process is gone; without, it raises :class:`ShardsTakenError`.
+    Then, holding them, it refuses (:class:`ShardCountMismatchError`) if a
+    heartbeat from the last :data:`LIVE_HEARTBEAT` seconds was written under
+    another shard count: processes with different ``SHARD_COUNT`` would split
+    the guilds differently, and two would serve some guilds.
+    """
+    if db.backend != "postgresql":
+        return None
+    import asyncpg
+
+    ids = tuple(shard[1]) if shard is not None else tuple(range(shard_count or 1))
+    beats_under = shard[0] if shard is not None else 1  # how this process's heartbeats are written
+    try:
+        conn = await asyncpg.connect(db.path, timeout=10, server_settings={"application_name": "discord-backgammon"})
+    except Exception as exc:
+        raise DatabaseUnavailableError() from exc
+    locks = ShardLocks(conn, ids)
+    try:
+        waited_since = time.monotonic()
+        next_log = waited_since
+        while True:
+            taken = await _try_locks(conn, ids)
+            if not taken:
+                break
+            names = ", ".join(str(i) for i in taken)
+            if not wait:
+                raise ShardsTakenError(
+                    f"shard {names} is already run by another process (SHARD_IDS overlap, or that process is "
+                    "still stopping); stop it, or leave SHARD_WAIT on to start once it is gone"
+                )
+            if time.monotonic() >= next_log:
+                log.warning(
+                    "shard %s is run by another process: waiting for it to stop (%.0f s so far)",
+                    names,
+                    time.monotonic() - waited_since,
+                )
+                next_log = time.monotonic() + log_every
+            await asyncio.sleep(poll)
+        now = db.now()
+        live = await conn.fetch(
+            "SELECT DISTINCT shard_count FROM heartbeats WHERE shard_count <> $1 AND seen_at >= $2 ORDER BY 1",
+            beats_under,
+            now - LIVE_HEARTBEAT,
+        )
+        if live:
+            counts = ", ".join(str(r["shard_count"]) for r in live)
+            mine = f"SHARD_COUNT={beats_under}" if shard is not None else "one process for every shard"
+            raise ShardCountMismatchError(
+                f"other processes run with SHARD_COUNT={counts} (heartbeats of the last {LIVE_HEARTBEAT:.0f} s), "
+                f"this one with {mine}: every process needs the same SHARD_COUNT and SHARD_IDS that do not "
+                f"overlap; to change the count, stop them all and start again {LIVE_HEARTBEAT:.0f} s later"
+            )
+    except BaseException:
+        await locks.close()
+        raise
+    return locks
+
+
+async def _try_locks(conn: Any, ids: Sequence[int]) -> list[int]:
+    """Try every shard's lock; all or none are kept (two processes each holding part
+    of the other's shards would wait for each other). Returns the shards taken by others."""
+    got: list[int] = []
+    taken: list[int] = []
+    for shard_id in ids:
+        if await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", SHARD_LOCK, shard_id):
+            got.append(shard_id)
+        else:
+            taken.append(shard_id)
+    if taken:
+        for shard_id in got:
+            await conn.fetchval("SELECT pg_advisory_unlock($1, $2)", SHARD_LOCK, shard_id)
+    return taken
+
+
+async def unrun_shards(db: Database, *, now: float | None = None) -> list[UnrunShard]:
+    """The shards nobody runs: of the shard count with the newest heartbeat, each
+    shard without a heartbeat in the last :data:`LIVE_HEARTBEAT` seconds (never
+    seen, or its process stopped or cut off from Discord). An empty list when all
+    are run, or when no process ever beat. For ``python -m bot check``."""
+    rows = await db.fetchall("SELECT shard_count, shard_id, seen_at FROM heartbeats")
+    if not rows:
+        return []
+    ts = db.now() if now is None else now
+    newest = max(rows, key=lambda r: r["seen_at"])
+    count = int(newest["shard_count"])
+    seen = {int(r["shard_id"]): float(r["seen_at"]) for r in rows if int(r["shard_count"]) == count}
+    return [
+        UnrunShard(count, shard_id, seen.get(shard_id))
+        for shard_id in range(count)
+        if seen.get(shard_id) is None or seen[shard_id] < ts - LIVE_HEARTBEAT
+    ]

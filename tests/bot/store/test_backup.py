@@ -213,16 +213,24 @@ async def test_checkpoints_off_leaves_the_wal_to_another_tool(tmp_path: Path) ->
 def test_the_settings_reach_the_store() -> None:
     from bot.config import ConfigError, Settings
 
-    def options(**environ: str) -> dict[str, int]:
-        return Settings.from_env({"DISCORD_TOKEN": "t", **environ}, env_file=None).store_options
+    def options(**environ: str) -> dict[str, object]:
+        found = Settings.from_env({"DISCORD_TOKEN": "t", **environ}, env_file=None).store_options
+        assert found.pop("run_shards") is True
+        return found
 
-    assert options() == {}
-    assert options(SQLITE_CHECKPOINTS="off", SNAPSHOT_BEFORE_MIGRATION="0", DATABASE_POOL_MAX="4") == {
+    plain = {"shard": None, "shard_count": None}
+    assert options() == plain
+    assert options(SQLITE_CHECKPOINTS="off", SNAPSHOT_BEFORE_MIGRATION="0", DATABASE_POOL_MAX="4") == plain | {
         "min_size": 1,
         "max_size": 4,
         "checkpoints": False,
         "snapshot_before_migration": False,
     }
-    assert options(SQLITE_CHECKPOINTS="on") == {}
+    assert options(SQLITE_CHECKPOINTS="on") == plain
+    assert options(SHARD_COUNT="4", SHARD_IDS="2,1", SHARD_WAIT="off") == {
+        "shard": (4, (1, 2)),
+        "shard_count": 4,
+        "shard_wait": False,
+    }
     with pytest.raises(ConfigError, match="SQLITE_CHECKPOINTS must be on or off"):
         options(SQLITE_CHECKPOINTS="sometimes")
