@@ -52,12 +52,49 @@ def shard_clause(shard: Shard | None, column: str, ts: float) -> tuple[str, tupl
     )
 
 
+def deadline_clause(shard: Shard | None, ts: float) -> tuple[str, tuple[float | int, ...]]:
+    """:func:`shard_clause` for turn deadlines: another shard's are taken over only
+    while that shard is run (a heartbeat in the last :data:`LIVE_HEARTBEAT` seconds),
+    its process slow rather than gone. A shard nobody runs answers none of its
+    players' clicks: they cannot move, so their deadlines wait, and its outage is
+    credited to their clocks when it comes back (until then they wait too)."""
+    if shard is None:
+        return "", ()
+    count, ids = shard
+    if count < 1 or not ids:
+        raise ValueError("a shard filter needs a shard count and at least one shard id")
+    marks = ", ".join("?" for _ in ids)
+    return (
+        f" AND (({SHARD_SQL}) IN ({marks}) OR (turn_deadline <= ? AND {_RUN_SQL}))",
+        (count, *ids, ts - ORPHAN_AFTER, *_run_params(count, ts)),
+    )
+
+
+def _run_params(count: int, ts: float) -> tuple[float | int, ...]:
+    return (count, count, ts - LIVE_HEARTBEAT, count, count)
+
+
+def run_clause(count: int, ts: float) -> tuple[str, tuple[float | int, ...]]:
+    """SQL keeping the games of guilds on shards that are run at ``ts`` (under ``count``
+    shards), their outages credited to their clocks."""
+    return f" AND {_RUN_SQL}", _run_params(count, ts)
+
+
 # -- processes and their shards (PostgreSQL) --------------------------------------------
 
 SHARD_LOCK: Final = 0x6267_7368  # "bgsh": advisory lock key of the shards (the shard id is the second key)
 LIVE_HEARTBEAT: Final = 90.0
 """Seconds within which a heartbeat shows its shard is run (beats come every 30 s,
 as :data:`bot.core.deadlines.HEARTBEAT`; :data:`bot.core.deadlines.STALE_AFTER` is this)."""
+_RUN_SQL: Final = (
+    "EXISTS (SELECT 1 FROM heartbeats WHERE heartbeats.shard_count = ? "
+    f"AND heartbeats.shard_id = {SHARD_SQL} AND heartbeats.seen_at >= ?) "
+    "AND NOT EXISTS (SELECT 1 FROM clock_credits WHERE clock_credits.shard_count = ? "
+    f"AND clock_credits.shard_id = {SHARD_SQL})"
+)
+"""The row's guild is on a shard that is run (a live heartbeat under the shard count
+given) and whose games' clocks are not owed an outage still (until they are credited,
+its deadlines are early)."""
 WAIT_LOG_EVERY: Final = 60.0
 """Seconds between two log lines of a process waiting for its shards."""
 WAIT_POLL: Final = 2.0
