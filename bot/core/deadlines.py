@@ -9,7 +9,9 @@ happens once. Time the bot was down or cut off from Discord is not counted:
 by it, :meth:`Deadlines.settle_outages` the games'. With a shard
 (shard count, shard ids) only games and challenges of guilds on those Discord
 shards are handled, so the process that serves a guild claims its notices;
-another shard's work is taken over once it is a few minutes overdue.
+another shard's work is taken over once it is a few minutes overdue, but
+its turn deadlines only while that shard is run (players whose shard is
+down cannot move: their clocks wait, and are credited its outage).
 """
 
 from __future__ import annotations
