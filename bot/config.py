@@ -138,6 +138,8 @@ class Settings:
     """``SQLITE_CHECKPOINTS``: the bot checkpoints its SQLite WAL itself (``off`` for Litestream, which does)."""
     snapshot_before_migration: bool = True
     """``SNAPSHOT_BEFORE_MIGRATION``: copy a SQLite store beside itself before migrating it (``0``: don't)."""
+    low_disk_mb: int | None = None
+    """``LOW_DISK_MB``: a warning is logged when less is free beside the SQLite store (None: 1024; 0: never)."""
     shard_wait: bool = True
     """``SHARD_WAIT``: on PostgreSQL, a process whose shards another process runs waits for it to stop
     (``off``: it exits at once, with a message)."""
@@ -208,6 +210,7 @@ class Settings:
         checkpoints = _switch("SQLITE_CHECKPOINTS", get("SQLITE_CHECKPOINTS"), True)
         snapshot = _switch("SNAPSHOT_BEFORE_MIGRATION", get("SNAPSHOT_BEFORE_MIGRATION"), True)
         shard_wait = _switch("SHARD_WAIT", get("SHARD_WAIT"), True)
+        low_disk_mb = _whole("LOW_DISK_MB", get("LOW_DISK_MB"), 0, 100_000_000)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -236,6 +239,7 @@ class Settings:
             sqlite_checkpoints=checkpoints,
             snapshot_before_migration=snapshot,
             shard_wait=shard_wait,
+            low_disk_mb=low_disk_mb,
         )
 
     @property
@@ -285,6 +289,8 @@ class Settings:
             options["shard_wait"] = False
         if not self.sqlite_checkpoints:
             options["checkpoints"] = False
+        if self.low_disk_mb is not None:
+            options["low_disk_bytes"] = self.low_disk_mb << 20
         if not self.snapshot_before_migration:
             options["snapshot_before_migration"] = False
         return options

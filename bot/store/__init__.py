@@ -49,6 +49,7 @@ from bot.store.errors import (
     NotFoundError,
     StaleVersionError,
     StorageError,
+    StorageFullError,
 )
 from bot.store.games import GameStore
 from bot.store.members import MemberStore, VacationRow
@@ -150,6 +151,7 @@ __all__ = [
     "SnapshotRow",
     "StaleVersionError",
     "StorageError",
+    "StorageFullError",
     "Store",
     "VacationRow",
     "open_store",
@@ -234,6 +236,7 @@ async def open_store(
     max_size: int | None = None,
     checkpoints: bool = True,
     snapshot_before_migration: bool = True,
+    low_disk_bytes: int | None = None,
     run_shards: bool = False,
     shard: Shard | None = None,
     shard_count: int | None = None,
@@ -245,7 +248,7 @@ async def open_store(
     pool of ``min_size``..``max_size`` connections, default 1..10);
     ``sqlite:///relative.sqlite3``, ``sqlite:////absolute.sqlite3`` or a plain
     path -> SQLite. ``migrate_to`` stops at an earlier schema version.
-    SQLite only: ``checkpoints`` and ``snapshot_before_migration`` (see :meth:`Database.open`).
+    SQLite only: ``checkpoints``, ``snapshot_before_migration`` and ``low_disk_bytes`` (see :meth:`Database.open`).
     ``run_shards`` (the bot process, on PostgreSQL): first make sure no other
     process runs this one's shards, ``shard`` (or all of ``shard_count``), and
     hold them until the store is closed (:func:`claim_shards`, which waits for
@@ -259,6 +262,7 @@ async def open_store(
         max_size=max_size,
         checkpoints=checkpoints,
         snapshot_before_migration=snapshot_before_migration,
+        low_disk_bytes=low_disk_bytes,
     )
     store = Store(db)
     if run_shards:

@@ -32,7 +32,13 @@ import asyncpg
 from asyncpg import exceptions as pgx
 
 from bot.store.drivers.url import redact
-from bot.store.errors import ConstraintError, DatabaseBusyError, DatabaseUnavailableError, StorageError
+from bot.store.errors import (
+    ConstraintError,
+    DatabaseBusyError,
+    DatabaseUnavailableError,
+    StorageError,
+    StorageFullError,
+)
 from bot.store.schema import Migration
 
 log = logging.getLogger(__name__)
@@ -77,6 +83,9 @@ def translate(exc: BaseException) -> BaseException:
         return DatabaseBusyError()
     if isinstance(exc, pgx.QueryCanceledError):
         return DatabaseBusyError()
+    if isinstance(exc, pgx.DiskFullError):
+        log.error("database full: the PostgreSQL server's disk is full, writes fail until space is freed")
+        return StorageFullError()
     if isinstance(exc, asyncio.TimeoutError):
         return DatabaseBusyError()
     return exc
