@@ -97,5 +97,11 @@ async def test_low_disk_space_is_warned_of_once_and_its_return_told(tmp_path: Pa
         await env.store.close()
 
 
-def test_postgresql_disk_full_is_the_same_error() -> None:
-    assert isinstance(translate(pgx.DiskFullError("could not extend file")), StorageFullError)
+def test_postgresql_disk_full_is_the_same_error_logged_now_and_then(caplog, monkeypatch) -> None:
+    from bot.store.drivers import postgres
+
+    monkeypatch.setattr(postgres, "_full_logged_at", -postgres.FULL_LOG_EVERY)
+    caplog.set_level(logging.ERROR, logger="bot.store.drivers.postgres")
+    for _ in range(3):
+        assert isinstance(translate(pgx.DiskFullError("could not extend file")), StorageFullError)
+    assert len([r for r in caplog.records if "database full" in r.getMessage()]) == 1
