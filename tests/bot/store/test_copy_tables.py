@@ -145,3 +145,46 @@ def test_the_target_can_come_from_the_environment(tmp_path: Path, pg_url: str, m
     monkeypatch.setenv("DATABASE_URL", pg_url)
     assert main([lite]) == 0
     assert "every row matches" in capsys.readouterr().out
+
+
+async def test_the_documented_pg_dump_and_pg_restore_drill(pg_server, pg_url: str, tmp_path: Path) -> None:
+    """docs/backups.md: ``pg_dump -Fc``, then ``pg_restore --no-owner`` into a new database, opens
+    at the current schema with every row (skips without the client programs)."""
+    import subprocess
+
+    from bot.store import SCHEMA_VERSION
+
+    dump_bin, restore_bin = pg_server.bin_dir / "pg_dump", pg_server.bin_dir / "pg_restore"
+    if not dump_bin.exists() or not restore_bin.exists():
+        pytest.skip("pg_dump / pg_restore are not installed")
+    env = await open_env(pg_url)
+    rng = random.Random(2)
+    try:
+        await play_out(env.service, await start_game(env.service, channel=101), rng)
+        await start_game(env.service, channel=102, b=CAROL)
+    finally:
+        await env.store.close()
+    dump = tmp_path / "bg.dump"
+    subprocess.run([str(dump_bin), "-Fc", "-f", str(dump), pg_url], check=True, capture_output=True, timeout=120)
+    name, restored = pg_server.create_database()
+    try:
+        subprocess.run(
+            [str(restore_bin), "--no-owner", "-d", restored, str(dump)], check=True, capture_output=True, timeout=120
+        )
+        counts = {}
+        for url in (pg_url, restored):
+            conn = await asyncpg.connect(url)
+            try:
+                counts[url] = {t: await conn.fetchval(f"SELECT count(*) FROM {t}") for t in sorted(COPIED)}
+            finally:
+                await conn.close()
+        assert counts[pg_url] == counts[restored] and counts[restored]["actions"] > 0
+        back = await open_env(restored)
+        try:
+            assert await back.store.schema_version() == SCHEMA_VERSION
+            fresh = await start_game(back.service, channel=103, a=BOB, b=CAROL)  # identities restored too
+            assert fresh.id == 3
+        finally:
+            await back.store.close()
+    finally:
+        pg_server.drop_database(name)
