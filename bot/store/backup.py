@@ -266,6 +266,11 @@ def main(argv: Sequence[str], locate: Callable[[], str]) -> int:
     if where.location == ":memory:":
         print("bot backup: the store is :memory:, nothing to back up", file=sys.stderr)
         return EXIT_USAGE
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # the copy and its check yield the CPU to the bot's own process
+        except OSError:
+            pass
     try:
         result = backup_sqlite(where.location, args.dest, keep=args.keep)
     except BackupError as error:
