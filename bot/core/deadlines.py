@@ -32,7 +32,7 @@ from bot.core.model import (
     ServiceError,
     storage_errors_as_service_errors,
 )
-from bot.store import GameRow, Owed, Shard, StorageError, Store
+from bot.store import GameRow, Owed, Shard, StorageError, StorageFullError, Store
 from bot.store.schedule import CREDIT_BATCH
 
 log = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ class Deadlines:
                 if self.members is not None and await self.members.hold_turn(row, await self.state_of(row)):
                     continue  # on vacation: the clock waits
                 notice = await self.time_out(row)
-            except ServiceError:
+            except (ServiceError, StorageFullError):  # a full disk: the store logged it once
                 continue
             except StorageError:
                 # Try again on the next pass; what was claimed above still goes out.

@@ -58,6 +58,9 @@ CHECKPOINT_EVERY = 200
 WAL is copied back every thousand pages or so, SQLite's own default."""
 LOW_DISK_BYTES = 1 << 30
 """Free space beside the store under which a warning is logged (``LOW_DISK_MB``)."""
+FULL_QUIET_SECONDS = 60.0
+"""A full store is said to work again after a write this long after the last that failed
+(on a nearly full disk, small writes go on fitting between failures: one line, not a flurry)."""
 DISK_CHECK_SECONDS = 60.0
 """Seconds between two looks at the free space (on a commit)."""
 CHECKPOINT_WAIT_MS = 50
@@ -199,7 +202,9 @@ class SqliteDriver:
         self.low_disk_bytes = low_disk_bytes
         """Free space beside the store under which a warning is logged (0: never)."""
         self.full = False
-        """Whether the last write failed for want of room (logged once until a write succeeds)."""
+        """Whether writes fail for want of room (logged once, until one succeeds :data:`FULL_QUIET_SECONDS`
+        after the last failure)."""
+        self._full_at = 0.0
         self._low_disk = False
         self._next_disk_check = 0.0
         """Whether a store about to be migrated is first copied beside itself (:mod:`bot.store.backup`)."""
@@ -296,6 +301,7 @@ class SqliteDriver:
                     pass  # another process writes: wait for it on the thread
             return await self._transact_on_thread(body)
         except StorageFullError:
+            self._full_at = time.monotonic()
             if not self.full:
                 self.full = True
                 log.error(
@@ -328,7 +334,7 @@ class SqliteDriver:
         never on both at once (a transaction goes to the loop only when none is
         left on the thread)."""
         self._commits += 1
-        if self.full:
+        if self.full and time.monotonic() - self._full_at >= FULL_QUIET_SECONDS:
             self.full = False
             log.warning("database writes work again: %s has room", self.path)
         if self.low_disk_bytes and time.monotonic() >= self._next_disk_check:

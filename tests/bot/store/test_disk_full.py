@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from collections import namedtuple
@@ -26,7 +27,7 @@ def _interaction() -> SimpleNamespace:
     return SimpleNamespace(id=1, response=response, command=None, user=SimpleNamespace(id=5), data={})
 
 
-async def test_a_full_disk_answers_clearly_logs_once_and_play_resumes(tmp_path: Path, caplog) -> None:
+async def test_a_full_disk_answers_clearly_logs_once_and_play_resumes(tmp_path: Path, caplog, monkeypatch) -> None:
     env = await open_env(tmp_path / "bg.sqlite3")
     writer = env.store.db.driver._writer  # type: ignore[attr-defined]
     rng = random.Random(11)
@@ -64,6 +65,24 @@ async def test_a_full_disk_answers_clearly_logs_once_and_play_resumes(tmp_path: 
         assert len(full_lines) == 1 and full_lines[0].levelno == logging.ERROR and not full_lines[0].exc_info
         assert not [r for r in caplog.records if r.name == "bot.errors"]  # no traceback, no line per click
 
+        # the scheduler's passes meanwhile: no traceback each time either
+        from bot.core.scheduler import Scheduler
+
+        channels = iter(range(90_000, 100_000))
+
+        async def job(now, shard) -> None:
+            await env.store.games.create(guild_id=1, channel_id=next(channels), player0=1, player1=2)
+
+        scheduler = Scheduler(env.service.deadlines, gated=False, min_sleep=0.01, max_sleep=0.01)
+        scheduler.add_job("fills the disk", job)
+        env.clock.advance(days=30)  # every deadline due: timeouts to write
+        scheduler.start()
+        await asyncio.sleep(0.2)
+        await scheduler.stop()
+        assert not [r for r in caplog.records if r.exc_info or r.name == "bot.core.scheduler"]
+        assert len([r for r in caplog.records if "database full" in r.getMessage()]) == 1
+
+        monkeypatch.setattr(driver_module, "FULL_QUIET_SECONDS", 0.0)  # said at once, not a minute on
         writer.execute("PRAGMA max_page_count = 1073741823")  # room again
         after = (await random_step(env.service, stuck, random.Random(1))).view
         assert after.version == stuck.version + 1
