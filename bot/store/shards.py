@@ -5,11 +5,14 @@ which shards nobody runs (:func:`unrun_shards`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+import asyncpg
 
 from bot.store.database import Database
 from bot.store.errors import DatabaseUnavailableError, StorageError
@@ -98,6 +101,10 @@ its deadlines are early)."""
 WAIT_LOG_EVERY: Final = 60.0
 """Seconds between two log lines of a process waiting for its shards."""
 WAIT_POLL: Final = 2.0
+LOCK_CHECK_EVERY: Final = 30.0
+"""Seconds between two looks at the connection holding the shards' locks."""
+TAKEN_LOG_EVERY: Final = 600.0
+"""Seconds between two log lines while another process runs one of this process's shards."""
 """Seconds between two tries at the shards' locks while waiting."""
 
 
@@ -127,20 +134,89 @@ class UnrunShard:
 class ShardLocks:
     """The shards' advisory locks held by this process: session-level locks on a
     connection of their own (not the pool's), so they last as long as the
-    process; PostgreSQL frees them when that connection closes or dies."""
+    process; PostgreSQL frees them when that connection closes or dies.
 
-    def __init__(self, conn: Any, shard_ids: tuple[int, ...]) -> None:
-        self._conn = conn
+    A connection lost (the server restarted, the network cut) loses its locks:
+    a watch every ``check_every`` seconds notices, connects again and takes them
+    again; if another process took one meanwhile, two processes run that shard,
+    and it says so in the log (an error, then every :data:`TAKEN_LOG_EVERY`)."""
+
+    def __init__(
+        self, conn: Any, shard_ids: tuple[int, ...], dsn: str, *, check_every: float = LOCK_CHECK_EVERY
+    ) -> None:
+        self._conn: Any = conn
         self.shard_ids = shard_ids
+        self._dsn = dsn
+        self.check_every = check_every
+        self.held = True
+        """Whether this process holds every one of its shards' locks now."""
+        self._watch: asyncio.Task[None] | None = None
+        self._closed = False
+        self._taken_logged_at = -TAKEN_LOG_EVERY
+
+    def watch(self) -> None:
+        """Start watching the locks' connection (on the running loop)."""
+        if self._watch is None:
+            self._watch = asyncio.create_task(self._keep(), name="bg-shard-locks")
+
+    async def _keep(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(self.check_every)
+            await self.check()
+
+    async def check(self) -> bool:
+        """One look: whether the locks are still held, taken again if their connection was
+        lost and nobody took them meanwhile (the watch's step; ``python -m bot check``'s too)."""
+        if self.held:
+            try:
+                await self._conn.fetchval("SELECT 1", timeout=10)
+                return True
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - any failure: the session, and its locks, may be gone
+                log.warning("lost the connection holding the locks of shard %s; taking them again", _names(self))
+                self.held = False
+                self._conn.terminate()
+        try:
+            conn = await asyncpg.connect(self._dsn, timeout=10)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the database is away: try again on the next look
+            return False
+        taken = await _try_locks(conn, self.shard_ids)
+        if taken:
+            await conn.close()
+            if time.monotonic() - self._taken_logged_at >= TAKEN_LOG_EVERY:
+                self._taken_logged_at = time.monotonic()
+                log.error(
+                    "shard %s was taken by another process while this one's database connection was lost: "
+                    "two processes run it now; stop one of them",
+                    ", ".join(str(i) for i in taken),
+                )
+            return False
+        self._conn, self.held = conn, True
+        log.info("the locks of shard %s are held again", _names(self))
+        return True
 
     async def close(self) -> None:
         """Let the shards go (idempotent): the connection closes, and its locks with it."""
+        self._closed = True
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
         conn, self._conn = self._conn, None
+        self.held = False
         if conn is not None:
             try:
                 await conn.close(timeout=5)
             except Exception:  # noqa: BLE001 - a dead connection holds no locks either
                 conn.terminate()
+
+
+def _names(locks: ShardLocks) -> str:
+    return ", ".join(str(i) for i in locks.shard_ids)
 
 
 async def claim_shards(
@@ -151,6 +227,7 @@ async def claim_shards(
     wait: bool = True,
     poll: float = WAIT_POLL,
     log_every: float = WAIT_LOG_EVERY,
+    check_every: float = LOCK_CHECK_EVERY,
 ) -> ShardLocks | None:
     """Make sure no other process runs this process's shards, on PostgreSQL (None on SQLite).
 
@@ -167,7 +244,6 @@ async def claim_shards(
     """
     if db.backend != "postgresql":
         return None
-    import asyncpg
 
     ids = tuple(shard[1]) if shard is not None else tuple(range(shard_count or 1))
     beats_under = shard[0] if shard is not None else 1  # how this process's heartbeats are written
@@ -175,7 +251,7 @@ async def claim_shards(
         conn = await asyncpg.connect(db.path, timeout=10, server_settings={"application_name": "discord-backgammon"})
     except Exception as exc:
         raise DatabaseUnavailableError() from exc
-    locks = ShardLocks(conn, ids)
+    locks = ShardLocks(conn, ids, db.path, check_every=check_every)
     try:
         waited_since = time.monotonic()
         next_log = waited_since
@@ -214,6 +290,7 @@ async def claim_shards(
     except BaseException:
         await locks.close()
         raise
+    locks.watch()
     return locks
 
 

@@ -113,3 +113,41 @@ async def test_the_shards_nobody_runs(db_url: str) -> None:
         assert await unrun_shards(store.db) == []
     finally:
         await store.close()
+
+
+async def test_locks_lost_with_their_connection_are_taken_again_or_the_clash_is_logged(
+    pg_url: str, pg_server, caplog
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.store.shards")
+    store = await open_store(pg_url)
+    locks = await claim_shards(store.db, (2, (0,)), check_every=0.05)
+    assert locks is not None and locks.held
+
+    async def cut() -> None:  # as a server restart or a network cut would
+        await pg_server.admin(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 0 AND granted"
+        )
+
+    try:
+        await cut()
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if locks.held and any("held again" in r.getMessage() for r in caplog.records):
+                break
+        assert locks.held
+        with pytest.raises(ShardsTakenError):
+            await claim_shards(store.db, (2, (0,)), wait=False)
+
+        # lost again, and another process takes the shard first: two run it, and the log says so
+        locks.check_every = 3600.0
+        await asyncio.sleep(0.1)  # the watch sleeps now
+        await cut()
+        rival = await asyncio.wait_for(claim_shards(store.db, (2, (0,)), poll=0.01), timeout=10)
+        assert await locks.check() is False and await locks.check() is False
+        assert not locks.held
+        assert [r.levelname for r in caplog.records if "two processes run it now" in r.getMessage()] == ["ERROR"]
+        assert rival is not None
+        await rival.close()
+    finally:
+        await locks.close()
+        await store.close()
