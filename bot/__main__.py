@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from bot.config import TOKEN_HELP, ConfigError, Settings
+from bot.store.shards import ShardConflictError
 
 EXIT_CONFIG = 2
 EXIT_LOGIN = 3
@@ -123,6 +124,11 @@ def _run_loop(main: Coroutine[Any, Any, None]) -> None:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["backup"]:
+        from bot.store.backup import main as backup
+
+        return backup(args[1:], lambda: Settings.from_env(environ, require_token=False).database_url)
     try:
         settings = Settings.from_env(environ)
     except ConfigError as error:
@@ -139,6 +145,9 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             f"bot: could not reach Discord ({type(error).__name__}); check the network and try again", file=sys.stderr
         )
         return EXIT_NETWORK
+    except ShardConflictError as error:  # another process runs this one's shards, or another SHARD_COUNT
+        print(f"bot: {error}", file=sys.stderr)
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 0
     return 0

@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bot.store import Shard
 from bot.store.drivers.url import parse_database_url, redact, secrets_of
@@ -133,6 +134,15 @@ class Settings:
     """``SNAPSHOT_EVERY``: a game's state is stored with its actions every this many actions."""
     http_connections: int = DEFAULT_HTTP_CONNECTIONS
     """``HTTP_CONNECTIONS``: connections to Discord's API held open at once (more requests wait)."""
+    sqlite_checkpoints: bool = True
+    """``SQLITE_CHECKPOINTS``: the bot checkpoints its SQLite WAL itself (``off`` for Litestream, which does)."""
+    snapshot_before_migration: bool = True
+    """``SNAPSHOT_BEFORE_MIGRATION``: copy a SQLite store beside itself before migrating it (``0``: don't)."""
+    low_disk_mb: int | None = None
+    """``LOW_DISK_MB``: a warning is logged when less is free beside the SQLite store (None: 1024; 0: never)."""
+    shard_wait: bool = True
+    """``SHARD_WAIT``: on PostgreSQL, a process whose shards another process runs waits for it to stop
+    (``off``: it exits at once, with a message)."""
 
     @classmethod
     def from_env(
@@ -197,6 +207,10 @@ class Settings:
         cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
         snapshot_every = _whole("SNAPSHOT_EVERY", get("SNAPSHOT_EVERY"), 1, 100_000)
         connections = _whole("HTTP_CONNECTIONS", get("HTTP_CONNECTIONS"), 1, 10_000)
+        checkpoints = _switch("SQLITE_CHECKPOINTS", get("SQLITE_CHECKPOINTS"), True)
+        snapshot = _switch("SNAPSHOT_BEFORE_MIGRATION", get("SNAPSHOT_BEFORE_MIGRATION"), True)
+        shard_wait = _switch("SHARD_WAIT", get("SHARD_WAIT"), True)
+        low_disk_mb = _whole("LOW_DISK_MB", get("LOW_DISK_MB"), 0, 100_000_000)
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -222,6 +236,10 @@ class Settings:
             cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
             snapshot_every=DEFAULT_SNAPSHOT_EVERY if snapshot_every is None else snapshot_every,
             http_connections=DEFAULT_HTTP_CONNECTIONS if connections is None else connections,
+            sqlite_checkpoints=checkpoints,
+            snapshot_before_migration=snapshot,
+            shard_wait=shard_wait,
+            low_disk_mb=low_disk_mb,
         )
 
     @property
@@ -261,6 +279,23 @@ class Settings:
         return options
 
     @property
+    def store_options(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`bot.store.open_store` in the bot process: :attr:`pool_options`,
+        the shards it runs (held against other processes on PostgreSQL), and the SQLite switches
+        that are not at their defaults."""
+        options: dict[str, Any] = dict(self.pool_options)
+        options |= {"run_shards": True, "shard": self.shard, "shard_count": self.shard_count}
+        if not self.shard_wait:
+            options["shard_wait"] = False
+        if not self.sqlite_checkpoints:
+            options["checkpoints"] = False
+        if self.low_disk_mb is not None:
+            options["low_disk_bytes"] = self.low_disk_mb << 20
+        if not self.snapshot_before_migration:
+            options["snapshot_before_migration"] = False
+        return options
+
+    @property
     def sharded(self) -> bool:
         """True when ``SHARD_COUNT`` is set: the bot is an :class:`discord.ext.commands.AutoShardedBot`."""
         return self.shard_count is not None
@@ -296,6 +331,18 @@ def _whole(name: str, text: str, low: int, high: int) -> int | None:
     if not low <= value <= high:
         raise ConfigError(f"{name} must be {low} to {high}, not {value}")
     return value
+
+
+def _switch(name: str, text: str, default: bool) -> bool:
+    """An on/off setting: ``on``/``1``/``true``/``yes`` or ``off``/``0``/``false``/``no``; the default when empty."""
+    if not text:
+        return default
+    word = text.lower()
+    if word in ("on", "1", "true", "yes"):
+        return True
+    if word in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{name} must be on or off (1 or 0), not {text!r}")
 
 
 def _rate(name: str, text: str, default: tuple[int, float]) -> tuple[int, float] | None:

@@ -9,7 +9,9 @@ happens once. Time the bot was down or cut off from Discord is not counted:
 by it, :meth:`Deadlines.settle_outages` the games'. With a shard
 (shard count, shard ids) only games and challenges of guilds on those Discord
 shards are handled, so the process that serves a guild claims its notices;
-another shard's work is taken over once it is a few minutes overdue.
+another shard's work is taken over once it is a few minutes overdue, but
+its turn deadlines only while that shard is run (players whose shard is
+down cannot move: their clocks wait, and are credited its outage).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bot.core.model import (
     ServiceError,
     storage_errors_as_service_errors,
 )
-from bot.store import GameRow, Owed, Shard, StorageError, Store
+from bot.store import GameRow, Owed, Shard, StorageError, StorageFullError, Store
 from bot.store.schedule import CREDIT_BATCH
 
 log = logging.getLogger(__name__)
@@ -187,7 +189,7 @@ class Deadlines:
                 if self.members is not None and await self.members.hold_turn(row, await self.state_of(row)):
                     continue  # on vacation: the clock waits
                 notice = await self.time_out(row)
-            except ServiceError:
+            except (ServiceError, StorageFullError):  # a full disk: the store logged it once
                 continue
             except StorageError:
                 # Try again on the next pass; what was claimed above still goes out.

@@ -193,7 +193,7 @@ class GameService:
         cls,
         database_url: str,
         *,
-        pool: Mapping[str, int] | None = None,
+        pool: Mapping[str, Any] | None = None,
         dice: DiceSource | None = None,
         clock: Callable[[], datetime] | None = None,
         limits: Limits | None = None,

@@ -33,6 +33,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     PlayerStats,
     RatingChange,
     Shard,
+    StorageFullError,
 )
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
 
@@ -122,6 +123,11 @@ class BusyError(ServiceError):
     """The database is busy or out of reach for a moment; nothing was changed."""
 
 
+class SavingPausedError(BusyError):
+    """The database cannot grow (its disk is full): nothing was changed, and the store
+    has logged it once already (not once per click)."""
+
+
 C = TypeVar("C", bound=type)
 
 
@@ -139,6 +145,8 @@ def storage_errors_as_service_errors(cls: C) -> C:
             async def translated(*args: Any, **kwargs: Any) -> Any:
                 try:
                     return await method(*args, **kwargs)
+                except StorageFullError as error:
+                    raise SavingPausedError(str(error)) from error
                 except (DatabaseBusyError, DatabaseUnavailableError) as error:
                     raise BusyError(str(error)) from error
 
@@ -688,4 +696,5 @@ __all__ = [
     "Shard",
     "StaleGameError",
     "storage_errors_as_service_errors",
+    "SavingPausedError",
 ]

@@ -30,8 +30,8 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from bot.core.deadlines import Deadlines
-from bot.core.model import Notice
-from bot.store import Shard
+from bot.core.model import Notice, SavingPausedError
+from bot.store import Shard, StorageFullError
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,8 @@ class Scheduler:
                 await self.run_once()
             except asyncio.CancelledError:
                 raise
+            except (SavingPausedError, StorageFullError):
+                pass  # the disk is full: the store logged it once; the next pass tries again
             except Exception:
                 log.exception("the scheduler failed; trying again shortly")
             if self.deadlines.more_due:
@@ -139,6 +141,8 @@ class Scheduler:
         for name, run, _ in self.jobs:
             try:
                 await run(now or self.deadlines.clock(), self.shard)
+            except (SavingPausedError, StorageFullError):
+                pass  # the disk is full: logged once by the store
             except Exception:
                 log.exception("the scheduled work %s failed; it runs again on the next pass", name)
         return notices

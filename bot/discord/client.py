@@ -172,7 +172,7 @@ class BackgammonBot(commands.Bot):
             # DATABASE_URL or DATABASE_PATH
             self.service = await GameService.open(
                 self.settings.database_url,
-                pool=self.settings.pool_options,
+                pool=self.settings.store_options,
                 dice=self._dice,
                 clock=self._clock,
                 limits=Limits(

@@ -16,7 +16,14 @@ import discord
 from discord import app_commands
 
 from bot.core.advice import UNAVAILABLE_DETAIL
-from bot.core.model import AnalysisUnavailableError, BusyError, RuleError, ServiceError, StaleGameError
+from bot.core.model import (
+    AnalysisUnavailableError,
+    BusyError,
+    RuleError,
+    SavingPausedError,
+    ServiceError,
+    StaleGameError,
+)
 from bot.discord.limits import fit, plain, quote, reason
 from bot.discord.presenter import sentence, state_summary
 from engine import GameError, IllegalPlayError, NotationError
@@ -115,7 +122,9 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     """Answer a failed command or click (the single error path of the bot)."""
     error = unwrap(error)
     text = player_message(error)
-    if isinstance(error, BusyError):
+    if isinstance(error, SavingPausedError):
+        pass  # the store logged it once when saving stopped working
+    elif isinstance(error, BusyError):
         log.warning("database trouble in interaction %s: %s", interaction.id, error)
     elif text is None:
         command = (

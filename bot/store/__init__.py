@@ -49,6 +49,7 @@ from bot.store.errors import (
     NotFoundError,
     StaleVersionError,
     StorageError,
+    StorageFullError,
 )
 from bot.store.games import GameStore
 from bot.store.members import MemberStore, VacationRow
@@ -77,7 +78,17 @@ from bot.store.rows import (
 )
 from bot.store.schedule import DueWork
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
-from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
+from bot.store.shards import (
+    ORPHAN_AFTER,
+    Shard,
+    ShardConflictError,
+    ShardCountMismatchError,
+    ShardLocks,
+    ShardsTakenError,
+    claim_shards,
+    serves,
+    shard_of,
+)
 from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
 from bot.store.tournaments import (
@@ -134,9 +145,13 @@ __all__ = [
     "RatingChange",
     "RatingPoint",
     "Shard",
+    "ShardConflictError",
+    "ShardCountMismatchError",
+    "ShardsTakenError",
     "SnapshotRow",
     "StaleVersionError",
     "StorageError",
+    "StorageFullError",
     "Store",
     "VacationRow",
     "open_store",
@@ -175,6 +190,8 @@ class Store:
         self.members = MemberStore(db)
         self.tournaments = TournamentStore(db)
         self.puzzles = PuzzleStore(db)
+        self.shard_locks: ShardLocks | None = None
+        """The advisory locks of the shards this process runs (PostgreSQL, see :func:`claim_shards`)."""
 
     @property
     def backend(self) -> str:
@@ -187,8 +204,13 @@ class Store:
         return self.db.path
 
     async def close(self) -> None:
-        """Close the connection or pool (idempotent)."""
-        await self.db.close()
+        """Close the connection or pool (idempotent); then let this process's shards go."""
+        try:
+            await self.db.close()
+        finally:
+            locks, self.shard_locks = self.shard_locks, None
+            if locks is not None:
+                await locks.close()
 
     async def __aenter__(self) -> Store:
         return self
@@ -212,6 +234,13 @@ async def open_store(
     migrate_to: int | None = None,
     min_size: int | None = None,
     max_size: int | None = None,
+    checkpoints: bool = True,
+    snapshot_before_migration: bool = True,
+    low_disk_bytes: int | None = None,
+    run_shards: bool = False,
+    shard: Shard | None = None,
+    shard_count: int | None = None,
+    shard_wait: bool = True,
 ) -> Store:
     """Open the store a ``DATABASE_URL`` (or a plain SQLite path) names, and migrate it.
 
@@ -219,6 +248,27 @@ async def open_store(
     pool of ``min_size``..``max_size`` connections, default 1..10);
     ``sqlite:///relative.sqlite3``, ``sqlite:////absolute.sqlite3`` or a plain
     path -> SQLite. ``migrate_to`` stops at an earlier schema version.
+    SQLite only: ``checkpoints``, ``snapshot_before_migration`` and ``low_disk_bytes`` (see :meth:`Database.open`).
+    ``run_shards`` (the bot process, on PostgreSQL): first make sure no other
+    process runs this one's shards, ``shard`` (or all of ``shard_count``), and
+    hold them until the store is closed (:func:`claim_shards`, which waits for
+    them when ``shard_wait``, else raises :class:`ShardsTakenError`).
     """
-    db = await Database.open(url_or_path, clock=clock, migrate_to=migrate_to, min_size=min_size, max_size=max_size)
-    return Store(db)
+    db = await Database.open(
+        url_or_path,
+        clock=clock,
+        migrate_to=migrate_to,
+        min_size=min_size,
+        max_size=max_size,
+        checkpoints=checkpoints,
+        snapshot_before_migration=snapshot_before_migration,
+        low_disk_bytes=low_disk_bytes,
+    )
+    store = Store(db)
+    if run_shards:
+        try:
+            store.shard_locks = await claim_shards(db, shard, shard_count=shard_count, wait=shard_wait)
+        except BaseException:
+            await db.close()
+            raise
+    return store

@@ -2,27 +2,34 @@
 
 Usage (stop the bot first, so the SQLite file does not change meanwhile)::
 
-    python -m bot.store.copy data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
+    PGPASSWORD=... python -m bot.store.copy data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
     python -m bot.store.copy --verify-only data/backgammon.sqlite3 postgresql://bg@dbhost:5432/bg
 
-(``scripts/copy_sqlite_to_postgres.py`` is the same command.)
+(``scripts/copy_sqlite_to_postgres.py`` is the same command.) The target's
+password comes from ``PGPASSWORD`` or ``~/.pgpass``, or the target is the
+``DATABASE_URL`` environment variable when left out: never the command line,
+where ``ps`` and the shell's history would show it (a URL with a password
+there is refused).
 
 * The SQLite database is first brought to the current schema, exactly as the
   bot does when it starts; the PostgreSQL database is created from the same
   numbered migrations.  The target must be empty (freshly created database):
   the command refuses to merge into existing data.
-* Every table is copied with its ids in one PostgreSQL transaction (all or
-  nothing); the identity sequences are moved past the highest copied id.
-* Verification compares every row of players, guild_settings, games,
-  actions, challenges, ratings and rating_history, in primary key order, and
-  then every game and its action log as the service reads them
-  (``Store.game_with_actions``).  The exit status is 0 only if all match.
+* Every table of the schema is either copied (:data:`TABLES`) or skipped on
+  purpose (:data:`SKIPPED`, with the reason); a test holds this for every
+  table the migrations make. The copy keeps the ids, in one PostgreSQL
+  transaction (all or nothing); the identity sequences are moved past the
+  highest copied id.
+* Verification compares every row of every copied table, in primary key
+  order, and then every game and its action log as the service reads them
+  (``GameStore.with_actions``).  The exit status is 0 only if all match.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -32,7 +39,7 @@ from typing import Any
 import asyncpg
 
 from bot.store import open_store
-from bot.store.drivers.url import parse_database_url, redact
+from bot.store.drivers.url import parse_database_url, redact, secrets_of
 
 TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("players", ("user_id",)),
@@ -40,6 +47,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("games", ("id",)),
     ("actions", ("game_id", "seq")),
     ("game_snapshots", ("game_id",)),
+    ("game_summaries", ("game_id",)),
     ("challenges", ("id",)),
     ("ratings", ("scope", "user_id")),
     ("rating_history", ("id",)),
@@ -57,8 +65,15 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("puzzle_scores", ("guild_id", "user_id")),
     ("drills", ("id",)),
     ("dice_counts", ("user_id", "guild_id", "hi", "lo")),
+    ("clock_credits", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
+
+SKIPPED: dict[str, str] = {
+    "sqlite_sequence": "SQLite's own record of AUTOINCREMENT ids; the identity sequences are moved past the copied ids",
+    "schema_version": "PostgreSQL's record of the migrations applied, written by the target's own migrations",
+}
+"""Tables of either schema that are not copied, and why."""
 
 IDENTITY_TABLES = (
     "games",
@@ -71,6 +86,7 @@ IDENTITY_TABLES = (
     "tournament_pairings",
     "puzzles",
     "drills",
+    "clock_credits",
 )
 
 
@@ -112,7 +128,10 @@ def _sqlite_path(source: str) -> str:
 
 
 def _pg_dsn(dest: str) -> str:
-    target = parse_database_url(dest)
+    try:
+        target = parse_database_url(dest)
+    except ValueError as exc:
+        raise CopyError(str(exc)) from None
     if target.backend != "postgresql":
         raise CopyError(f"the target must be a postgresql:// URL, not {redact(dest)}")
     return target.location
@@ -241,9 +260,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Copy the bot's SQLite database into an empty PostgreSQL database and verify it.",
     )
     parser.add_argument("source", help="SQLite path or sqlite:/// URL (stop the bot first)")
-    parser.add_argument("dest", help="postgresql://user:password@host:port/dbname (an empty database)")
+    parser.add_argument(
+        "dest",
+        nargs="?",
+        help=(
+            "postgresql://user@host:port/dbname, an empty database; the password comes from PGPASSWORD or "
+            "~/.pgpass, never the command line (default: the DATABASE_URL environment variable)"
+        ),
+    )
     parser.add_argument("--verify-only", action="store_true", help="only compare the two databases")
     args = parser.parse_args(argv)
+    if args.dest is None:
+        args.dest = os.environ.get("DATABASE_URL", "")
+        if not args.dest:
+            parser.error("give the target postgresql:// URL, or set DATABASE_URL in the environment")
+    elif secrets_of(args.dest):
+        print(
+            f"error: {redact(args.dest)} has a password on the command line, where ps and the shell's history "
+            "show it: leave it out of the URL and put it in PGPASSWORD or ~/.pgpass "
+            "(or pass the whole URL as the DATABASE_URL environment variable)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         if args.verify_only:
             report = asyncio.run(verify_copy(args.source, args.dest))

@@ -83,6 +83,9 @@ class Database:
         migrate_to: int | None = None,
         min_size: int | None = None,
         max_size: int | None = None,
+        checkpoints: bool = True,
+        snapshot_before_migration: bool = True,
+        low_disk_bytes: int | None = None,
     ) -> Database:
         """Open and migrate the database a path or ``DATABASE_URL`` names.
 
@@ -91,6 +94,10 @@ class Database:
         ``postgresql://user:password@host:port/dbname`` opens a PostgreSQL pool
         of ``min_size``..``max_size`` connections (default 1..10).
         ``migrate_to`` stops at an earlier schema version (tests of old databases).
+        SQLite only: ``checkpoints`` off leaves the WAL's checkpoints to another
+        tool (Litestream); ``snapshot_before_migration`` off migrates a store
+        without first copying it beside itself (``<store>.pre-migration-<version>``);
+        under ``low_disk_bytes`` free beside it a warning is logged (0: never).
 
         :raises DatabaseUnavailableError: the PostgreSQL server cannot be reached.
         """
@@ -108,7 +115,13 @@ class Database:
                 lock_timeout_ms=BUSY_TIMEOUT_MS,
             )
         else:
-            driver = await SqliteDriver.connect(where.location, busy_timeout_ms=BUSY_TIMEOUT_MS)
+            driver = await SqliteDriver.connect(
+                where.location,
+                busy_timeout_ms=BUSY_TIMEOUT_MS,
+                checkpoints=checkpoints,
+                snapshot_before_migration=snapshot_before_migration,
+                **({} if low_disk_bytes is None else {"low_disk_bytes": low_disk_bytes}),
+            )
         try:
             await driver.migrate(MIGRATIONS, target)
         except BaseException:

@@ -105,6 +105,14 @@ class DatabaseUnavailableError(StorageError):
     default_message = "The database is unavailable, try again in a moment."
 
 
+class StorageFullError(StorageError):
+    """The database cannot grow: its disk is full (or its size capped). Nothing was
+    written; writes work again by themselves once there is room. The driver logs
+    it once, when writes start failing, not once per failed write."""
+
+    default_message = "The bot can't save anything right now; please try again later."
+
+
 class ConstraintError(StorageError):
     """A statement broke an integrity constraint (the drivers raise it for their
     library's integrity errors); ``table`` and ``columns`` say which unique key,

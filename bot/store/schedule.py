@@ -16,7 +16,7 @@ from bot.store import outbox
 from bot.store.database import Database, Tx
 from bot.store.outbox import Owed
 from bot.store.rows import ChallengeRow, GameRow, from_ts, to_ts
-from bot.store.shards import ORPHAN_AFTER, SHARD_SQL, Shard, shard_clause
+from bot.store.shards import ORPHAN_AFTER, SHARD_SQL, Shard, deadline_clause, run_clause, shard_clause
 
 CREDIT_BATCH = 2000
 """Games credited for an outage per transaction (:meth:`DueWork.credit_games`): clicks
@@ -81,9 +81,10 @@ class DueWork:
         self, now: datetime | None = None, *, limit: int = 100, shard: Shard | None = None
     ) -> list[GameRow]:
         """Active games whose turn deadline is at or before ``now``, oldest first
-        (only guilds on ``shard`` when given, see :func:`shard_clause`)."""
+        (only guilds on ``shard`` when given, and other shards' only while they are
+        run, see :func:`deadline_clause`)."""
         ts = to_ts(now) if now is not None else self.db.now()
-        where, params = shard_clause(shard, "turn_deadline", ts)
+        where, params = deadline_clause(shard, ts)
         rows = await self.db.fetchall(
             """
             SELECT * FROM games
@@ -120,25 +121,34 @@ class DueWork:
 
     async def next_wakeup(self, *, shard: Shard | None = None) -> datetime | None:
         """Earliest pending deadline, reminder or challenge expiry (for a scheduler sleep);
-        with ``shard``, other shards' times count :data:`ORPHAN_AFTER` later."""
+        with ``shard``, other shards' times count :data:`ORPHAN_AFTER` later, and
+        their deadlines only while they are run (:func:`deadline_clause`)."""
         if shard is None:
             return await self._earliest_due("", ())
         count, ids = shard
         marks = ", ".join("?" for _ in ids)
         own = await self._earliest_due(f" AND ({SHARD_SQL}) IN ({marks})", (count, *ids))
-        anyone = await self._earliest_due("", ())
+        run_where, run_params = run_clause(count, self.db.now())
+        anyone = await self._earliest_due("", (), run_where, run_params)
         if anyone is not None:
             anyone += timedelta(seconds=ORPHAN_AFTER)
         candidates = [t for t in (own, anyone) if t is not None]
         return min(candidates) if candidates else None
 
-    async def _earliest_due(self, where: str, params: tuple[int, ...]) -> datetime | None:
+    async def _earliest_due(
+        self,
+        where: str,
+        params: tuple[int, ...],
+        deadline_where: str = "",
+        deadline_params: tuple[float | int, ...] = (),
+    ) -> datetime | None:
         row = await self.db.fetchone(
             """
             SELECT MIN(t) FROM (
                 SELECT MIN(turn_deadline) AS t FROM games
                     WHERE status = 'active' AND turn_deadline IS NOT NULL"""
             + where
+            + deadline_where
             + """
                 UNION ALL
                 SELECT MIN(reminder_at) FROM games
@@ -152,7 +162,7 @@ class DueWork:
             + """
             ) AS due
             """,
-            params * 3,
+            (*params, *deadline_params, *params, *params),
         )
         return from_ts(row[0]) if row else None
 

@@ -24,6 +24,7 @@ import asyncio
 import functools
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final, TypeVar
@@ -32,7 +33,13 @@ import asyncpg
 from asyncpg import exceptions as pgx
 
 from bot.store.drivers.url import redact
-from bot.store.errors import ConstraintError, DatabaseBusyError, DatabaseUnavailableError, StorageError
+from bot.store.errors import (
+    ConstraintError,
+    DatabaseBusyError,
+    DatabaseUnavailableError,
+    StorageError,
+    StorageFullError,
+)
 from bot.store.schema import Migration
 
 log = logging.getLogger(__name__)
@@ -46,6 +53,9 @@ CONNECT_TIMEOUT: Final = 5.0
 ACQUIRE_TIMEOUT: Final = 10.0
 """Seconds to wait for a free pooled connection before calling the database busy."""
 MIGRATION_LOCK: Final = 0x6267_6D69  # "bgmi": advisory lock key for migrations
+FULL_LOG_EVERY: Final = 600.0
+"""Seconds between two "database full" log lines while the server's disk stays full."""
+_full_logged_at = -FULL_LOG_EVERY
 
 _CONNECTION_ERRORS: Final = (
     pgx.PostgresConnectionError,  # class 08 (incl. ConnectionDoesNotExistError)
@@ -77,6 +87,12 @@ def translate(exc: BaseException) -> BaseException:
         return DatabaseBusyError()
     if isinstance(exc, pgx.QueryCanceledError):
         return DatabaseBusyError()
+    if isinstance(exc, pgx.DiskFullError):
+        global _full_logged_at
+        if time.monotonic() - _full_logged_at >= FULL_LOG_EVERY:  # a line now and then, not one per click
+            _full_logged_at = time.monotonic()
+            log.error("database full: the PostgreSQL server's disk is full, writes fail until space is freed")
+        return StorageFullError()
     if isinstance(exc, asyncio.TimeoutError):
         return DatabaseBusyError()
     return exc

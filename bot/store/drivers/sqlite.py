@@ -45,7 +45,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.store.errors import ConstraintError, DatabaseBusyError, StorageError
+from bot.store.backup import BackupError, snapshot_before_migration
+from bot.store.errors import ConstraintError, DatabaseBusyError, StorageError, StorageFullError
 from bot.store.schema import Migration
 
 T = TypeVar("T")
@@ -55,6 +56,13 @@ log = logging.getLogger(__name__)
 CHECKPOINT_EVERY = 200
 """Commits between two checkpoints. A game's action writes a few pages, so the
 WAL is copied back every thousand pages or so, SQLite's own default."""
+LOW_DISK_BYTES = 1 << 30
+"""Free space beside the store under which a warning is logged (``LOW_DISK_MB``)."""
+FULL_QUIET_SECONDS = 60.0
+"""A full store is said to work again after a write this long after the last that failed
+(on a nearly full disk, small writes go on fitting between failures: one line, not a flurry)."""
+DISK_CHECK_SECONDS = 60.0
+"""Seconds between two looks at the free space (on a commit)."""
 CHECKPOINT_WAIT_MS = 50
 """How long a checkpoint waits for the write lock, then for readers to leave the
 WAL, holding that lock: the longest it can hold up the bot's writes."""
@@ -169,6 +177,9 @@ class SqliteDriver:
         *,
         uri: bool,
         busy_timeout_ms: int,
+        checkpoints: bool = True,
+        snapshot_before_migration: bool = True,
+        low_disk_bytes: int = LOW_DISK_BYTES,
     ) -> None:
         self._writer: sqlite3.Connection | None = writer
         self._thread = thread
@@ -185,9 +196,29 @@ class SqliteDriver:
         self._checkpointer: sqlite3.Connection | None = None
         """The checkpoints' connection (opened and used on the writer thread)."""
         self.path = path
+        self.checkpoints = checkpoints
+        """Whether the driver checkpoints the WAL itself (off: a tool such as Litestream does)."""
+        self.snapshot_before_migration = snapshot_before_migration and scratch is None and not uri
+        self.low_disk_bytes = low_disk_bytes
+        """Free space beside the store under which a warning is logged (0: never)."""
+        self.full = False
+        """Whether writes fail for want of room (logged once, until one succeeds :data:`FULL_QUIET_SECONDS`
+        after the last failure)."""
+        self._full_at = 0.0
+        self._low_disk = False
+        self._next_disk_check = 0.0
+        """Whether a store about to be migrated is first copied beside itself (:mod:`bot.store.backup`)."""
 
     @classmethod
-    async def connect(cls, path: str, *, busy_timeout_ms: int) -> SqliteDriver:
+    async def connect(
+        cls,
+        path: str,
+        *,
+        busy_timeout_ms: int,
+        checkpoints: bool = True,
+        snapshot_before_migration: bool = True,
+        low_disk_bytes: int = LOW_DISK_BYTES,
+    ) -> SqliteDriver:
         """Open (creating folder and file if needed) and set the pragmas."""
         scratch: str | None = None
         if path == ":memory:":
@@ -214,7 +245,18 @@ class SqliteDriver:
             await loop.run_in_executor(thread, writer.close)
             thread.shutdown(wait=False)
             raise
-        return cls(writer, thread, reader, path, scratch, uri=uri, busy_timeout_ms=busy_timeout_ms)
+        return cls(
+            writer,
+            thread,
+            reader,
+            path,
+            scratch,
+            uri=uri,
+            busy_timeout_ms=busy_timeout_ms,
+            checkpoints=checkpoints,
+            snapshot_before_migration=snapshot_before_migration,
+            low_disk_bytes=low_disk_bytes,
+        )
 
     async def close(self) -> None:
         """Close the connections and the writer thread (idempotent)."""
@@ -250,13 +292,24 @@ class SqliteDriver:
         conn = self._writer
         if conn is None:
             raise StorageError("the database is closed")
-        waiting = self._last_write
-        if quick and (waiting is None or waiting.done()):
-            try:
-                return self._transact_here(conn, body)
-            except _Busy:
-                pass  # another process writes: wait for it on the thread
-        return await self._transact_on_thread(body)
+        try:
+            waiting = self._last_write
+            if quick and (waiting is None or waiting.done()):
+                try:
+                    return self._transact_here(conn, body)
+                except _Busy:
+                    pass  # another process writes: wait for it on the thread
+            return await self._transact_on_thread(body)
+        except StorageFullError:
+            self._full_at = time.monotonic()
+            if not self.full:
+                self.full = True
+                log.error(
+                    "database full: %s cannot grow (disk full?); writes fail, and players are told to try "
+                    "again later, until space is freed",
+                    self.path,
+                )
+            raise
 
     async def _transact_on_thread(self, body: Callable[[SqliteTx], Awaitable[T]]) -> T:
         job = self._last_write = self._thread.submit(self._transact, body)
@@ -281,9 +334,38 @@ class SqliteDriver:
         never on both at once (a transaction goes to the loop only when none is
         left on the thread)."""
         self._commits += 1
-        if self._commits >= CHECKPOINT_EVERY and (self._checkpoint is None or self._checkpoint.done()):
+        if self.full and time.monotonic() - self._full_at >= FULL_QUIET_SECONDS:
+            self.full = False
+            log.warning("database writes work again: %s has room", self.path)
+        if self.low_disk_bytes and time.monotonic() >= self._next_disk_check:
+            self._check_disk()
+        if (
+            self.checkpoints
+            and self._commits >= CHECKPOINT_EVERY
+            and (self._checkpoint is None or self._checkpoint.done())
+        ):
             self._commits = 0
             self._checkpoint = self._thread.submit(self._checkpoint_on_thread)
+
+    def _check_disk(self) -> None:
+        """Warn once when the free space beside the store falls under :attr:`low_disk_bytes`
+        (and say when it is back); a look at most every :data:`DISK_CHECK_SECONDS`."""
+        self._next_disk_check = time.monotonic() + DISK_CHECK_SECONDS
+        try:
+            free = shutil.disk_usage(Path(self.path).parent).free
+        except OSError:
+            return
+        low = free < self.low_disk_bytes
+        if low and not self._low_disk:
+            log.warning(
+                "low disk space: %d MiB free beside %s (warning under %d MiB); the bot stops saving games when it is full",
+                free >> 20,
+                self.path,
+                self.low_disk_bytes >> 20,
+            )
+        elif self._low_disk and not low:
+            log.info("disk space is back: %d MiB free beside %s", free >> 20, self.path)
+        self._low_disk = low
 
     async def _after_writes(self) -> None:
         """Until the writes this process has issued are done, so that a read sees
@@ -389,8 +471,14 @@ class SqliteDriver:
         return int(row[0])
 
     async def migrate(self, migrations: Sequence[Migration], target: int) -> None:
-        """Apply migrations up to ``target``, each in its own transaction."""
+        """Apply migrations up to ``target``, each in its own transaction; a store
+        that has a schema already is first copied beside itself as
+        ``<store>.pre-migration-<version>`` (unless :attr:`snapshot_before_migration` is off)."""
         newest = len(migrations)
+        start = await self.schema_version()
+        if self.snapshot_before_migration and 1 <= start < target:
+            snapshot = await self._on_thread(self._snapshot, start)
+            log.info("database at schema %s copied to %s before migrating it", start, snapshot)
         while True:
 
             async def step(tx: SqliteTx) -> bool:
@@ -410,6 +498,23 @@ class SqliteDriver:
             if await self._transact_on_thread(step):
                 return
 
+    def _snapshot(self, version: int) -> Path:
+        """The pre-migration copy, on the writer thread (outside any transaction)."""
+        conn = self._writer
+        if conn is None:
+            raise StorageError("the database is closed")
+        try:
+            return snapshot_before_migration(conn, self.path, version)
+        except BackupError as exc:
+            raise StorageError(
+                f"could not copy the store before migrating it ({exc}); free some disk space, "
+                "or set SNAPSHOT_BEFORE_MIGRATION=0 to migrate without a copy"
+            ) from exc
+
+    async def _on_thread(self, call: Callable[..., T], *args: Any) -> T:
+        job = self._last_write = self._thread.submit(call, *args)
+        return await asyncio.wrap_future(job)
+
     async def integrity_check(self) -> str:
         """Run ``PRAGMA integrity_check`` and return its first line ('ok' if fine)."""
         row = await self.fetchone("PRAGMA integrity_check")
@@ -424,6 +529,11 @@ def _body_and_commit(conn: sqlite3.Connection, body: Callable[[SqliteTx], Awaita
     """Run ``body`` in the transaction just begun and commit (roll back if either fails)."""
     try:
         result = run_to_end(body(SqliteTx(conn)))
+    except sqlite3.OperationalError as exc:
+        _rollback(conn)
+        if _is_full(exc):
+            raise StorageFullError() from exc
+        raise  # a mistake in the SQL (a migration's, say): as SQLite words it
     except BaseException:
         _rollback(conn)
         raise
@@ -485,7 +595,14 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 def _wrap_operational(exc: sqlite3.OperationalError) -> StorageError:
     if _is_busy(exc):
         return DatabaseBusyError()
+    if _is_full(exc):
+        return StorageFullError()
     return StorageError()
+
+
+def _is_full(exc: sqlite3.OperationalError) -> bool:
+    """SQLITE_FULL: the disk is full, or the file reached ``max_page_count``."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "is full" in str(exc)
 
 
 def _constraint(exc: sqlite3.IntegrityError) -> ConstraintError:
