@@ -20,6 +20,7 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.outbox``: messages owed to players until they are delivered;
 - ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts;
 - ``store.members``: notification preferences, digests and vacations;
+- ``store.servers``: each server's settings (one merge under a lock for every writer);
 - ``store.tournaments``: tournaments, their entrants, rounds and tables;
 - ``store.puzzles``: the servers' puzzles, answers and streaks, the members' drills.
 
@@ -77,6 +78,7 @@ from bot.store.rows import (
 )
 from bot.store.schedule import DueWork
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
+from bot.store.servers import ServerStore
 from bot.store.shards import ORPHAN_AFTER, Shard, serves, shard_of
 from bot.store.stats import StatsStore
 from bot.store.summaries import SummaryStore
@@ -137,6 +139,7 @@ __all__ = [
     "SnapshotRow",
     "StaleVersionError",
     "StorageError",
+    "ServerStore",
     "Store",
     "VacationRow",
     "open_store",
@@ -175,6 +178,7 @@ class Store:
         self.members = MemberStore(db)
         self.tournaments = TournamentStore(db)
         self.puzzles = PuzzleStore(db)
+        self.servers = ServerStore(db)
 
     @property
     def backend(self) -> str:
