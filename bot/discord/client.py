@@ -35,7 +35,6 @@ from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
-from bot.core.model import Limits
 from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
@@ -175,13 +174,7 @@ class BackgammonBot(commands.Bot):
                 pool=self.settings.pool_options,
                 dice=self._dice,
                 clock=self._clock,
-                limits=Limits(
-                    max_stake=self.settings.max_stake,
-                    pending_per_challenger=self.settings.max_pending_challenges,
-                    pending_per_challenged=self.settings.max_challenges_received,
-                    cached_games=self.settings.cached_games,
-                    snapshot_every=self.settings.snapshot_every,
-                ),
+                limits=self.settings.limits,
             )
             self._owns_service = True
         service = self.service

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -12,7 +13,7 @@ import discord
 import pytest
 
 from bot import __main__ as entry
-from bot.config import ConfigError, Settings, read_env_file
+from bot.config import SETTING, SETTINGS, ConfigError, Limits, Settings, read_env_file
 from bot.core import GameService
 
 SECRET = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-secret-token-value-0123456789"
@@ -25,7 +26,11 @@ def test_settings_defaults():
     assert settings.dev_guild_id is None
     assert settings.default_move_days == 3
     assert settings.log_level == "INFO" and settings.log_level_number == logging.INFO
-    assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (100, 3, 5)
+    assert settings.limits == Limits() and (
+        settings.limits.max_stake,
+        settings.limits.pending_per_challenger,
+        settings.limits.pending_per_challenged,
+    ) == (100, 3, 5)
     assert settings.http_connections == 100
     assert "abc" not in repr(settings)
 
@@ -35,7 +40,7 @@ def test_the_limits_against_floods_and_stakes_are_settings():
         {"DISCORD_TOKEN": "t", "MAX_STAKE": "500", "MAX_PENDING_CHALLENGES": "2", "MAX_CHALLENGES_RECEIVED": "9"},
         env_file=None,
     )
-    assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (500, 2, 9)
+    assert settings.limits == Limits(max_stake=500, pending_per_challenger=2, pending_per_challenged=9)
 
 
 def test_settings_from_env_file(tmp_path):
@@ -59,11 +64,73 @@ def test_settings_from_env_file(tmp_path):
     assert overridden.token == "from-env" and overridden.dev_guild_id == 42
 
 
-def test_the_example_file_lists_every_setting():
-    example = read_env_file(os.path.join(os.path.dirname(__file__), "..", "..", ".env.example"))
-    assert set(example) == {"DISCORD_TOKEN", "DATABASE_PATH", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL"}
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", ".env.example")
+
+
+def documented_settings() -> dict[str, str]:
+    """``NAME=value`` of ``.env.example``, set or commented out (``# NAME=value``)."""
+    found: dict[str, str] = {}
+    with open(EXAMPLE, encoding="utf-8") as lines:
+        for line in lines:
+            match = re.fullmatch(r"#?\s*([A-Z][A-Z0-9_]*)=(\S*)\s*", line.rstrip("\n"))
+            if match:
+                assert match[1] not in found, f"{match[1]} is documented twice"
+                found[match[1]] = match[2]
+    return found
+
+
+def test_the_example_file_documents_exactly_the_settings_with_their_defaults():
+    """``.env.example`` is the one list of settings admins read: every setting of the table is in
+    it, nothing else is, and a value it shows for a setting with a default is that default."""
+    documented = documented_settings()
+    declared = {s.name for s in SETTINGS}
+    assert not declared - set(documented), "settings missing from .env.example"
+    assert not set(documented) - declared, ".env.example documents settings that do not exist"
+    for name, text in documented.items():
+        setting = SETTING[name]
+        if not text:
+            continue
+        value = setting.parse(setting, text)  # every value shown is one the bot accepts
+        if setting.default is not None and setting.default != "":
+            assert value == setting.default, f"{name}={text} in .env.example, but the default is {setting.default!r}"
+    set_there = read_env_file(EXAMPLE)
+    assert set(set_there) == {"DISCORD_TOKEN", "DATABASE_PATH", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL"}
     with pytest.raises(ConfigError):
-        Settings.from_env(example, env_file=None)  # the example has no token
+        Settings.from_env(set_there, env_file=None)  # the example has no token
+
+
+def test_every_setting_reaches_the_settings():
+    """Each setting of the table, set to a value other than its default, shows in what from_env builds."""
+    examples = {
+        "DATABASE_URL": "postgresql://u:p@h:5432/d",
+        "DATABASE_POOL_MIN": "2",
+        "DATABASE_POOL_MAX": "20",
+        "SHARD_COUNT": "4",
+        "SHARD_IDS": "1,3",
+        "DEV_GUILD_ID": "42",
+        "DATABASE_PATH": "/srv/bg.sqlite3",
+        "LOG_LEVEL": "debug",
+    }
+    for setting in SETTINGS:
+        if setting.name == "DISCORD_TOKEN":
+            continue
+        if setting.name in examples:
+            text = examples[setting.name]
+        elif setting.name.startswith("COOLDOWN_"):
+            text = "7/11"
+        else:
+            text = str(int(setting.default) + 1)
+        environ = {"DISCORD_TOKEN": "t", setting.name: text}
+        if setting.name == "SHARD_IDS":
+            environ["SHARD_COUNT"] = "4"
+        built = Settings.from_env(environ, env_file=None)
+        default = Settings.from_env({"DISCORD_TOKEN": "t"}, env_file=None)
+        assert built != default, setting.name
+        group, _, attr = setting.attr.partition(".")
+        if group == "limits":
+            assert getattr(built.limits, attr) == int(text), setting.name
+        elif group == "cooldowns":
+            assert (attr, 7, 11.0) in built.cooldowns, setting.name
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.config import SETTING
 from bot.core.advice import parse_level
 from bot.core.model import (
     AUTOMATIC_DOUBLES_LIMIT,
     CUBE_LIMIT,
     HOYLE_LENGTH,
-    MAX_STAKE,
     ChallengeOptions,
     GameSummary,
     ServiceError,
@@ -52,6 +52,8 @@ LevelName = Literal["beginner", "intermediate", "expert"]
 AUTOMATIC_DOUBLES = {"off": 0, "twice": AUTOMATIC_DOUBLES_LIMIT, "every tie": UNLIMITED}
 """The ``automatic_doubles`` choices: how many opening ties double the cube."""
 HISTORY_SEARCH = 30
+STAKE_CEILING = int(SETTING["MAX_STAKE"].high or 1)
+"""The highest ``MAX_STAKE`` may be: each bot's cog narrows the stake option to its own limit."""
 """Another member's recent games looked through for the 10 the asker may see."""
 
 
@@ -98,7 +100,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         interaction: discord.Interaction,
         opponent: discord.Member,
         match_length: app_commands.Range[int, 0, 25] = 0,
-        stake: app_commands.Range[int, 1, MAX_STAKE] = 1,
+        stake: app_commands.Range[int, 1, STAKE_CEILING] = 1,
         days: app_commands.Range[int, 1, 14] | None = None,
         jacoby: bool = False,
         beavers: bool = False,

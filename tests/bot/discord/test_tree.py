@@ -10,7 +10,7 @@ import discord
 import pytest
 
 from bot.config import Settings
-from bot.core.model import MAX_STAKE, Limits
+from bot.core.model import Limits
 from bot.discord.client import BackgammonBot, create_bot
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.learn import LearnCog
@@ -189,7 +189,7 @@ async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
         )
         theirs = other.tree.get_commands()[0].get_command("challenge").to_dict(other.tree)
         stake = {o["name"]: o for o in theirs["options"]}["stake"]
-        assert stake["max_value"] == MAX_STAKE == 100
+        assert stake["max_value"] == Limits().max_stake == 100
         assert {o["name"]: o for o in mine["options"]}["stake"]["max_value"] == 250
     finally:
         await other.close()
