@@ -15,6 +15,7 @@ import pytest
 from bot import __main__ as entry
 from bot.config import SETTING, SETTINGS, ConfigError, Limits, Settings, read_env_file
 from bot.core import GameService
+from tests.bot.bots import build_bot
 
 SECRET = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-secret-token-value-0123456789"
 
@@ -201,7 +202,7 @@ def test_rejected_token_one_line_and_never_logged(monkeypatch, capsys, caplog, t
     monkeypatch.chdir(tmp_path)
     caplog.set_level(logging.DEBUG)
     code = entry.main(
-        environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG", "DATABASE_PATH": str(tmp_path / "bg.sqlite3")}
+        [], environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG", "DATABASE_PATH": str(tmp_path / "bg.sqlite3")}
     )
     captured = capsys.readouterr()
     assert code != 0 and seen == ["/users/@me"]
@@ -226,7 +227,7 @@ async def test_simcord_startup_logs_no_token(simcord_env, caplog):
     """A whole start-up (setup_hook, sync, READY) at DEBUG level with our settings' token."""
     caplog.set_level(logging.DEBUG)
     await simcord_env.restart_bot(
-        simcord_env.bot.__class__(
+        build_bot(
             Settings(token=SECRET, database_path=simcord_env.bot.settings.database_path, log_level="DEBUG"),
             service=GameService(simcord_env.bot.service.store),
         )
@@ -254,8 +255,6 @@ def test_the_loop_is_uvloop_where_installed_and_asyncio_otherwise(monkeypatch):
 async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_less_often(monkeypatch):
     import gc
 
-    from bot.discord import client as app
-
     seen: dict[str, tuple[int, tuple[int, ...]]] = {}
 
     class Bot:
@@ -273,7 +272,10 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
         async def connect(self) -> None:
             seen["connect"] = (gc.get_freeze_count(), gc.get_threshold())
 
-    monkeypatch.setattr(app, "create_bot", lambda settings: Bot())
+    async def open_bot(settings):  # type: ignore[no-untyped-def]
+        return Bot()
+
+    monkeypatch.setattr(entry, "open_bot", open_bot)
     default = gc.get_threshold()
     try:
         await entry.run(Settings(token="x"))
@@ -286,11 +288,61 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
 
 
 def test_no_warnings_about_voice_libraries_at_start_up(monkeypatch, caplog):
-    from bot.discord.client import BackgammonBot
 
     # as in a fresh process: discord.py warns once per process that it cannot do voice
     monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
     monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
     caplog.set_level(logging.DEBUG)
-    BackgammonBot(Settings(token="x"), scheduler=False)
+    build_bot(Settings(token="x"), scheduler=False)
     assert "voice" not in caplog.text.lower()
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_lists_the_commands_and_starts_nothing(flag, capsys):
+    code = entry.main([flag], environ={})  # no token: the help needs none, and nothing starts
+    captured = capsys.readouterr()
+    assert code == 0 and captured.err == ""
+    assert captured.out.startswith("usage: python -m bot")
+    assert "sync" in captured.out and ".env.example" in captured.out
+
+
+def test_an_unknown_command_is_a_usage_error(capsys):
+    code = entry.main(["frobnicate"], environ={"DISCORD_TOKEN": "t"})
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.startswith("usage: python -m bot") and "frobnicate" in captured.err
+
+
+def test_python_m_bot_help_in_a_process(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "LANG")}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree's bot
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and "sync" in proc.stdout and proc.stderr == ""
+    assert not list(tmp_path.iterdir())  # no database made: nothing started
+
+
+async def test_sync_goes_to_the_dev_guild_when_one_is_set(monkeypatch, tmp_path, capsys):
+    """``python -m bot sync`` with DEV_GUILD_ID: the commands go to that server only (the
+    global list is synced against the stand-in by tests/e2e/test_e2e_sync.py)."""
+    from bot.discord.client import BackgammonBot
+
+    logged_in: list[str] = []
+
+    async def login(self, token):  # type: ignore[no-untyped-def]
+        logged_in.append(token)
+        await self.setup_hook()
+
+    synced: list[object] = []
+
+    async def tree_sync(self, *, guild=None):  # type: ignore[no-untyped-def]
+        synced.append(guild)
+        return self.get_commands(guild=guild)
+
+    monkeypatch.setattr(BackgammonBot, "login", login)
+    monkeypatch.setattr(discord.app_commands.CommandTree, "sync", tree_sync)
+    settings = Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234)
+    assert await entry.sync(settings) == 0
+    assert logged_in == ["t"] and [g.id for g in synced] == [1234]  # type: ignore[attr-defined]
+    assert capsys.readouterr().out == "synced 6 commands to server 1234\n"
