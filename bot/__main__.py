@@ -1,23 +1,32 @@
-"""``python -m bot``: run the backgammon bot.
+"""``python -m bot``: run the backgammon bot; ``python -m bot sync``: sync its slash commands.
 
-Settings come from the environment and ``.env`` (see ``.env.example``). A
-missing or rejected token ends the process with one line on stderr that
-says how to fix it, and a non-zero exit code.
+This is the composition root: it reads the settings, opens the game service
+(the database) and the drawing workers, and hands them to the bot, which
+closes them when it closes. Settings come from the environment and ``.env``
+(see ``.env.example``). A missing or rejected token ends the process with
+one line on stderr that says how to fix it, and a non-zero exit code.
+
+Each subcommand is one function taking the parsed arguments and the settings'
+environment, registered in :func:`parser`; ``--help`` lists them.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
 import logging
 import sys
-from collections.abc import Coroutine, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.config import TOKEN_HELP, ConfigError, Settings
 from bot.store.shards import ShardConflictError
+
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
 
 EXIT_CONFIG = 2
 EXIT_LOGIN = 3
@@ -103,13 +112,37 @@ def settle_memory() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-async def run(settings: Settings) -> None:
+async def open_bot(settings: Settings, *, serving: bool = True) -> BackgammonBot:
+    """The bot on its game service (``DATABASE_URL`` or ``DATABASE_PATH``, migrated) and its
+    drawing workers; the bot closes both when it closes. ``serving=False``: a bot that only
+    builds its command tree (for ``sync``), with no scheduler, dispatcher or workers started."""
+    from bot.core.games import GameService
+    from bot.discord.boards import open_drawing
     from bot.discord.client import create_bot
 
-    async with create_bot(settings) as bot:
-        await bot.login(settings.token)  # and setup_hook: the database, the commands, the drawing workers
+    service = await GameService.open(settings.database_url, pool=settings.store_options, limits=settings.limits)
+    try:
+        return create_bot(settings, service=service, drawing=open_drawing(), scheduler=serving, serving=serving)
+    except BaseException:
+        await service.close()
+        raise
+
+
+async def run(settings: Settings) -> None:
+    async with await open_bot(settings) as bot:
+        await bot.login(settings.token)  # and setup_hook: the parts, the cogs, the drawing workers
         settle_memory()
         await bot.connect()
+
+
+async def sync(settings: Settings) -> int:
+    """Log in, sync the command tree (globally, or to ``DEV_GUILD_ID``), say how many, log out."""
+    async with await open_bot(settings, serving=False) as bot:
+        await bot.login(settings.token)
+        synced = await bot.sync_commands()
+    where = f"to server {settings.dev_guild_id}" if settings.dev_guild_id else "globally"
+    print(f"synced {len(synced)} commands {where}")
+    return 0
 
 
 def _run_loop(main: Coroutine[Any, Any, None]) -> None:
@@ -123,6 +156,32 @@ def _run_loop(main: Coroutine[Any, Any, None]) -> None:
         uvloop.run(main)
 
 
+Command = Callable[[argparse.Namespace, Mapping[str, str] | None], int]
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: no subcommand runs the bot; each subcommand is one function."""
+    top = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="A backgammon bot for Discord. Without a command: run the bot.",
+        epilog="Settings come from the environment and .env; .env.example lists every one.",
+    )
+    top.set_defaults(command=run_command)
+    commands = top.add_subparsers(title="commands", metavar="COMMAND")
+    commands.add_parser(
+        "sync",
+        help="sync the slash commands with Discord (globally, or to DEV_GUILD_ID when set) and exit",
+        description="Log in, sync the slash commands (globally, or to DEV_GUILD_ID when set), print how many, exit.",
+    ).set_defaults(command=sync_command)
+    # Listed here for --help; main() hands its arguments to bot.store.backup, which parses its own.
+    commands.add_parser(
+        "backup",
+        help="an online backup of the SQLite store while the bot plays: backup DEST [--keep N]",
+        add_help=False,
+    )
+    return top
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["backup"]:
@@ -130,13 +189,53 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
         return backup(args[1:], lambda: Settings.from_env(environ, require_token=False).database_url)
     try:
+        args = parser().parse_args(argv)
+    except SystemExit as done:  # --help (0) or a bad command line (2, usage on stderr)
+        return done.code if isinstance(done.code, int) else EXIT_CONFIG
+    command: Command = args.command
+    return command(args, environ)
+
+
+def _settings(environ: Mapping[str, str] | None) -> Settings | None:
+    """The settings, with the logging they ask for; None (said on stderr) if they are wrong."""
+    try:
         settings = Settings.from_env(environ)
     except ConfigError as error:
         print(f"bot: {error}", file=sys.stderr)
-        return EXIT_CONFIG
+        return None
     setup_logging(settings)
+    return settings
+
+
+def run_command(args: argparse.Namespace, environ: Mapping[str, str] | None) -> int:
+    settings = _settings(environ)
+    if settings is None:
+        return EXIT_CONFIG
+
+    async def serve() -> int:
+        await run(settings)
+        return 0
+
+    return _talking_to_discord(serve)
+
+
+def sync_command(args: argparse.Namespace, environ: Mapping[str, str] | None) -> int:
+    settings = _settings(environ)
+    if settings is None:
+        return EXIT_CONFIG
+    return _talking_to_discord(lambda: sync(settings))
+
+
+def _talking_to_discord(work: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run ``work`` on the bot's loop; Discord refusing the token or out of reach is one line on stderr."""
+    code = 0
+
+    async def body() -> None:
+        nonlocal code
+        code = await work()
+
     try:
-        _run_loop(run(settings))
+        _run_loop(body())
     except discord.LoginFailure:
         print(f"bot: Discord rejected DISCORD_TOKEN (improper or reset token): {TOKEN_HELP}", file=sys.stderr)
         return EXIT_LOGIN
@@ -150,7 +249,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 0
-    return 0
+    return code
 
 
 if __name__ == "__main__":

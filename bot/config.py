@@ -1,17 +1,19 @@
 """Settings for the bot process, from the environment and an optional ``.env`` file.
 
-Every setting is an environment variable (listed in ``.env.example``). A
-``.env`` file in the working directory is read too; variables already set in
-the environment win over the file. The reader is a few lines of standard
-library on purpose: ``KEY=value`` lines, ``#`` comments, optional ``export``
-and optional single or double quotes.
+Every setting is an environment variable, declared once in :data:`SETTINGS`
+(its name, where it goes, how it is read, its default, bounds and help); the
+table is what :meth:`Settings.from_env` reads and what ``.env.example`` is
+checked against (tests/bot/test_entry.py). A ``.env`` file in the working
+directory is read too; variables already set in the environment win over the
+file. The reader is a few lines of standard library on purpose: ``KEY=value``
+lines, ``#`` comments, optional ``export`` and optional single or double quotes.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,25 +21,6 @@ from typing import Any
 from bot.store import Shard
 from bot.store.drivers.url import parse_database_url, redact, secrets_of
 
-DEFAULT_DATABASE_PATH = "data/backgammon.sqlite3"
-DEFAULT_MOVE_DAYS = 3
-DEFAULT_MAX_STAKE = 100
-"""A money game's largest stake per point: a points leaderboard is only as fair as its largest stake."""
-DEFAULT_MAX_PENDING_CHALLENGES = 3
-"""How many challenges a member may have waiting for an answer."""
-DEFAULT_MAX_CHALLENGES_RECEIVED = 5
-"""How many challenges may wait for one member's answer."""
-DEFAULT_CACHED_GAMES = 500
-"""Active games a process keeps rebuilt in memory. Each costs the garbage collector
-about 125 objects to scan in a full collection; beyond these, a game comes back
-from its stored snapshot and the few actions after it."""
-DEFAULT_SNAPSHOT_EVERY = 50
-"""A game's state is stored with its actions every this many actions."""
-DEFAULT_HTTP_CONNECTIONS = 100
-"""Connections to Discord's API a process holds open at once (aiohttp's default;
-discord.py's own has no bound, so a burst of requests opened a connection, and
-against Discord a TLS handshake, for each). At the heaviest load measured, about
-1,000 requests a second of some 0.1 s each: a hundred in flight. More wait for one."""
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -54,6 +37,14 @@ COOLDOWN_FAMILIES: dict[str, tuple[int, float]] = {
 (``COOLDOWN_<FAMILY>=uses/seconds`` or ``off``). Generous for play, strict for what is costly."""
 MAX_COOLDOWN_USES = 1000
 MAX_COOLDOWN_SECONDS = 86_400.0
+
+EXPIRIES_PER_SWEEP = 10
+"""How many expired challenges one pass of the scheduler tidies (one message
+edit each); the rest wait for the next pass, a second or more later."""
+DUE_PER_SWEEP = 25
+"""Reminders and timeouts done per scheduler pass: with hundreds due at once (after an
+outage, a busy server's morning) each pass stays short and the clicks waiting behind
+it are answered between passes; the next pass follows at once while more are due."""
 
 TOKEN_HELP = (
     "copy .env.example to .env and set DISCORD_TOKEN=<your bot token> "
@@ -99,50 +90,316 @@ def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
     return values
 
 
+# -- the table -------------------------------------------------------------------------------
+
+Parser = Callable[["Setting", str], Any]
+"""Reads a setting's non-empty text (:raises ConfigError: saying what to write instead)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One environment variable: where its value goes and how it is read."""
+
+    name: str
+    """The environment variable (and ``.env`` key)."""
+    attr: str
+    """Where the value goes: a :class:`Settings` field, ``limits.<field>`` (a :class:`Limits`
+    field) or ``cooldowns.<family>``."""
+    parse: Parser
+    default: Any
+    """The value when the variable is unset or empty (None: not set)."""
+    help: str
+    low: float | None = None
+    high: float | None = None
+    """Bounds of a number (inclusive)."""
+
+
+def _text(setting: Setting, text: str) -> str:
+    return text
+
+
+def _whole(setting: Setting, text: str) -> int:
+    """A whole number between the setting's bounds."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{setting.name} must be a whole number, not {text!r}") from None
+    low = int(setting.low) if setting.low is not None else None
+    high = int(setting.high) if setting.high is not None else None
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ConfigError(f"{setting.name} must be {low} to {high}, not {value}")
+    return value
+
+
+def _server_id(setting: Setting, text: str) -> int:
+    if not text.isdigit():
+        raise ConfigError(f"{setting.name} must be a server id (digits), not {text!r}")
+    return int(text)
+
+
+def _log_level(setting: Setting, text: str) -> str:
+    level = text.upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"{setting.name} must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    return level
+
+
+def _database_url(setting: Setting, text: str) -> str:
+    try:
+        parse_database_url(text)
+    except ValueError as error:  # its message shows the URL without the password
+        raise ConfigError(
+            f"{setting.name}: {error}; write postgresql://user:password@host:port/dbname or sqlite:///path"
+        ) from None
+    return text
+
+
+def _shard_ids(setting: Setting, text: str) -> tuple[int, ...]:
+    """Comma-separated shard numbers (``0,1``); checked against SHARD_COUNT by :meth:`Settings.from_env`."""
+    ids: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit():
+            raise ConfigError(f"{setting.name} must be comma-separated shard numbers such as 0,1, not {text!r}")
+        if int(part) in ids:
+            raise ConfigError(f"{setting.name} lists shard {int(part)} twice")
+        ids.append(int(part))
+    if not ids:
+        raise ConfigError(f"{setting.name} must list at least one shard, not {text!r}")
+    return tuple(sorted(ids))
+
+
+def _switch(setting: Setting, text: str) -> bool:
+    """An on/off setting: ``on``/``1``/``true``/``yes`` or ``off``/``0``/``false``/``no``."""
+    word = text.lower()
+    if word in ("on", "1", "true", "yes"):
+        return True
+    if word in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{setting.name} must be on or off (1 or 0), not {text!r}")
+
+
+def _rate(setting: Setting, text: str) -> tuple[int, float] | None:
+    """A cooldown: ``uses/seconds`` (``5/60``), or ``off`` (None)."""
+    if text.lower() in ("off", "0", "none"):
+        return None
+    uses_text, slash, seconds_text = text.partition("/")
+    try:
+        uses, seconds = int(uses_text), float(seconds_text)
+    except ValueError:
+        raise ConfigError(f"{setting.name} must be uses/seconds such as 5/60, or off; not {text!r}") from None
+    if not slash or not 1 <= uses <= MAX_COOLDOWN_USES or not 0 < seconds <= MAX_COOLDOWN_SECONDS:
+        raise ConfigError(
+            f"{setting.name} must be uses/seconds with 1 to {MAX_COOLDOWN_USES} uses in at most "
+            f"{MAX_COOLDOWN_SECONDS:.0f} s, or off; not {text!r}"
+        )
+    return uses, seconds
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("DISCORD_TOKEN", "token", _text, "", "The bot token (required). Never logged."),
+    Setting(
+        "DATABASE_PATH",
+        "database_path",
+        _text,
+        "data/backgammon.sqlite3",
+        "The SQLite file (used when DATABASE_URL is not set); created with its folder.",
+    ),
+    Setting(
+        "DATABASE_URL",
+        "database_url_setting",
+        _database_url,
+        None,
+        "postgresql://user:password@host:port/dbname or sqlite:///path; wins over DATABASE_PATH.",
+    ),
+    Setting(
+        "DATABASE_POOL_MIN",
+        "database_pool_min",
+        _whole,
+        None,
+        "PostgreSQL connections kept open (1).",
+        0,
+        MAX_POOL_SIZE,
+    ),
+    Setting(
+        "DATABASE_POOL_MAX", "database_pool_max", _whole, None, "PostgreSQL connections at most (10).", 1, MAX_POOL_SIZE
+    ),
+    Setting("SHARD_COUNT", "shard_count", _whole, None, "Shards across all the bot's processes.", 1, MAX_SHARD_COUNT),
+    Setting("SHARD_IDS", "shard_ids", _shard_ids, None, "The shards this process runs (unset: all of them)."),
+    Setting(
+        "DEV_GUILD_ID",
+        "dev_guild_id",
+        _server_id,
+        None,
+        "A developer's test server: the commands are synced there at each start (instant).",
+    ),
+    Setting("DEFAULT_MOVE_DAYS", "default_move_days", _whole, 3, "Days per move of a new challenge.", 1, 14),
+    Setting("LOG_LEVEL", "log_level", _log_level, "INFO", "DEBUG, INFO, WARNING, ERROR or CRITICAL."),
+    Setting(
+        "MAX_STAKE",
+        "limits.max_stake",
+        _whole,
+        100,
+        "A money game's largest stake per point: a points leaderboard is only as fair as its largest stake.",
+        1,
+        1_000_000,
+    ),
+    Setting(
+        "MAX_PENDING_CHALLENGES",
+        "limits.pending_per_challenger",
+        _whole,
+        3,
+        "Challenges one member may have waiting for an answer.",
+        1,
+        100,
+    ),
+    Setting(
+        "MAX_CHALLENGES_RECEIVED",
+        "limits.pending_per_challenged",
+        _whole,
+        5,
+        "Challenges that may wait for one member's answer.",
+        1,
+        100,
+    ),
+    Setting(
+        "CACHED_GAMES",
+        "limits.cached_games",
+        _whole,
+        500,
+        # Each costs the garbage collector about 125 objects to scan in a full collection; beyond
+        # these, a game comes back from its stored snapshot and the few actions after it.
+        "Active games a process keeps rebuilt in memory (the least recently used drop out).",
+        1,
+        10_000_000,
+    ),
+    Setting(
+        "SNAPSHOT_EVERY",
+        "limits.snapshot_every",
+        _whole,
+        50,
+        "A game's state is stored with its actions every this many actions.",
+        1,
+        100_000,
+    ),
+    Setting(
+        "HTTP_CONNECTIONS",
+        "http_connections",
+        _whole,
+        100,
+        # aiohttp's default; discord.py's own has no bound, so a burst of requests opened a connection,
+        # and against Discord a TLS handshake, for each. At the heaviest load measured, about 1,000
+        # requests a second of some 0.1 s each: a hundred in flight.
+        "Connections to Discord's API held open at once (more requests wait for one).",
+        1,
+        10_000,
+    ),
+    Setting(
+        "SQLITE_CHECKPOINTS",
+        "sqlite_checkpoints",
+        _switch,
+        True,
+        "The bot checkpoints its SQLite WAL itself (off for Litestream, which does).",
+    ),
+    Setting(
+        "SNAPSHOT_BEFORE_MIGRATION",
+        "snapshot_before_migration",
+        _switch,
+        True,
+        "Copy a SQLite store beside itself before migrating it (off for huge stores).",
+    ),
+    Setting(
+        "LOW_DISK_MB",
+        "low_disk_mb",
+        _whole,
+        None,
+        "A warning is logged when less is free beside the SQLite store (unset: 1024; 0: never).",
+        0,
+        100_000_000,
+    ),
+    Setting(
+        "SHARD_WAIT",
+        "shard_wait",
+        _switch,
+        True,
+        "On PostgreSQL, a process whose shards another process runs waits for it to stop (off: exits at once).",
+    ),
+    *(
+        Setting(
+            f"COOLDOWN_{family.upper()}",
+            f"cooldowns.{family}",
+            _rate,
+            rate,
+            f"The {family} commands' cooldown per member: uses/seconds, or off.",
+        )
+        for family, rate in COOLDOWN_FAMILIES.items()
+    ),
+)
+"""Every setting (each documented in ``.env.example``, checked by tests/bot/test_entry.py)."""
+
+SETTING: dict[str, Setting] = {s.name: s for s in SETTINGS}
+"""The settings by environment variable."""
+
+
+def _default(name: str) -> Any:
+    return SETTING[name].default
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one member may ask of the bot and what a process keeps: the largest
+    stake, how many challenges may wait for an answer from (or to) one member,
+    the games kept in memory; and how much a scheduler pass does. The Discord
+    layer shows the same limits (the stake option's range)."""
+
+    max_stake: int = _default("MAX_STAKE")
+    pending_per_challenger: int = _default("MAX_PENDING_CHALLENGES")
+    pending_per_challenged: int = _default("MAX_CHALLENGES_RECEIVED")
+    expiries_per_sweep: int = EXPIRIES_PER_SWEEP
+    due_per_sweep: int = DUE_PER_SWEEP
+    cached_games: int = _default("CACHED_GAMES")
+    """Active games a process keeps in memory (the least recently used drop out)."""
+    snapshot_every: int = _default("SNAPSHOT_EVERY")
+    """A game's state is stored with its actions every this many actions."""
+
+    def __post_init__(self) -> None:
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What the bot needs to run. Build it with :meth:`from_env`."""
+    """What the bot needs to run. Build it with :meth:`from_env` (each field's setting is in :data:`SETTINGS`)."""
 
     token: str = field(repr=False)
     """The bot token. Never logged: it is left out of ``repr``."""
-    database_path: str = DEFAULT_DATABASE_PATH
-    """``DATABASE_PATH``: the SQLite file (used when ``DATABASE_URL`` is not set)."""
+    database_path: str = _default("DATABASE_PATH")
     database_url_setting: str | None = field(default=None, repr=False)
     """``DATABASE_URL`` as given (may hold a password: use :attr:`database_url` / :attr:`database_redacted`)."""
     database_pool_min: int | None = None
     database_pool_max: int | None = None
-    """``DATABASE_POOL_MIN``/``MAX``: PostgreSQL pool size (None: the driver's default, 1..10)."""
+    """PostgreSQL pool size (None: the driver's default, 1..10)."""
     shard_count: int | None = None
-    """``SHARD_COUNT``: run as an :class:`discord.AutoShardedClient` with this many shards in all."""
+    """Run as an :class:`discord.AutoShardedClient` with this many shards in all."""
     shard_ids: tuple[int, ...] | None = None
-    """``SHARD_IDS``: the shards this process runs (None: all of them)."""
+    """The shards this process runs (None: all of them)."""
     dev_guild_id: int | None = None
-    """Sync the slash commands to this guild only (instant, for development)."""
-    default_move_days: int = DEFAULT_MOVE_DAYS
-    log_level: str = "INFO"
+    """A developer's test server: the commands are synced to it at start (instant)."""
+    default_move_days: int = _default("DEFAULT_MOVE_DAYS")
+    log_level: str = _default("LOG_LEVEL")
     cooldowns: tuple[tuple[str, int, float], ...] = tuple((f, u, s) for f, (u, s) in COOLDOWN_FAMILIES.items())
     """``(family, uses, seconds)`` of each family that has a cooldown (see :data:`COOLDOWN_FAMILIES`)."""
-    max_stake: int = DEFAULT_MAX_STAKE
-    """``MAX_STAKE``: the largest stake per point of a money game."""
-    max_pending_challenges: int = DEFAULT_MAX_PENDING_CHALLENGES
-    """``MAX_PENDING_CHALLENGES``: challenges one member may have waiting for an answer."""
-    max_challenges_received: int = DEFAULT_MAX_CHALLENGES_RECEIVED
-    """``MAX_CHALLENGES_RECEIVED``: challenges that may wait for one member's answer."""
-    cached_games: int = DEFAULT_CACHED_GAMES
-    """``CACHED_GAMES``: active games a process keeps in memory (the least recently used drop out)."""
-    snapshot_every: int = DEFAULT_SNAPSHOT_EVERY
-    """``SNAPSHOT_EVERY``: a game's state is stored with its actions every this many actions."""
-    http_connections: int = DEFAULT_HTTP_CONNECTIONS
-    """``HTTP_CONNECTIONS``: connections to Discord's API held open at once (more requests wait)."""
-    sqlite_checkpoints: bool = True
-    """``SQLITE_CHECKPOINTS``: the bot checkpoints its SQLite WAL itself (``off`` for Litestream, which does)."""
-    snapshot_before_migration: bool = True
-    """``SNAPSHOT_BEFORE_MIGRATION``: copy a SQLite store beside itself before migrating it (``0``: don't)."""
-    low_disk_mb: int | None = None
-    """``LOW_DISK_MB``: a warning is logged when less is free beside the SQLite store (None: 1024; 0: never)."""
-    shard_wait: bool = True
-    """``SHARD_WAIT``: on PostgreSQL, a process whose shards another process runs waits for it to stop
-    (``off``: it exits at once, with a message)."""
+    limits: Limits = Limits()
+    """Stakes, challenges waiting, games kept: handed whole to the game service."""
+    http_connections: int = _default("HTTP_CONNECTIONS")
+    sqlite_checkpoints: bool = _default("SQLITE_CHECKPOINTS")
+    snapshot_before_migration: bool = _default("SNAPSHOT_BEFORE_MIGRATION")
+    low_disk_mb: int | None = _default("LOW_DISK_MB")
+    shard_wait: bool = _default("SHARD_WAIT")
 
     @classmethod
     def from_env(
@@ -152,7 +409,7 @@ class Settings:
         env_file: str | os.PathLike[str] | None = ".env",
         require_token: bool = True,
     ) -> Settings:
-        """Read the settings; ``environ`` defaults to :data:`os.environ`.
+        """Read the settings of :data:`SETTINGS`; ``environ`` defaults to :data:`os.environ`.
 
         :raises ConfigError: with one line that says what to fix.
         """
@@ -160,87 +417,40 @@ class Settings:
         source = os.environ if environ is None else environ
         values.update({k: v for k, v in source.items() if v != "" or k not in values})
 
-        def get(name: str) -> str:
-            return values.get(name, "").strip()
+        read: dict[str, Any] = {}
+        for setting in SETTINGS:
+            text = values.get(setting.name, "").strip()
+            read[setting.attr] = setting.parse(setting, text) if text else setting.default
 
-        token = get("DISCORD_TOKEN")
-        if require_token and not token:
+        if require_token and not read["token"]:
             raise ConfigError(f"DISCORD_TOKEN is not set: {TOKEN_HELP}")
-
-        dev_guild_text = get("DEV_GUILD_ID")
-        dev_guild_id: int | None = None
-        if dev_guild_text:
-            if not dev_guild_text.isdigit():
-                raise ConfigError(f"DEV_GUILD_ID must be a server id (digits), not {dev_guild_text!r}")
-            dev_guild_id = int(dev_guild_text)
-
-        days_text = get("DEFAULT_MOVE_DAYS") or str(DEFAULT_MOVE_DAYS)
-        try:
-            days = int(days_text)
-        except ValueError:
-            raise ConfigError(f"DEFAULT_MOVE_DAYS must be a whole number of days, not {days_text!r}") from None
-        if not 1 <= days <= 14:
-            raise ConfigError(f"DEFAULT_MOVE_DAYS must be 1 to 14, not {days}")
-
-        level = (get("LOG_LEVEL") or "INFO").upper()
-        if level not in LOG_LEVELS:
-            raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
-
-        database_url = get("DATABASE_URL") or None
-        if database_url is not None:
-            try:
-                parse_database_url(database_url)
-            except ValueError as error:  # its message shows the URL without the password
-                raise ConfigError(
-                    f"DATABASE_URL: {error}; write postgresql://user:password@host:port/dbname or sqlite:///path"
-                ) from None
-        pool_min = _whole("DATABASE_POOL_MIN", get("DATABASE_POOL_MIN"), 0, MAX_POOL_SIZE)
-        pool_max = _whole("DATABASE_POOL_MAX", get("DATABASE_POOL_MAX"), 1, MAX_POOL_SIZE)
+        pool_min, pool_max = read["database_pool_min"], read["database_pool_max"]
         if pool_min is not None and pool_max is not None and pool_min > pool_max:
             raise ConfigError(f"DATABASE_POOL_MIN ({pool_min}) must not be above DATABASE_POOL_MAX ({pool_max})")
+        shard_count, shard_ids = read["shard_count"], read["shard_ids"]
+        if shard_ids is not None:
+            if shard_count is None:
+                raise ConfigError("SHARD_IDS needs SHARD_COUNT (the number of shards across all processes)")
+            for shard in shard_ids:
+                if shard >= shard_count:
+                    raise ConfigError(
+                        f"SHARD_IDS: shard {shard} does not exist with SHARD_COUNT={shard_count} "
+                        f"(0 to {shard_count - 1})"
+                    )
 
-        shard_count = _whole("SHARD_COUNT", get("SHARD_COUNT"), 1, MAX_SHARD_COUNT)
-        shard_ids = _shard_ids(get("SHARD_IDS"), shard_count)
-        max_stake = _whole("MAX_STAKE", get("MAX_STAKE"), 1, 1_000_000)
-        pending = _whole("MAX_PENDING_CHALLENGES", get("MAX_PENDING_CHALLENGES"), 1, 100)
-        received = _whole("MAX_CHALLENGES_RECEIVED", get("MAX_CHALLENGES_RECEIVED"), 1, 100)
-        cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
-        snapshot_every = _whole("SNAPSHOT_EVERY", get("SNAPSHOT_EVERY"), 1, 100_000)
-        connections = _whole("HTTP_CONNECTIONS", get("HTTP_CONNECTIONS"), 1, 10_000)
-        checkpoints = _switch("SQLITE_CHECKPOINTS", get("SQLITE_CHECKPOINTS"), True)
-        snapshot = _switch("SNAPSHOT_BEFORE_MIGRATION", get("SNAPSHOT_BEFORE_MIGRATION"), True)
-        shard_wait = _switch("SHARD_WAIT", get("SHARD_WAIT"), True)
-        low_disk_mb = _whole("LOW_DISK_MB", get("LOW_DISK_MB"), 0, 100_000_000)
-
-        cooldowns = []
-        for family, default in COOLDOWN_FAMILIES.items():
-            rate = _rate(f"COOLDOWN_{family.upper()}", get(f"COOLDOWN_{family.upper()}"), default)
-            if rate is not None:
-                cooldowns.append((family, *rate))
-
-        return cls(
-            token=token,
-            database_path=get("DATABASE_PATH") or DEFAULT_DATABASE_PATH,
-            database_url_setting=database_url,
-            database_pool_min=pool_min,
-            database_pool_max=pool_max,
-            shard_count=shard_count,
-            shard_ids=shard_ids,
-            dev_guild_id=dev_guild_id,
-            default_move_days=days,
-            log_level=level,
-            cooldowns=tuple(cooldowns),
-            max_stake=DEFAULT_MAX_STAKE if max_stake is None else max_stake,
-            max_pending_challenges=DEFAULT_MAX_PENDING_CHALLENGES if pending is None else pending,
-            max_challenges_received=DEFAULT_MAX_CHALLENGES_RECEIVED if received is None else received,
-            cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
-            snapshot_every=DEFAULT_SNAPSHOT_EVERY if snapshot_every is None else snapshot_every,
-            http_connections=DEFAULT_HTTP_CONNECTIONS if connections is None else connections,
-            sqlite_checkpoints=checkpoints,
-            snapshot_before_migration=snapshot,
-            shard_wait=shard_wait,
-            low_disk_mb=low_disk_mb,
-        )
+        fields: dict[str, Any] = {}
+        limits: dict[str, Any] = {}
+        cooldowns: list[tuple[str, int, float]] = []
+        for attr, value in read.items():
+            group, _, name = attr.partition(".")
+            if group == "limits":
+                limits[name] = value
+            elif group == "cooldowns":
+                if value is not None:
+                    cooldowns.append((name, *value))
+            else:
+                fields[attr] = value
+        return cls(**fields, limits=Limits(**limits), cooldowns=tuple(cooldowns))
 
     @property
     def log_level_number(self) -> int:
@@ -318,73 +528,3 @@ class Settings:
         if self.shard_count is None or self.shard_ids is None:
             return None
         return self.shard_count, tuple(sorted(self.shard_ids))
-
-
-def _whole(name: str, text: str, low: int, high: int) -> int | None:
-    """A whole number setting between ``low`` and ``high``, or None when empty."""
-    if not text:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, not {text!r}") from None
-    if not low <= value <= high:
-        raise ConfigError(f"{name} must be {low} to {high}, not {value}")
-    return value
-
-
-def _switch(name: str, text: str, default: bool) -> bool:
-    """An on/off setting: ``on``/``1``/``true``/``yes`` or ``off``/``0``/``false``/``no``; the default when empty."""
-    if not text:
-        return default
-    word = text.lower()
-    if word in ("on", "1", "true", "yes"):
-        return True
-    if word in ("off", "0", "false", "no"):
-        return False
-    raise ConfigError(f"{name} must be on or off (1 or 0), not {text!r}")
-
-
-def _rate(name: str, text: str, default: tuple[int, float]) -> tuple[int, float] | None:
-    """A cooldown: ``uses/seconds`` (``5/60``), ``off`` (None), or the default when empty."""
-    if not text:
-        return default
-    if text.lower() in ("off", "0", "none"):
-        return None
-    uses_text, slash, seconds_text = text.partition("/")
-    try:
-        uses, seconds = int(uses_text), float(seconds_text)
-    except ValueError:
-        raise ConfigError(f"{name} must be uses/seconds such as 5/60, or off; not {text!r}") from None
-    if not slash or not 1 <= uses <= MAX_COOLDOWN_USES or not 0 < seconds <= MAX_COOLDOWN_SECONDS:
-        raise ConfigError(
-            f"{name} must be uses/seconds with 1 to {MAX_COOLDOWN_USES} uses in at most {MAX_COOLDOWN_SECONDS:.0f} s, "
-            f"or off; not {text!r}"
-        )
-    return uses, seconds
-
-
-def _shard_ids(text: str, shard_count: int | None) -> tuple[int, ...] | None:
-    """``SHARD_IDS``: comma-separated shard numbers (``0,1``), each below SHARD_COUNT."""
-    if not text:
-        return None
-    if shard_count is None:
-        raise ConfigError("SHARD_IDS needs SHARD_COUNT (the number of shards across all processes)")
-    ids: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if not part.isdigit():
-            raise ConfigError(f"SHARD_IDS must be comma-separated shard numbers such as 0,1, not {text!r}")
-        value = int(part)
-        if value >= shard_count:
-            raise ConfigError(
-                f"SHARD_IDS: shard {value} does not exist with SHARD_COUNT={shard_count} (0 to {shard_count - 1})"
-            )
-        if value in ids:
-            raise ConfigError(f"SHARD_IDS lists shard {value} twice")
-        ids.append(value)
-    if not ids:
-        raise ConfigError(f"SHARD_IDS must list at least one shard, not {text!r}")
-    return tuple(sorted(ids))

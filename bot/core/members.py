@@ -106,14 +106,13 @@ class Members:
     # -- vacations -----------------------------------------------------------------------------
 
     async def allowance(self, guild_id: int) -> int:
-        days = (await self.store.members.server_settings(guild_id)).get("vacation_days")
+        days = (await self.store.servers.get(guild_id)).get("vacation_days")
         return int(days) if isinstance(days, int) and 0 <= days <= 366 else DEFAULT_VACATION_DAYS
 
     async def set_allowance(self, guild_id: int, days: int) -> None:
         if not 0 <= days <= 366:
             raise VacationError("a server's vacation allowance is 0 to 366 days a year")
-        settings = await self.store.members.server_settings(guild_id)
-        await self.store.members.set_server_settings(guild_id, {**settings, "vacation_days": days})
+        await self.store.servers.update(guild_id, {"vacation_days": days})
 
     async def days_taken(self, guild_id: int, user_id: int, now: datetime | None = None) -> float:
         """Days of vacation the member took (or booked) in this server this calendar year."""

@@ -16,13 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from bot.ai import UNAVAILABLE_MESSAGE
-from bot.config import (
-    DEFAULT_CACHED_GAMES,
-    DEFAULT_MAX_CHALLENGES_RECEIVED,
-    DEFAULT_MAX_PENDING_CHALLENGES,
-    DEFAULT_MAX_STAKE,
-    DEFAULT_SNAPSHOT_EVERY,
-)
+from bot.config import DUE_PER_SWEEP, EXPIRIES_PER_SWEEP, Limits  # the limits are settings
 from bot.store import (  # the store's values the layers above are shown, through the core
     DatabaseBusyError,
     DatabaseUnavailableError,
@@ -50,24 +44,6 @@ CUBE_LIMITS = (2, 4, 8, 16, 32, 64)
 HOYLE_LENGTH = 2
 """Hoyle's rubber is the best of three games: a match to two points, a gammon counting two."""
 MAX_MATCH_LENGTH = 25
-MAX_STAKE = DEFAULT_MAX_STAKE
-"""The default limit of a money game's stake per point (the setting ``MAX_STAKE``)."""
-MAX_PENDING_CHALLENGES = DEFAULT_MAX_PENDING_CHALLENGES
-"""By default, how many challenges a member may have waiting for an answer."""
-MAX_CHALLENGES_RECEIVED = DEFAULT_MAX_CHALLENGES_RECEIVED
-"""By default, how many challenges may wait for one member's answer."""
-CACHED_GAMES = DEFAULT_CACHED_GAMES
-"""Active games a process keeps in memory by default (the setting ``CACHED_GAMES``)."""
-SNAPSHOT_EVERY = DEFAULT_SNAPSHOT_EVERY
-"""An active game's state is stored every this many actions (engine.snapshot), so
-rebuilding it replays at most about as many (``Limits.snapshot_every``)."""
-EXPIRIES_PER_SWEEP = 10
-DUE_PER_SWEEP = 25
-"""Reminders and timeouts done per scheduler pass: with hundreds due at once (after an
-outage, a busy server's morning) each pass stays short and the clicks waiting behind
-it are answered between passes; the next pass follows at once while more are due."""
-"""How many expired challenges one pass of the scheduler tidies (one message
-edit each); the rest wait for the next pass, a second or more later."""
 
 # Actions the service logs for itself; the engine never sees them.
 SERVICE_ACTIONS = frozenset({"abandon", "match_forfeit"})
@@ -160,37 +136,6 @@ def storage_errors_as_service_errors(cls: C) -> C:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
-    """What one member may ask of the bot: the largest stake, and how many
-    challenges may wait for an answer from (or to) one member. The Discord
-    layer shows the same limits (the stake option's range)."""
-
-    max_stake: int = MAX_STAKE
-    pending_per_challenger: int = MAX_PENDING_CHALLENGES
-    pending_per_challenged: int = MAX_CHALLENGES_RECEIVED
-    expiries_per_sweep: int = EXPIRIES_PER_SWEEP
-    due_per_sweep: int = DUE_PER_SWEEP
-    cached_games: int = CACHED_GAMES
-    """Active games a process keeps in memory (the least recently used drop out)."""
-    snapshot_every: int = SNAPSHOT_EVERY
-    """A game's state is stored with its actions every this many actions."""
-
-    def __post_init__(self) -> None:
-        for name in (
-            "max_stake",
-            "pending_per_challenger",
-            "pending_per_challenged",
-            "expiries_per_sweep",
-            "due_per_sweep",
-            "cached_games",
-            "snapshot_every",
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
 class PlayerRef:
     """A Discord user as the service knows them."""
 
@@ -255,8 +200,10 @@ class ChallengeOptions:
         (and not those of an unrated tournament)."""
         return not (self.computer_level or self.practice or self.unrated)
 
-    def validate(self, max_stake: int = MAX_STAKE) -> None:
-        """:raises ChallengeError: with what is wrong."""
+    def validate(self, max_stake: int | None = None) -> None:
+        """:raises ChallengeError: with what is wrong (``max_stake``: the limit, else the default one)."""
+        if max_stake is None:
+            max_stake = Limits().max_stake
 
         def whole(value: object) -> bool:
             return isinstance(value, int) and not isinstance(value, bool)
@@ -650,7 +597,6 @@ class Notice:
 
 __all__ = [
     "AUTOMATIC_DOUBLES_LIMIT",
-    "CACHED_GAMES",
     "CHALLENGE_LIFETIME",
     "CUBE_LIMIT",
     "CUBE_LIMITS",
@@ -658,11 +604,7 @@ __all__ = [
     "EXPIRIES_PER_SWEEP",
     "HOYLE_LENGTH",
     "KEPT_CHALLENGES",
-    "SNAPSHOT_EVERY",
-    "MAX_CHALLENGES_RECEIVED",
     "MAX_MATCH_LENGTH",
-    "MAX_PENDING_CHALLENGES",
-    "MAX_STAKE",
     "REMINDER_FRACTION",
     "SERVICE_ACTIONS",
     "UNAVAILABLE_MESSAGE",

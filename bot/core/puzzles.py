@@ -311,7 +311,7 @@ class Puzzles:
     # -- a server's settings ---------------------------------------------------------------------
 
     async def settings(self, guild_id: int) -> dict[str, Any]:
-        return await self.store.puzzles.guild_settings(guild_id)
+        return await self.store.servers.get(guild_id)
 
     async def configure(
         self, guild_id: int, *, channel_id: int | None | bool = False, names: bool | None = None
@@ -324,7 +324,7 @@ class Puzzles:
         if names is not None:
             changes[SETTING_NAMES] = bool(names)
         self._quiet.pop(guild_id, None)
-        return await self.store.puzzles.update_guild_settings(guild_id, changes)
+        return await self.store.servers.update(guild_id, changes)
 
     # -- candidates ---------------------------------------------------------------------------------
 
@@ -383,7 +383,7 @@ class Puzzles:
         owed = False
         for row in await self.store.puzzles.due_reveals(now.timestamp(), shard):
             owed |= await self.store.puzzles.reveal(row)
-        for guild_id, settings in await self.store.puzzles.guilds_with(SETTING_CHANNEL, shard):
+        for guild_id, settings in await self.store.servers.having(SETTING_CHANNEL, shard):
             quiet = self._quiet.get(guild_id)
             if quiet is not None and quiet > now:
                 continue
@@ -446,7 +446,7 @@ class Puzzles:
         """When the next reveal is due, or the next day starts (if any server has daily puzzles)."""
         reveal = await self.store.puzzles.next_reveal(shard)
         due = _utc(reveal)
-        if await self.store.puzzles.guilds_with(SETTING_CHANNEL, shard):
+        if await self.store.servers.having(SETTING_CHANNEL, shard):
             midnight = next_midnight(self.clock())
             due = midnight if due is None else min(due, midnight)
         return due

@@ -29,10 +29,9 @@ import discord
 from bot.core.advice import Advice
 from bot.core.model import GameState, Outcome, ServiceError
 from bot.discord import lessons, presenter
-from bot.discord.boards import drawing_kept_up_for, picture_in_worker
 from bot.discord.limits import fit
 from bot.discord.quiet import POLL_SECONDS, QUIET_SECONDS, until_quiet
-from renderer.pool import RenderError
+from renderer.pool import RenderError, RenderWorkers
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +65,15 @@ class AnalysisNotes:
     def __init__(
         self,
         advice: Advice,
+        drawing: RenderWorkers,
         *,
-        kept_up_for: Callable[[], float] = drawing_kept_up_for,
+        kept_up_for: Callable[[], float],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``kept_up_for``: seconds the bot has kept up with its boards (see
-        :data:`QUIET_SECONDS`); ``clock``: seconds, for the patience."""
+        """``drawing``: where the charts are drawn; ``kept_up_for``: seconds the bot has
+        kept up with its boards (see :data:`QUIET_SECONDS`); ``clock``: seconds, for the patience."""
         self.advice = advice
+        self.drawing = drawing
         self.kept_up_for = kept_up_for
         self.clock = clock
         self.quiet = QUIET_SECONDS
@@ -153,7 +154,7 @@ class AnalysisNotes:
                 return None
             name, chart = charts[-1]
             # nobody waits for it: a 70 ms chart among the boards held up every board behind it
-            return name, await picture_in_worker(chart, background=True)
+            return name, await self.drawing.picture(chart, background=True)
         except (RenderError, ServiceError):
             log.warning("could not draw the chart of game %s", view.id, exc_info=True)
             return None

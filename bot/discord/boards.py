@@ -35,10 +35,9 @@ from bot.discord.components import game_controls, let_go
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
 from engine.gnubgid import decode_match_id
-from renderer import CLASSIC, BoardScene, ReplayGif, ReplayJob, Theme
+from renderer import CLASSIC, BoardScene, Theme
 from renderer.charts import WarmUp
 from renderer.from_game import scene_from_game
-from renderer.pictures import Picture
 from renderer.pool import RenderWorkers
 
 log = logging.getLogger(__name__)
@@ -50,39 +49,22 @@ Listener = Callable[[Outcome, "discord.Message | None", Sequence[discord.Embed]]
 """Told of every outcome once it is on the board (the computer's seat, the analysis notes)."""
 
 RENDER_WORKERS = 2
-_render_workers = RenderWorkers(RENDER_WORKERS)
-"""Shared by every bot in this process (tests make many); started on first use."""
+"""Drawing worker processes of a bot (:func:`open_drawing`): drawing holds the GIL, which
+the event loop needs for everyone else's clicks, so every picture is drawn in one of them.
+Under load, boards asked for earlier (``asked_at``, epoch seconds) are drawn first;
+pictures nobody waits for (``background``) and replays once no board waits."""
 
 
-async def render_in_worker(scene: BoardScene, *, asked_at: float | None = None) -> bytes:
-    """A board's PNG from a worker process: drawing holds the GIL, which the
-    event loop needs for everyone else's clicks. Under load, boards asked for
-    earlier (``asked_at``, epoch seconds; default now) are drawn first."""
-    return await _render_workers.render(scene, asked_at=asked_at)
+def open_drawing(workers: int = RENDER_WORKERS) -> RenderWorkers:
+    """A bot's drawing workers (started by :func:`warm_up`, ended by ``close``)."""
+    return RenderWorkers(workers)
 
 
-async def picture_in_worker(job: Picture, *, asked_at: float | None = None, background: bool = False) -> bytes:
-    """Any other picture (a chart, a bracket, ...) from the same workers, in turn with
-    boards; ``background``: one nobody waits for, drawn once no board waits."""
-    return await _render_workers.picture(job, asked_at=asked_at, background=background)
-
-
-async def replay_in_worker(job: ReplayJob) -> ReplayGif:
-    """A replay's GIF from the same workers, once no board waits (:mod:`renderer.pool`)."""
-    return await _render_workers.replay(job)
-
-
-def drawing_kept_up_for() -> float:
-    """Seconds the drawing workers have had room for every board at once (0 while
-    boards queue, ``inf`` if they never did): see :meth:`RenderWorkers.kept_up_for`."""
-    return _render_workers.kept_up_for()
-
-
-async def warm_up_renderer() -> None:
+async def warm_up(drawing: RenderWorkers) -> None:
     """Start the drawing workers (and their board caches, and matplotlib for the
     charts) before the first click needs them."""
-    await _render_workers.start()
-    await asyncio.gather(*(_render_workers.picture(WarmUp()) for _ in range(RENDER_WORKERS)))
+    await drawing.start()
+    await asyncio.gather(*(drawing.picture(WarmUp()) for _ in range(drawing.count)))
 
 
 def scene_for(state: GameState, viewpoint_user_id: int | None = None, theme: Theme = CLASSIC) -> BoardScene:
@@ -349,9 +331,10 @@ class _EditThrough:
 class BoardPoster:
     """Draws boards and posts them; one per bot."""
 
-    def __init__(self, client: discord.Client, service: GameService) -> None:
+    def __init__(self, client: discord.Client, service: GameService, drawing: RenderWorkers) -> None:
         self.client = client
         self.service = service
+        self.drawing = drawing
         self.listeners: list[Listener] = []
         self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         """game id -> its posting lock and how many posts use it (forgotten at 0)."""
@@ -385,7 +368,7 @@ class BoardPoster:
         """content / file / embeds / view / allowed_mentions of a board message.
         ``headline`` goes first (a notice, pinging ``pings``); then nobody is
         pinged by the turn line, else the player to act is."""
-        png = await render_in_worker(scene_for(state), asked_at=asked_at)
+        png = await self.drawing.render(scene_for(state), asked_at=asked_at)
         actor = state.to_act() if state.is_active else None
         members = self.service.members
         away = members.away_until(state.guild_id, actor.user_id) if actor is not None and not actor.is_bot else None
@@ -566,11 +549,9 @@ __all__ = [
     "ThroughVoice",
     "Voice",
     "asked_at",
-    "picture_in_worker",
     "picture_name",
-    "render_in_worker",
-    "replay_in_worker",
     "scene_for",
     "scene_for_id",
-    "warm_up_renderer",
+    "open_drawing",
+    "warm_up",
 ]

@@ -1,10 +1,15 @@
 """The bot: a :class:`commands.Bot` that builds the Discord layer's parts and runs them.
 
-:func:`create_bot` builds it without side effects; everything that needs the
-event loop (opening the database, building the parts, loading the cogs as
-extensions, registering the persistent buttons, starting the dispatcher and
-the scheduler, syncing the slash commands) happens in
-:meth:`BackgammonBot.setup_hook`, which discord.py runs at login. Each part
+The composition root (:mod:`bot.__main__`) opens the game service (the
+database) and the drawing workers and hands them to :func:`create_bot`, which
+builds the bot without side effects; the bot closes them when it closes, after
+its own parts. Everything that needs the event loop (building the parts,
+loading the cogs as extensions, registering the persistent buttons, starting
+the dispatcher and the scheduler, and with ``DEV_GUILD_ID`` the developer's
+instant guild sync) happens in :meth:`BackgammonBot.setup_hook`, which
+discord.py runs at login. The global command list is synced only on request
+(``python -m bot sync``): Discord rate-limits syncs, and discord.py warns
+against syncing at every start of every process. Each part
 gets what it needs through its constructor; the persistent components, which
 discord.py rebuilds from their custom ids, find their table through
 :func:`bot.discord.replies.table_of`.
@@ -23,8 +28,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime
-from typing import Any
 
 import aiohttp
 import discord
@@ -35,12 +38,11 @@ from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.deadlines import HEARTBEAT
 from bot.core.games import GameService
-from bot.core.model import Limits
 from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
-from bot.discord.boards import BoardPoster, drawing_kept_up_for, replay_in_worker, warm_up_renderer
+from bot.discord.boards import BoardPoster, warm_up
 from bot.discord.components import DYNAMIC_ITEMS, let_go
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
@@ -51,7 +53,8 @@ from bot.discord.parts import Parts
 from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
-from engine import DiceSource
+from bot.discord.tourneys import Tourneys
+from renderer.pool import RenderWorkers
 
 log = logging.getLogger("bot")
 
@@ -105,11 +108,13 @@ class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
 class BackgammonBot(commands.Bot):
     """The backgammon bot. Build it with :func:`create_bot`.
 
-    :param service: the game service (else one on ``settings``' database is opened at login).
-    :param dice: a dice source for new games (tests; not provably fair).
-    :param clock: the service's clock (tests).
+    :param service: the game service, on its open database (closed with the bot).
+    :param drawing: the drawing workers (started at login, closed with the bot).
     :param scheduler: whether reminders and timeouts run.
-    :param kept_up_for: seconds the bot has kept up with its boards (tests; see :mod:`bot.discord.quiet`):
+    :param serving: False: login only builds the command tree (``python -m bot sync``), starting
+        no dispatcher, scheduler or drawing workers.
+    :param kept_up_for: seconds the bot has kept up with its boards (default: the drawing
+        workers' own, :meth:`RenderWorkers.kept_up_for`; see :mod:`bot.discord.quiet`):
         what waits for a quiet moment (analyses, an outage's credit) and the dispatcher's pace read it.
     """
 
@@ -119,11 +124,11 @@ class BackgammonBot(commands.Bot):
         self,
         settings: Settings,
         *,
-        service: GameService | None = None,
-        dice: DiceSource | None = None,
-        clock: Callable[[], datetime] | None = None,
+        service: GameService,
+        drawing: RenderWorkers,
         scheduler: bool = True,
-        kept_up_for: Callable[[], float] = drawing_kept_up_for,
+        serving: bool = True,
+        kept_up_for: Callable[[], float] | None = None,
     ) -> None:
         # A board game never joins a voice channel: no start-up warnings about voice libraries.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
@@ -137,16 +142,14 @@ class BackgammonBot(commands.Bot):
             **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),
         )
         self.settings = settings
-        self.service: GameService | None = service
-        self._owns_service = False
-        self._dice = dice
-        self._clock = clock
+        self.service = service
+        self.drawing = drawing
         self._with_scheduler = scheduler
-        self.parts: Parts | None = None
-        """What the cogs are built from, once :meth:`setup_hook` has run."""
+        self.serving = serving
+        self._parts: Parts | None = None
         self.table: Table | None = None
-        self.tourneys: Any = None
-        """The tournaments' Discord side (:class:`bot.discord.tourneys.Tourneys`), made by their extension."""
+        self.tourneys: Tourneys | None = None
+        """The tournaments' Discord side, made by their extension."""
         self.scheduler: Scheduler | None = None
         self.dispatcher: Dispatcher | None = None
         self.turn_messages: TurnMessages | None = None
@@ -155,7 +158,7 @@ class BackgammonBot(commands.Bot):
         self._coming_back: asyncio.Task[None] | None = None
         self._back_again = False
         """Connected again while a come-back was still under way: one more after it."""
-        self._kept_up_for = kept_up_for
+        self._kept_up_for = kept_up_for or drawing.kept_up_for
         self.credit_patience = CREDIT_PATIENCE_SECONDS
         self.credit_poll = POLL_SECONDS
         self._heartbeats: asyncio.Task[None] | None = None
@@ -167,27 +170,18 @@ class BackgammonBot(commands.Bot):
             self.http.connector = aiohttp.TCPConnector(limit=self.settings.http_connections)
         await super().login(token)
 
+    @property
+    def parts(self) -> Parts:
+        """What the cogs are built from (made by :meth:`setup_hook`)."""
+        if self._parts is None:
+            raise RuntimeError("the bot's parts are built at login (setup_hook)")
+        return self._parts
+
     async def setup_hook(self) -> None:
-        if self.service is None:
-            # DATABASE_URL or DATABASE_PATH
-            self.service = await GameService.open(
-                self.settings.database_url,
-                pool=self.settings.store_options,
-                dice=self._dice,
-                clock=self._clock,
-                limits=Limits(
-                    max_stake=self.settings.max_stake,
-                    pending_per_challenger=self.settings.max_pending_challenges,
-                    pending_per_challenged=self.settings.max_challenges_received,
-                    cached_games=self.settings.cached_games,
-                    snapshot_every=self.settings.snapshot_every,
-                ),
-            )
-            self._owns_service = True
         service = self.service
         advice = Advice(service)
-        poster = BoardPoster(self, service)
-        notes = AnalysisNotes(advice, kept_up_for=self._kept_up_for)
+        poster = BoardPoster(self, service, self.drawing)
+        notes = AnalysisNotes(advice, self.drawing, kept_up_for=self._kept_up_for)
         computer = ComputerSeat(self, service, advice, poster, notes)
         self.turn_messages = TurnMessages(self, service.members)
         poster.listeners += [computer.after_post, notes.after_game, self.turn_messages.after_post]
@@ -197,30 +191,43 @@ class BackgammonBot(commands.Bot):
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)
             self.scheduler.add_job("digests", service.members.send_digests, service.members.next_digest)
-        self.parts = Parts(
+        self._parts = Parts(
             self.settings,
             service,
             advice,
             self.table,
             cooldowns,
-            Replays(service, replay_in_worker),
+            Replays(service, self.drawing.replay),
+            self.drawing,
             self.dispatcher,
-            self.scheduler,
             progress=Progress(service.store),
             puzzles=Puzzles(service.store, service.clock, service.names, service.deliveries),
+            scheduler=self.scheduler,
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        if not self.serving:
+            return
         self.dispatcher.start()
         if self.scheduler is not None:
             self.scheduler.start()
             self._heartbeats = asyncio.create_task(self._beat_forever(), name="bg-heartbeat")
-        await warm_up_renderer()
+        await warm_up(self.drawing)
         advice.available()  # import the engines now, not on the event loop when the first game ends
-        await self.sync_commands()
+        if self.syncs_at_start:
+            await self.sync_commands()
 
-    async def sync_commands(self) -> None:
+    @property
+    def syncs_at_start(self) -> bool:
+        """Whether this process syncs the commands as it starts: only to a developer's
+        server (``DEV_GUILD_ID``, instant), and only from the process that runs shard 0,
+        so several processes never sync at once. The global list is synced on request
+        (``python -m bot sync``)."""
+        ids = self.settings.shard_ids
+        return self.settings.dev_guild_id is not None and (ids is None or 0 in ids)
+
+    async def sync_commands(self) -> list[app_commands.AppCommand]:
         """Sync the slash commands: to the dev guild (instant) if one is set, else globally."""
         if self.settings.dev_guild_id:
             guild = discord.Object(id=self.settings.dev_guild_id)
@@ -230,6 +237,7 @@ class BackgammonBot(commands.Bot):
         else:
             synced = await self.tree.sync()
             log.info("synced %d global commands (Discord may take a while to show changes)", len(synced))
+        return synced
 
     async def on_ready(self) -> None:
         log.info("ready as %s (%s) in %d servers", self.user, self.user.id, len(self.guilds))
@@ -263,7 +271,6 @@ class BackgammonBot(commands.Bot):
         quiet moments meanwhile (:data:`CREDIT_PATIENCE_SECONDS`), then let
         deadlines run."""
         service, shard = self.service, self.settings.shard
-        assert service is not None
         came_back = time.monotonic()
         try:
             await service.deadlines.beat(shard=shard, coming_back=True)
@@ -295,7 +302,6 @@ class BackgammonBot(commands.Bot):
     async def _credit_time_away(self, came_back: float) -> None:
         """The games' clocks moved on by the outages owed, a batch in each quiet moment."""
         service = self.service
-        assert service is not None
 
         async def room() -> None:
             await until_quiet(came_back, self.credit_patience, kept_up_for=self._kept_up_for, poll=self.credit_poll)
@@ -310,7 +316,6 @@ class BackgammonBot(commands.Bot):
 
     async def _beat_forever(self) -> None:
         """Every :data:`~bot.core.deadlines.HEARTBEAT` while connected: the bot is here."""
-        assert self.service is not None
         while True:
             await asyncio.sleep(HEARTBEAT.total_seconds())
             if not self.connected:
@@ -334,31 +339,33 @@ class BackgammonBot(commands.Bot):
             await self.table.close()  # the computer's turns, the analyses in progress
         if self.turn_messages is not None:
             await self.turn_messages.close()
-        if self.parts is not None:
-            await self.parts.advice.close()  # the analyst's worker processes
+        if self._parts is not None:
+            await self._parts.advice.close()  # the analyst's worker processes
         await super().close()
-        if self._owns_service and self.service is not None:
-            await self.service.close()
+        # what the bot was given, once nothing of the bot's uses it any more
+        self.drawing.close()
+        await self.service.close()
 
 
 def create_bot(
-    settings: Settings | None = None,
+    settings: Settings,
     *,
-    service: GameService | None = None,
-    dice: DiceSource | None = None,
-    clock: Callable[[], datetime] | None = None,
+    service: GameService,
+    drawing: RenderWorkers,
     scheduler: bool = True,
-    kept_up_for: Callable[[], float] = drawing_kept_up_for,
+    serving: bool = True,
+    kept_up_for: Callable[[], float] | None = None,
 ) -> BackgammonBot:
-    """A new, not yet started bot. Nothing is opened or connected until login.
+    """A new, not yet started bot on an open ``service`` and ``drawing`` workers, which
+    it closes when it closes. Nothing is connected until login.
 
     With ``SHARD_COUNT`` set it is a :class:`ShardedBackgammonBot` (an
     :class:`commands.AutoShardedBot` running ``SHARD_IDS``), else a plain one.
     """
-    if settings is None:
-        settings = Settings.from_env()
     cls = ShardedBackgammonBot if settings.sharded else BackgammonBot
-    return cls(settings, service=service, dice=dice, clock=clock, scheduler=scheduler, kept_up_for=kept_up_for)
+    return cls(
+        settings, service=service, drawing=drawing, scheduler=scheduler, serving=serving, kept_up_for=kept_up_for
+    )
 
 
 class ShardedBackgammonBot(BackgammonBot, commands.AutoShardedBot):

@@ -25,7 +25,7 @@ from bot.core.deliveries import OwedEntries
 from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import presenter
-from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, drawing_kept_up_for, picture_name
+from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, picture_name
 from bot.discord.direct import digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
 from bot.discord.quiet import QUIET_SECONDS
@@ -80,7 +80,7 @@ class Dispatcher:
         poster: BoardPoster,
         *,
         shard: Shard | None = None,
-        kept_up_for: Callable[[], float] = drawing_kept_up_for,
+        kept_up_for: Callable[[], float],
     ) -> None:
         """``kept_up_for``: seconds the bot has kept up with its boards (the pace, :attr:`pace`)."""
         self.client = client

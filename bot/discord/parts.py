@@ -14,6 +14,7 @@ from bot.discord.cooldowns import Cooldowns
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.replays import Replays
 from bot.discord.table import Table
+from renderer.pool import RenderWorkers
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,11 +25,13 @@ class Parts:
     table: Table
     cooldowns: Cooldowns
     replays: Replays
-    dispatcher: Dispatcher | None = None
+    drawing: RenderWorkers
+    """The bot's drawing workers: boards, charts, replays (:mod:`renderer.pool`)."""
+    dispatcher: Dispatcher
     """Where a feature registers how its own kinds of owed messages are posted."""
+    progress: Progress
+    """Ratings and error rates over time (the rating chart of ``/bg stats``)."""
+    puzzles: Puzzles
+    """The servers' puzzles and the members' drills (``/bglearn``)."""
     scheduler: Scheduler | None = None
     """Where a feature adds its own due work (None: the bot runs without one)."""
-    progress: Progress | None = None
-    """Ratings and error rates over time (the rating chart of ``/bg stats``)."""
-    puzzles: Puzzles | None = None
-    """The servers' puzzles and the members' drills (``/bglearn``)."""

@@ -16,8 +16,6 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from bot.discord.boards import drawing_kept_up_for
-
 QUIET_SECONDS = 1.0
 """Work waiting for a quiet moment starts once the drawing workers have had room for every board this long."""
 POLL_SECONDS = 0.5
@@ -28,7 +26,7 @@ async def until_quiet(
     since: float,
     patience: float,
     *,
-    kept_up_for: Callable[[], float] = drawing_kept_up_for,
+    kept_up_for: Callable[[], float],
     clock: Callable[[], float] = time.monotonic,
     quiet: float = QUIET_SECONDS,
     poll: float = POLL_SECONDS,

@@ -32,7 +32,7 @@ from bot.core.tournaments import KNOCKOUT, MatchToOpen, Table, TournamentView
 from bot.core.tournaments.model import FORMAT_NAMES
 from bot.core.tournaments.pairing import bracket_size
 from bot.discord import presenter
-from bot.discord.boards import BoardPoster, InChannel, picture_in_worker
+from bot.discord.boards import BoardPoster, InChannel
 from bot.discord.components import tourney_controls
 from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.dispatcher import NotDelivered
@@ -309,7 +309,7 @@ class Tourneys:
         if job is None:
             return None
         try:
-            png = await picture_in_worker(job)
+            png = await self.poster.drawing.picture(job)
         except Exception:
             log.warning("could not draw tournament %s", view.id, exc_info=True)
             return None

@@ -20,6 +20,7 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.outbox``: messages owed to players until they are delivered;
 - ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts;
 - ``store.members``: notification preferences, digests and vacations;
+- ``store.servers``: each server's settings (one merge under a lock for every writer);
 - ``store.tournaments``: tournaments, their entrants, rounds and tables;
 - ``store.puzzles``: the servers' puzzles, answers and streaks, the members' drills.
 
@@ -78,6 +79,7 @@ from bot.store.rows import (
 )
 from bot.store.schedule import DueWork
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
+from bot.store.servers import ServerStore
 from bot.store.shards import (
     ORPHAN_AFTER,
     Shard,
@@ -152,6 +154,7 @@ __all__ = [
     "StaleVersionError",
     "StorageError",
     "StorageFullError",
+    "ServerStore",
     "Store",
     "VacationRow",
     "open_store",
@@ -192,6 +195,7 @@ class Store:
         self.puzzles = PuzzleStore(db)
         self.shard_locks: ShardLocks | None = None
         """The advisory locks of the shards this process runs (PostgreSQL, see :func:`claim_shards`)."""
+        self.servers = ServerStore(db)
 
     @property
     def backend(self) -> str:

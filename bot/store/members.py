@@ -94,24 +94,6 @@ class MemberStore:
 
         return await self.db.transact(transaction)
 
-    # -- server settings -----------------------------------------------------------------------
-
-    async def server_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self.db.fetchone("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        return (load_json(row["settings"]) or {}) if row else {}
-
-    async def set_server_settings(self, guild_id: int, settings: dict[str, Any]) -> None:
-        now = self.db.now()
-        await self.db.transact(
-            lambda tx: tx.execute(
-                """
-            INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)
-            ON CONFLICT (guild_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at
-            """,
-                (guild_id, dump_json(settings), now),
-            )
-        )
-
     async def away(self, guild_id: int, user_id: int, now: datetime) -> VacationRow | None:
         """The member's vacation in this server under way at ``now``, if any."""
         row = await self.db.fetchone(

@@ -12,8 +12,8 @@
 - A *drill* is one of a member's own errors, served again on a spaced
   schedule (``box``, ``due_at``) until learned.
 
-A server's puzzle settings (its channel, whether names are shown) live in
-``guild_settings`` (JSON), beside whatever else a server sets.
+A server's puzzle settings (its channel, whether names are shown) are among its
+settings (:mod:`bot.store.servers`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from bot.store.database import Database, Tx
 from bot.store.errors import ConstraintError
 from bot.store.outbox import Owed
 from bot.store.rows import Row, dump_json, load_json
-from bot.store.shards import Shard, serves, shard_clause
+from bot.store.shards import Shard, shard_clause
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,49 +144,6 @@ def _score(row: Row) -> ScoreRow:
 class PuzzleStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-
-    # -- a server's settings -----------------------------------------------------------------
-
-    async def guild_settings(self, guild_id: int) -> dict[str, Any]:
-        row = await self.db.fetchone("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        return (load_json(row["settings"]) or {}) if row else {}
-
-    async def update_guild_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
-        """Set (or, for None, remove) some of a server's settings; returns them all."""
-
-        async def transaction(tx: Tx) -> dict[str, Any]:
-            now = self.db.now()
-            await tx.execute(
-                "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, '{}', ?)"
-                " ON CONFLICT (guild_id) DO NOTHING",
-                (guild_id, now),
-            )
-            row = await tx.fetchone(
-                "SELECT settings FROM guild_settings WHERE guild_id = ?" + tx.for_update, (guild_id,)
-            )
-            settings = (load_json(row["settings"]) if row else None) or {}
-            for key, value in changes.items():
-                if value is None:
-                    settings.pop(key, None)
-                else:
-                    settings[key] = value
-            await tx.execute(
-                "UPDATE guild_settings SET settings = ?, updated_at = ? WHERE guild_id = ?",
-                (dump_json(settings), now, guild_id),
-            )
-            return settings
-
-        return await self.db.transact(transaction)
-
-    async def guilds_with(self, key: str, shard: Shard | None = None) -> list[tuple[int, dict[str, Any]]]:
-        """The servers (on ``shard``) that have set ``key``, with their settings."""
-        rows = await self.db.fetchall("SELECT guild_id, settings FROM guild_settings ORDER BY guild_id")
-        found = []
-        for row in rows:
-            settings = load_json(row["settings"]) or {}
-            if settings.get(key) is not None and serves(shard, int(row["guild_id"])):
-                found.append((int(row["guild_id"]), settings))
-        return found
 
     # -- puzzles -------------------------------------------------------------------------------
 

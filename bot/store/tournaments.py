@@ -746,41 +746,6 @@ class TournamentStore:
         )
         return {r["user_id"]: float(r["rating"]) for r in rows}
 
-    # -- the server's organiser role ------------------------------------------------------------
-
-    async def organiser_role(self, guild_id: int) -> int | None:
-        """The role a server lets make tournaments (besides Manage Events), if it set one."""
-        row = await self.db.fetchone("SELECT settings FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        settings = load_json(row["settings"]) if row else None
-        role = (settings or {}).get("tournament_role")
-        return int(role) if role else None
-
-    async def set_organiser_role(self, guild_id: int, role_id: int | None) -> None:
-        """Set (or with None clear) the server's organiser role, keeping its other settings."""
-        now = self.db.now()
-
-        async def transaction(tx: Tx) -> None:
-            row = await tx.fetchone(
-                "SELECT settings FROM guild_settings WHERE guild_id = ?" + tx.for_update, (guild_id,)
-            )
-            settings = dict(load_json(row["settings"]) or {}) if row else {}
-            if role_id is None:
-                settings.pop("tournament_role", None)
-            else:
-                settings["tournament_role"] = role_id
-            if row is None:
-                await tx.execute(
-                    "INSERT INTO guild_settings (guild_id, settings, updated_at) VALUES (?, ?, ?)",
-                    (guild_id, dump_json(settings), now),
-                )
-            else:
-                await tx.execute(
-                    "UPDATE guild_settings SET settings = ?, updated_at = ? WHERE guild_id = ?",
-                    (dump_json(settings), now, guild_id),
-                )
-
-        await self.db.transact(transaction)
-
     # -- records ------------------------------------------------------------------------------------
 
     async def record(self, user_id: int, guild_id: int | None = None) -> TournamentRecord:

@@ -17,9 +17,9 @@ import pytest
 
 from bot.config import Settings
 from bot.core import GameService
-from bot.discord.client import create_bot
 from bot.discord.errors import player_message, unwrap
 from engine import ScriptedDice
+from tests.bot.bots import build_bot
 
 
 class FakeClock:
@@ -74,7 +74,7 @@ def make_bot(settings, dice, clock, store):
         # a bot that keeps up with its boards: the drawing workers are shared by every test in
         # the process, and boards queued in one would slow the next one's work that waits for room
         kwargs.setdefault("kept_up_for", lambda: math.inf)
-        return create_bot(settings, service=service, **kwargs)
+        return build_bot(settings, service=service, **kwargs)
 
     return make
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -12,8 +13,9 @@ import discord
 import pytest
 
 from bot import __main__ as entry
-from bot.config import ConfigError, Settings, read_env_file
+from bot.config import SETTING, SETTINGS, ConfigError, Limits, Settings, read_env_file
 from bot.core import GameService
+from tests.bot.bots import build_bot
 
 SECRET = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.fake-secret-token-value-0123456789"
 
@@ -25,7 +27,11 @@ def test_settings_defaults():
     assert settings.dev_guild_id is None
     assert settings.default_move_days == 3
     assert settings.log_level == "INFO" and settings.log_level_number == logging.INFO
-    assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (100, 3, 5)
+    assert settings.limits == Limits() and (
+        settings.limits.max_stake,
+        settings.limits.pending_per_challenger,
+        settings.limits.pending_per_challenged,
+    ) == (100, 3, 5)
     assert settings.http_connections == 100
     assert "abc" not in repr(settings)
 
@@ -35,7 +41,7 @@ def test_the_limits_against_floods_and_stakes_are_settings():
         {"DISCORD_TOKEN": "t", "MAX_STAKE": "500", "MAX_PENDING_CHALLENGES": "2", "MAX_CHALLENGES_RECEIVED": "9"},
         env_file=None,
     )
-    assert (settings.max_stake, settings.max_pending_challenges, settings.max_challenges_received) == (500, 2, 9)
+    assert settings.limits == Limits(max_stake=500, pending_per_challenger=2, pending_per_challenged=9)
 
 
 def test_settings_from_env_file(tmp_path):
@@ -59,11 +65,77 @@ def test_settings_from_env_file(tmp_path):
     assert overridden.token == "from-env" and overridden.dev_guild_id == 42
 
 
-def test_the_example_file_lists_every_setting():
-    example = read_env_file(os.path.join(os.path.dirname(__file__), "..", "..", ".env.example"))
-    assert set(example) == {"DISCORD_TOKEN", "DATABASE_PATH", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL"}
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", ".env.example")
+
+
+def documented_settings() -> dict[str, str]:
+    """``NAME=value`` of ``.env.example``, set or commented out (``# NAME=value``)."""
+    found: dict[str, str] = {}
+    with open(EXAMPLE, encoding="utf-8") as lines:
+        for line in lines:
+            match = re.fullmatch(r"#?\s*([A-Z][A-Z0-9_]*)=(\S*)\s*", line.rstrip("\n"))
+            if match:
+                assert match[1] not in found, f"{match[1]} is documented twice"
+                found[match[1]] = match[2]
+    return found
+
+
+def test_the_example_file_documents_exactly_the_settings_with_their_defaults():
+    """``.env.example`` is the one list of settings admins read: every setting of the table is in
+    it, nothing else is, and a value it shows for a setting with a default is that default."""
+    documented = documented_settings()
+    declared = {s.name for s in SETTINGS}
+    assert not declared - set(documented), "settings missing from .env.example"
+    assert not set(documented) - declared, ".env.example documents settings that do not exist"
+    for name, text in documented.items():
+        setting = SETTING[name]
+        if not text:
+            continue
+        value = setting.parse(setting, text)  # every value shown is one the bot accepts
+        if setting.default is not None and setting.default != "":
+            assert value == setting.default, f"{name}={text} in .env.example, but the default is {setting.default!r}"
+    set_there = read_env_file(EXAMPLE)
+    assert set(set_there) == {"DISCORD_TOKEN", "DATABASE_PATH", "DEV_GUILD_ID", "DEFAULT_MOVE_DAYS", "LOG_LEVEL"}
     with pytest.raises(ConfigError):
-        Settings.from_env(example, env_file=None)  # the example has no token
+        Settings.from_env(set_there, env_file=None)  # the example has no token
+
+
+def test_every_setting_reaches_the_settings():
+    """Each setting of the table, set to a value other than its default, shows in what from_env builds."""
+    examples = {
+        "DATABASE_URL": "postgresql://u:p@h:5432/d",
+        "DATABASE_POOL_MIN": "2",
+        "DATABASE_POOL_MAX": "20",
+        "SHARD_COUNT": "4",
+        "SHARD_IDS": "1,3",
+        "DEV_GUILD_ID": "42",
+        "DATABASE_PATH": "/srv/bg.sqlite3",
+        "LOG_LEVEL": "debug",
+        "SQLITE_CHECKPOINTS": "off",
+        "SNAPSHOT_BEFORE_MIGRATION": "off",
+        "SHARD_WAIT": "off",
+        "LOW_DISK_MB": "10",
+    }
+    for setting in SETTINGS:
+        if setting.name == "DISCORD_TOKEN":
+            continue
+        if setting.name in examples:
+            text = examples[setting.name]
+        elif setting.name.startswith("COOLDOWN_"):
+            text = "7/11"
+        else:
+            text = str(int(setting.default) + 1)
+        environ = {"DISCORD_TOKEN": "t", setting.name: text}
+        if setting.name == "SHARD_IDS":
+            environ["SHARD_COUNT"] = "4"
+        built = Settings.from_env(environ, env_file=None)
+        default = Settings.from_env({"DISCORD_TOKEN": "t"}, env_file=None)
+        assert built != default, setting.name
+        group, _, attr = setting.attr.partition(".")
+        if group == "limits":
+            assert getattr(built.limits, attr) == int(text), setting.name
+        elif group == "cooldowns":
+            assert (attr, 7, 11.0) in built.cooldowns, setting.name
 
 
 @pytest.mark.parametrize(
@@ -134,7 +206,7 @@ def test_rejected_token_one_line_and_never_logged(monkeypatch, capsys, caplog, t
     monkeypatch.chdir(tmp_path)
     caplog.set_level(logging.DEBUG)
     code = entry.main(
-        environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG", "DATABASE_PATH": str(tmp_path / "bg.sqlite3")}
+        [], environ={"DISCORD_TOKEN": SECRET, "LOG_LEVEL": "DEBUG", "DATABASE_PATH": str(tmp_path / "bg.sqlite3")}
     )
     captured = capsys.readouterr()
     assert code != 0 and seen == ["/users/@me"]
@@ -159,7 +231,7 @@ async def test_simcord_startup_logs_no_token(simcord_env, caplog):
     """A whole start-up (setup_hook, sync, READY) at DEBUG level with our settings' token."""
     caplog.set_level(logging.DEBUG)
     await simcord_env.restart_bot(
-        simcord_env.bot.__class__(
+        build_bot(
             Settings(token=SECRET, database_path=simcord_env.bot.settings.database_path, log_level="DEBUG"),
             service=GameService(simcord_env.bot.service.store),
         )
@@ -187,8 +259,6 @@ def test_the_loop_is_uvloop_where_installed_and_asyncio_otherwise(monkeypatch):
 async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_less_often(monkeypatch):
     import gc
 
-    from bot.discord import client as app
-
     seen: dict[str, tuple[int, tuple[int, ...]]] = {}
 
     class Bot:
@@ -206,7 +276,10 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
         async def connect(self) -> None:
             seen["connect"] = (gc.get_freeze_count(), gc.get_threshold())
 
-    monkeypatch.setattr(app, "create_bot", lambda settings: Bot())
+    async def open_bot(settings):  # type: ignore[no-untyped-def]
+        return Bot()
+
+    monkeypatch.setattr(entry, "open_bot", open_bot)
     default = gc.get_threshold()
     try:
         await entry.run(Settings(token="x"))
@@ -219,11 +292,61 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
 
 
 def test_no_warnings_about_voice_libraries_at_start_up(monkeypatch, caplog):
-    from bot.discord.client import BackgammonBot
 
     # as in a fresh process: discord.py warns once per process that it cannot do voice
     monkeypatch.setattr(discord.VoiceClient, "warn_nacl", True)
     monkeypatch.setattr(discord.VoiceClient, "warn_dave", True)
     caplog.set_level(logging.DEBUG)
-    BackgammonBot(Settings(token="x"), scheduler=False)
+    build_bot(Settings(token="x"), scheduler=False)
     assert "voice" not in caplog.text.lower()
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_lists_the_commands_and_starts_nothing(flag, capsys):
+    code = entry.main([flag], environ={})  # no token: the help needs none, and nothing starts
+    captured = capsys.readouterr()
+    assert code == 0 and captured.err == ""
+    assert captured.out.startswith("usage: python -m bot")
+    assert "sync" in captured.out and ".env.example" in captured.out
+
+
+def test_an_unknown_command_is_a_usage_error(capsys):
+    code = entry.main(["frobnicate"], environ={"DISCORD_TOKEN": "t"})
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.startswith("usage: python -m bot") and "frobnicate" in captured.err
+
+
+def test_python_m_bot_help_in_a_process(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "LANG")}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this tree's bot
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0 and "sync" in proc.stdout and proc.stderr == ""
+    assert not list(tmp_path.iterdir())  # no database made: nothing started
+
+
+async def test_sync_goes_to_the_dev_guild_when_one_is_set(monkeypatch, tmp_path, capsys):
+    """``python -m bot sync`` with DEV_GUILD_ID: the commands go to that server only (the
+    global list is synced against the stand-in by tests/e2e/test_e2e_sync.py)."""
+    from bot.discord.client import BackgammonBot
+
+    logged_in: list[str] = []
+
+    async def login(self, token):  # type: ignore[no-untyped-def]
+        logged_in.append(token)
+        await self.setup_hook()
+
+    synced: list[object] = []
+
+    async def tree_sync(self, *, guild=None):  # type: ignore[no-untyped-def]
+        synced.append(guild)
+        return self.get_commands(guild=guild)
+
+    monkeypatch.setattr(BackgammonBot, "login", login)
+    monkeypatch.setattr(discord.app_commands.CommandTree, "sync", tree_sync)
+    settings = Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234)
+    assert await entry.sync(settings) == 0
+    assert logged_in == ["t"] and [g.id for g in synced] == [1234]  # type: ignore[attr-defined]
+    assert capsys.readouterr().out == "synced 6 commands to server 1234\n"

@@ -32,9 +32,10 @@ from bot import __main__ as entry
 from bot.config import ConfigError, Settings, read_env_file
 from bot.core import BusyError, ChallengeOptions, GameService, PlayerRef
 from bot.core.scheduler import Scheduler
-from bot.discord.client import BackgammonBot, ShardedBackgammonBot, create_bot
+from bot.discord.client import BackgammonBot, ShardedBackgammonBot
 from bot.store import DatabaseUnavailableError, open_store, serves, shard_of
 from engine import Phase, SeededDice
+from tests.bot.bots import build_bot
 from tests.bot.core.helpers import ALICE, BOB, GUILD, FakeClock, open_env, start_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,18 +139,19 @@ def test_the_example_file_documents_every_setting() -> None:
 
 
 def test_unsharded_bot_is_a_plain_bot() -> None:
-    bot = create_bot(settings_of(), scheduler=False)
+    bot = build_bot(settings_of(), scheduler=False)
     assert type(bot) is BackgammonBot and not isinstance(bot, commands.AutoShardedBot)
     assert bot.shard_count is None
 
 
 async def test_shard_count_makes_an_auto_sharded_bot(tmp_path) -> None:
     path = str(tmp_path / "bg.sqlite3")
-    bot = create_bot(settings_of(SHARD_COUNT="4", SHARD_IDS="0,1", DATABASE_PATH=path))
+    store = await open_store(path)
+    bot = build_bot(settings_of(SHARD_COUNT="4", SHARD_IDS="0,1", DATABASE_PATH=path), store=store)
     assert isinstance(bot, ShardedBackgammonBot)
     assert isinstance(bot, commands.AutoShardedBot) and isinstance(bot, BackgammonBot)
     assert (bot.shard_count, bot.shard_ids) == (4, [0, 1])
-    every = create_bot(settings_of(SHARD_COUNT="3", DATABASE_PATH=path))
+    every = build_bot(settings_of(SHARD_COUNT="3", DATABASE_PATH=path), store=store)
     assert isinstance(every, commands.AutoShardedBot)
     assert (every.shard_count, every.shard_ids) == (3, None)
     for started in (bot, every):
@@ -162,6 +164,7 @@ async def test_shard_count_makes_an_auto_sharded_bot(tmp_path) -> None:
     finally:
         await bot.close()
         await every.close()
+        await store.close()
 
 
 @pytest.fixture
@@ -178,7 +181,7 @@ def with_password(url: str) -> str:
     return url.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@")
 
 
-async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(pg_url: str, caplog) -> None:
+async def test_the_bot_opens_database_url_with_the_pool_and_logs_it_redacted(pg_url: str, caplog) -> None:
     caplog.set_level(logging.DEBUG)
     url = with_password(pg_url)
     settings = settings_of(
@@ -188,11 +191,9 @@ async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(
         DATABASE_POOL_MAX="3",
         LOG_LEVEL="DEBUG",
     )
-    bot = create_bot(settings, scheduler=False)
-    with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])):
-        await bot.setup_hook()
+    bot = await entry.open_bot(settings)  # the composition root
     try:
-        assert bot.service is not None and bot.service.store.backend == "postgresql"
+        assert bot.service.store.backend == "postgresql"
         pool = bot.service.store.db.driver.pool  # type: ignore[attr-defined]
         assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
         view = await start_game(bot.service)

@@ -1,7 +1,7 @@
 """Run a bot's real entry point against the local stand-in for Discord.
 
     FAKE_DISCORD_API=http://127.0.0.1:PORT/api/v10 FAKE_DISCORD_GATEWAY=ws://127.0.0.1:PORT/gateway \\
-        python tests/e2e/launcher.py [module:function]
+        python tests/e2e/launcher.py [module:function [arguments]]
 
 Points discord.py's REST base (``Route.BASE``, also used for webhooks and
 interaction callbacks) and its default gateway at the stand-in, then calls
@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
     else:
         module = importlib.import_module(module_name)
     entry = getattr(module, function_name or "main")
-    sys.argv = [module_name]
+    sys.argv = [module_name, *argv[2:]]  # the entry point's own command line (``sync``, ...)
     result = entry()
     return result if isinstance(result, int) else 0
 

@@ -92,6 +92,8 @@ ROUND_KIND = "tourney_round"
 both players), then the announcement redrawn."""
 UPDATE_KIND = "tourney_update"
 """Outbox: the announcement to redraw (the bracket or standings after a change)."""
+ORGANISER_ROLE = "tournament_role"
+"""The server setting naming the role that may make tournaments."""
 
 StartGame = Callable[..., Awaitable[Outcome]]
 TimeOut = Callable[[int, str], Awaitable["Notice | None"]]
@@ -240,10 +242,13 @@ class Tournaments:
         return TournamentRecord(found.played, found.titles, found.best_place, found.best_name, found.best_field)
 
     async def organiser_role(self, guild_id: int) -> int | None:
-        return await self.store.tournaments.organiser_role(guild_id)
+        """The role a server lets make tournaments (besides Manage Events), if it set one."""
+        role = (await self.store.servers.get(guild_id)).get(ORGANISER_ROLE)
+        return int(role) if role else None
 
     async def set_organiser_role(self, guild_id: int, role_id: int | None) -> None:
-        await self.store.tournaments.set_organiser_role(guild_id, role_id)
+        """Set (or with None clear) the server's organiser role, keeping its other settings."""
+        await self.store.servers.update(guild_id, {ORGANISER_ROLE: role_id})
 
     async def _row(self, tournament_id: int) -> TournamentRow:
         try:

@@ -10,18 +10,18 @@ from __future__ import annotations
 import asyncio
 import io
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.config import SETTING
 from bot.core.advice import parse_level
 from bot.core.model import (
     AUTOMATIC_DOUBLES_LIMIT,
     CUBE_LIMIT,
     HOYLE_LENGTH,
-    MAX_STAKE,
     ChallengeOptions,
     GameSummary,
     ServiceError,
@@ -29,7 +29,6 @@ from bot.core.model import (
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
 from bot.discord import lessons, presenter, replays
-from bot.discord.boards import picture_in_worker
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.errors import UserError
@@ -48,10 +47,15 @@ from bot.discord.replies import (
 )
 from engine import UNLIMITED, WinKind
 
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
+
 LevelName = Literal["beginner", "intermediate", "expert"]
 AUTOMATIC_DOUBLES = {"off": 0, "twice": AUTOMATIC_DOUBLES_LIMIT, "every tie": UNLIMITED}
 """The ``automatic_doubles`` choices: how many opening ties double the cube."""
 HISTORY_SEARCH = 30
+STAKE_CEILING = int(SETTING["MAX_STAKE"].high or 1)
+"""The highest ``MAX_STAKE`` may be: each bot's cog narrows the stake option to its own limit."""
 """Another member's recent games looked through for the 10 the asker may see."""
 
 
@@ -66,7 +70,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         self.table = parts.table
         self.cooldowns = parts.cooldowns
         self.replays = parts.replays
-        self.progress = getattr(parts, "progress", None)
+        self.progress = parts.progress
+        self.drawing = parts.drawing
         super().__init__()
         # The stake goes up to the core's limit (a setting), so Discord refuses more before we are asked.
         cap_option(self.challenge, "stake", self.service.limits.max_stake)
@@ -98,7 +103,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         interaction: discord.Interaction,
         opponent: discord.Member,
         match_length: app_commands.Range[int, 0, 25] = 0,
-        stake: app_commands.Range[int, 1, MAX_STAKE] = 1,
+        stake: app_commands.Range[int, 1, STAKE_CEILING] = 1,
         days: app_commands.Range[int, 1, 14] | None = None,
         jacoby: bool = False,
         beavers: bool = False,
@@ -320,7 +325,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         details = await self.table.quick(interaction, self.advice.details(found))
         charts = lessons.game_charts(found, details)
         pictures = await asyncio.gather(
-            *(picture_in_worker(chart, asked_at=asked_at(interaction)) for _, chart in charts)
+            *(self.drawing.picture(chart, asked_at=asked_at(interaction)) for _, chart in charts)
         )
         files = [discord.File(io.BytesIO(png), filename=name) for (name, _), png in zip(charts, pictures)]
         if len(files) == 1:
@@ -431,7 +436,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
         embed = presenter.stats_embed(who.display_name, stats, record)
         chart = None
-        if stats is not None and self.progress is not None:
+        if stats is not None:
             history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id))
             place = (
                 "every server"
@@ -443,7 +448,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         if chart is None:
             await self._reply(interaction, embed=embed)
             return
-        png = await picture_in_worker(chart, asked_at=asked_at(interaction))
+        png = await self.drawing.picture(chart, asked_at=asked_at(interaction))
         name = f"rating-{who.id}.png"
         embed.set_image(url=f"attachment://{name}")
         await self._reply(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
@@ -566,6 +571,6 @@ def cap_option(command: app_commands.Command[Any, ..., Any], name: str, most: in
     parameters[name] = replace(parameters[name], max_value=most)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: BackgammonBot) -> None:
     """The extension's entry (``bot.load_extension("bot.discord.cogs.game")``): its parts come from the client."""
     await bot.add_cog(GameCog(bot.parts))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import logging
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -22,7 +22,6 @@ from discord.ext import commands
 
 from bot.core.puzzles import Drill, Puzzle, PuzzleDelivery
 from bot.discord import lessons
-from bot.discord.boards import render_in_worker
 from bot.discord.cogs import Guarded
 from bot.discord.components import answer_controls
 from bot.discord.cooldowns import cooldown, hold
@@ -37,6 +36,9 @@ from bot.discord.replies import (
     send_public,
 )
 from engine.openings import covered_rolls, parse_roll
+
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
 
 log = logging.getLogger(__name__)
 
@@ -59,16 +61,14 @@ class LearnCog(
         self.advice = parts.advice
         self.table = parts.table
         self.cooldowns = parts.cooldowns
-        self.puzzles = getattr(parts, "puzzles", None)
-        self.dispatcher = getattr(parts, "dispatcher", None)
+        self.puzzles = parts.puzzles
+        self.dispatcher = parts.dispatcher
+        self.drawing = parts.drawing
         super().__init__()
-        if self.puzzles is not None:
-            if self.dispatcher is not None:
-                self.dispatcher.handlers["puzzle"] = self.post_puzzle
-                self.dispatcher.handlers["puzzle_reveal"] = self.post_reveal
-            scheduler = getattr(parts, "scheduler", None)
-            if scheduler is not None:
-                scheduler.add_job("puzzles", self.puzzles.run_due, self.puzzles.next_wakeup)
+        self.dispatcher.handlers["puzzle"] = self.post_puzzle
+        self.dispatcher.handlers["puzzle_reveal"] = self.post_reveal
+        if parts.scheduler is not None:
+            parts.scheduler.add_job("puzzles", self.puzzles.run_due, self.puzzles.next_wakeup)
 
     # -- the old masters' openings ----------------------------------------------------------------
 
@@ -87,7 +87,7 @@ class LearnCog(
         else:
             item, entry = lessons.biggest_departure(items)
             embed = lessons.openings_embed(items)
-        png = await render_in_worker(lessons.opening_scene(item, entry), asked_at=asked_at(interaction))
+        png = await self.drawing.render(lessons.opening_scene(item, entry), asked_at=asked_at(interaction))
         name = f"opening-{item.roll[0]}-{item.roll[1]}.png"
         embed.set_image(url=f"attachment://{name}")
         await send_public(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
@@ -108,7 +108,7 @@ class LearnCog(
         daily: Literal["on", "off"] | None = None,
         names: Literal["shown", "hidden"] | None = None,
     ) -> None:
-        puzzles = self._puzzles()
+        puzzles = self.puzzles
         if daily is not None or names is not None:
             await self._configure(interaction, daily, names)
             return
@@ -127,7 +127,7 @@ class LearnCog(
             channel = interaction.channel_id if daily == "on" else None
         settings = await self.table.quick(
             interaction,
-            self._puzzles().configure(
+            self.puzzles.configure(
                 interaction.guild_id or 0, channel_id=channel, names=None if names is None else names == "shown"
             ),
         )
@@ -146,7 +146,7 @@ class LearnCog(
         self, puzzle: Puzzle, interaction: discord.Interaction | None = None, *, daily_post: bool = False
     ) -> dict[str, Any]:
         scene = lessons.decision_scene(puzzle.decision, puzzle.names_shown)
-        png = await render_in_worker(scene, asked_at=asked_at(interaction) if interaction else None)
+        png = await self.drawing.render(scene, asked_at=asked_at(interaction) if interaction else None)
         labels = [c.label for c in puzzle.decision.choices]
         return {
             "content": lessons.puzzle_content(puzzle, daily_post=daily_post),
@@ -158,7 +158,7 @@ class LearnCog(
     @app_commands.command(name="leaderboard", description="This server's puzzle leaderboard: right answers and streaks")
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         require_permissions(interaction, ("embed_links",))
-        puzzles = self._puzzles()
+        puzzles = self.puzzles
         guild_id = interaction.guild_id or 0
         scores = await self.table.quick(interaction, puzzles.leaderboard(guild_id))
         mine = await puzzles.score(guild_id, interaction.user.id)
@@ -172,7 +172,7 @@ class LearnCog(
         name="drill", description="Privately: a position where you erred before, until you get it right"
     )
     async def drill(self, interaction: discord.Interaction) -> None:
-        puzzles = self._puzzles()
+        puzzles = self.puzzles
         drill = await self.table.quick(interaction, puzzles.next_drill(interaction.user.id))
         if drill is None:
             counts = await puzzles.drill_counts(interaction.user.id)
@@ -181,7 +181,7 @@ class LearnCog(
         await send_private(interaction, **await self._drill_message(drill, interaction))
 
     async def _drill_message(self, drill: Drill, interaction: discord.Interaction) -> dict[str, Any]:
-        png = await render_in_worker(lessons.decision_scene(drill.decision, True), asked_at=asked_at(interaction))
+        png = await self.drawing.render(lessons.decision_scene(drill.decision, True), asked_at=asked_at(interaction))
         return {
             "content": lessons.drill_content(drill),
             "file": discord.File(io.BytesIO(png), filename=f"drill-{drill.id}.png"),
@@ -194,7 +194,7 @@ class LearnCog(
         """A member chose in a puzzle's or a drill's menu: answered privately."""
         try:
             hold(self.cooldowns, "lookup", interaction.user)
-            puzzles = self._puzzles()
+            puzzles = self.puzzles
             if what == "pz":
                 puzzle, answered = await self.table.quick(
                     interaction, puzzles.answer(item_id, interaction.user.id, index)
@@ -221,14 +221,14 @@ class LearnCog(
                 delivery.channel_id, lambda m: any(a.filename == name for a in m.attachments)
             )
             if found is not None:
-                await self._puzzles().posted(puzzle, found.channel.id, found.id)
+                await self.puzzles.posted(puzzle, found.channel.id, found.id)
                 await self.dispatcher.deliveries.delivered(delivery.entries)
                 return
         where = self.dispatcher.where(delivery)
         message = await where.send(await self._puzzle_message(puzzle, daily_post=True))
         if message is None:
             raise where.error or NotDelivered("the puzzle could not be posted")
-        await self._puzzles().posted(puzzle, message.channel.id, message.id)
+        await self.puzzles.posted(puzzle, message.channel.id, message.id)
         await self.dispatcher.deliveries.delivered(delivery.entries)
 
     async def post_reveal(self, delivery: Any) -> None:
@@ -261,12 +261,7 @@ class LearnCog(
             except discord.HTTPException as error:
                 log.debug("could not take the menu off puzzle %s: %s", puzzle.id, error)
 
-    def _puzzles(self) -> Any:
-        if self.puzzles is None:
-            raise UserError("Puzzles are not set up on this bot.")
-        return self.puzzles
 
-
-async def setup(bot: Any) -> None:
+async def setup(bot: BackgammonBot) -> None:
     """The extension's entry (``bot.load_extension("bot.discord.cogs.learn")``): its parts come from the client."""
     await bot.add_cog(LearnCog(bot.parts))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -26,7 +26,6 @@ from discord.ext import commands
 
 from bot.core.patience import Attempt, PatienceResult, StaleLayoutError
 from bot.discord import patience_panel as words
-from bot.discord.boards import picture_in_worker
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.errors import report
@@ -40,6 +39,9 @@ from bot.discord.replies import (
     send_public,
 )
 from renderer.patience import PatiencePicture
+
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,7 @@ class PatienceCog(
 
     def __init__(self, parts: Parts) -> None:
         self.patience = parts.service.patience
+        self.drawing = parts.drawing
         self.table = parts.table
         self.cooldowns = parts.cooldowns
         self._warming: asyncio.Task[None] | None = None
@@ -172,7 +175,7 @@ class PatienceCog(
             await self._reveal(interaction, result, edit=edit)
             return
         picture = PatiencePicture.of(attempt.layout, attempt.scoring, title=attempt.title)
-        png = await self.table.quick(interaction, picture_in_worker(picture, asked_at=asked_at(interaction)))
+        png = await self.table.quick(interaction, self.drawing.picture(picture, asked_at=asked_at(interaction)))
         file = discord.File(io.BytesIO(png), filename=words.picture_name(attempt))
         content, view = words.panel_text(attempt, note), words.controls(attempt)
         if edit:
@@ -197,7 +200,7 @@ class PatienceCog(
             ),
         )
         pngs = await self.table.quick(
-            interaction, asyncio.gather(*(picture_in_worker(p, asked_at=asked) for p in pictures))
+            interaction, asyncio.gather(*(self.drawing.picture(p, asked_at=asked) for p in pictures))
         )
         files = [
             discord.File(io.BytesIO(png), filename=words.picture_name(attempt, which))
@@ -216,7 +219,7 @@ class PatienceCog(
                 log.warning("could not announce a daily patience result: %s", error)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: BackgammonBot) -> None:
     """The extension's entry (``bot.load_extension("bot.discord.cogs.patience")``): its parts come from the client."""
     await bot.add_cog(PatienceCog(bot.parts))
 

@@ -12,7 +12,7 @@ board" (Message -> Apps) draws the first position written in a message.
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -20,7 +20,7 @@ from discord.ext import commands
 
 from bot.core.model import ChallengeOptions, GameSummary
 from bot.discord import presenter, replays
-from bot.discord.boards import render_in_worker, scene_for_id
+from bot.discord.boards import scene_for_id
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.errors import UserError
@@ -38,6 +38,9 @@ from bot.discord.replies import (
 )
 from engine import IdError, Xgid
 from engine.ids import find_ids, read_id
+
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
 
 SHOW_BOARD = "Show board"
 """The message command (Message -> Apps) that draws a position written in a message."""
@@ -59,6 +62,7 @@ class ToolsCog(
         self.table = parts.table
         self.cooldowns = parts.cooldowns
         self.replays = parts.replays
+        self.drawing = parts.drawing
         super().__init__()
         # A message command is no subcommand of /bgtools: it goes in the tree itself, and out with the cog.
         self.bot = bot
@@ -206,7 +210,7 @@ class ToolsCog(
             except IdError:
                 xgid = None  # a finished game, a resignation waiting: no XGID shows it
         scene = scene_for_id(gnubg_id, from_bottom=kind == "xgid")
-        png = await self.table.quick(interaction, render_in_worker(scene, asked_at=asked_at(interaction)))
+        png = await self.table.quick(interaction, self.drawing.render(scene, asked_at=asked_at(interaction)))
         content = presenter.found_position_text(
             kind, gnubg_id, None if xgid is None else str(xgid), message.jump_url, len(found)
         )
@@ -271,7 +275,7 @@ def message_text(message: discord.Message) -> str:
     return "\n".join(p for p in parts if p)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: BackgammonBot) -> None:
     """The extension's entry (``bot.load_extension("bot.discord.cogs.tools")``): its parts come
     from the client, and the tree takes its message command."""
     await bot.add_cog(ToolsCog(bot.parts, bot))

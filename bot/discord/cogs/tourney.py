@@ -10,7 +10,7 @@ messages are posted (the dispatcher) and their due work (the scheduler).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -34,6 +34,9 @@ from bot.discord.replies import (
     send_public,
 )
 from bot.discord.tourneys import Tourneys
+
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
 
 FormatName = Literal["knockout", "round robin", "swiss"]
 FORMATS = {"knockout": KNOCKOUT, "round robin": ROUND_ROBIN, "swiss": SWISS}
@@ -248,14 +251,13 @@ class TourneyCog(
         await send_private(interaction, content=said)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: BackgammonBot) -> None:
     """The extension's entry: the cog, and the tournaments' owed messages and due work."""
-    parts: Parts = bot.parts
+    parts = bot.parts
     tourneys = Tourneys(bot, parts.service, parts.table.poster, parts.cooldowns)
     bot.tourneys = tourneys
-    if parts.dispatcher is not None:
-        parts.dispatcher.handlers[ROUND_KIND] = tourneys.open_round
-        parts.dispatcher.handlers[UPDATE_KIND] = tourneys.update
+    parts.dispatcher.handlers[ROUND_KIND] = tourneys.open_round
+    parts.dispatcher.handlers[UPDATE_KIND] = tourneys.update
     if parts.scheduler is not None:
         tournaments = parts.service.tournaments
         parts.scheduler.add_job("tournaments", tournaments.run_due, tournaments.next_wakeup)

@@ -31,7 +31,10 @@ def bot() -> Bot:
 @pytest.fixture
 def notes(bot: Bot) -> Any:
     notes = AnalysisNotes(
-        SimpleNamespace(available=lambda: True), kept_up_for=lambda: bot.kept_up, clock=lambda: bot.now
+        SimpleNamespace(available=lambda: True),
+        SimpleNamespace(),  # no drawing: the test's annotate draws nothing
+        kept_up_for=lambda: bot.kept_up,
+        clock=lambda: bot.now,
     )
     notes.poll = 0.005
     notes.started = []  # the games whose analysis started, in order

@@ -12,8 +12,8 @@ from datetime import timedelta
 
 from bot.core import ChallengeOptions, GameService, PlayerRef
 from bot.core.scheduler import Scheduler
-from bot.discord.client import create_bot
 from bot.discord.quiet import until_quiet
+from tests.bot.bots import build_bot
 
 ALICE, BOB = PlayerRef(1, "alice"), PlayerRef(2, "bob")
 
@@ -29,7 +29,7 @@ async def _away_with_a_game(store, clock):
 
 
 def _bot(settings, service, kept_up_for):
-    bot = create_bot(settings, service=service, kept_up_for=kept_up_for)
+    bot = build_bot(settings, service=service, kept_up_for=kept_up_for)
     bot.scheduler = Scheduler(service.deadlines)  # closed until the bot opens it
     bot.connected = True
     bot.credit_poll = 0.01

@@ -154,17 +154,16 @@ async def test_play_from_the_menu_passes_the_turn(world):
 
 
 async def test_each_board_is_queued_for_drawing_by_when_its_player_asked(world, monkeypatch):
-    from bot.discord import boards as table
-
+    w = world
     asked: list[float | None] = []
-    draw = table.render_in_worker
+    drawing = w.bot.drawing
+    draw = drawing.render
 
     async def recording(scene, *, asked_at=None):
         asked.append(asked_at)
         return await draw(scene, asked_at=asked_at)
 
-    monkeypatch.setattr(table, "render_in_worker", recording)
-    w = world
+    monkeypatch.setattr(drawing, "render", recording)
     board = await w.start_game()  # the first board: Accept's
     await w.env.advance_time(60)
     played_at = w.env.now().timestamp()

@@ -9,14 +9,17 @@ from unittest import mock
 import discord
 import pytest
 
+from bot import __main__ as entry
 from bot.config import Settings
-from bot.core.model import MAX_STAKE, Limits
-from bot.discord.client import BackgammonBot, create_bot
+from bot.core.model import Limits
+from bot.discord.client import BackgammonBot
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.learn import LearnCog
 from bot.discord.cogs.patience import PatienceCog
 from bot.discord.cogs.tools import ToolsCog
 from bot.discord.cogs.tourney import TourneyCog
+from bot.store import open_store
+from tests.bot.bots import build_bot
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 EXPECTED = {
@@ -53,15 +56,13 @@ LEARN = {"openings", "puzzle", "leaderboard", "drill"}
 
 @pytest.fixture
 async def tree_bot():
-    bot = create_bot(Settings(token="t"), scheduler=False)
+    bot = build_bot(Settings(token="t"), scheduler=False)
     service = SimpleNamespace(
         limits=Limits(max_stake=250),
         tournaments=None,  # the stake option's range comes from here
         patience=SimpleNamespace(warm_up=mock.AsyncMock()),
     )
-    parts = SimpleNamespace(
-        settings=bot.settings, service=service, advice=None, table=None, cooldowns=None, replays=None
-    )  # the tree only
+    parts = tree_parts(bot.settings, service)
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(ToolsCog(parts, bot))  # type: ignore[arg-type]
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
@@ -94,6 +95,23 @@ def walk(payload: dict, path: str, problems: list[str]) -> int:
             required_seen_optional = True
         total += walk(option, f"{path} {option['name']}", problems)
     return total
+
+
+def tree_parts(settings: Settings, service: object) -> SimpleNamespace:
+    """Parts enough for the cogs to build their commands (the tree only)."""
+    return SimpleNamespace(
+        settings=settings,
+        service=service,
+        advice=None,
+        table=None,
+        cooldowns=None,
+        replays=None,
+        drawing=None,
+        progress=None,
+        puzzles=None,
+        dispatcher=SimpleNamespace(handlers={}),
+        scheduler=None,
+    )
 
 
 async def test_command_tree_fits_discords_limits(tree_bot):
@@ -171,15 +189,8 @@ async def test_challenge_options(tree_bot):
 
 async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
     """Capping one cog's option leaves the class's command (and other bots) alone."""
-    other = create_bot(Settings(token="t"), scheduler=False)
-    parts = SimpleNamespace(
-        settings=other.settings,
-        service=SimpleNamespace(limits=Limits()),
-        advice=None,
-        table=None,
-        replays=None,
-        cooldowns=None,
-    )
+    other = build_bot(Settings(token="t"), scheduler=False)
+    parts = tree_parts(other.settings, SimpleNamespace(limits=Limits()))
     await other.add_cog(GameCog(parts))  # type: ignore[arg-type]
     try:
         mine = (
@@ -189,36 +200,65 @@ async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
         )
         theirs = other.tree.get_commands()[0].get_command("challenge").to_dict(other.tree)
         stake = {o["name"]: o for o in theirs["options"]}["stake"]
-        assert stake["max_value"] == MAX_STAKE == 100
+        assert stake["max_value"] == Limits().max_stake == 100
         assert {o["name"]: o for o in mine["options"]}["stake"]["max_value"] == 250
     finally:
         await other.close()
 
 
-async def test_setup_hook_opens_the_store_and_syncs_globally(tmp_path):
+async def test_the_composition_root_opens_the_store_and_the_bot_closes_what_it_was_given(tmp_path):
+    """``bot.__main__`` opens the database and the drawing workers before login; the bot
+    builds its parts at login without syncing the global command list (that is
+    ``python -m bot sync``), and closes its own parts, then the workers, then the database."""
     path = tmp_path / "deep" / "bg.sqlite3"
-    bot = create_bot(Settings(token="t", database_path=str(path)))
+    settings = Settings(token="t", database_path=str(path), limits=Limits(max_stake=40))
+    bot = await entry.open_bot(settings)
     assert isinstance(bot, BackgammonBot)
-    assert not path.exists()  # nothing happens before login
+    assert path.exists() and bot.service.store.path == str(path)  # opened by the root, before login
+    assert bot.service.limits is settings.limits  # handed whole
     assert bot.intents.guilds  # channels, threads and permissions
     assert not bot.intents.guild_messages and not bot.intents.message_content and not bot.intents.members
     with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])) as sync:
         await bot.setup_hook()
-    sync.assert_awaited_once_with()
-    assert path.exists()
-    assert bot.service is not None and bot.service.store.path == str(path)
-    assert bot.service.limits == Limits()  # the settings' defaults
+    sync.assert_not_awaited()
+    assert not bot.syncs_at_start
     assert bot.get_cog("GameCog") is not None
+    challenge = bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0].get_command("challenge")
+    assert {o["name"]: o for o in challenge.to_dict(bot.tree)["options"]}["stake"]["max_value"] == 40
     assert bot.scheduler is not None and bot.scheduler.running
     assert bot._connection._view_store._dynamic_items  # persistent buttons registered
+    workers = bot.drawing.pids
+    assert len(workers) == 2  # started at login
+    closed: list[str] = []
+    for name, owner in (("dispatcher", bot.dispatcher), ("drawing", bot.drawing), ("service", bot.service)):
+        method = "stop" if name == "dispatcher" else "close"
+        original = getattr(owner, method)
+
+        def record(*args, _name=name, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+            closed.append(_name)
+            return _original(*args, **kwargs)
+
+        setattr(owner, method, record)
     await bot.close()
-    assert not bot.scheduler.running
+    assert closed == ["dispatcher", "drawing", "service"]
+    assert not bot.scheduler.running and bot.drawing.pids == []
+    with pytest.raises(Exception):  # noqa: B017 - the store is closed: any read fails
+        await bot.service.store.games.get(1)
+
+
+@pytest.mark.parametrize(
+    ("shard_ids", "syncs"),
+    [(None, True), ((0,), True), ((0, 1), True), ((1,), False), ((1, 2), False)],
+)
+def test_only_the_process_running_shard_0_syncs_to_the_dev_guild_at_start(shard_ids, syncs):
+    shards = {} if shard_ids is None else {"shard_count": 3, "shard_ids": shard_ids}
+    assert build_bot(Settings(token="t", dev_guild_id=1234, **shards)).syncs_at_start is syncs
+    assert not build_bot(Settings(token="t", **shards)).syncs_at_start  # never the global list
 
 
 async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
-    bot = create_bot(
-        Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234), scheduler=False
-    )
+    store = await open_store(str(tmp_path / "bg.sqlite3"))
+    bot = build_bot(Settings(token="t", dev_guild_id=1234), store=store, scheduler=False)
     with mock.patch.object(bot.tree, "sync", mock.AsyncMock(return_value=[])) as sync:
         await bot.setup_hook()
     (call,) = sync.await_args_list
@@ -232,3 +272,4 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         "Show board",
     ]
     await bot.close()
+    await store.close()

@@ -41,16 +41,8 @@ async def test_rated_matches_get_their_points_when_migrated(db_url: str) -> None
         assert ones[0].opponent == 2 and ones[0].opponent_name == "p2" and ones[0].opponent_rating == 1500
 
 
-async def test_guild_settings_and_answers_once(store_factory) -> None:
+async def test_answers_once(store_factory) -> None:
     store = await store_factory()
-    assert await store.puzzles.guild_settings(5) == {}
-    assert await store.puzzles.update_guild_settings(5, {"puzzle_channel": 9, "other": 1}) == {
-        "puzzle_channel": 9,
-        "other": 1,
-    }
-    assert await store.puzzles.update_guild_settings(5, {"puzzle_channel": None}) == {"other": 1}
-    await store.puzzles.update_guild_settings(6, {"puzzle_channel": 10})
-    assert [g for g, _ in await store.puzzles.guilds_with("puzzle_channel")] == [6]
     game = await store.games.create(guild_id=5, channel_id=1, player0=1, player1=2)
     made = await store.puzzles.create(
         guild_id=5,

@@ -1,0 +1,73 @@
+"""Bots for the tests, wired as :mod:`bot.__main__` wires the real one, on a test's store.
+
+Every bot of the test process draws with the same drawing workers
+(:data:`DRAWING`): starting two worker processes for each of hundreds of bots
+would cost the suite minutes. Closing a bot leaves them running; they end with
+the process.
+"""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from unittest import mock
+
+from bot.config import Settings
+from bot.core import GameService
+from bot.discord.boards import RENDER_WORKERS
+from bot.discord.client import BackgammonBot, create_bot
+from bot.store import Store
+from engine import DiceSource
+from renderer.pool import RenderWorkers
+
+
+class SharedDrawing(RenderWorkers):
+    """Drawing workers no bot ends (see the module's docstring)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        atexit.register(self.end)
+
+    def close(self) -> None:
+        """A bot closing: the next test's bot draws with the same workers."""
+
+    def end(self) -> None:
+        RenderWorkers.close(self)
+
+
+DRAWING = SharedDrawing(RENDER_WORKERS)
+
+
+def build_bot(
+    settings: Settings | None = None,
+    *,
+    store: Store | None = None,
+    service: GameService | None = None,
+    dice: DiceSource | None = None,
+    clock: Callable[[], datetime] | None = None,
+    synced: bool = True,
+    **options: Any,
+) -> BackgammonBot:
+    """A bot (not logged in) on ``service``, else a new service on ``store`` (with
+    ``dice`` and ``clock``), else on no database at all: a bot for its command tree
+    only, which must not log in. ``synced``: its commands are synced globally at
+    login, as ``python -m bot sync`` would have (SimCord answers only synced commands).
+    ``options`` go to :func:`create_bot`."""
+    settings = settings or Settings(token="t")
+    if service is None:
+        if store is not None:
+            service = GameService(store, dice=dice, clock=clock, limits=settings.limits)
+        else:
+            service = mock.AsyncMock(spec=GameService)
+    bot = create_bot(settings, service=service, drawing=DRAWING, **options)
+    if synced and not settings.dev_guild_id:
+        set_up = bot.setup_hook
+
+        async def setup_hook() -> None:
+            await set_up()
+            await bot.tree.sync()
+
+        bot.setup_hook = setup_hook  # type: ignore[method-assign]
+    return bot
