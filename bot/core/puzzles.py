@@ -26,16 +26,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
+from bot.core.audience import Sees, everyone
 from bot.core.deliveries import Deliveries
 from bot.core.model import Delivery, ServiceError, storage_errors_as_service_errors
 from bot.core.players import PlayerNames
 from bot.core.progress import MistakeLine, mistake_of
-from bot.store import DrillRow, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
+from bot.store import DrillRow, NotFoundError, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ ANALYSED_KEPT = 400
 """The analysed games (the newest) a puzzle or a member's drills are looked for in."""
 QUIET_FOR = timedelta(hours=1)
 """A server with no candidate is looked at again after this long (not on every pass)."""
+SERVED_LOOKED_AT = 25
+"""The newest extra (or past daily) puzzles looked at for one a member may be served."""
 SETTING_CHANNEL = "puzzle_channel"
 SETTING_NAMES = "puzzle_names"
 
@@ -297,10 +300,21 @@ def next_midnight(moment: datetime) -> datetime:
 class Puzzles:
     """The servers' puzzles and the members' drills."""
 
-    def __init__(self, store: Store, clock: Any, names: PlayerNames, deliveries: Deliveries | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Any,
+        names: PlayerNames,
+        deliveries: Deliveries | None = None,
+        *,
+        audience: Callable[[int, int], Sees] | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.names = names
+        self.audience: Callable[[int, int], Sees] = audience or (lambda guild_id, channel_id: everyone)
+        """``audience(guild_id, channel_id)``: who reads a post in that channel (the Discord
+        layer says; the daily puzzle comes only from games they could all see)."""
         self._quiet: dict[int, datetime] = {}
         """Servers without a candidate, until when they are left alone."""
         self.deliveries: Deliveries | None = deliveries
@@ -334,15 +348,18 @@ class Puzzles:
         guild_id: int | None = None,
         user_id: int | None = None,
         since: datetime | None = None,
+        sees: Sees = everyone,
     ) -> list[Candidate]:
         """Real errors (:data:`MIN_LOSS`) of members (not the computer) in analysed games of
-        finished matches (of a server, of a member: only theirs), biggest first."""
+        finished matches (of a server, of a member: only theirs), biggest first; only
+        games whose channel ``sees`` allows (everyone who reads the puzzle could see it)."""
         rows = await self.store.stats.analysed_games(
             guild_id=guild_id,
             user_id=user_id,
             finished_since=since.timestamp() if since else None,
             limit=ANALYSED_KEPT,
         )
+        rows = [row for row in rows if sees(row["channel_id"], row["players"])]
         mistakes = await asyncio.to_thread(_mistakes_of, rows)  # JSON of hundreds of games: off the loop
         found: list[Candidate] = []
         for row, kept in zip(rows, mistakes):
@@ -404,8 +421,11 @@ class Puzzles:
         if await self.store.puzzles.daily(guild_id, day) is not None:
             return None
         since = now - timedelta(days=CANDIDATE_DAYS)
+        sees = self.audience(guild_id, channel_id)
         chosen = self.pick(
-            await self.candidates(guild_id=guild_id, since=since), await self.store.puzzles.used_keys(guild_id), now
+            await self.candidates(guild_id=guild_id, since=since, sees=sees),
+            await self.store.puzzles.used_keys(guild_id),
+            now,
         )
         if chosen is None:
             self._quiet[guild_id] = now + QUIET_FOR
@@ -494,30 +514,49 @@ class Puzzles:
             streaks.sort(key=lambda pair: (-pair[1], pair[0]))
         return Reveal(puzzle, tuple(chosen), tuple(streaks))
 
-    async def on_demand(self, guild_id: int, user_id: int) -> Puzzle:
+    async def _seen(self, rows: Sequence[PuzzleRow], sees: Sees) -> PuzzleRow | None:
+        """The first puzzle taken from a game whose channel ``sees`` allows (a puzzle taken
+        from a hidden channel's game is not served where that channel is not seen)."""
+        for row in rows:
+            try:
+                game = await self.store.games.get(row.game_id)
+            except NotFoundError:
+                continue
+            if sees(game.channel_id, (game.player0, game.player1)):
+                return row
+        return None
+
+    async def on_demand(self, guild_id: int, user_id: int, sees: Sees = everyone) -> Puzzle:
         """A puzzle for a member who asks: today's if they have not answered it, else
         another one (an extra puzzle of the server, or a new one from its games),
-        else a past one they have not answered.
+        else a past one they have not answered; only from games whose channel ``sees``
+        allows (the readers of the answer could all see it).
 
         :raises ServiceError: when the server's games have no error left to ask about.
         """
         now = self.clock()
         today = await self.store.puzzles.daily(guild_id, _day(now))
         if today is not None and today.revealed_at is None:
-            if await self.store.puzzles.answer_of(today.id, user_id) is None:
+            if await self.store.puzzles.answer_of(today.id, user_id) is None and await self._seen([today], sees):
                 return puzzle_of(today)
-        extras = await self.store.puzzles.latest(guild_id, kind="extra", unanswered_by=user_id)
-        if extras:
-            return puzzle_of(extras[0])
+        extras = await self.store.puzzles.latest(guild_id, kind="extra", unanswered_by=user_id, limit=SERVED_LOOKED_AT)
+        extra = await self._seen(extras, sees)
+        if extra is not None:
+            return puzzle_of(extra)
         settings = await self.settings(guild_id)
-        chosen = self.pick(await self.candidates(guild_id=guild_id), await self.store.puzzles.used_keys(guild_id), now)
+        chosen = self.pick(
+            await self.candidates(guild_id=guild_id, sees=sees), await self.store.puzzles.used_keys(guild_id), now
+        )
         if chosen is not None:
             row = await self._create(chosen, guild_id, "extra", None, None, bool(settings.get(SETTING_NAMES)))
             if row is not None:
                 return puzzle_of(row)
-        past = await self.store.puzzles.latest(guild_id, kind="daily", revealed=True, unanswered_by=user_id)
-        if past:
-            return puzzle_of(past[0])
+        past = await self.store.puzzles.latest(
+            guild_id, kind="daily", revealed=True, unanswered_by=user_id, limit=SERVED_LOOKED_AT
+        )
+        found = await self._seen(past, sees)
+        if found is not None:
+            return puzzle_of(found)
         raise ServiceError(
             "there is no puzzle here yet: puzzles come from this server's analysed games, "
             "where a member lost at least 0.04 in one decision"

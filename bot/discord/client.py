@@ -39,6 +39,7 @@ from bot.core.model import Limits
 from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
+from bot.discord import privacy
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, drawing_kept_up_for, replay_in_worker, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS, let_go
@@ -207,7 +208,13 @@ class BackgammonBot(commands.Bot):
             self.dispatcher,
             self.scheduler,
             progress=Progress(service.store),
-            puzzles=Puzzles(service.store, service.clock, service.names, service.deliveries),
+            puzzles=Puzzles(
+                service.store,
+                service.clock,
+                service.names,
+                service.deliveries,
+                audience=lambda guild_id, channel_id: privacy.for_channel(self.get_guild(guild_id), channel_id),
+            ),
         )
         for extension in EXTENSIONS:
             await self.load_extension(extension)

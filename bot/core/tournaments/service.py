@@ -42,6 +42,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
+from bot.core.audience import Sees, everyone
 from bot.core.deliveries import Deliveries
 from bot.core.deliveries import notice as notice_owed
 from bot.core.model import (
@@ -92,6 +93,8 @@ ROUND_KIND = "tourney_round"
 both players), then the announcement redrawn."""
 UPDATE_KIND = "tourney_update"
 """Outbox: the announcement to redraw (the bracket or standings after a change)."""
+LOOKED_AT = 200
+"""A server's newest tournaments looked through for those a member may see (or is in)."""
 
 StartGame = Callable[..., Awaitable[Outcome]]
 TimeOut = Callable[[int, str], Awaitable["Notice | None"]]
@@ -214,18 +217,29 @@ class Tournaments:
             raise TournamentError(f"there is no tournament #{tournament_id} in this server")
         return await self._view(row)
 
-    async def in_guild(self, guild_id: int, *, everything: bool = False, limit: int = 10) -> list[TournamentView]:
-        """A server's tournaments signing up and running (``everything``: ended ones too), newest first."""
+    async def in_guild(
+        self, guild_id: int, *, everything: bool = False, limit: int = 10, sees: Sees = everyone
+    ) -> list[TournamentView]:
+        """A server's tournaments signing up and running (``everything``: ended ones too), newest
+        first; only those announced where ``sees`` allows."""
         statuses = ("signup", "running", "finished", "cancelled") if everything else ("signup", "running")
-        rows = await self.store.tournaments.in_guild(guild_id, statuses, limit=limit)
+        rows = await self.store.tournaments.in_guild(guild_id, statuses, limit=LOOKED_AT)
+        rows = [row for row in rows if sees(row.channel_id, ())][:limit]
         return [await self._view(row, details=False) for row in rows]
 
-    async def current(self, guild_id: int, tournament_id: int | None = None) -> TournamentView:
+    async def current(
+        self, guild_id: int, tournament_id: int | None = None, *, sees: Sees = everyone
+    ) -> TournamentView:
         """The tournament a command means: ``tournament_id``, else the server's one
-        signing up or running (refused when there are several or none)."""
+        signing up or running (refused when there are several or none); one announced
+        where ``sees`` does not allow does not exist."""
         if tournament_id is not None:
-            return await self.get(tournament_id, guild_id)
-        live = await self.store.tournaments.in_guild(guild_id, ("signup", "running"), limit=2)
+            view = await self.get(tournament_id, guild_id)
+            if not sees(view.channel_id, ()):
+                raise TournamentError(f"there is no tournament #{tournament_id}")
+            return view
+        live = await self.store.tournaments.in_guild(guild_id, ("signup", "running"), limit=LOOKED_AT)
+        live = [row for row in live if sees(row.channel_id, ())]
         if not live:
             raise TournamentError("there is no tournament signing up or running here: `/bgtourney list` shows them all")
         if len(live) > 1:
@@ -234,10 +248,19 @@ class Tournaments:
             )
         return await self._view(live[0])
 
-    async def record(self, guild_id: int | None, user_id: int) -> TournamentRecord:
-        """A member's finished tournaments here (None: everywhere): titles, the best finish."""
-        found = await self.store.tournaments.record(user_id, guild_id)
-        return TournamentRecord(found.played, found.titles, found.best_place, found.best_name, found.best_field)
+    async def record(self, guild_id: int | None, user_id: int, *, sees: Sees = everyone) -> TournamentRecord:
+        """A member's finished tournaments here (None: everywhere): titles, the best finish;
+        only those announced where ``sees`` allows."""
+        found = [f for f in await self.store.tournaments.finishes(user_id, guild_id) if sees(f["channel_id"], ())]
+        placed = [f for f in found if f["place"] is not None]
+        best = min(placed, key=lambda f: f["place"]) if placed else None  # the latest of equal places
+        return TournamentRecord(
+            len(found),
+            sum(1 for f in found if f["champion"]),
+            best["place"] if best else None,
+            best["name"] if best else None,
+            best["field"] if best else None,
+        )
 
     async def organiser_role(self, guild_id: int) -> int | None:
         return await self.store.tournaments.organiser_role(guild_id)

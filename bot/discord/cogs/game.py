@@ -28,7 +28,7 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import lessons, presenter, replays
+from bot.discord import lessons, presenter, privacy, replays
 from bot.discord.boards import picture_in_worker
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
@@ -428,7 +428,10 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         who = member or interaction.user
         scope = None if everywhere else interaction.guild_id
         stats = await self.table.quick(interaction, self.service.stats(scope, who.id))
-        record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
+        sees = privacy.for_interaction(interaction, public=True)  # a best finish names its tournament
+        record = await self.table.quick(
+            interaction, self.service.tournaments.record(interaction.guild_id, who.id, sees=sees)
+        )
         embed = presenter.stats_embed(who.display_name, stats, record)
         chart = None
         if stats is not None and self.progress is not None:

@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.core.tournaments import KNOCKOUT, ROUND_KIND, ROUND_ROBIN, SWISS, UPDATE_KIND, TournamentOptions
 from bot.core.tournaments.model import MAX_PLAYERS, MAX_ROUND_DAYS, MAX_SIGNUP_HOURS, MAX_SWISS_ROUNDS
-from bot.discord import presenter
+from bot.discord import presenter, privacy
 from bot.discord import tourneys as words
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
@@ -194,7 +194,10 @@ class TourneyCog(
 
     async def _show(self, interaction: discord.Interaction, tournament: int | None, *, bracket: bool) -> None:
         require_permissions(interaction, ("send_messages", "attach_files"))
-        view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
+        sees = privacy.for_interaction(interaction, public=True)
+        view = await self.table.quick(
+            interaction, self.tournaments.current(interaction.guild_id or 0, tournament, sees=sees)
+        )
         if view.is_open:
             await send_public(
                 interaction, content="\n".join([words.header(view), words.status_line(view), words.entrants_text(view)])
@@ -211,8 +214,9 @@ class TourneyCog(
     @app_commands.command(name="list", description="This server's tournaments")
     @app_commands.describe(everything="Ended ones too")
     async def list_(self, interaction: discord.Interaction, everything: bool = False) -> None:
+        sees = privacy.for_interaction(interaction, public=True)
         views = await self.table.quick(
-            interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything)
+            interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything, sees=sees)
         )
         if not views:
             await send_public(interaction, content="No tournament here yet. `/bgtourney create` announces one.")
