@@ -56,6 +56,15 @@ def digest_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def digest_pointer(user_id: int) -> str:
+    """The digest's stand-in in a channel (direct messages closed): a pointer, never the list
+    (its games may be in channels, or servers, this channel's readers cannot see)."""
+    return (
+        f"{presenter.mention(user_id)} ☀️ Your daily digest could not be sent by direct message: "
+        "`/bg games` shows the games waiting for your move."
+    )
+
+
 def reminder_text(delivery: Delivery, *, mention: bool) -> str:
     who = " ".join(presenter.mention(u) for u in delivery.ping) if mention else ""
     text = " ".join(p for p in ("⏰", who, f"{plain(delivery.text)}.") if p)

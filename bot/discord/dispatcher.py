@@ -26,7 +26,7 @@ from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import presenter
 from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, drawing_kept_up_for, picture_name
-from bot.discord.direct import digest_text, reminder_text, send_direct
+from bot.discord.direct import digest_pointer, digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
 from bot.discord.quiet import QUIET_SECONDS
 
@@ -381,12 +381,12 @@ class Dispatcher:
         await self.post_text(delivery, reminder_text(delivery, mention=True))
 
     async def _digest(self, delivery: Delivery) -> None:
-        """The daily digest by direct message; in the channel of the most urgent game
-        (pinging the member) when their direct messages are closed."""
-        text = digest_text(delivery.data)
-        if await self._direct(delivery, text):
+        """The daily digest by direct message; when their direct messages are closed, a
+        pointer to ``/bg games`` in the channel of the most urgent game (pinging the
+        member), never the list: it names games of other channels and servers."""
+        if await self._direct(delivery, digest_text(delivery.data)):
             return
-        await self.post_text(delivery, " ".join([*(presenter.mention(u) for u in delivery.ping), text]))
+        await self.post_text(delivery, digest_pointer(delivery.dm_to or 0))
 
     async def _direct(self, delivery: Delivery, text: str) -> bool:
         """Send a delivery to its member's direct messages and settle it; False when closed."""

@@ -103,3 +103,33 @@ async def test_a_hidden_channels_tournament_is_not_listed_to_who_cannot_see_it(q
             assert shown.ephemeral and "no tournament #1" in w.private(shown), w.private(shown)
     inside = await w.alice.slash(hidden, "bgtourney list")
     assert "Staff Secret Cup" in inside.response.content
+
+
+async def closed(client, user_id):
+    raise discord.Forbidden(
+        type("R", (), {"status": 403, "reason": "Forbidden"})(),
+        {"code": 50007, "message": "Cannot send messages to this user"},
+    )
+
+
+async def test_a_digest_outside_direct_messages_is_a_pointer_only(quick, clock, monkeypatch):
+    import bot.discord.direct as direct
+
+    w = quick
+    hidden = staff_only(w)
+    await w.env.settle()
+    await w.start_game(w.alice, w.bob, channel=hidden)  # alice to play, in the hidden channel
+    await w.start_game(w.alice, w.carol, days=1)  # and in #backgammon, the most urgent
+    monkeypatch.setattr(direct, "open_dm", closed)
+    answer = await w.alice.slash(w.channel, "bg settings", digest_hour=13, timezone="UTC")
+    assert "Daily digest" in w.private(answer), w.private(answer)
+    clock.advance(hours=1)
+    await w.bot.scheduler.run_once()
+    await w.bot.dispatcher.idle()
+    (pointer,) = [m for m in w.public() if "digest" in m.content]
+    text = pointer.content
+    assert "could not be sent by direct message" in text and "`/bg games`" in text, text
+    # no list, no count: nothing of games in channels (or servers) this channel's readers can't see
+    assert "bob" not in text and "carol" not in text and str(hidden.id) not in text and "#" not in text
+    assert not any(ch.isdigit() for ch in text.replace(w.alice.mention, "")), text
+    assert not [m for m in w.public(hidden) if "digest" in m.content]
