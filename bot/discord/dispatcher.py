@@ -274,6 +274,11 @@ class Dispatcher:
             await self._deliver_guarded(delivery)
             return True
 
+    async def paced(self) -> None:
+        """Wait for a turn at the dispatcher's pace: for a handler that makes several
+        messages of one delivery (a round's matches), one turn per message after its first."""
+        await self._paced()
+
     def _unpaced(self) -> None:
         """Give back the turn of a delivery that had nothing to post (a reminder of a
         turn played meanwhile): it made no request, and stale entries owed by an

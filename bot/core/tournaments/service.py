@@ -432,7 +432,8 @@ class Tournaments:
         text = (
             f"{row.name}: {what} has begun, {matches} match{'es' if matches != 1 else ''}"
             f"{f' and {byes} bye' + ('s' if byes != 1 else '') if byes else ''}, each match in its own thread. "
-            f"The round ends <t:{int(deadline.timestamp())}:f>: a match still going then is lost by the player to move"
+            f"The round ends <t:{int(deadline.timestamp())}:f>: a match still going then goes on under its "
+            "move deadlines (whoever runs out of time loses it)"
         )
         owed.append(notice_owed(row.guild_id, row.channel_id, text))
         return owed
@@ -555,6 +556,11 @@ class Tournaments:
         if not pairs:
             return await self._finish(row, field, withdrawn, history, tables)
         new = [self._new_table(pair, withdrawn) for pair in pairs]
+        if options.format == P.SWISS:  # a withdrawn player loses each remaining round (no points)
+            new += [
+                NewPairing(len(pairs) + index + 1, player, None, None, "void")
+                for index, player in enumerate(p for p in field if p in withdrawn)
+            ]
         deadline = self.clock() + timedelta(days=options.round_days)
         owed = self._round_owed(row, row.round + 1, row.rounds, new, deadline)
         return await self.store.tournaments.advance(row.id, row.round, pairings=new, round_deadline=deadline, owed=owed)
@@ -576,8 +582,8 @@ class Tournaments:
                 if len(final) == 1 and winners
                 else (table[0].player if table and table[0].out_in is None else None)
             )
-        else:
-            champion = table[0].player if table else None
+        else:  # never a withdrawn player (the standings rank them after those who finished)
+            champion = next((s.player for s in table if not s.withdrawn), None)
         places = {s.player: s.place for s in table}
         if champion is not None:
             name = await self.names.name(champion)
@@ -679,23 +685,40 @@ class Tournaments:
         return await self.store.tournaments.next_wakeup(shard=shard)
 
     async def _round_deadline(self, row: TournamentRow) -> None:
-        """The round's time is up: each match still going is lost by the player to move;
-        one the bot never managed to open goes to the better seed."""
+        """The round's time is up: a match still going is lost by the player to move only
+        if they have had a full turn's time (their own move deadline has passed); the
+        others go on under their move deadlines, so a move played just before the round's
+        end does not snipe the match. A match the bot never managed to open goes to the
+        better seed, and the channel is told why."""
         if not await self.store.tournaments.claim_round_deadline(row.id, row.round):
             return
+        now = self.clock()
         for table in await self.store.tournaments.pairings(row.id, row.round):
             if table.decided:
                 continue
             if table.game_id is None:
+                seed = await self.names.name(table.player_a)
+                other = await self.names.name(table.player_b) if table.player_b is not None else "?"
+                text = (
+                    f"{row.name}, round {table.round}: the match {seed} vs {other} never opened "
+                    f"(its thread could not be made) and goes to {seed}, the better seed"
+                )
                 await self.store.tournaments.decide(
                     table.id,
                     table.player_a,
                     "forfeit",
                     owed=[
                         update_owed(row.guild_id, row.channel_id, row.id),
+                        notice_owed(row.guild_id, row.channel_id, text),
                     ],
                 )
                 continue
+            try:
+                game = await self.store.games.get(table.game_id)
+            except NotFoundError:
+                continue
+            if not game.is_active or game.turn_deadline is None or game.turn_deadline > now:
+                continue  # a turn without its full time: its own move deadline decides
             text = f"the round's time in {row.name} ran out before game #{table.game_id} ended"
             try:
                 await self.time_out(table.game_id, text)

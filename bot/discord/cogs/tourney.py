@@ -74,7 +74,7 @@ class TourneyCog(
         format="Knockout (byes to the top seeds), round robin (everyone plays everyone) or Swiss",
         match_length="Points to win each match (default 3)",
         move_days="Time per move in days (default 2)",
-        round_days="Time per round in days (default 7): a match going on then is lost by the player to move",
+        round_days="Time per round in days (default 7): a match going on then ends by its move deadlines",
         signup_hours="Sign-up closes and it starts this many hours from now (default: you start it)",
         max_players="The most who may join (default: as many as the format takes)",
         seeding="By server rating (default) or random",
@@ -96,6 +96,11 @@ class TourneyCog(
         rounds: app_commands.Range[int, 1, MAX_SWISS_ROUNDS] | None = None,
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS + THREAD_PERMISSIONS)
+        if not isinstance(interaction.channel, discord.TextChannel):
+            raise UserError(
+                "Tournaments are made in a text channel (not in a thread or a voice channel's chat): "
+                "each match opens in a thread of that channel."
+            )
         if not await self._may_organise(interaction):
             raise UserError("Making a tournament takes the Manage Events permission, or the server's organiser role.")
         options = TournamentOptions(
