@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 
 MIN_LOSS = 0.04
 """A real error: it loses at least this much equity (GNU Backgammon's "doubtful" and worse)."""
+PUBLISHED = 0.08
+"""An error losing more is spelled out by the public analysis ("played X, better Y": the
+game-over message, ``/bg analysis``; :data:`bot.ai.BLUNDER_THRESHOLD`): the puzzle of the
+day, whose answer waits for its reveal, is never one of those."""
 CANDIDATE_DAYS = 30
 """When the day brought no candidate, the biggest error of this many days is taken."""
 MAX_CHOICES = 5
@@ -197,6 +201,12 @@ class Puzzle:
     def answered_at_once(self) -> bool:
         """An extra puzzle, or a daily one already revealed: the answer is shown at once."""
         return self.kind != "daily" or self.revealed
+
+    @property
+    def names_now(self) -> bool:
+        """Names (and the game and move) are shown: where the server shows them, and for
+        the puzzle of the day only after its reveal (they would lead to the game's analysis)."""
+        return self.names_shown and self.answered_at_once
 
 
 def _utc(ts: float | None) -> datetime | None:
@@ -422,8 +432,9 @@ class Puzzles:
             return None
         since = now - timedelta(days=CANDIDATE_DAYS)
         sees = self.audience(guild_id, channel_id)
+        found = await self.candidates(guild_id=guild_id, since=since, sees=sees)
         chosen = self.pick(
-            await self.candidates(guild_id=guild_id, since=since, sees=sees),
+            [c for c in found if c.mistake.lost <= PUBLISHED],  # its answer not already public
             await self.store.puzzles.used_keys(guild_id),
             now,
         )

@@ -148,7 +148,7 @@ class LearnCog(
     async def _puzzle_message(
         self, puzzle: Puzzle, interaction: discord.Interaction | None = None, *, daily_post: bool = False
     ) -> dict[str, Any]:
-        scene = lessons.decision_scene(puzzle.decision, puzzle.names_shown)
+        scene = lessons.decision_scene(puzzle.decision, puzzle.names_now)
         png = await render_in_worker(scene, asked_at=asked_at(interaction) if interaction else None)
         labels = [c.label for c in puzzle.decision.choices]
         return {

@@ -41,7 +41,7 @@ async def analysed_game(w, channel, key: str) -> int:
     game = await w.service.game_in_channel(channel.id)
     forfeited = await w.bob.slash(channel, "bg forfeit")
     assert not forfeited.ephemeral, w.private(forfeited)
-    await w.service.save_analysis(game.id, 1, 0, "summary", detail(mistake(2, 0, 0.10, key)))
+    await w.service.save_analysis(game.id, 1, 0, "summary", detail(mistake(2, 0, 0.05, key)))
     return game.id
 
 
