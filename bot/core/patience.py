@@ -69,6 +69,8 @@ KINDS: tuple[Kind, ...] = ("daily", "hoyle", "random")
 DAILY_SCORING = ENGLISH
 """The daily deal is scored the English way (Hoyle's), for everyone."""
 RANDOM_NONCE = "patience:random"
+FIRST_DAY = "2000-01-01"
+"""No daily deal before this day: an earlier one is refused (and a streak's look back stays in range)."""
 STREAK_DAYS = 1000
 """Streaks are counted up to this many days back."""
 KEPT_SOLUTIONS = 256
@@ -491,6 +493,8 @@ class PatienceService:
         and the deal's best score too."""
         today = self.today()
         day = today if day is None else _day(day)
+        if day < FIRST_DAY:
+            raise PatienceError(f"there is no daily deal before {FIRST_DAY}: pick a day since then")
         if day > today:
             raise PatienceError(f"{day} has not come yet: today is {today} (UTC)")
         daily = await self._daily(guild_id, day)

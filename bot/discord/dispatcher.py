@@ -404,7 +404,11 @@ class Dispatcher:
     async def _notice(self, delivery: Delivery) -> None:
         """A line of text (its markup neutralised), after the mentions of whom it pings."""
         mentions = [presenter.mention(u) for u in delivery.ping]
-        await self.post_text(delivery, " ".join([*mentions, plain(delivery.text)]))
+        text = plain(delivery.text)
+        when = (delivery.data or {}).get("when")
+        if when is not None:  # a moment in the reader's time zone: outside the escaping
+            text += f" <t:{int(when)}:f>" + plain(str(delivery.data.get("after", "")))
+        await self.post_text(delivery, " ".join([*mentions, text]))
 
     async def post_text(self, delivery: Delivery, text: str) -> discord.Message:
         """Post ``text`` for a delivery (once: after a crash it looks first) and settle it."""

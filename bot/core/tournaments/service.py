@@ -432,10 +432,10 @@ class Tournaments:
         text = (
             f"{row.name}: {what} has begun, {matches} match{'es' if matches != 1 else ''}"
             f"{f' and {byes} bye' + ('s' if byes != 1 else '') if byes else ''}, each match in its own thread. "
-            f"The round ends <t:{int(deadline.timestamp())}:f>: a match still going then goes on under its "
-            "move deadlines (whoever runs out of time loses it)"
+            "The round ends"
         )
-        owed.append(notice_owed(row.guild_id, row.channel_id, text))
+        after = ": a match still going then goes on under its move deadlines (whoever runs out of time loses it)"
+        owed.append(notice_owed(row.guild_id, row.channel_id, text, when=deadline, after=after))
         return owed
 
     # -- matches -------------------------------------------------------------------------------

@@ -65,3 +65,13 @@ async def test_matches_that_cannot_open_are_told(world, monkeypatch):
     told = [m for m in w.public() if "could not open" in m.content]
     assert len(told) == 1 and pinged(w, told[0]) == [w.olga.id]
     assert "better seed at the round's deadline" in told[0].content
+
+
+async def test_a_round_notice_shows_its_deadline_as_a_timestamp(world):
+    w = world
+    await started(w, (w.alice, w.bob))
+    await w.bot.dispatcher.idle()
+    (notice,) = [m for m in w.public() if "has begun" in m.content]
+    view = (await w.service.tournaments.in_guild(w.guild.id))[0]
+    assert f"The round ends <t:{int(view.round_deadline.timestamp())}:f>: a match" in notice.content, notice.content
+    assert "\\<t:" not in notice.content

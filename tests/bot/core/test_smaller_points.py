@@ -1,0 +1,40 @@
+"""The smaller points against a troublemaker (issue: the newer features): days out of
+range, the time zones listed once, one rematch per finished game, digests at least a
+day apart, a member's tournament found however many there are."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.core.patience import PatienceError
+from tests.bot.core.helpers import GUILD, Env, FakeClock, open_env
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def env(db_url: str) -> AsyncIterator[Env]:
+    e = await open_env(db_url, clock=FakeClock(START))
+    yield e
+    await e.store.close()
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "0002-09-26", "0003-09-27", "1999-12-31"])
+async def test_a_patience_day_out_of_range_is_refused_clearly(env: Env, day: str) -> None:
+    with pytest.raises(PatienceError, match="no daily deal before"):
+        await env.service.patience.leaderboard(GUILD, day)
+
+
+def test_time_zones_are_listed_once_not_per_keystroke(monkeypatch) -> None:
+    import bot.core.notifications as notifications
+
+    notifications.zone_names("Europe/Par")  # listed once, kept
+    scans = []
+    monkeypatch.setattr(notifications, "available_timezones", lambda: scans.append(1) or {"Nowhere/Else"})
+    for typed in ("a", "am", "ame", "amer", "Europe/Pa"):
+        found = notifications.zone_names(typed)
+    assert scans == [] and found[0] == "Europe/Paris"
+    assert notifications.zone_names("x" * 5000) == []
