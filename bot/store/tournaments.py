@@ -325,6 +325,21 @@ class TournamentStore:
         )
         return [TournamentRow.from_row(r) for r in rows]
 
+    async def entered(
+        self, guild_id: int, user_id: int, statuses: Sequence[str] = ("signup", "running")
+    ) -> list[TournamentRow]:
+        """A server's tournaments of ``statuses`` the member is in (not withdrawn), newest first."""
+        marks = ", ".join("?" for _ in statuses)
+        rows = await self.db.fetchall(
+            f"""
+            SELECT t.* FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id
+            WHERE t.guild_id = ? AND e.user_id = ? AND e.status = 'in' AND t.status IN ({marks})
+            ORDER BY t.id DESC
+            """,
+            (guild_id, user_id, *statuses),
+        )
+        return [TournamentRow.from_row(r) for r in rows]
+
     async def set_message(self, tournament_id: int, message_id: int) -> None:
         """The announcement's message."""
 

@@ -227,6 +227,11 @@ class Tournaments:
         rows = [row for row in rows if sees(row.channel_id, ())][:limit]
         return [await self._view(row, details=False) for row in rows]
 
+    async def entered(self, guild_id: int, user_id: int) -> list[TournamentView]:
+        """The server's tournaments signing up or running that the member is in (however many
+        the server has), newest first."""
+        return [await self._view(row, details=False) for row in await self.store.tournaments.entered(guild_id, user_id)]
+
     async def current(
         self, guild_id: int, tournament_id: int | None = None, *, sees: Sees = everyone
     ) -> TournamentView:
@@ -606,38 +611,42 @@ class Tournaments:
         row = await self._row(tournament_id)
         if row.status == "signup":
             return await self.leave(tournament_id, player.user_id)
-        if row.status != "running":
-            raise TournamentError(f"{row.name} is over")
-        entrant = next(
-            (e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None
-        )
-        if entrant is None:
-            raise TournamentError(f"you're not in {row.name}")
-        if entrant.withdrawn:
-            raise TournamentError(f"you withdrew from {row.name} already")
-        open_tables = [
-            t
-            for t in await self.store.tournaments.pairings(tournament_id, row.round)
-            if not t.decided and player.user_id in t.players
-        ]
-        forfeits = []
-        for t in open_tables:
-            if t.game_id is None:  # not opened yet: decided here
-                other = t.player_b if t.player_a == player.user_id else t.player_a
-                forfeits.append((t.id, other, "forfeit"))
-        text = f"{player.name} withdrew from {row.name}"
-        try:
-            await self.store.tournaments.withdraw(
-                tournament_id,
-                player.user_id,
-                forfeits=forfeits,
-                owed=[
-                    update_owed(row.guild_id, row.channel_id, row.id),
-                    notice_owed(row.guild_id, row.channel_id, text),
-                ],
+        # under the tournament's lock: the round's advance cannot pair the player between
+        # the read of their open tables and the withdrawal
+        async with self._lock(tournament_id):
+            row = await self._row(tournament_id)
+            if row.status != "running":
+                raise TournamentError(f"{row.name} is over")
+            entrant = next(
+                (e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None
             )
-        except TournamentClosedError:
-            raise TournamentError(f"{row.name} is over") from None
+            if entrant is None:
+                raise TournamentError(f"you're not in {row.name}")
+            if entrant.withdrawn:
+                raise TournamentError(f"you withdrew from {row.name} already")
+            open_tables = [
+                t
+                for t in await self.store.tournaments.pairings(tournament_id, row.round)
+                if not t.decided and player.user_id in t.players
+            ]
+            forfeits = []
+            for t in open_tables:
+                if t.game_id is None:  # not opened yet: decided here
+                    other = t.player_b if t.player_a == player.user_id else t.player_a
+                    forfeits.append((t.id, other, "forfeit"))
+            text = f"{player.name} withdrew from {row.name}"
+            try:
+                await self.store.tournaments.withdraw(
+                    tournament_id,
+                    player.user_id,
+                    forfeits=forfeits,
+                    owed=[
+                        update_owed(row.guild_id, row.channel_id, row.id),
+                        notice_owed(row.guild_id, row.channel_id, text),
+                    ],
+                )
+            except TournamentClosedError:
+                raise TournamentError(f"{row.name} is over") from None
         for t in open_tables:
             if t.game_id is not None:
                 try:

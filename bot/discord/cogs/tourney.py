@@ -171,8 +171,7 @@ class TourneyCog(
         """The tournament meant: the one given, else the member's only one here."""
         if tournament is not None:
             return await self.tournaments.get(tournament, interaction.guild_id)
-        live = await self.tournaments.in_guild(interaction.guild_id or 0)
-        mine = [v for v in live if (e := v.entrant(interaction.user.id)) is not None and not e.withdrawn]
+        mine = await self.tournaments.entered(interaction.guild_id or 0, interaction.user.id)
         if len(mine) == 1:
             return mine[0]
         if not mine:

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.core.patience import PatienceError
-from tests.bot.core.helpers import GUILD, Env, FakeClock, open_env
+from tests.bot.core.helpers import Env, FakeClock, open_env
+from tests.bot.core.test_tournaments import GUILD
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -38,3 +39,21 @@ def test_time_zones_are_listed_once_not_per_keystroke(monkeypatch) -> None:
         found = notifications.zone_names(typed)
     assert scans == [] and found[0] == "Europe/Paris"
     assert notifications.zone_names("x" * 5000) == []
+
+
+async def test_a_members_tournament_is_found_however_many_the_server_has(db_url: str) -> None:
+    from tests.bot.core.test_tournaments import ORGANISER, open_world, people
+
+    w = await open_world(db_url)
+    try:
+        first = await w.tournament(2)
+        me = people(1)[0]
+        for n in range(12):  # newer ones, without them
+            made = await w.t.create(GUILD, 4242, ORGANISER, f"Cup {n}", first.options)
+            await w.t.join(made.id, people(1, start=500 + n)[0])
+        mine = await w.t.entered(GUILD, me.user_id)
+        assert [v.id for v in mine] == [first.id]
+        await w.t.withdraw(first.id, me)
+        assert await w.t.entered(GUILD, me.user_id) == []
+    finally:
+        await w.service.store.close()

@@ -121,3 +121,36 @@ async def test_a_swiss_withdrawal_loses_the_remaining_rounds_and_is_never_champi
     assert line.standing.withdrawn and line.standing.losses >= 1  # round 3, lost by withdrawal
     assert line.standing.place > max(s.standing.place for s in view.standings if not s.standing.withdrawn)
     assert [t for t in view.round_tables(3) if t.a.user_id == leader and t.outcome == "void"]
+
+
+async def test_a_withdrawal_racing_the_rounds_pairing_leaves_no_table_open(world: World) -> None:
+    """The last result of a round and a withdrawal at once: the player is either not paired,
+    or their new table is forfeited; never a match left open for someone who left."""
+    import asyncio
+
+    w = world
+    made = await w.tournament(4, fmt="swiss", swiss_rounds=2, match_length=1)
+    await w.t.start(made.id, people(1, start=1)[0], moderator=True)
+    await w.deliver()
+    first, last = await w.open_tables(made.id)
+    await w.service.forfeit(first.game_id, first.b.user_id)
+    quitter = first.a
+    store = w.t.store.tournaments
+    advance = store.advance
+    pairing = asyncio.Event()
+
+    async def slow_advance(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        pairing.set()  # the next round is paired (the quitter still in): written a moment later
+        await asyncio.sleep(0.1)
+        return await advance(*args, **kwargs)
+
+    store.advance = slow_advance
+    result = asyncio.create_task(w.service.forfeit(last.game_id, last.b.user_id))
+    await pairing.wait()
+    await w.t.withdraw(made.id, quitter)
+    await result
+    await w.deliver()
+    view = await w.t.get(made.id)
+    assert view.round == 2
+    theirs = [t for t in view.round_tables(2) if quitter.user_id in (t.a.user_id, t.b and t.b.user_id)]
+    assert theirs and all(t.decided and t.winner != quitter.user_id for t in theirs)
