@@ -57,3 +57,27 @@ async def test_a_members_tournament_is_found_however_many_the_server_has(db_url:
         assert await w.t.entered(GUILD, me.user_id) == []
     finally:
         await w.service.store.close()
+
+
+async def test_one_pending_rematch_per_finished_game(env: Env) -> None:
+    """A double click on Rematch (from either player) makes one challenge."""
+    import asyncio
+
+    from bot.core.model import ChallengeError
+    from tests.bot.core.helpers import ALICE, BOB, start_game
+
+    view = await start_game(env.service)
+    await env.service.forfeit(view.id, BOB.user_id)
+    game = await env.service.get_game(view.id)
+    results = await asyncio.gather(
+        env.service.challenges.rematch(game, ALICE),
+        env.service.challenges.rematch(game, ALICE),
+        env.service.challenges.rematch(game, BOB),
+        return_exceptions=True,
+    )
+    made = [r for r in results if not isinstance(r, BaseException)]
+    refused = [r for r in results if isinstance(r, ChallengeError)]
+    assert len(made) == 1 and len(refused) == 2 and "already waiting" in str(refused[0])
+    await env.service.challenges.decline(made[0].id, made[0].challenged.user_id)
+    again = await env.service.challenges.rematch(game, BOB)  # once answered, another may be asked
+    assert again.options.rematch_of == view.id
