@@ -81,3 +81,26 @@ async def test_one_pending_rematch_per_finished_game(env: Env) -> None:
     await env.service.challenges.decline(made[0].id, made[0].challenged.user_id)
     again = await env.service.challenges.rematch(game, BOB)  # once answered, another may be asked
     assert again.options.rematch_of == view.id
+
+
+async def test_digests_at_least_twenty_hours_apart_whatever_the_settings(env: Env) -> None:
+    """Changing the time zone after each digest does not make another due within minutes."""
+    from datetime import timedelta
+
+    from tests.bot.core.helpers import ALICE, start_game
+
+    members = env.service.members
+    await start_game(env.service)  # alice to move
+    from zoneinfo import ZoneInfo
+
+    zones = ["Pacific/Kiritimati", "Asia/Tokyo", "Europe/Paris", "America/New_York", "Pacific/Honolulu"]
+    sent = 0
+    start = env.clock.now
+    for step in range(19):  # each hour, the digest hour set to the next local hour of another zone
+        zone = zones[step % len(zones)]
+        soon = (env.clock.now + timedelta(hours=1)).astimezone(ZoneInfo(zone)).hour
+        await members.set_prefs(ALICE.user_id, tz=zone, digest_hour=soon)
+        env.clock.advance(hours=1)
+        sent += await members.send_digests(env.clock.now)
+    assert env.clock.now - start >= timedelta(hours=19)
+    assert sent == 1, sent
