@@ -45,7 +45,7 @@ from bot.discord.boards import BoardPoster, drawing_kept_up_for, replay_in_worke
 from bot.discord.components import DYNAMIC_ITEMS, let_go
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
-from bot.discord.direct import TurnMessages
+from bot.discord.direct import ClosedDms, TurnMessages
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
 from bot.discord.parts import Parts
@@ -190,6 +190,7 @@ class BackgammonBot(commands.Bot):
         poster = BoardPoster(self, service)
         notes = AnalysisNotes(advice, kept_up_for=self._kept_up_for)
         computer = ComputerSeat(self, service, advice, poster, notes)
+        self.closed_dms = ClosedDms()
         self.turn_messages = TurnMessages(self, service.members)
         poster.listeners += [computer.after_post, notes.after_game, self.turn_messages.after_post]
         cooldowns = Cooldowns(self.settings.cooldowns)

@@ -521,6 +521,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             changes["quiet"] = (quiet_from, quiet_to)
         if changes:
             prefs = await self.table.quick(interaction, members.set_prefs(user, **changes))
+            closed = getattr(interaction.client, "closed_dms", None)
+            if closed is not None:
+                closed.forget(user)  # they may have opened their direct messages: try again
         lines = [prefs.describe()]
         if vacation_days == 0:
             moved = await self.table.quick(interaction, members.come_back(guild_id, user))

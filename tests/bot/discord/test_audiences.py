@@ -133,3 +133,22 @@ async def test_a_digest_outside_direct_messages_is_a_pointer_only(quick, clock, 
     assert "bob" not in text and "carol" not in text and str(hidden.id) not in text and "#" not in text
     assert not any(ch.isdigit() for ch in text.replace(w.alice.mention, "")), text
     assert not [m for m in w.public(hidden) if "digest" in m.content]
+
+
+async def test_closed_direct_messages_are_remembered_for_a_while(quick, monkeypatch):
+    import bot.discord.direct as direct
+
+    w = quick
+    tries = []
+
+    async def refusing(client, user_id):
+        tries.append(user_id)
+        await closed(client, user_id)
+
+    monkeypatch.setattr(direct, "open_dm", refusing)
+    for _ in range(3):  # three turns, reminders, digests: one refused request, not three
+        assert await direct.send_direct(w.bot, w.carol.id, "your move") is None
+    assert tries == [w.carol.id]
+    await w.carol.slash(w.channel, "bg settings", turn="dm")  # they may have opened them
+    assert await direct.send_direct(w.bot, w.carol.id, "your move") is None
+    assert tries == [w.carol.id, w.carol.id]
