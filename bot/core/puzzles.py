@@ -29,11 +29,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from time import monotonic
 from typing import Any
 
 from bot.core.audience import Sees, everyone
 from bot.core.deliveries import Deliveries
-from bot.core.model import Delivery, ServiceError, storage_errors_as_service_errors
+from bot.core.model import Delivery, PlayerRef, ServiceError, storage_errors_as_service_errors
 from bot.core.players import PlayerNames
 from bot.core.progress import MistakeLine, mistake_of
 from bot.store import DrillRow, NotFoundError, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
@@ -58,6 +59,8 @@ AGAIN = timedelta(minutes=10)
 """A drill answered wrong comes back this soon."""
 ANALYSED_KEPT = 400
 """The analysed games (the newest) a puzzle or a member's drills are looked for in."""
+CANDIDATES_KEPT_FOR = 120.0
+"""Seconds a server's candidates are kept for the next ``/bglearn puzzle`` (a new analysis waits that long)."""
 QUIET_FOR = timedelta(hours=1)
 """A server with no candidate is looked at again after this long (not on every pass)."""
 SERVED_LOOKED_AT = 25
@@ -289,11 +292,42 @@ class Candidate:
     finished_at: float
     mistake: MistakeLine
     decision: Decision
+    players: tuple[int, int] = (0, 0)
 
 
-def _mistakes_of(rows: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The kept mistakes of each analysed game (its detail's JSON read)."""
-    return [json.loads(row["detail"]).get("mistakes") or [] for row in rows]
+def _build_candidates(
+    rows: Sequence[Mapping[str, Any]], refs: Mapping[int, PlayerRef], user_id: int | None
+) -> list[Candidate]:
+    """The candidates of analysed games (their detail's JSON read), biggest error first: in a
+    thread, hundreds of games at once."""
+    found: list[Candidate] = []
+    for row in rows:
+        players = row["players"]
+        kept = json.loads(row["detail"]).get("mistakes") or []
+        names = (refs[players[0]].name, refs[players[1]].name)
+        for item in kept:
+            mistake = mistake_of(item)
+            erring = players[mistake.player]
+            if mistake.lost < MIN_LOSS or refs[erring].is_bot:
+                continue
+            if user_id is not None and erring != user_id:
+                continue
+            decision = decision_of(mistake, names, row["game_id"], row["game_number"])
+            if decision is None:
+                continue
+            found.append(
+                Candidate(
+                    row["guild_id"],
+                    row["channel_id"],
+                    erring,
+                    float(row["finished_at"] or 0.0),
+                    mistake,
+                    decision,
+                    (int(players[0]), int(players[1])),
+                )
+            )
+    found.sort(key=lambda c: (-c.mistake.lost, -c.finished_at, c.decision.game_id, c.mistake.move))
+    return found
 
 
 def _day(moment: datetime) -> str:
@@ -326,6 +360,8 @@ class Puzzles:
         """``audience(guild_id, channel_id)``: who reads a post in that channel (the Discord
         layer says; the daily puzzle comes only from games they could all see)."""
         self._quiet: dict[int, datetime] = {}
+        self._candidates: dict[tuple[int | None, int | None], tuple[float, list[Candidate]]] = {}
+        """(server, member) -> (until when, its candidates): the last list built, kept a while."""
         """Servers without a candidate, until when they are left alone."""
         self.deliveries: Deliveries | None = deliveries
         if deliveries is not None:
@@ -362,37 +398,28 @@ class Puzzles:
     ) -> list[Candidate]:
         """Real errors (:data:`MIN_LOSS`) of members (not the computer) in analysed games of
         finished matches (of a server, of a member: only theirs), biggest first; only
-        games whose channel ``sees`` allows (everyone who reads the puzzle could see it)."""
-        rows = await self.store.stats.analysed_games(
-            guild_id=guild_id,
-            user_id=user_id,
-            finished_since=since.timestamp() if since else None,
-            limit=ANALYSED_KEPT,
-        )
-        rows = [row for row in rows if sees(row["channel_id"], row["players"])]
-        mistakes = await asyncio.to_thread(_mistakes_of, rows)  # JSON of hundreds of games: off the loop
-        found: list[Candidate] = []
-        for row, kept in zip(rows, mistakes):
-            players = row["players"]
-            refs = [await self.names.get(uid) for uid in players]
-            names = (refs[0].name, refs[1].name)
-            for item in kept:
-                mistake = mistake_of(item)
-                erring = players[mistake.player]
-                if mistake.lost < MIN_LOSS or refs[mistake.player].is_bot:
-                    continue
-                if user_id is not None and erring != user_id:
-                    continue
-                decision = decision_of(mistake, names, row["game_id"], row["game_number"])
-                if decision is None:
-                    continue
-                found.append(
-                    Candidate(
-                        row["guild_id"], row["channel_id"], erring, float(row["finished_at"] or 0.0), mistake, decision
-                    )
-                )
-        found.sort(key=lambda c: (-c.mistake.lost, -c.finished_at, c.decision.game_id, c.mistake.move))
-        return found
+        games whose channel ``sees`` allows (everyone who reads the puzzle could see it).
+
+        Built in a thread (hundreds of games' JSON and decisions), and a server's whole list
+        kept :data:`CANDIDATES_KEPT_FOR` for the next member who asks."""
+        key = (guild_id, user_id) if since is None else None
+        kept = self._candidates.get(key) if key is not None else None
+        if kept is not None and kept[0] > monotonic():
+            found = kept[1]
+        else:
+            rows = await self.store.stats.analysed_games(
+                guild_id=guild_id,
+                user_id=user_id,
+                finished_since=since.timestamp() if since else None,
+                limit=ANALYSED_KEPT,
+            )
+            refs = {uid: await self.names.get(uid) for row in rows for uid in row["players"]}
+            found = await asyncio.to_thread(_build_candidates, rows, refs, user_id)  # off the loop
+            if key is not None and found:
+                if len(self._candidates) > 1000:
+                    self._candidates.clear()
+                self._candidates[key] = (monotonic() + CANDIDATES_KEPT_FOR, found)
+        return [c for c in found if sees(c.channel_id, c.players)]
 
     def pick(self, candidates: Sequence[Candidate], used: set[str], now: datetime) -> Candidate | None:
         """The biggest error among the day's unused candidates; else the biggest unused one."""

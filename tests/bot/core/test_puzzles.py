@@ -281,3 +281,31 @@ async def test_the_puzzle_of_the_day_is_never_an_error_the_analysis_spells_out(e
     assert daily.position_key == quiet
     served = await puzzles.get(daily.id)
     assert not served.names_now  # names, game and move wait for the reveal
+
+
+async def test_candidates_are_built_off_the_loop_and_kept_a_while(env: Env, monkeypatch) -> None:
+    import threading
+
+    import bot.core.puzzles as module
+
+    puzzles = puzzles_of(env)
+    await analysed(env, mistake(2, 0, 0.05, position((3, 1))), channel=101)
+    threads, reads = [], []
+    decision = module.decision_of
+
+    def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        threads.append(threading.current_thread() is threading.main_thread())
+        return decision(*args, **kwargs)
+
+    monkeypatch.setattr(module, "decision_of", recorded)
+    read = env.store.stats.analysed_games
+
+    async def counted(**kwargs):  # noqa: ANN003, ANN202
+        reads.append(kwargs)
+        return await read(**kwargs)
+
+    monkeypatch.setattr(env.store.stats, "analysed_games", counted)
+    first = await puzzles.candidates(guild_id=GUILD)
+    again = await puzzles.candidates(guild_id=GUILD, sees=lambda channel, players: channel != 101)
+    assert len(first) == 1 and again == []  # kept, then filtered for who reads
+    assert len(reads) == 1 and threads == [False]
