@@ -172,7 +172,9 @@ class PatienceResult:
     """A submitted layout and the deal's best."""
 
     attempt: Attempt
-    best_layout: Layout
+    best_layout: Layout | None
+    """None for a daily deal while its day is on: the best is shown once the day is over
+    (else a member who submitted could hand the best layout to those who have not)."""
     streak: int | None = None
     """Daily: the member's streak with this day (None for the other kinds)."""
     rank: int | None = None
@@ -188,8 +190,8 @@ class PatienceResult:
         return self.attempt.score
 
     @property
-    def best(self) -> int:
-        return self.best_layout.score(self.attempt.scoring)
+    def best(self) -> int | None:
+        return None if self.best_layout is None else self.best_layout.score(self.attempt.scoring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,7 +477,8 @@ class PatienceService:
         better, entrants = await self.store.patience.daily_rank(attempt.guild_id, attempt.day, attempt.score)
         days = await self._days(attempt.guild_id, [attempt.user_id], attempt.day)
         streak = streak_ending(days[attempt.user_id], date.fromisoformat(attempt.day))
-        return PatienceResult(attempt, best_layout, streak, better + 1, entrants, just_submitted)
+        shown = best_layout if attempt.day < self.today() else None  # the day's best: once the day is over
+        return PatienceResult(attempt, shown, streak, better + 1, entrants, just_submitted)
 
     # -- streaks and leaderboards -----------------------------------------------------------------
 

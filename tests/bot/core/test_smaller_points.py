@@ -104,3 +104,20 @@ async def test_digests_at_least_twenty_hours_apart_whatever_the_settings(env: En
         sent += await members.send_digests(env.clock.now)
     assert env.clock.now - start >= timedelta(hours=19)
     assert sent == 1, sent
+
+
+async def test_the_daily_patience_best_is_shown_only_after_the_day(env: Env) -> None:
+
+    from tests.bot.core.helpers import ALICE
+    from tests.bot.core.test_patience import SNAKE, lay_all
+
+    patience = env.service.patience
+    attempt = await patience.start(GUILD, ALICE, "daily")
+    attempt = await lay_all(env, attempt, SNAKE)
+    result = await patience.submit(attempt.id, ALICE.user_id)
+    assert result.best_layout is None and result.best is None and result.rank == 1
+    again = await patience.result(attempt.id, ALICE.user_id)
+    assert again.best_layout is None
+    env.clock.advance(days=1)
+    after = await patience.result(attempt.id, ALICE.user_id)
+    assert after.best_layout is not None and after.best >= after.score
