@@ -24,7 +24,7 @@ import discord
 from bot.core.deliveries import OwedEntries
 from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
-from bot.discord import presenter
+from bot.discord import direct, presenter
 from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, drawing_kept_up_for, picture_name
 from bot.discord.direct import digest_pointer, digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
@@ -394,12 +394,33 @@ class Dispatcher:
         await self.post_text(delivery, digest_pointer(delivery.dm_to or 0))
 
     async def _direct(self, delivery: Delivery, text: str) -> bool:
-        """Send a delivery to its member's direct messages and settle it; False when closed."""
+        """Send a delivery to its member's direct messages and settle it; False when closed.
+        Once only: a delivery a crash may have sent already is looked for first (direct
+        messages have no nonce Discord enforces)."""
         assert delivery.dm_to is not None
+        if delivery.retried and await self._sent_directly(delivery.dm_to, text):
+            await self.deliveries.delivered(delivery.entries)
+            return True
         if await send_direct(self.client, delivery.dm_to, text) is None:
             return False
         await self.deliveries.delivered(delivery.entries)
         return True
+
+    async def _sent_directly(self, user_id: int, text: str) -> bool:
+        """Whether the member's direct messages already hold ``text`` from the bot (lately)."""
+        closed = getattr(self.client, "closed_dms", None)
+        if closed is not None and closed.closed(user_id):
+            return False
+        me = self.client.user.id if self.client.user else None
+        wanted = fit(content=text).get("content", text)  # as sent: within Discord's limits
+        try:
+            channel = await direct.open_dm(self.client, user_id)
+            async for message in channel.history(limit=LOOK_BACK):
+                if message.author.id == me and message.content == wanted:
+                    return True
+        except discord.HTTPException as error:
+            log.info("can't read the direct messages of %s to look for an earlier one: %s", user_id, error)
+        return False
 
     async def _notice(self, delivery: Delivery) -> None:
         """A line of text (its markup neutralised), after the mentions of whom it pings."""

@@ -4,6 +4,8 @@ reads the answer could see the channel it was played or announced in."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import discord
 import pytest
 
@@ -152,3 +154,29 @@ async def test_closed_direct_messages_are_remembered_for_a_while(quick, monkeypa
     await w.carol.slash(w.channel, "bg settings", turn="dm")  # they may have opened them
     assert await direct.send_direct(w.bot, w.carol.id, "your move") is None
     assert tries == [w.carol.id, w.carol.id]
+
+
+async def test_a_direct_message_sent_just_before_a_crash_is_not_sent_again(quick, make_bot, clock):
+    w = quick
+    await w.alice.slash(w.channel, "bg settings", turn="dm")
+    await w.start_game(days=1)
+    settle = w.service.deliveries.delivered
+
+    async def crashed(entries):  # the DM went out; the bot died before it wrote so down
+        return None
+
+    w.service.deliveries.delivered = crashed
+    clock.advance(hours=19)
+    await w.bot.scheduler.run_once()
+    await w.bot.dispatcher.idle()
+    w.service.deliveries.delivered = settle
+
+    def reminders():  # noqa: ANN202
+        return [m for m in w.alice.user.dm_channel.history() if m.content.startswith("⏰")]
+
+    assert len(reminders()) == 1
+    clock.advance(seconds=5)
+    await w.env.restart_bot(make_bot())
+    await w.bot.dispatcher.idle()
+    assert len(reminders()) == 1
+    assert await w.service.store.outbox.owed(clock.now + timedelta(hours=1)) == []
