@@ -180,3 +180,30 @@ async def test_a_direct_message_sent_just_before_a_crash_is_not_sent_again(quick
     await w.bot.dispatcher.idle()
     assert len(reminders()) == 1
     assert await w.service.store.outbox.owed(clock.now + timedelta(hours=1)) == []
+
+
+async def test_at_least_as_visible(quick):
+    from simcord.builders import ChannelHandle
+    from simcord.enums import ChannelType
+
+    from bot.discord.privacy import as_visible
+
+    w = quick
+    hidden = staff_only(w)
+    other = w.guild.create_text_channel("other")
+    no_carol = w.guild.create_text_channel(
+        "no-carol", overwrites={w.carol: discord.PermissionOverwrite(view_channel=False)}
+    )
+    backend = w.env.backend
+    public_thread = ChannelHandle(w.env, w.guild, backend.create_thread(hidden.id, "talk", w.alice.id))
+    private = backend.create_thread(w.channel.id, "secret", w.alice.id, type=ChannelType.PRIVATE_THREAD)
+    backend.add_thread_member(private.id, w.bot.user.id)
+    await w.env.settle()
+    guild = w.bot.get_guild(w.guild.id)
+    assert as_visible(guild, other.id, w.channel.id)  # everyone sees it
+    assert as_visible(guild, hidden.id, hidden.id) and as_visible(guild, public_thread.id, hidden.id)
+    assert as_visible(guild, hidden.id, public_thread.id)  # a thread's readers all see its channel
+    assert not as_visible(guild, hidden.id, w.channel.id) and not as_visible(guild, public_thread.id, w.channel.id)
+    assert not as_visible(guild, no_carol.id, w.channel.id)  # someone is kept out
+    assert not as_visible(guild, private.id, w.channel.id) and as_visible(guild, private.id, private.id)
+    assert not as_visible(guild, 123, w.channel.id) and not as_visible(None, other.id, w.channel.id)
