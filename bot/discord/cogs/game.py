@@ -325,7 +325,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         files = [discord.File(io.BytesIO(png), filename=name) for (name, _), png in zip(charts, pictures)]
         if len(files) == 1:
             embed.set_image(url=f"attachment://{files[0].filename}")
-        await self._reply(interaction, embed=embed, files=files or None)
+        private = not self.table.shown_here(interaction, found)  # a hidden channel's game: to the asker only
+        await self._reply(interaction, embed=embed, files=files or None, ephemeral=private)
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
         recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
