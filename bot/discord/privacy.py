@@ -7,7 +7,8 @@ only if they can view that channel, and for a private thread only if they
 are in it or may manage threads. A channel the bot does not have in its cache
 (deleted, an archived thread, another shard's server) shows the game to its
 players only. To everyone else the game does not exist: the refusal reads
-exactly like the answer for a number nobody played.
+exactly like the answer for a number nobody played. A member who may read it
+but asks where not everyone could see its channel gets the answer privately.
 
 :func:`may_read` is the rule, pure; :func:`sight` gathers what it needs from
 discord.py's cache (the guild's channels and threads, ``permissions_for``).
