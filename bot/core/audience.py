@@ -19,8 +19,3 @@ Sees = Callable[[int, Collection[int]], bool]
 def everyone(channel_id: int, players: Collection[int] = ()) -> bool:
     """Every channel: for tools and tests that have no Discord to ask."""
     return True
-
-
-def nobody(channel_id: int, players: Collection[int] = ()) -> bool:
-    """No channel: what an answer shows when nobody said who reads it."""
-    return False

@@ -23,10 +23,10 @@ async def env(db_url: str) -> AsyncIterator[Env]:
     await e.store.close()
 
 
-@pytest.mark.parametrize("day", ["0001-01-01", "0002-09-26", "0003-09-27", "1999-12-31"])
-async def test_a_patience_day_out_of_range_is_refused_clearly(env: Env, day: str) -> None:
-    with pytest.raises(PatienceError, match="no daily deal before"):
-        await env.service.patience.leaderboard(GUILD, day)
+async def test_a_patience_day_out_of_range_is_refused_clearly(env: Env) -> None:
+    for day in ("0001-01-01", "0002-09-26", "0003-09-27", "1999-12-31"):  # the first three overflowed
+        with pytest.raises(PatienceError, match="no daily deal before"):
+            await env.service.patience.leaderboard(GUILD, day)
 
 
 def test_time_zones_are_listed_once_not_per_keystroke(monkeypatch) -> None:
