@@ -180,8 +180,13 @@ class Challenges:
                 expires_at=self.clock() + CHALLENGE_LIFETIME,
                 max_by_challenger=self.limits.pending_per_challenger,
                 max_for_challenged=self.limits.pending_per_challenged,
+                rematch_of=options.rematch_of,
             )
         except ChallengeLimitError as error:
+            if error.side == "rematch":
+                raise ChallengeError(
+                    f"a rematch of game #{options.rematch_of} is already waiting for an answer: one at a time"
+                ) from None
             if error.side == "challenger":
                 raise ChallengeError(
                     f"you already have {error.limit} challenge{'s' if error.limit != 1 else ''} waiting for an answer: "

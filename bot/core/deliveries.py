@@ -71,12 +71,24 @@ Wording = Callable[[OutboxEntry], Awaitable["Delivery | None"]]
 """Turns an owed entry into a :class:`~bot.core.model.Delivery` (None: nothing left to say)."""
 
 
-def notice(guild_id: int, channel_id: int, text: str, *, ping: Iterable[int] = (), game_id: int | None = None) -> Owed:
+def notice(
+    guild_id: int,
+    channel_id: int,
+    text: str,
+    *,
+    ping: Iterable[int] = (),
+    game_id: int | None = None,
+    when: datetime | None = None,
+    after: str = "",
+) -> Owed:
     """A line of text a change owes a channel, pinging ``ping`` (write it with
-    :func:`bot.store.outbox.add` in the change's transaction)."""
-    return Owed(
-        "notice", guild_id, channel_id, game_id=game_id, payload={"text": text, "ping": list(dict.fromkeys(ping))}
-    )
+    :func:`bot.store.outbox.add` in the change's transaction). ``when``: a moment shown
+    after ``text`` in the reader's time zone, then ``after`` (the text is escaped, the
+    moment is not)."""
+    payload: dict[str, Any] = {"text": text, "ping": list(dict.fromkeys(ping))}
+    if when is not None:
+        payload.update(when=int(when.timestamp()), after=after)
+    return Owed("notice", guild_id, channel_id, game_id=game_id, payload=payload)
 
 
 @storage_errors_as_service_errors
@@ -367,6 +379,7 @@ class Deliveries:
             retried=self.retried([entry]),
             text=str(entry.payload.get("text", "")),
             ping=tuple(int(u) for u in entry.payload.get("ping", ())),
+            data={k: entry.payload[k] for k in ("when", "after") if k in entry.payload},
         )
 
     async def _expired(self, entry: OutboxEntry) -> Delivery | None:

@@ -33,6 +33,8 @@ DEFAULT_VACATION_DAYS = 14
 MAX_VACATION_DAYS = 60
 DIGEST_GAMES = 15
 """Games listed in one digest (the most urgent first)."""
+DIGEST_GAP = timedelta(hours=20)
+"""The least time between two digests, whatever the time zone or hour become meanwhile."""
 
 
 class VacationError(ServiceError):
@@ -89,7 +91,9 @@ class Members:
     async def set_prefs(self, user_id: int, **changes: Any) -> Prefs:
         """Change some preferences (:raises PreferenceError: for one that cannot be kept)."""
         prefs = (await self.prefs(user_id)).changed(**changes)
-        await self.store.members.set_prefs(user_id, prefs.to_dict(), prefs.next_digest(self.clock()))
+        await self.store.members.set_prefs(
+            user_id, prefs.to_dict(), prefs.next_digest(self.clock()), digest_gap=DIGEST_GAP.total_seconds()
+        )
         self._remember(user_id, prefs)
         return prefs
 
@@ -207,7 +211,10 @@ class Members:
         for user_id, due, data in await self.store.members.due_digests(now):
             prefs = Prefs.from_dict(data)
             owed = await self.digest(user_id, now)
-            if await self.store.members.claim_digest(user_id, due, prefs.next_digest(now), owed):
+            following = prefs.next_digest(now)
+            if owed is not None and following is not None:
+                following = max(following, now + DIGEST_GAP)
+            if await self.store.members.claim_digest(user_id, due, following, owed):
                 written += owed is not None
         if written:
             self.wake()

@@ -18,6 +18,7 @@ moves nothing a member chose: quiet hours from 22 to 7 stay 22 to 7 local.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -46,12 +47,18 @@ def zone_named(name: str) -> ZoneInfo:
         ) from None
 
 
+@functools.cache
+def _zones() -> tuple[tuple[str, str], ...]:
+    """Every zone name (and its lower case), sorted: read from the tz files once, not per keystroke."""
+    return tuple((name, name.lower()) for name in sorted(available_timezones()))
+
+
 def zone_names(typed: str, limit: int = 25) -> list[str]:
     """Time zone names containing ``typed`` (case-insensitive), the best matches first."""
-    needle = typed.strip().lower().replace(" ", "_")
-    names = sorted(available_timezones())
-    starting = [n for n in names if n.lower().startswith(needle)]
-    inside = [n for n in names if needle in n.lower() and n not in starting]
+    needle = typed.strip().lower().replace(" ", "_")[:64]
+    zones = _zones()
+    starting = [n for n, low in zones if low.startswith(needle)]
+    inside = [n for n, low in zones if needle in low and not low.startswith(needle)]
     return (starting + inside)[:limit]
 
 

@@ -69,6 +69,8 @@ KINDS: tuple[Kind, ...] = ("daily", "hoyle", "random")
 DAILY_SCORING = ENGLISH
 """The daily deal is scored the English way (Hoyle's), for everyone."""
 RANDOM_NONCE = "patience:random"
+FIRST_DAY = "2000-01-01"
+"""No daily deal before this day: an earlier one is refused (and a streak's look back stays in range)."""
 STREAK_DAYS = 1000
 """Streaks are counted up to this many days back."""
 KEPT_SOLUTIONS = 256
@@ -170,7 +172,9 @@ class PatienceResult:
     """A submitted layout and the deal's best."""
 
     attempt: Attempt
-    best_layout: Layout
+    best_layout: Layout | None
+    """None for a daily deal while its day is on: the best is shown once the day is over
+    (else a member who submitted could hand the best layout to those who have not)."""
     streak: int | None = None
     """Daily: the member's streak with this day (None for the other kinds)."""
     rank: int | None = None
@@ -186,8 +190,8 @@ class PatienceResult:
         return self.attempt.score
 
     @property
-    def best(self) -> int:
-        return self.best_layout.score(self.attempt.scoring)
+    def best(self) -> int | None:
+        return None if self.best_layout is None else self.best_layout.score(self.attempt.scoring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,7 +477,8 @@ class PatienceService:
         better, entrants = await self.store.patience.daily_rank(attempt.guild_id, attempt.day, attempt.score)
         days = await self._days(attempt.guild_id, [attempt.user_id], attempt.day)
         streak = streak_ending(days[attempt.user_id], date.fromisoformat(attempt.day))
-        return PatienceResult(attempt, best_layout, streak, better + 1, entrants, just_submitted)
+        shown = best_layout if attempt.day < self.today() else None  # the day's best: once the day is over
+        return PatienceResult(attempt, shown, streak, better + 1, entrants, just_submitted)
 
     # -- streaks and leaderboards -----------------------------------------------------------------
 
@@ -491,6 +496,8 @@ class PatienceService:
         and the deal's best score too."""
         today = self.today()
         day = today if day is None else _day(day)
+        if day < FIRST_DAY:
+            raise PatienceError(f"there is no daily deal before {FIRST_DAY}: pick a day since then")
         if day > today:
             raise PatienceError(f"{day} has not come yet: today is {today} (UTC)")
         daily = await self._daily(guild_id, day)

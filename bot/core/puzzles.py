@@ -26,21 +26,27 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
+from time import monotonic
 from typing import Any
 
+from bot.core.audience import Sees, everyone
 from bot.core.deliveries import Deliveries
-from bot.core.model import Delivery, ServiceError, storage_errors_as_service_errors
+from bot.core.model import Delivery, PlayerRef, ServiceError, storage_errors_as_service_errors
 from bot.core.players import PlayerNames
 from bot.core.progress import MistakeLine, mistake_of
-from bot.store import DrillRow, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
+from bot.store import DrillRow, NotFoundError, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
 
 log = logging.getLogger(__name__)
 
 MIN_LOSS = 0.04
 """A real error: it loses at least this much equity (GNU Backgammon's "doubtful" and worse)."""
+PUBLISHED = 0.08
+"""An error losing more is spelled out by the public analysis ("played X, better Y": the
+game-over message, ``/bg analysis``; :data:`bot.ai.BLUNDER_THRESHOLD`): the puzzle of the
+day, whose answer waits for its reveal, is never one of those."""
 CANDIDATE_DAYS = 30
 """When the day brought no candidate, the biggest error of this many days is taken."""
 MAX_CHOICES = 5
@@ -53,8 +59,12 @@ AGAIN = timedelta(minutes=10)
 """A drill answered wrong comes back this soon."""
 ANALYSED_KEPT = 400
 """The analysed games (the newest) a puzzle or a member's drills are looked for in."""
+CANDIDATES_KEPT_FOR = 120.0
+"""Seconds a server's candidates are kept for the next ``/bglearn puzzle`` (a new analysis waits that long)."""
 QUIET_FOR = timedelta(hours=1)
 """A server with no candidate is looked at again after this long (not on every pass)."""
+SERVED_LOOKED_AT = 25
+"""The newest extra (or past daily) puzzles looked at for one a member may be served."""
 SETTING_CHANNEL = "puzzle_channel"
 SETTING_NAMES = "puzzle_names"
 
@@ -195,6 +205,12 @@ class Puzzle:
         """An extra puzzle, or a daily one already revealed: the answer is shown at once."""
         return self.kind != "daily" or self.revealed
 
+    @property
+    def names_now(self) -> bool:
+        """Names (and the game and move) are shown: where the server shows them, and for
+        the puzzle of the day only after its reveal (they would lead to the game's analysis)."""
+        return self.names_shown and self.answered_at_once
+
 
 def _utc(ts: float | None) -> datetime | None:
     return None if ts is None else datetime.fromtimestamp(ts, UTC)
@@ -276,11 +292,42 @@ class Candidate:
     finished_at: float
     mistake: MistakeLine
     decision: Decision
+    players: tuple[int, int] = (0, 0)
 
 
-def _mistakes_of(rows: Sequence[Mapping[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The kept mistakes of each analysed game (its detail's JSON read)."""
-    return [json.loads(row["detail"]).get("mistakes") or [] for row in rows]
+def _build_candidates(
+    rows: Sequence[Mapping[str, Any]], refs: Mapping[int, PlayerRef], user_id: int | None
+) -> list[Candidate]:
+    """The candidates of analysed games (their detail's JSON read), biggest error first: in a
+    thread, hundreds of games at once."""
+    found: list[Candidate] = []
+    for row in rows:
+        players = row["players"]
+        kept = json.loads(row["detail"]).get("mistakes") or []
+        names = (refs[players[0]].name, refs[players[1]].name)
+        for item in kept:
+            mistake = mistake_of(item)
+            erring = players[mistake.player]
+            if mistake.lost < MIN_LOSS or refs[erring].is_bot:
+                continue
+            if user_id is not None and erring != user_id:
+                continue
+            decision = decision_of(mistake, names, row["game_id"], row["game_number"])
+            if decision is None:
+                continue
+            found.append(
+                Candidate(
+                    row["guild_id"],
+                    row["channel_id"],
+                    erring,
+                    float(row["finished_at"] or 0.0),
+                    mistake,
+                    decision,
+                    (int(players[0]), int(players[1])),
+                )
+            )
+    found.sort(key=lambda c: (-c.mistake.lost, -c.finished_at, c.decision.game_id, c.mistake.move))
+    return found
 
 
 def _day(moment: datetime) -> str:
@@ -297,11 +344,24 @@ def next_midnight(moment: datetime) -> datetime:
 class Puzzles:
     """The servers' puzzles and the members' drills."""
 
-    def __init__(self, store: Store, clock: Any, names: PlayerNames, deliveries: Deliveries | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Any,
+        names: PlayerNames,
+        deliveries: Deliveries | None = None,
+        *,
+        audience: Callable[[int, int], Sees] | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.names = names
+        self.audience: Callable[[int, int], Sees] = audience or (lambda guild_id, channel_id: everyone)
+        """``audience(guild_id, channel_id)``: who reads a post in that channel (the Discord
+        layer says; the daily puzzle comes only from games they could all see)."""
         self._quiet: dict[int, datetime] = {}
+        self._candidates: dict[tuple[int | None, int | None], tuple[float, list[Candidate]]] = {}
+        """(server, member) -> (until when, its candidates): the last list built, kept a while."""
         """Servers without a candidate, until when they are left alone."""
         self.deliveries: Deliveries | None = deliveries
         if deliveries is not None:
@@ -334,38 +394,32 @@ class Puzzles:
         guild_id: int | None = None,
         user_id: int | None = None,
         since: datetime | None = None,
+        sees: Sees = everyone,
     ) -> list[Candidate]:
         """Real errors (:data:`MIN_LOSS`) of members (not the computer) in analysed games of
-        finished matches (of a server, of a member: only theirs), biggest first."""
-        rows = await self.store.stats.analysed_games(
-            guild_id=guild_id,
-            user_id=user_id,
-            finished_since=since.timestamp() if since else None,
-            limit=ANALYSED_KEPT,
-        )
-        mistakes = await asyncio.to_thread(_mistakes_of, rows)  # JSON of hundreds of games: off the loop
-        found: list[Candidate] = []
-        for row, kept in zip(rows, mistakes):
-            players = row["players"]
-            refs = [await self.names.get(uid) for uid in players]
-            names = (refs[0].name, refs[1].name)
-            for item in kept:
-                mistake = mistake_of(item)
-                erring = players[mistake.player]
-                if mistake.lost < MIN_LOSS or refs[mistake.player].is_bot:
-                    continue
-                if user_id is not None and erring != user_id:
-                    continue
-                decision = decision_of(mistake, names, row["game_id"], row["game_number"])
-                if decision is None:
-                    continue
-                found.append(
-                    Candidate(
-                        row["guild_id"], row["channel_id"], erring, float(row["finished_at"] or 0.0), mistake, decision
-                    )
-                )
-        found.sort(key=lambda c: (-c.mistake.lost, -c.finished_at, c.decision.game_id, c.mistake.move))
-        return found
+        finished matches (of a server, of a member: only theirs), biggest first; only
+        games whose channel ``sees`` allows (everyone who reads the puzzle could see it).
+
+        Built in a thread (hundreds of games' JSON and decisions), and a server's whole list
+        kept :data:`CANDIDATES_KEPT_FOR` for the next member who asks."""
+        key = (guild_id, user_id) if since is None else None
+        kept = self._candidates.get(key) if key is not None else None
+        if kept is not None and kept[0] > monotonic():
+            found = kept[1]
+        else:
+            rows = await self.store.stats.analysed_games(
+                guild_id=guild_id,
+                user_id=user_id,
+                finished_since=since.timestamp() if since else None,
+                limit=ANALYSED_KEPT,
+            )
+            refs = {uid: await self.names.get(uid) for row in rows for uid in row["players"]}
+            found = await asyncio.to_thread(_build_candidates, rows, refs, user_id)  # off the loop
+            if key is not None and found:
+                if len(self._candidates) > 1000:
+                    self._candidates.clear()
+                self._candidates[key] = (monotonic() + CANDIDATES_KEPT_FOR, found)
+        return [c for c in found if sees(c.channel_id, c.players)]
 
     def pick(self, candidates: Sequence[Candidate], used: set[str], now: datetime) -> Candidate | None:
         """The biggest error among the day's unused candidates; else the biggest unused one."""
@@ -404,8 +458,12 @@ class Puzzles:
         if await self.store.puzzles.daily(guild_id, day) is not None:
             return None
         since = now - timedelta(days=CANDIDATE_DAYS)
+        sees = self.audience(guild_id, channel_id)
+        found = await self.candidates(guild_id=guild_id, since=since, sees=sees)
         chosen = self.pick(
-            await self.candidates(guild_id=guild_id, since=since), await self.store.puzzles.used_keys(guild_id), now
+            [c for c in found if c.mistake.lost <= PUBLISHED],  # its answer not already public
+            await self.store.puzzles.used_keys(guild_id),
+            now,
         )
         if chosen is None:
             self._quiet[guild_id] = now + QUIET_FOR
@@ -494,30 +552,49 @@ class Puzzles:
             streaks.sort(key=lambda pair: (-pair[1], pair[0]))
         return Reveal(puzzle, tuple(chosen), tuple(streaks))
 
-    async def on_demand(self, guild_id: int, user_id: int) -> Puzzle:
+    async def _seen(self, rows: Sequence[PuzzleRow], sees: Sees) -> PuzzleRow | None:
+        """The first puzzle taken from a game whose channel ``sees`` allows (a puzzle taken
+        from a hidden channel's game is not served where that channel is not seen)."""
+        for row in rows:
+            try:
+                game = await self.store.games.get(row.game_id)
+            except NotFoundError:
+                continue
+            if sees(game.channel_id, (game.player0, game.player1)):
+                return row
+        return None
+
+    async def on_demand(self, guild_id: int, user_id: int, sees: Sees = everyone) -> Puzzle:
         """A puzzle for a member who asks: today's if they have not answered it, else
         another one (an extra puzzle of the server, or a new one from its games),
-        else a past one they have not answered.
+        else a past one they have not answered; only from games whose channel ``sees``
+        allows (the readers of the answer could all see it).
 
         :raises ServiceError: when the server's games have no error left to ask about.
         """
         now = self.clock()
         today = await self.store.puzzles.daily(guild_id, _day(now))
         if today is not None and today.revealed_at is None:
-            if await self.store.puzzles.answer_of(today.id, user_id) is None:
+            if await self.store.puzzles.answer_of(today.id, user_id) is None and await self._seen([today], sees):
                 return puzzle_of(today)
-        extras = await self.store.puzzles.latest(guild_id, kind="extra", unanswered_by=user_id)
-        if extras:
-            return puzzle_of(extras[0])
+        extras = await self.store.puzzles.latest(guild_id, kind="extra", unanswered_by=user_id, limit=SERVED_LOOKED_AT)
+        extra = await self._seen(extras, sees)
+        if extra is not None:
+            return puzzle_of(extra)
         settings = await self.settings(guild_id)
-        chosen = self.pick(await self.candidates(guild_id=guild_id), await self.store.puzzles.used_keys(guild_id), now)
+        chosen = self.pick(
+            await self.candidates(guild_id=guild_id, sees=sees), await self.store.puzzles.used_keys(guild_id), now
+        )
         if chosen is not None:
             row = await self._create(chosen, guild_id, "extra", None, None, bool(settings.get(SETTING_NAMES)))
             if row is not None:
                 return puzzle_of(row)
-        past = await self.store.puzzles.latest(guild_id, kind="daily", revealed=True, unanswered_by=user_id)
-        if past:
-            return puzzle_of(past[0])
+        past = await self.store.puzzles.latest(
+            guild_id, kind="daily", revealed=True, unanswered_by=user_id, limit=SERVED_LOOKED_AT
+        )
+        found = await self._seen(past, sees)
+        if found is not None:
+            return puzzle_of(found)
         raise ServiceError(
             "there is no puzzle here yet: puzzles come from this server's analysed games, "
             "where a member lost at least 0.04 in one decision"

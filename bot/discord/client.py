@@ -41,12 +41,13 @@ from bot.core.games import GameService
 from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
+from bot.discord import privacy
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, warm_up
 from bot.discord.components import DYNAMIC_ITEMS, let_go
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
-from bot.discord.direct import TurnMessages
+from bot.discord.direct import ClosedDms, TurnMessages
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
 from bot.discord.parts import Parts
@@ -183,6 +184,7 @@ class BackgammonBot(commands.Bot):
         poster = BoardPoster(self, service, self.drawing)
         notes = AnalysisNotes(advice, self.drawing, kept_up_for=self._kept_up_for)
         computer = ComputerSeat(self, service, advice, poster, notes)
+        self.closed_dms = ClosedDms()
         self.turn_messages = TurnMessages(self, service.members)
         poster.listeners += [computer.after_post, notes.after_game, self.turn_messages.after_post]
         cooldowns = Cooldowns(self.settings.cooldowns)
@@ -201,7 +203,13 @@ class BackgammonBot(commands.Bot):
             self.drawing,
             self.dispatcher,
             progress=Progress(service.store),
-            puzzles=Puzzles(service.store, service.clock, service.names, service.deliveries),
+            puzzles=Puzzles(
+                service.store,
+                service.clock,
+                service.names,
+                service.deliveries,
+                audience=lambda guild_id, channel_id: privacy.for_channel(self.get_guild(guild_id), channel_id),
+            ),
             scheduler=self.scheduler,
         )
         for extension in EXTENSIONS:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import discord
@@ -19,6 +20,34 @@ log = logging.getLogger(__name__)
 
 TOLD_KEPT = 20_000
 """Games whose last player to act is remembered (an older one may tell its player once more)."""
+CLOSED_FOR = 6 * 3600.0
+"""Seconds a member's closed direct messages are remembered: no retry (each refusal counts
+toward Discord's invalid-request limit) until then, or until they change ``/bg settings``."""
+CLOSED_KEPT = 50_000
+
+
+class ClosedDms:
+    """Members whose direct messages were refused lately (one per bot: ``client.closed_dms``)."""
+
+    def __init__(self, clock: Any = time.monotonic) -> None:
+        self.clock = clock
+        self._until: Lru[int, float] = Lru(CLOSED_KEPT)
+
+    def closed(self, user_id: int) -> bool:
+        until = self._until.get(user_id)
+        if until is None:
+            return False
+        if until <= self.clock():
+            self._until.pop(user_id, None)
+            return False
+        return True
+
+    def refused(self, user_id: int) -> None:
+        self._until[user_id] = self.clock() + CLOSED_FOR
+
+    def forget(self, user_id: int) -> None:
+        """They may have opened them (a change of ``/bg settings``): try again."""
+        self._until.pop(user_id, None)
 
 
 async def open_dm(client: discord.Client, user_id: int) -> discord.DMChannel:
@@ -27,12 +56,18 @@ async def open_dm(client: discord.Client, user_id: int) -> discord.DMChannel:
 
 
 async def send_direct(client: discord.Client, user_id: int, content: str) -> discord.Message | None:
-    """Send ``content`` to a member's direct messages; None when they can't be reached there."""
+    """Send ``content`` to a member's direct messages; None when they can't be reached there
+    (refused lately: not tried again for a while, see :class:`ClosedDms`)."""
+    closed: ClosedDms | None = getattr(client, "closed_dms", None)
+    if closed is not None and closed.closed(user_id):
+        return None
     try:
         channel = await open_dm(client, user_id)
         return await channel.send(**fit(content=content, allowed_mentions=discord.AllowedMentions.none()))
     except (discord.Forbidden, discord.NotFound) as error:
         log.info("direct messages to %s are closed (%s): the channel instead", user_id, error)
+        if closed is not None:
+            closed.refused(user_id)
         return None
 
 
@@ -54,6 +89,15 @@ def digest_text(data: dict[str, Any]) -> str:
         lines.append(f"… and {int(data['more'])} more: `/bg games` in each server.")
     lines.append("Change this with `/bg settings`.")
     return "\n".join(lines)
+
+
+def digest_pointer(user_id: int) -> str:
+    """The digest's stand-in in a channel (direct messages closed): a pointer, never the list
+    (its games may be in channels, or servers, this channel's readers cannot see)."""
+    return (
+        f"{presenter.mention(user_id)} ☀️ Your daily digest could not be sent by direct message: "
+        "`/bg games` shows the games waiting for your move."
+    )
 
 
 def reminder_text(delivery: Delivery, *, mention: bool) -> str:

@@ -24,9 +24,9 @@ import discord
 from bot.core.deliveries import OwedEntries
 from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
-from bot.discord import presenter
+from bot.discord import direct, presenter
 from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, picture_name
-from bot.discord.direct import digest_text, reminder_text, send_direct
+from bot.discord.direct import digest_pointer, digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
 from bot.discord.quiet import QUIET_SECONDS
 
@@ -274,6 +274,11 @@ class Dispatcher:
             await self._deliver_guarded(delivery)
             return True
 
+    async def paced(self) -> None:
+        """Wait for a turn at the dispatcher's pace: for a handler that makes several
+        messages of one delivery (a round's matches), one turn per message after its first."""
+        await self._paced()
+
     def _unpaced(self) -> None:
         """Give back the turn of a delivery that had nothing to post (a reminder of a
         turn played meanwhile): it made no request, and stale entries owed by an
@@ -381,25 +386,50 @@ class Dispatcher:
         await self.post_text(delivery, reminder_text(delivery, mention=True))
 
     async def _digest(self, delivery: Delivery) -> None:
-        """The daily digest by direct message; in the channel of the most urgent game
-        (pinging the member) when their direct messages are closed."""
-        text = digest_text(delivery.data)
-        if await self._direct(delivery, text):
+        """The daily digest by direct message; when their direct messages are closed, a
+        pointer to ``/bg games`` in the channel of the most urgent game (pinging the
+        member), never the list: it names games of other channels and servers."""
+        if await self._direct(delivery, digest_text(delivery.data)):
             return
-        await self.post_text(delivery, " ".join([*(presenter.mention(u) for u in delivery.ping), text]))
+        await self.post_text(delivery, digest_pointer(delivery.dm_to or 0))
 
     async def _direct(self, delivery: Delivery, text: str) -> bool:
-        """Send a delivery to its member's direct messages and settle it; False when closed."""
+        """Send a delivery to its member's direct messages and settle it; False when closed.
+        Once only: a delivery a crash may have sent already is looked for first (direct
+        messages have no nonce Discord enforces)."""
         assert delivery.dm_to is not None
+        if delivery.retried and await self._sent_directly(delivery.dm_to, text):
+            await self.deliveries.delivered(delivery.entries)
+            return True
         if await send_direct(self.client, delivery.dm_to, text) is None:
             return False
         await self.deliveries.delivered(delivery.entries)
         return True
 
+    async def _sent_directly(self, user_id: int, text: str) -> bool:
+        """Whether the member's direct messages already hold ``text`` from the bot (lately)."""
+        closed = getattr(self.client, "closed_dms", None)
+        if closed is not None and closed.closed(user_id):
+            return False
+        me = self.client.user.id if self.client.user else None
+        wanted = fit(content=text).get("content", text)  # as sent: within Discord's limits
+        try:
+            channel = await direct.open_dm(self.client, user_id)
+            async for message in channel.history(limit=LOOK_BACK):
+                if message.author.id == me and message.content == wanted:
+                    return True
+        except discord.HTTPException as error:
+            log.info("can't read the direct messages of %s to look for an earlier one: %s", user_id, error)
+        return False
+
     async def _notice(self, delivery: Delivery) -> None:
         """A line of text (its markup neutralised), after the mentions of whom it pings."""
         mentions = [presenter.mention(u) for u in delivery.ping]
-        await self.post_text(delivery, " ".join([*mentions, plain(delivery.text)]))
+        text = plain(delivery.text)
+        when = (delivery.data or {}).get("when")
+        if when is not None:  # a moment in the reader's time zone: outside the escaping
+            text += f" <t:{int(when)}:f>" + plain(str(delivery.data.get("after", "")))
+        await self.post_text(delivery, " ".join([*mentions, text]))
 
     async def post_text(self, delivery: Delivery, text: str) -> discord.Message:
         """Post ``text`` for a delivery (once: after a crash it looks first) and settle it."""

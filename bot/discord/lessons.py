@@ -236,16 +236,18 @@ def _source(puzzle: Puzzle) -> str:
     """Where the position comes from: with the game's number and players only where the
     server shows names (a number would lead to the names through ``/bg analysis``)."""
     d = puzzle.decision
-    if puzzle.names_shown:
+    if puzzle.names_now:
         where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
         return f"from {where} between {shown(d.names[0])} and {shown(d.names[1])}, move {d.move}"
+    if not puzzle.answered_at_once:  # the move would lead to the game, and its analysis, before the reveal
+        return "from one of this server's games (which one, at the reveal)"
     return f"from one of this server's games, move {d.move} (names hidden)"
 
 
 def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:
     d = puzzle.decision
     head = f"🧩 **Puzzle of the day** #{puzzle.id}" if puzzle.kind == "daily" else f"🧩 **Puzzle** #{puzzle.id}"
-    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_shown))}** A member lost equity here."]
+    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_now))}** A member lost equity here."]
     if puzzle.kind == "daily" and not puzzle.revealed:
         when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " tomorrow"
         lines.append(f"Answer privately in the menu, once: the answer and who got it right come{when}.")

@@ -182,7 +182,12 @@ def reveal_text(result: PatienceResult) -> str:
     (the pictures: theirs first, a best layout second)."""
     attempt = result.attempt
     lines = [heading(attempt)]
-    if result.score >= result.best:
+    if result.best is None:
+        lines.append(
+            f"You scored **{result.score}** points. The deal's best score and a best layout are shown "
+            "once the day is over (UTC): `/patience leaderboard` then."
+        )
+    elif result.score >= result.best:
         lines.append(
             f"You scored **{result.score}** points: the best possible score! 🎉 (Another best layout is beside yours.)"
         )
@@ -202,7 +207,8 @@ def reveal_text(result: PatienceResult) -> str:
             if attempt.kind == "daily"
             else "You have submitted this layout already."
         )
-    lines.append(f"A best path: `{in_code(str(result.best_layout))}`")
+    if result.best_layout is not None:
+        lines.append(f"A best path: `{in_code(str(result.best_layout))}`")
     if attempt.seed:
         lines.append(f"This deal came from the seed `{in_code(attempt.seed)}` (nonce `patience:random`).")
     return "\n".join(lines)

@@ -162,6 +162,11 @@ class Table:
             raise UserError(f"There is no game #{game_id} in this server.")
         return state
 
+    def shown_here(self, interaction: discord.Interaction, state: GameState | GameSummary) -> bool:
+        """Whether ``state`` may be answered in public where asked: everyone who reads that
+        channel could see the game's (else the answer is private, to the member who may read it)."""
+        return privacy.as_visible(interaction.guild, state.channel_id, interaction.channel_id)
+
     def may_read(self, interaction: discord.Interaction, state: GameState | GameSummary) -> bool:
         """Whether the member who asks may read ``state`` (a player, or one who can see its channel)."""
         where = privacy.sight(interaction.guild, state.channel_id, interaction.user, asked_in=interaction.channel_id)

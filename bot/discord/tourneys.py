@@ -37,7 +37,7 @@ from bot.discord.components import tourney_controls
 from bot.discord.cooldowns import Cooldowns, hold
 from bot.discord.dispatcher import NotDelivered
 from bot.discord.errors import report
-from bot.discord.limits import fit, plain, shown
+from bot.discord.limits import fit, pinging, plain, shown
 from bot.discord.replies import player_ref, send_private
 from renderer.bracket import (
     BracketMatch,
@@ -58,8 +58,6 @@ TABLES_SHOWN = 16
 """Tables of the current round written under the picture."""
 STANDINGS_SHOWN = 20
 THREAD_ARCHIVE_MINUTES = 10080
-OPENING_AT_ONCE = 4
-"""Matches of a round opened at once (each: a thread, a game, a board)."""
 
 
 # -- words -------------------------------------------------------------------------------------
@@ -91,6 +89,8 @@ def status_line(view: TournamentView) -> str:
 def table_line(table: Table) -> str:
     """One table of a round, in words."""
     a, b = _name(table.a), _name(table.b)
+    if table.is_bye and table.outcome == "void":
+        return f"{a}: withdrew (a loss)"
     if table.is_bye:
         return f"{a}: a bye"
     if table.outcome == "void":
@@ -251,7 +251,7 @@ def standings_picture(view: TournamentView) -> StandingsPicture:
     )
     pairings = []
     for table in view.round_tables():
-        if table.is_bye:
+        if table.is_bye and table.outcome != "void":
             pairings.append(PairingLine(table.a.name, None, "", 0))
         elif table.outcome == "void":
             pairings.append(PairingLine(table.a.name, table.b.name if table.b else None, "void", None))
@@ -345,29 +345,48 @@ class Tourneys:
 
     async def open_round(self, delivery: Delivery) -> None:
         """A round's matches, each: its thread, its game, its first board pinging both
-        players; then the announcement redrawn. Raises (the entry is tried again) if one failed."""
+        players, one at a time at the dispatcher's pace (the delivery had the first turn);
+        then the announcement redrawn. Raises (the entry is tried again) if one failed,
+        after telling the channel and the organiser the first time."""
         tournament_id = int(delivery.data["tournament"])
         matches: list[MatchToOpen] = delivery.data["matches"]
-        limit = asyncio.Semaphore(OPENING_AT_ONCE)
-
-        async def open_one(match: MatchToOpen) -> BaseException | None:
-            async with limit:
+        dispatcher = getattr(self.client, "dispatcher", None)
+        failures: list[BaseException] = []
+        self._opening.add(tournament_id)
+        try:
+            for index, match in enumerate(matches):
+                if index and dispatcher is not None:
+                    await dispatcher.paced()  # one thread, game and board per turn: never 64 at once
                 try:
                     await self.open_match(match)
                 except Exception as error:  # noqa: BLE001 - the others still open; the entry is retried
                     log.warning("could not open tournament match %s: %s", match.pairing_id, error)
-                    return error
-                return None
-
-        self._opening.add(tournament_id)
-        try:
-            failures = [e for e in await asyncio.gather(*(open_one(m) for m in matches)) if e is not None]
+                    failures.append(error)
         finally:
             self._opening.discard(tournament_id)
         await self.redraw(tournament_id)
         if failures:
+            if delivery.attempts == 0:
+                await self._tell_unopened(tournament_id, delivery.channel_id, len(failures))
             raise failures[0]
         await self.service.deliveries.delivered(delivery.entries)
+
+    async def _tell_unopened(self, tournament_id: int, channel_id: int, count: int) -> None:
+        """Some matches of a round could not open: the organiser and the channel are told
+        (at the round's deadline a match never opened goes to the better seed)."""
+        try:
+            view = await self.tournaments.get(tournament_id)
+            organiser = view.organiser.user_id
+            text = (
+                f"{presenter.mention(organiser)} {plain(view.name)}: {count} match"
+                f"{'es' if count != 1 else ''} of round {view.round} could not open (I could not make "
+                "its thread here: I need to create public threads and send messages in them). "
+                "I keep trying; a match never opened goes to the better seed at the round's deadline."
+            )
+            where = InChannel(self.client, channel_id, view.guild_id, nonce=f"bg-tu-{tournament_id}-{view.round}")
+            await where.send({"content": text, "allowed_mentions": pinging(organiser)})
+        except Exception:  # noqa: BLE001 - telling is a courtesy: the round's retry goes on
+            log.warning("could not tell tournament %s's channel its matches did not open", tournament_id, exc_info=True)
 
     async def open_match(self, match: MatchToOpen) -> None:
         """One match: its thread (made once), its game, its first board pinging both players."""

@@ -9,7 +9,7 @@ from typing import Any
 from bot.store import players
 from bot.store.database import Database, Tx
 from bot.store.errors import ChallengeClosedError, ChallengeLimitError, NotFoundError
-from bot.store.rows import ChallengeRow, ChallengeStatus, Row, dump_json, to_ts
+from bot.store.rows import ChallengeRow, ChallengeStatus, Row, dump_json, load_json, to_ts
 
 
 async def require_pending(tx: Tx, challenge_id: int) -> None:
@@ -67,6 +67,7 @@ class ChallengeStore:
         message_id: int | None = None,
         max_by_challenger: int | None = None,
         max_for_challenged: int | None = None,
+        rematch_of: int | None = None,
     ) -> ChallengeRow:
         """Create a pending challenge (``challenged`` None = open to anyone).
 
@@ -74,7 +75,9 @@ class ChallengeStore:
         refused with :class:`ChallengeLimitError` when the challenger already
         made (the target already received) that many challenges still waiting
         for an answer. The count is taken in the creating transaction, with
-        both players' rows locked, so racing processes can't exceed it.
+        both players' rows locked, so racing processes can't exceed it. With
+        ``rematch_of`` (a rematch of that game), refused the same way
+        (``side="rematch"``) while another rematch of it waits for an answer.
         """
         if match_length < 0:
             raise ValueError("match_length must be >= 0")
@@ -86,7 +89,7 @@ class ChallengeStore:
             people = sorted({challenger, *([challenged] if challenged is not None else [])})
             for user_id in people:  # in id order, as the lock below: no deadlock between two challenges
                 await players.touch(tx, user_id, now)
-            if any(limit is not None for limit, _, _ in limits):
+            if rematch_of is not None or any(limit is not None for limit, _, _ in limits):
                 # PostgreSQL: a racing challenge by or to the same member waits here, then counts ours.
                 # SQLite: BEGIN IMMEDIATE already serialises every write.
                 marks = ", ".join("?" for _ in people)
@@ -99,6 +102,17 @@ class ChallengeStore:
                         continue
                     if await _waiting(tx, side, user_id, now) >= limit:
                         raise ChallengeLimitError(side=side, limit=limit)
+                if rematch_of is not None and challenged is not None:
+                    waiting = await tx.fetchall(
+                        """
+                        SELECT settings FROM challenges
+                        WHERE status = 'pending' AND (expires_at IS NULL OR expires_at > ?)
+                          AND ((challenger = ? AND challenged = ?) OR (challenger = ? AND challenged = ?))
+                        """,
+                        (now, challenger, challenged, challenged, challenger),
+                    )
+                    if any((load_json(r["settings"]) or {}).get("rematch_of") == rematch_of for r in waiting):
+                        raise ChallengeLimitError(side="rematch", limit=1)
             challenge_id = await tx.insert_id(
                 """
                 INSERT INTO challenges (guild_id, channel_id, challenger, challenged, settings,

@@ -82,7 +82,8 @@ class ChallengeLimitError(StorageError):
     def __init__(self, message: str | None = None, *, side: str = "challenger", limit: int = 0) -> None:
         super().__init__(message)
         self.side = side
-        """``"challenger"`` or ``"challenged"``: whose limit it is."""
+        """``"challenger"`` or ``"challenged"``: whose limit it is; ``"rematch"``: the game
+        has a rematch waiting for an answer already (one at a time)."""
         self.limit = limit
 
 

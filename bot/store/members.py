@@ -42,6 +42,10 @@ class VacationRow:
         )
 
 
+DIGEST_SENT = "digest_sent"
+"""In a member's prefs: when their last digest was written (epoch seconds)."""
+
+
 class MemberStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -52,14 +56,26 @@ class MemberStore:
         row = await self.db.fetchone("SELECT prefs FROM players WHERE user_id = ?", (user_id,))
         return (load_json(row["prefs"]) or {}) if row else {}
 
-    async def set_prefs(self, user_id: int, prefs: dict[str, Any], digest_at: datetime | None) -> None:
+    async def set_prefs(
+        self, user_id: int, prefs: dict[str, Any], digest_at: datetime | None, *, digest_gap: float = 0.0
+    ) -> None:
+        """A member's preferences and next digest; ``digest_gap`` (seconds): that digest comes
+        no sooner than this long after the last one sent (kept as ``digest_sent`` in the prefs)."""
         now = self.db.now()
 
         async def transaction(tx: Tx) -> None:
             await touch(tx, user_id, now)
+            row = await tx.fetchone("SELECT prefs FROM players WHERE user_id = ?", (user_id,))
+            sent = ((load_json(row["prefs"]) if row else None) or {}).get(DIGEST_SENT)
+            kept = dict(prefs)
+            at = to_ts(digest_at)
+            if sent is not None:
+                kept[DIGEST_SENT] = sent
+                if at is not None:
+                    at = max(at, float(sent) + digest_gap)
             await tx.execute(
                 "UPDATE players SET prefs = ?, digest_at = ?, updated_at = ? WHERE user_id = ?",
-                (dump_json(prefs), to_ts(digest_at), now, user_id),
+                (dump_json(kept), at, now, user_id),
             )
 
         await self.db.transact(transaction)
@@ -90,6 +106,10 @@ class MemberStore:
             )
             if changed == 1 and owed is not None:
                 await outbox.add(tx, owed, now)
+                row = await tx.fetchone("SELECT prefs FROM players WHERE user_id = ?", (user_id,))
+                prefs = (load_json(row["prefs"]) if row else None) or {}
+                prefs[DIGEST_SENT] = now  # the next one waits a while, whatever the settings become
+                await tx.execute("UPDATE players SET prefs = ? WHERE user_id = ?", (dump_json(prefs), user_id))
             return changed == 1
 
         return await self.db.transact(transaction)

@@ -325,6 +325,21 @@ class TournamentStore:
         )
         return [TournamentRow.from_row(r) for r in rows]
 
+    async def entered(
+        self, guild_id: int, user_id: int, statuses: Sequence[str] = ("signup", "running")
+    ) -> list[TournamentRow]:
+        """A server's tournaments of ``statuses`` the member is in (not withdrawn), newest first."""
+        marks = ", ".join("?" for _ in statuses)
+        rows = await self.db.fetchall(
+            f"""
+            SELECT t.* FROM tournaments t JOIN tournament_entrants e ON e.tournament_id = t.id
+            WHERE t.guild_id = ? AND e.user_id = ? AND e.status = 'in' AND t.status IN ({marks})
+            ORDER BY t.id DESC
+            """,
+            (guild_id, user_id, *statuses),
+        )
+        return [TournamentRow.from_row(r) for r in rows]
+
     async def set_message(self, tournament_id: int, message_id: int) -> None:
         """The announcement's message."""
 
@@ -747,6 +762,30 @@ class TournamentStore:
         return {r["user_id"]: float(r["rating"]) for r in rows}
 
     # -- records ------------------------------------------------------------------------------------
+
+    async def finishes(self, user_id: int, guild_id: int | None = None) -> list[dict[str, Any]]:
+        """A member's finished tournaments, the latest first: ``channel_id`` (where it was
+        announced), ``name``, ``place``, ``field`` (how many played), ``champion``."""
+        rows = await self.db.fetchall(
+            """
+            SELECT t.channel_id, t.name, e.place, t.champion,
+                   (SELECT COUNT(*) FROM tournament_entrants f WHERE f.tournament_id = t.id) AS field
+            FROM tournament_entrants e JOIN tournaments t ON t.id = e.tournament_id
+            WHERE e.user_id = ? AND t.status = 'finished' AND (CAST(? AS BIGINT) IS NULL OR t.guild_id = ?)
+            ORDER BY t.finished_at DESC, t.id DESC
+            """,
+            (user_id, guild_id, guild_id),
+        )
+        return [
+            {
+                "channel_id": int(r["channel_id"]),
+                "name": r["name"],
+                "place": None if r["place"] is None else int(r["place"]),
+                "field": int(r["field"]),
+                "champion": r["champion"] is not None and int(r["champion"]) == user_id,
+            }
+            for r in rows
+        ]
 
     async def record(self, user_id: int, guild_id: int | None = None) -> TournamentRecord:
         """A member's finished tournaments (in one server, or everywhere)."""

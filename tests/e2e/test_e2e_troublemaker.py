@@ -3,7 +3,9 @@
 mallory's nickname is bob's mention and eve's is ``@everyone``; they play in a
 private thread. mallory types a 6,000-character and a binary ``/bg move``; carol,
 who is not in the thread, reads their game by number (export, verify, replay,
-analysis) and floods ``/bg stats``. Meanwhile alice and bob play a whole game.
+analysis) and floods ``/bg stats``; dave asks for a puzzle (none from the private
+thread's game) and a patience leaderboard of the year 1, and mallory makes a
+tournament in the thread. Meanwhile alice and bob play a whole game.
 Every interaction is answered within Discord's 3 seconds, the bot logs no
 traceback, nobody is pinged by accident, and the stand-in's limits hold.
 """
@@ -63,6 +65,16 @@ async def troublemakers(fake, alice, bob, mallory, eve, carol) -> dict:
     player = await fake.slash(mallory, fake.general, "bg export", game=game_id)
     seen["player"] = await fake.wait_message(player, lambda m: bool(m["attachments"]), what="the export")
 
+    # the newer features: a puzzle (never from the private thread's game), a day out of range,
+    # a tournament made in a thread
+    dave = fake.add_user("dave")  # carol's lookups are counted for the flood below
+    newer = [
+        await fake.slash(dave, fake.general, "bglearn puzzle"),
+        await fake.slash(dave, fake.general, "patience leaderboard", day="0001-01-01"),
+        await fake.slash(mallory, thread, "bgtourney create", name="@everyone <@&1> Cup"),
+    ]
+    seen["newer"] = [await private_answer(fake, inter) for inter in newer]
+
     flood = [await fake.slash(carol, fake.general, "bg stats") for _ in range(LOOKUPS + 2)]
     for inter in flood:
         await fake.settle(inter, idle=0.05)
@@ -99,6 +111,12 @@ async def test_troublemakers_cannot_stall_flood_snoop_or_ping(fake, launch):
     assert seen["outsider"] == [f"There is no game #{game_id} in this server."] * len(READS)
     assert seen["missing"] == ["There is no game #9999 in this server."] * len(READS)
     assert {a["filename"] for a in seen["player"]["attachments"]} >= {f"game-{game_id}.json"}
+
+    # the newer features answer privately and clearly
+    puzzle, day, tourney = seen["newer"]
+    assert "no puzzle here yet" in puzzle, puzzle
+    assert "no daily deal before 2000-01-01" in day, day
+    assert "Manage Events" in tourney or "not in a thread" in tourney, tourney
 
     # the flood: the first LOOKUPS answered in public, the rest told to slow down
     assert len(seen["flood"]) == 2 and all(re.fullmatch(r"Slow down: try again in \d+ s\.", t) for t in seen["flood"])

@@ -312,7 +312,7 @@ def standings(
     the last tie-break); ``withdrawn``: players who left (they keep what they won).
 
     Round robin and Swiss: by score, then Buchholz, then Sonneborn-Berger, then
-    seed. Knockout: by how far a player got (the champion, then the finalist,
+    seed, a withdrawn player after everyone who finished. Knockout: by how far a player got (the champion, then the finalist,
     then the semi-finalists sharing third place, ...), then score, then seed."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
@@ -327,7 +327,10 @@ def standings(
     out_in: dict[int, int] = {}
     for game in history:
         if game.b is None:
-            byes[game.a] += 1
+            if game.winner is None:  # a withdrawn player's table: a round lost
+                losses[game.a] += 1
+            else:
+                byes[game.a] += 1
             continue
         opponents[game.a].append(game.b)
         opponents[game.b].append(game.a)
@@ -353,8 +356,8 @@ def standings(
             return (-(out_in.get(p, 1 << 30)),)
     else:
 
-        def key(p: int) -> tuple[int, ...]:
-            return (-points[p], -buchholz[p], -sb[p], seed[p])
+        def key(p: int) -> tuple[int, ...]:  # a withdrawn player after those who finished
+            return (p in gone, -points[p], -buchholz[p], -sb[p], seed[p])
 
         def level(p: int) -> tuple[int, ...]:
             return key(p)

@@ -42,6 +42,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
+from bot.core.audience import Sees, everyone
 from bot.core.deliveries import Deliveries
 from bot.core.deliveries import notice as notice_owed
 from bot.core.model import (
@@ -94,6 +95,8 @@ UPDATE_KIND = "tourney_update"
 """Outbox: the announcement to redraw (the bracket or standings after a change)."""
 ORGANISER_ROLE = "tournament_role"
 """The server setting naming the role that may make tournaments."""
+LOOKED_AT = 200
+"""A server's newest tournaments looked through for those a member may see (or is in)."""
 
 StartGame = Callable[..., Awaitable[Outcome]]
 TimeOut = Callable[[int, str], Awaitable["Notice | None"]]
@@ -216,18 +219,34 @@ class Tournaments:
             raise TournamentError(f"there is no tournament #{tournament_id} in this server")
         return await self._view(row)
 
-    async def in_guild(self, guild_id: int, *, everything: bool = False, limit: int = 10) -> list[TournamentView]:
-        """A server's tournaments signing up and running (``everything``: ended ones too), newest first."""
+    async def in_guild(
+        self, guild_id: int, *, everything: bool = False, limit: int = 10, sees: Sees = everyone
+    ) -> list[TournamentView]:
+        """A server's tournaments signing up and running (``everything``: ended ones too), newest
+        first; only those announced where ``sees`` allows."""
         statuses = ("signup", "running", "finished", "cancelled") if everything else ("signup", "running")
-        rows = await self.store.tournaments.in_guild(guild_id, statuses, limit=limit)
+        rows = await self.store.tournaments.in_guild(guild_id, statuses, limit=LOOKED_AT)
+        rows = [row for row in rows if sees(row.channel_id, ())][:limit]
         return [await self._view(row, details=False) for row in rows]
 
-    async def current(self, guild_id: int, tournament_id: int | None = None) -> TournamentView:
+    async def entered(self, guild_id: int, user_id: int) -> list[TournamentView]:
+        """The server's tournaments signing up or running that the member is in (however many
+        the server has), newest first."""
+        return [await self._view(row, details=False) for row in await self.store.tournaments.entered(guild_id, user_id)]
+
+    async def current(
+        self, guild_id: int, tournament_id: int | None = None, *, sees: Sees = everyone
+    ) -> TournamentView:
         """The tournament a command means: ``tournament_id``, else the server's one
-        signing up or running (refused when there are several or none)."""
+        signing up or running (refused when there are several or none); one announced
+        where ``sees`` does not allow does not exist."""
         if tournament_id is not None:
-            return await self.get(tournament_id, guild_id)
-        live = await self.store.tournaments.in_guild(guild_id, ("signup", "running"), limit=2)
+            view = await self.get(tournament_id, guild_id)
+            if not sees(view.channel_id, ()):
+                raise TournamentError(f"there is no tournament #{tournament_id}")
+            return view
+        live = await self.store.tournaments.in_guild(guild_id, ("signup", "running"), limit=LOOKED_AT)
+        live = [row for row in live if sees(row.channel_id, ())]
         if not live:
             raise TournamentError("there is no tournament signing up or running here: `/bgtourney list` shows them all")
         if len(live) > 1:
@@ -236,10 +255,19 @@ class Tournaments:
             )
         return await self._view(live[0])
 
-    async def record(self, guild_id: int | None, user_id: int) -> TournamentRecord:
-        """A member's finished tournaments here (None: everywhere): titles, the best finish."""
-        found = await self.store.tournaments.record(user_id, guild_id)
-        return TournamentRecord(found.played, found.titles, found.best_place, found.best_name, found.best_field)
+    async def record(self, guild_id: int | None, user_id: int, *, sees: Sees = everyone) -> TournamentRecord:
+        """A member's finished tournaments here (None: everywhere): titles, the best finish;
+        only those announced where ``sees`` allows."""
+        found = [f for f in await self.store.tournaments.finishes(user_id, guild_id) if sees(f["channel_id"], ())]
+        placed = [f for f in found if f["place"] is not None]
+        best = min(placed, key=lambda f: f["place"]) if placed else None  # the latest of equal places
+        return TournamentRecord(
+            len(found),
+            sum(1 for f in found if f["champion"]),
+            best["place"] if best else None,
+            best["name"] if best else None,
+            best["field"] if best else None,
+        )
 
     async def organiser_role(self, guild_id: int) -> int | None:
         """The role a server lets make tournaments (besides Manage Events), if it set one."""
@@ -414,9 +442,10 @@ class Tournaments:
         text = (
             f"{row.name}: {what} has begun, {matches} match{'es' if matches != 1 else ''}"
             f"{f' and {byes} bye' + ('s' if byes != 1 else '') if byes else ''}, each match in its own thread. "
-            f"The round ends <t:{int(deadline.timestamp())}:f>: a match still going then is lost by the player to move"
+            "The round ends"
         )
-        owed.append(notice_owed(row.guild_id, row.channel_id, text))
+        after = ": a match still going then goes on under its move deadlines (whoever runs out of time loses it)"
+        owed.append(notice_owed(row.guild_id, row.channel_id, text, when=deadline, after=after))
         return owed
 
     # -- matches -------------------------------------------------------------------------------
@@ -537,6 +566,11 @@ class Tournaments:
         if not pairs:
             return await self._finish(row, field, withdrawn, history, tables)
         new = [self._new_table(pair, withdrawn) for pair in pairs]
+        if options.format == P.SWISS:  # a withdrawn player loses each remaining round (no points)
+            new += [
+                NewPairing(len(pairs) + index + 1, player, None, None, "void")
+                for index, player in enumerate(p for p in field if p in withdrawn)
+            ]
         deadline = self.clock() + timedelta(days=options.round_days)
         owed = self._round_owed(row, row.round + 1, row.rounds, new, deadline)
         return await self.store.tournaments.advance(row.id, row.round, pairings=new, round_deadline=deadline, owed=owed)
@@ -558,8 +592,8 @@ class Tournaments:
                 if len(final) == 1 and winners
                 else (table[0].player if table and table[0].out_in is None else None)
             )
-        else:
-            champion = table[0].player if table else None
+        else:  # never a withdrawn player (the standings rank them after those who finished)
+            champion = next((s.player for s in table if not s.withdrawn), None)
         places = {s.player: s.place for s in table}
         if champion is not None:
             name = await self.names.name(champion)
@@ -582,38 +616,42 @@ class Tournaments:
         row = await self._row(tournament_id)
         if row.status == "signup":
             return await self.leave(tournament_id, player.user_id)
-        if row.status != "running":
-            raise TournamentError(f"{row.name} is over")
-        entrant = next(
-            (e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None
-        )
-        if entrant is None:
-            raise TournamentError(f"you're not in {row.name}")
-        if entrant.withdrawn:
-            raise TournamentError(f"you withdrew from {row.name} already")
-        open_tables = [
-            t
-            for t in await self.store.tournaments.pairings(tournament_id, row.round)
-            if not t.decided and player.user_id in t.players
-        ]
-        forfeits = []
-        for t in open_tables:
-            if t.game_id is None:  # not opened yet: decided here
-                other = t.player_b if t.player_a == player.user_id else t.player_a
-                forfeits.append((t.id, other, "forfeit"))
-        text = f"{player.name} withdrew from {row.name}"
-        try:
-            await self.store.tournaments.withdraw(
-                tournament_id,
-                player.user_id,
-                forfeits=forfeits,
-                owed=[
-                    update_owed(row.guild_id, row.channel_id, row.id),
-                    notice_owed(row.guild_id, row.channel_id, text),
-                ],
+        # under the tournament's lock: the round's advance cannot pair the player between
+        # the read of their open tables and the withdrawal
+        async with self._lock(tournament_id):
+            row = await self._row(tournament_id)
+            if row.status != "running":
+                raise TournamentError(f"{row.name} is over")
+            entrant = next(
+                (e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None
             )
-        except TournamentClosedError:
-            raise TournamentError(f"{row.name} is over") from None
+            if entrant is None:
+                raise TournamentError(f"you're not in {row.name}")
+            if entrant.withdrawn:
+                raise TournamentError(f"you withdrew from {row.name} already")
+            open_tables = [
+                t
+                for t in await self.store.tournaments.pairings(tournament_id, row.round)
+                if not t.decided and player.user_id in t.players
+            ]
+            forfeits = []
+            for t in open_tables:
+                if t.game_id is None:  # not opened yet: decided here
+                    other = t.player_b if t.player_a == player.user_id else t.player_a
+                    forfeits.append((t.id, other, "forfeit"))
+            text = f"{player.name} withdrew from {row.name}"
+            try:
+                await self.store.tournaments.withdraw(
+                    tournament_id,
+                    player.user_id,
+                    forfeits=forfeits,
+                    owed=[
+                        update_owed(row.guild_id, row.channel_id, row.id),
+                        notice_owed(row.guild_id, row.channel_id, text),
+                    ],
+                )
+            except TournamentClosedError:
+                raise TournamentError(f"{row.name} is over") from None
         for t in open_tables:
             if t.game_id is not None:
                 try:
@@ -661,23 +699,40 @@ class Tournaments:
         return await self.store.tournaments.next_wakeup(shard=shard)
 
     async def _round_deadline(self, row: TournamentRow) -> None:
-        """The round's time is up: each match still going is lost by the player to move;
-        one the bot never managed to open goes to the better seed."""
+        """The round's time is up: a match still going is lost by the player to move only
+        if they have had a full turn's time (their own move deadline has passed); the
+        others go on under their move deadlines, so a move played just before the round's
+        end does not snipe the match. A match the bot never managed to open goes to the
+        better seed, and the channel is told why."""
         if not await self.store.tournaments.claim_round_deadline(row.id, row.round):
             return
+        now = self.clock()
         for table in await self.store.tournaments.pairings(row.id, row.round):
             if table.decided:
                 continue
             if table.game_id is None:
+                seed = await self.names.name(table.player_a)
+                other = await self.names.name(table.player_b) if table.player_b is not None else "?"
+                text = (
+                    f"{row.name}, round {table.round}: the match {seed} vs {other} never opened "
+                    f"(its thread could not be made) and goes to {seed}, the better seed"
+                )
                 await self.store.tournaments.decide(
                     table.id,
                     table.player_a,
                     "forfeit",
                     owed=[
                         update_owed(row.guild_id, row.channel_id, row.id),
+                        notice_owed(row.guild_id, row.channel_id, text),
                     ],
                 )
                 continue
+            try:
+                game = await self.store.games.get(table.game_id)
+            except NotFoundError:
+                continue
+            if not game.is_active or game.turn_deadline is None or game.turn_deadline > now:
+                continue  # a turn without its full time: its own move deadline decides
             text = f"the round's time in {row.name} ran out before game #{table.game_id} ended"
             try:
                 await self.time_out(table.game_id, text)

@@ -28,7 +28,7 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import lessons, presenter, replays
+from bot.discord import lessons, presenter, privacy, replays
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.errors import UserError
@@ -330,7 +330,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         files = [discord.File(io.BytesIO(png), filename=name) for (name, _), png in zip(charts, pictures)]
         if len(files) == 1:
             embed.set_image(url=f"attachment://{files[0].filename}")
-        await self._reply(interaction, embed=embed, files=files or None)
+        private = not self.table.shown_here(interaction, found)  # a hidden channel's game: to the asker only
+        await self._reply(interaction, embed=embed, files=files or None, ephemeral=private)
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
         recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
@@ -433,7 +434,10 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         who = member or interaction.user
         scope = None if everywhere else interaction.guild_id
         stats = await self.table.quick(interaction, self.service.stats(scope, who.id))
-        record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
+        sees = privacy.for_interaction(interaction, public=True)  # a best finish names its tournament
+        record = await self.table.quick(
+            interaction, self.service.tournaments.record(interaction.guild_id, who.id, sees=sees)
+        )
         embed = presenter.stats_embed(who.display_name, stats, record)
         chart = None
         if stats is not None:
@@ -523,6 +527,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             changes["quiet"] = (quiet_from, quiet_to)
         if changes:
             prefs = await self.table.quick(interaction, members.set_prefs(user, **changes))
+            closed = getattr(interaction.client, "closed_dms", None)
+            if closed is not None:
+                closed.forget(user)  # they may have opened their direct messages: try again
         lines = [prefs.describe()]
         if vacation_days == 0:
             moved = await self.table.quick(interaction, members.come_back(guild_id, user))

@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.puzzles import Drill, Puzzle, PuzzleDelivery
-from bot.discord import lessons
+from bot.discord import lessons, privacy
 from bot.discord.cogs import Guarded
 from bot.discord.components import answer_controls
 from bot.discord.cooldowns import cooldown, hold
@@ -113,7 +113,10 @@ class LearnCog(
             await self._configure(interaction, daily, names)
             return
         require_permissions(interaction, ("send_messages", "attach_files"))
-        puzzle = await self.table.quick(interaction, puzzles.on_demand(interaction.guild_id or 0, interaction.user.id))
+        sees = privacy.for_interaction(interaction, public=False)  # answered privately
+        puzzle = await self.table.quick(
+            interaction, puzzles.on_demand(interaction.guild_id or 0, interaction.user.id, sees)
+        )
         await send_private(interaction, **await self._puzzle_message(puzzle, interaction))
 
     async def _configure(self, interaction: discord.Interaction, daily: str | None, names: str | None) -> None:
@@ -145,7 +148,7 @@ class LearnCog(
     async def _puzzle_message(
         self, puzzle: Puzzle, interaction: discord.Interaction | None = None, *, daily_post: bool = False
     ) -> dict[str, Any]:
-        scene = lessons.decision_scene(puzzle.decision, puzzle.names_shown)
+        scene = lessons.decision_scene(puzzle.decision, puzzle.names_now)
         png = await self.drawing.render(scene, asked_at=asked_at(interaction) if interaction else None)
         labels = [c.label for c in puzzle.decision.choices]
         return {

@@ -187,18 +187,21 @@ class PatienceCog(
         """The result: the player's layout and a best one, side by side; a daily one
         also announced in the channel (once, when submitted)."""
         attempt, asked = result.attempt, asked_at(interaction)
-        pictures = (
+        pictures: tuple[PatiencePicture, ...] = (
             PatiencePicture.of(
                 attempt.layout, attempt.scoring, title=f"{attempt.title}: yours", best=result.best, show_legal=False
             ),
-            PatiencePicture.of(
-                result.best_layout,
-                attempt.scoring,
-                title=f"{attempt.title}: a best layout",
-                best=result.best,
-                show_legal=False,
-            ),
         )
+        if result.best_layout is not None:  # a daily deal's best: once its day is over
+            pictures += (
+                PatiencePicture.of(
+                    result.best_layout,
+                    attempt.scoring,
+                    title=f"{attempt.title}: a best layout",
+                    best=result.best,
+                    show_legal=False,
+                ),
+            )
         pngs = await self.table.quick(
             interaction, asyncio.gather(*(self.drawing.picture(p, asked_at=asked) for p in pictures))
         )

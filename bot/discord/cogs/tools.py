@@ -88,7 +88,10 @@ class ToolsCog(
         game_id = game or await self._default_game(interaction)
         view = await self.table.readable_game(interaction, game_id)
         result = await self.table.quick(interaction, self.service.verify(game_id))
-        await send_public(interaction, content=presenter.verify_text(view, result))
+        if self.table.shown_here(interaction, view):
+            await send_public(interaction, content=presenter.verify_text(view, result))
+        else:  # everyone here could not see the game's channel: to the asker only
+            await send_private(interaction, content=presenter.verify_text(view, result))
 
     @cooldown("lookup")
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
@@ -238,7 +241,8 @@ class ToolsCog(
                 f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now)."
             )
         replays.check_number(view, number)  # a wrong number is refused before anything is drawn
-        await defer(interaction)  # drawing takes a few seconds
+        private = not self.table.shown_here(interaction, view)  # a hidden channel's game: to the asker only
+        await defer(interaction, ephemeral=private)  # drawing takes a few seconds
         replay = await self.replays.render(view, number, limit=replays.upload_limit(interaction.guild))
         names = " vs ".join(shown(p.name) for p in view.players)
         which = (
@@ -254,7 +258,10 @@ class ToolsCog(
         if replay.note:
             content += "\n" + replay.note
         file = discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif")
-        await send_public(interaction, content=content, file=file)
+        if private:
+            await send_private(interaction, content=content, file=file)
+        else:
+            await send_public(interaction, content=content, file=file)
 
     # -- helpers ----------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.core.tournaments import KNOCKOUT, ROUND_KIND, ROUND_ROBIN, SWISS, UPDATE_KIND, TournamentOptions
 from bot.core.tournaments.model import MAX_PLAYERS, MAX_ROUND_DAYS, MAX_SIGNUP_HOURS, MAX_SWISS_ROUNDS
-from bot.discord import presenter
+from bot.discord import presenter, privacy
 from bot.discord import tourneys as words
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
@@ -77,7 +77,7 @@ class TourneyCog(
         format="Knockout (byes to the top seeds), round robin (everyone plays everyone) or Swiss",
         match_length="Points to win each match (default 3)",
         move_days="Time per move in days (default 2)",
-        round_days="Time per round in days (default 7): a match going on then is lost by the player to move",
+        round_days="Time per round in days (default 7): a match going on then ends by its move deadlines",
         signup_hours="Sign-up closes and it starts this many hours from now (default: you start it)",
         max_players="The most who may join (default: as many as the format takes)",
         seeding="By server rating (default) or random",
@@ -99,6 +99,11 @@ class TourneyCog(
         rounds: app_commands.Range[int, 1, MAX_SWISS_ROUNDS] | None = None,
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS + THREAD_PERMISSIONS)
+        if not isinstance(interaction.channel, discord.TextChannel):
+            raise UserError(
+                "Tournaments are made in a text channel (not in a thread or a voice channel's chat): "
+                "each match opens in a thread of that channel."
+            )
         if not await self._may_organise(interaction):
             raise UserError("Making a tournament takes the Manage Events permission, or the server's organiser role.")
         options = TournamentOptions(
@@ -169,8 +174,7 @@ class TourneyCog(
         """The tournament meant: the one given, else the member's only one here."""
         if tournament is not None:
             return await self.tournaments.get(tournament, interaction.guild_id)
-        live = await self.tournaments.in_guild(interaction.guild_id or 0)
-        mine = [v for v in live if (e := v.entrant(interaction.user.id)) is not None and not e.withdrawn]
+        mine = await self.tournaments.entered(interaction.guild_id or 0, interaction.user.id)
         if len(mine) == 1:
             return mine[0]
         if not mine:
@@ -197,7 +201,10 @@ class TourneyCog(
 
     async def _show(self, interaction: discord.Interaction, tournament: int | None, *, bracket: bool) -> None:
         require_permissions(interaction, ("send_messages", "attach_files"))
-        view = await self.table.quick(interaction, self.tournaments.current(interaction.guild_id or 0, tournament))
+        sees = privacy.for_interaction(interaction, public=True)
+        view = await self.table.quick(
+            interaction, self.tournaments.current(interaction.guild_id or 0, tournament, sees=sees)
+        )
         if view.is_open:
             await send_public(
                 interaction, content="\n".join([words.header(view), words.status_line(view), words.entrants_text(view)])
@@ -214,8 +221,9 @@ class TourneyCog(
     @app_commands.command(name="list", description="This server's tournaments")
     @app_commands.describe(everything="Ended ones too")
     async def list_(self, interaction: discord.Interaction, everything: bool = False) -> None:
+        sees = privacy.for_interaction(interaction, public=True)
         views = await self.table.quick(
-            interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything)
+            interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything, sees=sees)
         )
         if not views:
             await send_public(interaction, content="No tournament here yet. `/bgtourney create` announces one.")

@@ -87,18 +87,18 @@ async def test_the_days_biggest_error_of_a_member_never_from_a_running_game(env:
     puzzles = puzzles_of(env)
     k = [position(d) for d in ((3, 1), (4, 2), (6, 5), (5, 3), (6, 1))]
     env.clock.now = DAY1 - timedelta(days=2)
-    older = await analysed(env, mistake(3, 0, 0.30, k[0]), channel=101)
+    older = await analysed(env, mistake(3, 0, 0.075, k[0]), channel=101)
     env.clock.now = DAY1
     today = await analysed(
         env,
-        mistake(2, 0, 0.10, k[1]),
+        mistake(2, 0, 0.05, k[1]),
         mistake(4, 1, 0.02, k[2]),
-        mistake(5, 1, 0.20, k[3]),
+        mistake(5, 1, 0.07, k[3]),
         a=ALICE,
         b=ROBOT,
         channel=102,
-    )  # the computer's 0.20 is no member's error; 0.02 is no real error
-    running = await analysed(env, mistake(2, 0, 0.50, k[4]), a=CAROL, b=BOB, channel=103, finish=False)
+    )  # the computer's 0.07 is no member's error; 0.02 is no real error
+    running = await analysed(env, mistake(2, 0, 0.078, k[4]), a=CAROL, b=BOB, channel=103, finish=False)
     await puzzles.configure(GUILD, channel_id=CHANNEL)
 
     await puzzles.run_due(env.clock())
@@ -133,9 +133,9 @@ async def test_the_days_biggest_error_of_a_member_never_from_a_running_game(env:
 async def test_never_the_same_position_twice_in_a_server(env: Env) -> None:
     puzzles = puzzles_of(env)
     key = position((3, 1))
-    await analysed(env, mistake(2, 0, 0.10, key), channel=101)
-    await analysed(env, mistake(6, 1, 0.12, key), a=CAROL, channel=102)
-    await analysed(env, mistake(6, 1, 0.12, key), guild=OTHER_GUILD, channel=201)
+    await analysed(env, mistake(2, 0, 0.05, key), channel=101)
+    await analysed(env, mistake(6, 1, 0.06, key), a=CAROL, channel=102)
+    await analysed(env, mistake(6, 1, 0.06, key), guild=OTHER_GUILD, channel=201)
     await puzzles.configure(GUILD, channel_id=CHANNEL)
     await puzzles.configure(OTHER_GUILD, channel_id=CHANNEL + 1, names=True)
     await puzzles.run_due(env.clock())
@@ -151,7 +151,7 @@ async def test_never_the_same_position_twice_in_a_server(env: Env) -> None:
 async def test_answers_once_each_the_reveal_and_streaks(env: Env) -> None:
     puzzles = puzzles_of(env)
     k1, k2 = position((3, 1)), position((4, 2))
-    await analysed(env, mistake(2, 0, 0.10, k1), channel=101)
+    await analysed(env, mistake(2, 0, 0.05, k1), channel=101)
     await puzzles.configure(GUILD, channel_id=CHANNEL)
     await puzzles.run_due(env.clock())
     (row,) = await env.store.puzzles.latest(GUILD)
@@ -166,13 +166,13 @@ async def test_answers_once_each_the_reveal_and_streaks(env: Env) -> None:
     _, again = await puzzles.answer(row.id, ALICE.user_id, wrong)
     assert not again.counted and again.before.label == "8/5 6/5" and again.right  # the first answer stands
     _, bob = await puzzles.answer(row.id, BOB.user_id, wrong)
-    assert bob.counted and not bob.right and bob.choice.loss == pytest.approx(0.10)
+    assert bob.counted and not bob.right and bob.choice.loss == pytest.approx(0.05)
     await puzzles.answer(row.id, CAROL.user_id, right)
     with pytest.raises(ServiceError):
         await puzzles.answer(row.id, CAROL.user_id, 9)
 
     env.clock.now = next_midnight(env.clock()) + timedelta(minutes=1)
-    await analysed(env, mistake(2, 0, 0.15, k2), channel=102)
+    await analysed(env, mistake(2, 0, 0.06, k2), channel=102)
     await puzzles.run_due(env.clock())
     revealed = await puzzles.get(row.id)
     reveal = await puzzles.reveal_of(revealed)
@@ -205,7 +205,7 @@ async def test_a_puzzle_on_demand(env: Env) -> None:
     k1, k2 = position((3, 1)), position((4, 2))
     with pytest.raises(ServiceError, match="no puzzle here yet"):
         await puzzles.on_demand(GUILD, CAROL.user_id)
-    await analysed(env, mistake(2, 0, 0.10, k1), mistake(4, 1, 0.2, k2, kind="take"), channel=101)
+    await analysed(env, mistake(2, 0, 0.05, k1), mistake(4, 1, 0.07, k2, kind="take"), channel=101)
     await puzzles.configure(GUILD, channel_id=CHANNEL)
     await puzzles.run_due(env.clock())
     today = (await env.store.puzzles.latest(GUILD))[0]
@@ -263,3 +263,49 @@ async def test_drills_come_back_until_learned(env: Env) -> None:
             await puzzles.answer_drill(drill.id, ALICE.user_id, best)
     due, later, learned = await puzzles.drill_counts(ALICE.user_id)
     assert learned >= 1 and due == 0
+
+
+async def test_the_puzzle_of_the_day_is_never_an_error_the_analysis_spells_out(env: Env) -> None:
+    """The game-over analysis and ``/bg analysis`` say "played X, better Y" for each error
+    over the blunder threshold: a daily puzzle from one would have its answer public."""
+    from bot.ai import BLUNDER_THRESHOLD
+    from bot.core.puzzles import PUBLISHED
+
+    assert PUBLISHED == BLUNDER_THRESHOLD
+    puzzles = puzzles_of(env)
+    published, quiet = position((3, 1)), position((4, 2))
+    await analysed(env, mistake(2, 0, 0.30, published), mistake(4, 0, 0.05, quiet), channel=101)
+    await puzzles.configure(GUILD, channel_id=CHANNEL)
+    await puzzles.run_due(env.clock())
+    (daily,) = await env.store.puzzles.latest(GUILD)
+    assert daily.position_key == quiet
+    served = await puzzles.get(daily.id)
+    assert not served.names_now  # names, game and move wait for the reveal
+
+
+async def test_candidates_are_built_off_the_loop_and_kept_a_while(env: Env, monkeypatch) -> None:
+    import threading
+
+    import bot.core.puzzles as module
+
+    puzzles = puzzles_of(env)
+    await analysed(env, mistake(2, 0, 0.05, position((3, 1))), channel=101)
+    threads, reads = [], []
+    decision = module.decision_of
+
+    def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        threads.append(threading.current_thread() is threading.main_thread())
+        return decision(*args, **kwargs)
+
+    monkeypatch.setattr(module, "decision_of", recorded)
+    read = env.store.stats.analysed_games
+
+    async def counted(**kwargs):  # noqa: ANN003, ANN202
+        reads.append(kwargs)
+        return await read(**kwargs)
+
+    monkeypatch.setattr(env.store.stats, "analysed_games", counted)
+    first = await puzzles.candidates(guild_id=GUILD)
+    again = await puzzles.candidates(guild_id=GUILD, sees=lambda channel, players: channel != 101)
+    assert len(first) == 1 and again == []  # kept, then filtered for who reads
+    assert len(reads) == 1 and threads == [False]

@@ -195,8 +195,13 @@ def private_messages(result) -> list:
 
 
 async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_day(analysed, clock):
+    from tests.bot.core.test_puzzles import detail, mistake, position
+
     w = analysed
     game_id = await short_game(w)
+    # the real analysis has only blunders, which it spells out: errors it does not name, for the daily puzzle
+    quiet = detail(mistake(2, 0, 0.06, position((3, 1))), mistake(4, 1, 0.05, position((4, 2))))
+    await w.service.save_analysis(game_id, 1, 0, "summary", quiet)
     refused = await w.carol.slash(w.channel, "bglearn puzzle", daily="on")
     assert "Only moderators" in w.private(refused)
     configured = await w.mod.slash(w.channel, "bglearn puzzle", daily="on")
@@ -206,8 +211,8 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     await w.bot.dispatcher.idle()
     post = w.channel.last_message
     assert "🧩 **Puzzle of the day**" in post.content and "from one of this server's games" in post.content
-    assert "names hidden" in post.content and "alice" not in post.content and "bob" not in post.content
-    assert f"game #{game_id}" not in post.content  # the game's number would lead to the names
+    assert "which one, at the reveal" in post.content and "alice" not in post.content and "bob" not in post.content
+    assert f"game #{game_id}" not in post.content and "move" not in post.content  # they lead to the analysis
     (picture,) = post.attachments
     puzzle_id = int(picture.filename.split("-")[1].split(".")[0])
     assert w.custom_ids(post) == [f"bglearn:pz:{puzzle_id}"]
@@ -240,7 +245,10 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     assert reveal.reference is not None and reveal.reference.message_id == post.id
     assert not w.custom_ids(next(m for m in w.channel.history() if m.id == post.id))  # the menu is gone
     today = w.channel.last_message  # the day's new puzzle, after the reveal
-    assert "Puzzle of the day" in today.content and f"from game #{game_id} between alice and bob" in today.content
+    assert "Puzzle of the day" in today.content and "which one, at the reveal" in today.content
+    assert f"game #{game_id}" not in today.content and "alice" not in today.content  # names shown: at its reveal
+    later = await w.bot.parts.puzzles.get(int(today.attachments[0].filename.split("-")[1].split(".")[0]))
+    assert later.names_shown and not later.names_now
 
     board = await w.alice.slash(w.channel, "bglearn leaderboard")
     assert not w.private(board)

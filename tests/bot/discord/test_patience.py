@@ -128,7 +128,10 @@ async def test_the_daily_deal_typed_submitted_once_announced_and_ranked(world):
     typed = panel_of(await w.alice.slash(w.channel, "patience play", squares=" ".join(SNAKE)))
     assert "All 25 cards are laid" in typed.content and "Submit" in labels(typed.message)
     revealed = panel_of(await w.alice.click(typed, label="Submit"))
-    assert "The best possible score is" in revealed.content or "the best possible score!" in revealed.content
+    # the day is on: the score and the place, never the deal's best (a pasted path would hand it round)
+    assert "best score and a best layout are shown once the day is over" in revealed.content
+    assert "A best path" not in revealed.content
+    assert [f.filename for f in revealed.attachments] == [a.filename for a in revealed.attachments[:1]]
     assert "Your place today: 1st of 1 so far" in revealed.content
 
     (line,) = w.public()  # the daily result in one public line, pinging nobody

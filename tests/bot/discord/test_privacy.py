@@ -104,7 +104,8 @@ async def test_a_private_thread_game_does_not_exist_for_outsiders(quick):
     keepers = w.guild.create_role("Thread keepers", permissions=discord.Permissions(manage_threads=True))
     keeper = w.guild.add_member(w.env.create_user("keeper"), roles=[keepers])
     verified = await keeper.slash(w.channel, "bgtools verify", game=game_id)
-    assert not verified.ephemeral and f"**Game #{game_id}**" in verified.response.content
+    # privately: #backgammon's readers can't all see the private thread
+    assert verified.ephemeral and f"**Game #{game_id}**" in w.private(verified)
 
     # a member of the thread (not a player) asking from inside it may
     dave = w.guild.add_member(w.env.create_user("dave"))
@@ -130,7 +131,12 @@ async def test_a_hidden_channel_game_is_read_only_by_who_can_see_it(quick):
     refused = await w.carol.slash(w.channel, "bgtools verify", game=game_id)
     assert refused.ephemeral and w.private(refused) == f"There is no game #{game_id} in this server."
     seen = await w.mod.slash(w.channel, "bgtools verify", game=game_id)
-    assert not seen.ephemeral
+    assert seen.ephemeral and f"**Game #{game_id}**" in w.private(seen)  # the mod may read it: privately here
+    before = len(w.public())
+    for command in ("bg analysis", "bgtools replay"):
+        result = await w.mod.slash(w.channel, command, game=game_id)
+        assert result.ephemeral or not result.response, (command, w.private(result))
+    assert len(w.public()) == before  # nothing of the hidden game posted in #backgammon
 
     # another member's history lists only the games the asker could read
     await finished_game(w, w.channel)
@@ -154,4 +160,4 @@ async def test_a_channel_the_bot_does_not_know_shows_only_the_players(quick):
     refused = await w.mod.slash(w.channel, "bgtools verify", game=game_id)
     assert w.private(refused) == f"There is no game #{game_id} in this server."
     player = await w.alice.slash(w.channel, "bgtools verify", game=game_id)
-    assert not player.ephemeral
+    assert player.ephemeral and f"**Game #{game_id}**" in w.private(player)  # a player's: privately here
