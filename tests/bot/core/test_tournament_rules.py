@@ -154,3 +154,15 @@ async def test_a_withdrawal_racing_the_rounds_pairing_leaves_no_table_open(world
     assert view.round == 2
     theirs = [t for t in view.round_tables(2) if quitter.user_id in (t.a.user_id, t.b and t.b.user_id)]
     assert theirs and all(t.decided and t.winner != quitter.user_id for t in theirs)
+
+
+async def test_a_match_never_opened_is_decided_by_seed_with_a_word_why(world: World) -> None:
+    w = world
+    made = await w.tournament(2, round_days=1, move_days=1)
+    await w.t.start(made.id, people(1, start=1)[0], moderator=True)  # its thread could never be made
+    w.clock.advance(days=1, seconds=1)
+    await w.t.run_due(w.clock.now)
+    await w.deliver()
+    view = await w.t.get(made.id)
+    assert view.status == "finished" and view.tables[0].outcome == "forfeit"
+    assert any("never opened" in n and "the better seed" in n for n in w.notices), w.notices
