@@ -124,7 +124,7 @@ async def _play_pool(size: int, rng: random.Random, seed: int, path: str) -> lis
         view = (await service.challenges.accept(challenge.id, b.user_id)).view
         while (player := view.to_act()) is not None:
             await sides[player.user_id].take_turn(view.id)
-            view = await service.get_game(view.id)
+            view = await service.lookups.get_game(view.id)
 
     try:
         for start in range(0, size, 8):  # the engines run in a pool: keep it busy
@@ -654,7 +654,7 @@ async def fill_turns(target: str) -> None:
             "SELECT DISTINCT guild_id, player0 FROM games WHERE status = 'active' AND turn IS NULL"
         )
         for n, r in enumerate(pairs, 1):
-            await service.game_list(int(r["guild_id"]), int(r["player0"]))
+            await service.lookups.game_list(int(r["guild_id"]), int(r["player0"]))
             if n % 10_000 == 0:
                 print(f"  {n:,} of {len(pairs):,} members' games, {time.perf_counter() - t:.0f} s", flush=True)
         print(f"turns filled for {len(pairs):,} members' games in {time.perf_counter() - t:.0f} s")

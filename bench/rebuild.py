@@ -75,7 +75,7 @@ async def bench(db: str, label: str, args: argparse.Namespace) -> None:
         async def fresh_get() -> float:
             service = GameService(store)  # nothing in memory, as another process
             start = time.perf_counter()
-            view = await service.get_game(game_id)
+            view = await service.lookups.get_game(game_id)
             took = time.perf_counter() - start
             assert view.version == row.version
             return took
@@ -84,14 +84,14 @@ async def bench(db: str, label: str, args: argparse.Namespace) -> None:
         engine_with = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            player.rebuild(row.settings, tail, snapshot.state)
+            player.cache.rebuild(row.settings, tail, snapshot.state)
             engine_with.append(time.perf_counter() - start)
         engine_without = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            player.rebuild(row.settings, log)
+            player.cache.rebuild(row.settings, log)
             engine_without.append(time.perf_counter() - start)
-        match = player.rebuild(row.settings, log)
+        match = player.cache.rebuild(row.settings, log)
         writes = []
         for _ in range(args.repeat):
             start = time.perf_counter()

@@ -129,7 +129,7 @@ async def build(path: Path, games: int, humans: int, owed: int, seed: int = 1) -
             meta["users"] += [[a_id, a.name], [b_id, b.name]]
         # the last board of some games still owed, as a crash leaves it: one more action, not delivered
         for channel, game_id, actor in meta["human"][:owed]:
-            view = await service.get_game(game_id)
+            view = await service.lookups.get_game(game_id)
             outcome = await service.roll(game_id, actor, version=view.version)
             assert outcome.owed
             meta["owed"].append(channel)

@@ -66,7 +66,7 @@ class ComputerPlayer:
         first): the caller may call again.
         """
         outcomes: list[Outcome] = []
-        view = await self.service.get_game(game_id)
+        view = await self.service.lookups.get_game(game_id)
         for _ in range(MAX_ACTIONS_PER_TURN):
             if not self.is_to_act(view):
                 return outcomes
@@ -76,7 +76,7 @@ class ComputerPlayer:
                 raise AnalysisUnavailableError(error.message) from error
             except StaleGameError as error:
                 log.info("game %s moved on under the computer", game_id)
-                view = error.view or await self.service.get_game(game_id)
+                view = error.view or await self.service.lookups.get_game(game_id)
                 continue
             outcomes.append(outcome)
             view = outcome.view

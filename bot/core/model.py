@@ -212,7 +212,7 @@ class ChallengeOptions:
     cube_limit: int = CUBE_LIMIT
     """The highest value the cube may reach, automatic doubles included."""
     early_doubles: bool = True
-    """False: nobody may double before the game's first play (seed 003)."""
+    """False: nobody may double before the game's first play (the old texts: "at any time after the first turn")."""
     hoyle: bool = False
     """Hoyle's rubber: no cube, best of three games (a 2-point match, a gammon
     counting two), the winner of a hit throws first in the next game, and the

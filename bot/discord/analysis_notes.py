@@ -147,7 +147,7 @@ class AnalysisNotes:
     async def _chart(self, view: GameState, number: int) -> tuple[str, bytes] | None:
         """The chart of game ``number`` of the match (its file name and PNG), None if it can't be drawn."""
         try:
-            details = await self.advice.service.analysis_details(view.id)
+            details = await self.advice.service.archive.analysis_details(view.id)
             charts = lessons.game_charts(view, {number: details[number]} if number in details else {})
             if not charts:
                 return None

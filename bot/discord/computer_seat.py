@@ -147,13 +147,15 @@ class ComputerSeat:
         after: tuple[float, int] | None = None
         try:
             while True:
-                page = await self.service.waiting_for(self.user_id, after=after, limit=RESUME_PAGE, their_turn=True)
+                page = await self.service.lookups.waiting_for(
+                    self.user_id, after=after, limit=RESUME_PAGE, their_turn=True
+                )
                 for game_id, guild_id, after in page:  # noqa: B007 (the last row is the next page's cursor)
                     if self.client.get_guild(guild_id) is None or game_id in self._running:
                         continue  # another shard's (process's) server; or already under way
                     await slots.acquire()
                     try:
-                        view = await self.service.get_game(game_id)
+                        view = await self.service.lookups.get_game(game_id)
                     except Exception:
                         slots.release()
                         log.exception("could not read game %s to resume the computer's turn", game_id)
@@ -198,7 +200,7 @@ class ComputerSeat:
         try:
             for _ in range(MAX_RUNS):
                 self._again.discard(game_id)
-                view = await self.service.get_game(game_id)
+                view = await self.service.lookups.get_game(game_id)
                 outcomes: list[Outcome] = []
                 if self.is_to_act(view):
                     outcomes = await self.player(self.level_of(view)).take_turn(game_id)
@@ -257,7 +259,7 @@ class ComputerSeat:
     async def report_failure(self, game_id: int, error: BaseException) -> None:
         """Say in the game's channel that the computer could not act (never a silent stall)."""
         try:
-            view = await self.service.get_game(game_id)
+            view = await self.service.lookups.get_game(game_id)
         except Exception:
             log.exception("could not load game %s to report the computer's failure", game_id)
             return

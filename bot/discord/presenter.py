@@ -9,17 +9,14 @@ where these go.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TypeVar
 
 import discord
 
-from bot.core.dice_stats import face_counts, roll_kinds_p_value
 from bot.core.model import (
     ChallengeView,
-    DiceStats,
     Event,
     GameListing,
     GameState,
@@ -30,9 +27,8 @@ from bot.core.model import (
 )
 from bot.core.shots import BlotOdds
 from bot.core.tournaments import TournamentRecord
-from bot.discord.limits import in_code, plain, shown
-from engine import GLOSSARY, Phase, Roll, WinKind, XgidError, call, direct_shots
-from engine.fairdice import chi_square_uniform
+from bot.discord.limits import clip, in_code, plain, shown
+from engine import Phase, WinKind, XgidError
 
 Listed = TypeVar("Listed", GameState, GameListing)
 """A game in a list: as it stands (rebuilt), or as its row says (``/bg games``)."""
@@ -43,10 +39,7 @@ WIN_COLOUR = discord.Colour(0xC9A227)
 MAX_CONTENT = 2000
 MAX_EVENT_LINES = 12
 MAX_EVENT_CHARS = 300
-AUTOCOMPLETE_LIMIT = 25
 SELECT_LIMIT = 25
-
-VERIFY_SCRIPT = "python3 scripts/verify_dice.py game-<number>.json"
 
 
 def sentence(text: str) -> str:
@@ -171,7 +164,7 @@ def board_content(
         footer = "The game was abandoned. Start a new one with `/bg challenge`."
     elif not footer and not view.is_active:
         footer = "The match is over. Play again with `/bg challenge`."
-    lines = [f"• {_clip(event_line(view, e), MAX_EVENT_CHARS)}" for e in events if e.text]
+    lines = [f"• {clip(event_line(view, e), MAX_EVENT_CHARS)}" for e in events if e.text]
     budget = MAX_CONTENT - len(header) - len(footer) - 2
     dropped = 0
     while lines and (len(lines) > MAX_EVENT_LINES or sum(len(line) + 1 for line in lines) + 40 > budget):
@@ -197,10 +190,6 @@ def commitment_line(view: GameState, events: Sequence[Event]) -> str:
         f"🎲 Fair dice: commitment `{fair['commitment']}`, nonce `{fair['nonce']}`{salt}. "
         "The seed is revealed when the game ends: check every roll with `/bgtools verify`."
     )
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def event_line(view: GameState, event: Event) -> str:
@@ -502,132 +491,7 @@ def shots_text(view: GameState, odds: Sequence[BlotOdds]) -> str:
         each = ", ".join(f"{point}-point {ways}" for point, ways in side.blots)
         lines.append(f"**{name}**: {each} · hit at all: {side.any_hit}/36 ({side.any_hit / 36:.0%})")
     lines.append("Points are counted from each player's own side. The old texts' table: `/bg rules topic:odds`.")
-    return _clip("\n".join(lines), MAX_CONTENT)
-
-
-def glossary_embed() -> discord.Embed:
-    """``/bg rules topic:glossary``: the period words of the old rule texts."""
-    embed = discord.Embed(title="The old words of backgammon", colour=COLOUR)
-    embed.description = (
-        "Hoyle and the Britannica name the games, the dice and the board in words met rarely today. "
-        f"A throw is called as they did: 6-2 is *{call(Roll(6, 2))}*, 3-3 *{call(Roll(3, 3))}*."
-    )
-    titles = {"game": "What a game is worth", "die": "The dice and the points", "board": "The board"}
-    for group, title in titles.items():
-        lines = []
-        for term in GLOSSARY:
-            if term.group == group:
-                said = f" (said *{term.said}*)" if term.said else ""
-                lines.append(f"**{term.word}**{said}: {term.meaning}")
-        embed.add_field(name=title, value=_clip("\n".join(lines), 1024), inline=False)
-    return embed
-
-
-def options_embed() -> discord.Embed:
-    """``/bg rules topic:options``: what a challenge may choose, the seeds' conventions included."""
-    embed = discord.Embed(title="Challenge options", colour=COLOUR)
-    embed.description = "Options of `/bg challenge`; the challenged member sees them before accepting."
-    embed.add_field(
-        name="Today's game",
-        value=(
-            "`match_length` (0 = money game, `stake` per point) · `days` per move · "
-            "money games: `jacoby`, `beavers`, `automatic_doubles` (ties of the opening throw double the cube: "
-            "twice, or every tie up to `cube_limit`) · `cube_limit` (2 to 64) · `opening_reroll` · `hints`"
-        ),
-        inline=False,
-    )
-    embed.add_field(
-        name="The old texts' conventions",
-        value=(
-            "`rules: hoyle` — **Hoyle's rubber**: best of three games, no cube, a gammon counts two; "
-            "`backgammon: 4` if agreed (else 3); the winner of a hit throws first in the next game "
-            "(after a gammon both throw again); the opening winner chooses: play the opening throw or throw again.\n"
-            "`early_doubles: False` — nobody doubles before the game's first play (seed 003).\n"
-            "`closed_out: skip` — on the bar against a closed board you don't throw and your opponent throws "
-            "again (the old rule; today's `roll` throws and dances). GNU Backgammon's .mat can't show a skipped "
-            "turn, so such games export differently."
-        ),
-        inline=False,
-    )
-    embed.add_field(
-        name="Counting shots",
-        value=(
-            "`/bg shots` shows how many of the 36 throws hit each blot in this channel's game, "
-            "as the old texts' tables counted (`/bg rules topic:odds`)."
-        ),
-        inline=False,
-    )
-    return embed
-
-
-def odds_embed() -> discord.Embed:
-    """``/bg rules topic:odds``: the seeds' table of direct shots, worked out by the engine."""
-    embed = discord.Embed(title="The odds of being hit", colour=COLOUR)
-    embed.description = (
-        "Throws out of 36 that hit a lone blot so many pips away, with nothing between "
-        "(the old texts' table, counted by the bot's rules):"
-    )
-    rows = [f"{distance:>2} pips: {direct_shots(distance):>2}/36" for distance in range(1, 25)]
-    half = len(rows) // 2
-    embed.add_field(name="1 to 12 pips", value="```\n" + "\n".join(rows[:half]) + "\n```", inline=True)
-    embed.add_field(name="13 to 24 pips", value="```\n" + "\n".join(rows[half:]) + "\n```", inline=True)
-    embed.set_footer(text="In a game, /bg shots counts every blot with the checkers really in the way.")
-    return embed
-
-
-def rules_embed() -> discord.Embed:
-    embed = discord.Embed(title="Backgammon on Discord", colour=COLOUR)
-    embed.description = (
-        "Challenge someone with `/bg challenge @member` (match length 0 = money game). "
-        "When it's your turn, use the buttons under the board or the commands below. "
-        "Each player has a few days per move; a reminder comes before time runs out."
-    )
-    embed.add_field(
-        name="Your turn",
-        value=(
-            "`/bg roll` or **Roll** · `/bg double` or **Double**\n"
-            "`/bg move 13/7 8/7` (or pick from the menu): from/to points, `bar`, `off`, `*` for a hit, `(2)` to repeat\n"
-            "`/bg take` · `/bg pass` · `/bg beaver` when doubled"
-        ),
-        inline=False,
-    )
-    embed.add_field(
-        name="Giving up",
-        value="`/bg resign single|gammon|backgammon` (the opponent accepts or rejects) · `/bg forfeit` gives up the match",
-        inline=False,
-    )
-    embed.add_field(
-        name="The computer",
-        value=(
-            "`/bg computer` (or challenge me) plays a game against the computer (unrated) · "
-            "`/bg hint` privately suggests plays or the cube action (always against the computer; "
-            "between people only if the challenge had `hints`) · `/bg analysis` grades a finished game"
-        ),
-        inline=False,
-    )
-    embed.add_field(
-        name="Fair dice",
-        value=(
-            "Every game's dice come from a secret seed whose SHA-256 commitment is posted when it starts; "
-            "the seed is revealed when it ends. `/bgtools verify` recomputes every roll; "
-            f"`/bg export` gives the game's JSON for `{VERIFY_SCRIPT}` (Python standard library only). "
-            "`/bgtools dice` shows a player's roll statistics."
-        ),
-        inline=False,
-    )
-    embed.add_field(
-        name="More",
-        value=(
-            "`/bg board` shows the board again · `/bg games` · `/bg history` · `/bg export` · `/bg stats` · "
-            "`/bg leaderboard` · `/bgtools position` (GNU Backgammon ID) · `/bgtools setup` (practice from an ID) · "
-            "`/bgtools replay` (animated GIF)"
-        ),
-        inline=False,
-    )
-    embed.set_footer(
-        text="/bg rules topic:options lists the challenge options (Hoyle's rubber too); topic:glossary the old words."
-    )
-    return embed
+    return clip("\n".join(lines), MAX_CONTENT)
 
 
 # -- the computer, hints and analysis ----------------------------------------------------------
@@ -646,7 +510,7 @@ def hint_text(view: GameState, lines: Sequence[str]) -> str:
         title = "Take or pass:"
     else:
         title = "Cube action:"
-    return _clip(title + "\n```\n" + in_code("\n".join(lines)) + "\n```", MAX_CONTENT)
+    return clip(title + "\n```\n" + in_code("\n".join(lines)) + "\n```", MAX_CONTENT)
 
 
 def analysis_embed(view: GameState | GameSummary, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
@@ -670,60 +534,6 @@ def analysis_embed(view: GameState | GameSummary, summaries: Sequence[tuple[int,
 
 
 # -- trust: fair dice, statistics, positions --------------------------------------------------
-
-
-def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
-    embed = discord.Embed(title=f"🎲 Dice · {shown(name)}", colour=COLOUR)
-    counts = {(max(k), min(k)): n for k, n in stats.counts.items()}
-    rolls = stats.rolls
-    if rolls == 0:
-        embed.description = "No rolls yet in this server."
-        return embed
-    doubles = stats.doubles
-    embed.description = (
-        f"**{rolls}** rolls · **{doubles}** doubles ({100 * doubles / rolls:.1f}%, expected 16.7%) · "
-        f"**{stats.pips}** pips ({stats.pips / rolls:.2f} a roll, expected 8.17)"
-    )
-    grid = ["     " + "".join(f"{low:>5}" for low in range(1, 7))]
-    for high in range(1, 7):
-        cells = "".join(f"{counts.get((high, low), 0):>5}" if low <= high else "    ·" for low in range(1, 7))
-        grid.append(f"{high:>4} {cells}")
-    _, p_rolls = roll_kinds_p_value(counts)
-    embed.add_field(
-        name="Roll kinds (high die by low die)",
-        value="```\n" + "\n".join(grid) + "\n```" + f"Chi-square against fair dice (20 d.f.): p = {p_rolls:.3f}",
-        inline=False,
-    )
-    faces = face_counts(counts)
-    _, p_faces = chi_square_uniform(faces)
-    thrown = sum(faces)
-    embed.add_field(
-        name="Faces (each die thrown)",
-        value=" · ".join(f"{face}: {n} ({100 * n / thrown:.1f}%)" for face, n in enumerate(faces, start=1))
-        + f"\nChi-square against fair dice (5 d.f.): p = {p_faces:.3f}",
-        inline=False,
-    )
-    embed.set_footer(text="A p-value below 0.01 would be suspicious; by chance alone 1 player in 100 gets one.")
-    return embed
-
-
-def verify_text(view: GameState | GameSummary, verification: object) -> str:
-    """The answer to ``/bgtools verify``: the result and how to check it yourself."""
-    ok = bool(getattr(verification, "ok", False))
-    reason = plain(sentence(str(getattr(verification, "reason", ""))))
-    fair = view.fair_dice or {}
-    mark = "✅" if ok else "❌"
-    lines = [f"{mark} **Game #{view.id}**: {reason.rstrip('.')}."]
-    if fair:
-        salt = f", salt `{fair['salt']}`" if fair.get("salt") else ""
-        lines.append(
-            f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`{salt}, seed `{fair.get('seed', '?')}`."
-        )
-    lines.append(
-        f"Check it yourself: `/bg export game:{view.id}` gives the game's JSON; run `{VERIFY_SCRIPT}` "
-        "(Python standard library only)."
-    )
-    return "\n".join(lines)
 
 
 def position_text(view: GameState) -> str:
@@ -762,30 +572,3 @@ def found_position_text(kind: str, gnubg_id: str, xgid: str | None, link: str, f
         lines.append(f"(That message has {found} positions written in it: this is the first I can read.)")
     lines.append("Practise from it with `/bgtools setup`.")
     return "\n".join(lines)
-
-
-# -- autocomplete ------------------------------------------------------------------------------
-
-_SPACES = re.compile(r"\s+")
-
-
-def _compact(text: str) -> str:
-    return _SPACES.sub("", text.lower()).replace("*", "")
-
-
-def rank_plays(plays: Sequence[str], typed: str, limit: int = AUTOCOMPLETE_LIMIT) -> list[str]:
-    """Legal plays closest to what is typed: prefix matches, then substrings, then the rest."""
-    want = _SPACES.sub(" ", typed.strip().lower())
-    compact = _compact(typed)
-    if not want:
-        return list(plays[:limit])
-    prefix, inside, rest = [], [], []
-    for play in plays:
-        low = play.lower()
-        if low.startswith(want) or _compact(play).startswith(compact):
-            prefix.append(play)
-        elif want in low or (compact and compact in _compact(play)):
-            inside.append(play)
-        else:
-            rest.append(play)
-    return (prefix + inside + rest)[:limit]

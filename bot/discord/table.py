@@ -139,13 +139,13 @@ class Table:
 
     async def game_here(self, interaction: discord.Interaction) -> GameState:
         """The active game of this channel, or a private answer saying where the user's games are."""
-        view = await self.service.game_in_channel(interaction.channel_id or 0)
+        view = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
         if view is not None:
             self.computer.kick(view)  # a computer's turn a restart left waiting: now, not in its turn
             return view
         hint = ""
         if interaction.guild_id is not None:
-            mine = await self.service.game_list(interaction.guild_id, interaction.user.id)
+            mine = await self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
             if mine:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
@@ -155,7 +155,7 @@ class Table:
         (:mod:`bot.discord.privacy`): one still played as it stands, a finished one as
         summarised when it ended. To anyone else it does not exist: one answer for all three."""
         try:
-            state: GameState | GameSummary | None = await self.quick(interaction, self.service.look_up(game_id))
+            state: GameState | GameSummary | None = await self.quick(interaction, self.service.archive.look_up(game_id))
         except NoGameError:
             state = None
         if state is None or state.guild_id != interaction.guild_id or not self.may_read(interaction, state):
@@ -287,7 +287,7 @@ class Table:
         """Open (from the board) or update (from the private panel) the builder."""
         try:
             hold(self.cooldowns, "turn", interaction.user)
-            view = await self.service.get_game(game_id)
+            view = await self.service.lookups.get_game(game_id)
             seat = view.seat(interaction.user.id)
             if seat is None:
                 raise NotInGameError("you're not in this game")
@@ -320,7 +320,7 @@ class Table:
     ) -> None:
         try:
             hold(self.cooldowns, "turn", interaction.user)
-            view = await self.service.get_game(game_id)
+            view = await self.service.lookups.get_game(game_id)
             if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
                 await self._builder_stale(interaction, view, False)
                 return
@@ -363,7 +363,7 @@ class Table:
         """A player of a finished game asks the other for a rematch: a challenge they accept."""
         try:
             hold(self.cooldowns, "challenge", interaction.user)
-            game = await self.quick(interaction, self.service.look_up(game_id))
+            game = await self.quick(interaction, self.service.archive.look_up(game_id))
             challenge = await self.quick(
                 interaction, self.service.challenges.rematch(game, player_ref(interaction.user), double=double)
             )
@@ -451,7 +451,7 @@ class Table:
             require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
             if into_thread:
                 return challenge, None  # the thread comes first, then the game
-            await self.service.remember_player(player_ref(interaction.user))
+            await self.service.names.remember(player_ref(interaction.user))
             return challenge, await self.service.challenges.accept(
                 challenge_id, interaction.user.id, accepted_by=interaction.id, seed=seed
             )
@@ -482,7 +482,7 @@ class Table:
         """Accept a thread challenge: the game and its boards go into a new thread under the challenge."""
         if not interaction.response.is_done():
             await interaction.response.defer()
-        await self.service.remember_player(player_ref(interaction.user))
+        await self.service.names.remember(player_ref(interaction.user))
         name = f"{challenge.challenger.name} vs {challenge.challenged.name}"[:100]
         game_thread = await challenge_message.create_thread(name=name, auto_archive_duration=10080)
         try:
@@ -503,7 +503,9 @@ class Table:
     # -- leaderboard ----------------------------------------------------------------------------
 
     async def leaderboard_message(self, guild: discord.Guild | None, kind: str, offset: int) -> dict[str, Any]:
-        page = await self.service.leaderboard(guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE)
+        page = await self.service.lookups.leaderboard(
+            guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE
+        )
         record = await self.computer_record(guild.id if guild else None)
         return {
             "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None, record),
@@ -515,7 +517,7 @@ class Table:
         user_id = self.computer.user_id
         if user_id is None or guild_id is None:
             return None
-        wins, losses = await self.service.computer_record(guild_id, user_id)
+        wins, losses = await self.service.lookups.computer_record(guild_id, user_id)
         return (wins, losses) if wins or losses else None
 
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:

@@ -196,7 +196,7 @@ async def test_setup_hook_opens_database_url_with_the_pool_and_logs_it_redacted(
         pool = bot.service.store.db.driver.pool  # type: ignore[attr-defined]
         assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
         view = await start_game(bot.service)
-        assert (await bot.service.get_game(view.id)).is_active
+        assert (await bot.service.lookups.get_game(view.id)).is_active
     finally:
         await bot.close()
     assert "postgresql://postgres:***@127.0.0.1" in caplog.text
@@ -355,9 +355,9 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
                     if view.game.phase is Phase.ROLL
                     else s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)
                 ),
-                "read": lambda: s.get_game(view.id),
+                "read": lambda: s.lookups.get_game(view.id),
                 "challenge": lambda: s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
-                "leaderboard": lambda: s.leaderboard(GUILD),
+                "leaderboard": lambda: s.lookups.leaderboard(GUILD),
                 "process_due": lambda: s.deadlines.process_due(clock.now + timedelta(days=5)),
             }
             for name, call in calls.items():
@@ -372,7 +372,7 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
         finally:
             pg_server.start()
         # back: the same service and store carry on where they were
-        fresh = await s.get_game(view.id)
+        fresh = await s.lookups.get_game(view.id)
         assert fresh.version == view.version
         actor = fresh.to_act()
         assert actor is not None

@@ -28,7 +28,7 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import lessons, presenter, replays
+from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter, replays
 from bot.discord.boards import picture_in_worker
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
@@ -211,7 +211,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         # has seen the game (a stale view only ranks suggestions; play() checks).
         channel_id = interaction.channel_id or 0
         try:
-            view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
+            view = self.service.cache.peek_in_channel(channel_id) or await self.service.lookups.game_in_channel(
+                channel_id
+            )
         except ServiceError:  # a busy database: no suggestions this time (autocomplete has no error answer)
             return []
         if view is None:
@@ -219,7 +221,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         actor = view.to_act()
         if actor is None or actor.user_id != interaction.user.id:
             return []
-        plays = presenter.rank_plays(view.legal_play_texts(), current)
+        plays = autocomplete.rank_plays(view.legal_play_texts(), current)
         return [app_commands.Choice(name=p[:100], value=p[:100]) for p in plays]
 
     @cooldown("turn")
@@ -328,7 +330,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         await self._reply(interaction, embed=embed, files=files or None)
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
-        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `/bg analysis game:12`.")
@@ -345,7 +347,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("lookup")
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
-        views = await self.table.quick(interaction, self.service.game_list(interaction.guild_id, interaction.user.id))
+        views = await self.table.quick(
+            interaction, self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
+        )
         embed = presenter.games_embed(views, interaction.user.id)
         await self._reply(
             interaction, embed=embed, view=presenter.games_buttons(views, interaction.user.id), ephemeral=True
@@ -358,7 +362,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         who = member or interaction.user
         mine = who.id == interaction.user.id
         views = await self.table.quick(
-            interaction, self.service.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH)
+            interaction,
+            self.service.archive.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH),
         )
         if not mine:  # only the games the asker could read by number
             views = [v for v in views if self.table.may_read(interaction, v)][:10]
@@ -374,7 +379,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         game_id = game or await self._default_game_id(interaction)
         view = await self.table.readable_game(interaction, game_id)
         await defer(interaction, ephemeral=True)  # the replay takes a moment to draw
-        text, data = await asyncio.gather(self.service.export_mat(game_id), self.service.export_json(game_id))
+        text, data = await asyncio.gather(
+            self.service.archive.export_mat(game_id), self.service.archive.export_json(game_id)
+        )
         files = [
             discord.File(io.BytesIO(text.encode("utf-8")), filename=f"backgammon-game-{game_id}.mat"),
             discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
@@ -392,15 +399,15 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         seed = "" if not view.is_active else " (the seed is revealed when the game ends)"
         lines.append(
             f"`.mat` for GNU Backgammon or XG; the JSON holds the action log and the fair-dice commitment{seed}: "
-            f"check it with `{presenter.VERIFY_SCRIPT}`."
+            f"check it with `{dice_text.VERIFY_SCRIPT}`."
         )
         await self._reply(interaction, content="\n".join(lines), files=files, ephemeral=True)
 
     async def _default_game_id(self, interaction: discord.Interaction) -> int:
-        here = await self.service.game_in_channel(interaction.channel_id or 0)
+        here = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
         if here is not None:
             return here.id
-        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("No game to export here: give a game number, e.g. `/bg export game:12`.")
@@ -427,7 +434,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         require_permissions(interaction, ("embed_links", "attach_files"))
         who = member or interaction.user
         scope = None if everywhere else interaction.guild_id
-        stats = await self.table.quick(interaction, self.service.stats(scope, who.id))
+        stats = await self.table.quick(interaction, self.service.lookups.stats(scope, who.id))
         record = await self.table.quick(interaction, self.service.tournaments.record(interaction.guild_id, who.id))
         embed = presenter.stats_embed(who.display_name, stats, record)
         chart = None
@@ -459,10 +466,10 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         topic: Literal["how to play", "options", "glossary", "odds"] = "how to play",
     ) -> None:
         pages = {
-            "how to play": presenter.rules_embed,
-            "options": presenter.options_embed,
-            "glossary": presenter.glossary_embed,
-            "odds": presenter.odds_embed,
+            "how to play": help_pages.rules_embed,
+            "options": help_pages.options_embed,
+            "glossary": help_pages.glossary_embed,
+            "odds": help_pages.odds_embed,
         }
         await send_private(interaction, embed=pages[topic]())
 

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.model import ChallengeOptions, GameSummary
-from bot.discord import presenter, replays
+from bot.discord import dice_text, presenter, replays
 from bot.discord.boards import render_in_worker, scene_for_id
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
@@ -83,8 +83,8 @@ class ToolsCog(
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game(interaction)
         view = await self.table.readable_game(interaction, game_id)
-        result = await self.table.quick(interaction, self.service.verify(game_id))
-        await send_public(interaction, content=presenter.verify_text(view, result))
+        result = await self.table.quick(interaction, self.service.archive.verify(game_id))
+        await send_public(interaction, content=dice_text.verify_text(view, result))
 
     @cooldown("lookup")
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
@@ -92,8 +92,8 @@ class ToolsCog(
     async def dice(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         require_permissions(interaction, ("send_messages", "embed_links"))
         who = member or interaction.user
-        stats = await self.table.quick(interaction, self.service.dice_stats(interaction.guild_id, who.id))
-        await send_public(interaction, embed=presenter.dice_embed(who.display_name, stats))
+        stats = await self.table.quick(interaction, self.service.lookups.dice_stats(interaction.guild_id, who.id))
+        await send_public(interaction, embed=dice_text.dice_embed(who.display_name, stats))
 
     # -- positions --------------------------------------------------------------------------------
 
@@ -255,7 +255,7 @@ class ToolsCog(
     # -- helpers ----------------------------------------------------------------------------------
 
     async def _default_game(self, interaction: discord.Interaction) -> int:
-        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")

@@ -111,7 +111,7 @@ async def stored_state(service: GameService, store: Store, game_id: int) -> tupl
     log = [a.action for a in actions]
     assert row.version == len(log), (row.version, len(log))
     assert [a.seq for a in actions] == list(range(1, len(log) + 1))
-    return row, log, service.rebuild(row.settings, log)
+    return row, log, service.cache.rebuild(row.settings, log)
 
 
 async def assert_replays(service: GameService, store: Store, game_id: int, live: Match | None = None) -> Match:
@@ -120,7 +120,7 @@ async def assert_replays(service: GameService, store: Store, game_id: int, live:
     engine_log = [a for a in log if a.get("kind") not in SERVICE_ACTIONS]
     assert engine_log == [a.to_dict() for a in rebuilt.log]
     if live is None:
-        view = await service.get_game(game_id)
+        view = await service.lookups.get_game(game_id)
         assert view.version == row.version
         live = view.match
     assert state_of(rebuilt) == state_of(live)

@@ -29,7 +29,7 @@ async def play_out(service: GameService, players: dict[int, ComputerPlayer], gam
     """Let the two computers act until the match ends; return (actions, service errors)."""
     actions = errors = 0
     for _ in range(5000):
-        view = await service.get_game(game_id)
+        view = await service.lookups.get_game(game_id)
         who = view.to_act()
         if who is None:
             return actions, errors
@@ -73,7 +73,7 @@ async def test_computer_vs_computer_through_the_service(tmp_path):
             actions, err = await play_out(service, players, outcome.view.id)
             errors += err
             total_actions += actions
-            final = await service.get_game(outcome.view.id)
+            final = await service.lookups.get_game(outcome.view.id)
             assert final.status == "finished"
             assert final.match.is_over
             results.append(final.result)

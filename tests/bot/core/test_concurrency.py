@@ -127,9 +127,9 @@ async def test_two_services_on_one_database(env: Env) -> None:
     try:
         s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
         view = await start_game(s1)
-        await s2.get_game(view.id)  # both caches warm
+        await s2.lookups.get_game(view.id)  # both caches warm
         for i in range(12):
-            view = await to_roll_phase(s1, await s1.get_game(view.id))
+            view = await to_roll_phase(s1, await s1.lookups.get_game(view.id))
             uid = view.to_act().user_id
             before = await rolls(s1, env.store, view.id)
             first, second = (s1, s2) if i % 2 else (s2, s1)
@@ -170,7 +170,7 @@ async def test_a_challenge_answered_by_another_process_is_not_answered_again(env
             await s1.challenges.decline(accepted.id, BOB.user_id)
         with pytest.raises(ChallengeError, match="already declined"):
             await s1.challenges.pending(declined.id)
-        assert await s1.game_in_channel(100) is None
+        assert await s1.lookups.game_in_channel(100) is None
         assert len(await env.store.games.active_for(BOB.user_id)) == 1
     finally:
         await other_store.close()
@@ -220,7 +220,7 @@ async def test_two_processes_race_one_roll(env: Env) -> None:
     s = env.service
     view = await start_game(s)
     for _ in range(3):
-        view = await to_roll_phase(s, await s.get_game(view.id))
+        view = await to_roll_phase(s, await s.lookups.get_game(view.id))
         uid = view.to_act().user_id
         before = await rolls(s, env.store, view.id)
         start_at = time.time() + 1.5

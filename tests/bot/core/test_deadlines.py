@@ -78,7 +78,7 @@ async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypat
         def no_replay(*args, **kwargs):
             raise AssertionError("a reminder replayed a game's log")
 
-        monkeypatch.setattr(again.service, "rebuild", no_replay)
+        monkeypatch.setattr(again.service.cache, "rebuild", no_replay)
         owed = await again.service.deliveries.owed(kinds=("reminder",))
         by_game = {d.text.split("game #")[1].split(":")[0]: d for d in owed}
         first, second = by_game[str(view.id)], by_game[str(other.id)]
@@ -100,7 +100,7 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     ]
     clock.advance(hours=2)
     assert await s.deadlines.beat(coming_back=True) == timedelta(hours=2)
-    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
+    assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
 
     gate, asked = asyncio.Event(), []
 
@@ -111,11 +111,13 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     settling = asyncio.create_task(s.deadlines.settle_outages(room=room, batch=2))
     await asyncio.sleep(0.05)
     assert not settling.done() and asked == [0]
-    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
+    assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
     gate.set()
     assert await settling == 3
     assert asked == [0, 1]  # two batches; the second finished the outage
-    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline + timedelta(hours=2) for v in views]
+    assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [
+        v.deadline + timedelta(hours=2) for v in views
+    ]
     assert await s.deadlines.settle_outages(room=room) == 0 and asked == [0, 1]  # once; nothing owed: no wait
     clock.advance(seconds=30)
     assert await s.deadlines.beat(coming_back=True) == timedelta(0)  # a restart in time
@@ -130,7 +132,7 @@ async def test_reminder_once_across_two_services(env: Env) -> None:
         env.clock.advance(days=3 * 0.75, seconds=1)
         a, b = await asyncio.gather(env.service.deadlines.process_due(), s2.deadlines.process_due())
         assert sorted(kinds(a) + kinds(b)) == ["reminder"]
-        assert (await env.service.get_game(view.id)).version == view.version
+        assert (await env.service.lookups.get_game(view.id)).version == view.version
     finally:
         await other.close()
 
@@ -155,7 +157,7 @@ async def test_an_action_resets_the_deadline_and_the_next_turn_gets_its_reminder
     notices = await s.deadlines.process_due()
     assert kinds(notices) == ["reminder"] and notices[0].user_id == out.view.to_act().user_id
     assert await s.deadlines.process_due() == []
-    assert (await s.get_game(view.id)).is_active
+    assert (await s.lookups.get_game(view.id)).is_active
 
 
 async def test_time_per_move_of_one_day(env: Env) -> None:
@@ -177,7 +179,7 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
         await s1.double(view.id, ALICE.user_id)
         out = await s1.take(view.id, BOB.user_id)
         assert out.view.to_act() == ALICE and out.view.game.cube_value == 2
-        await s2.get_game(view.id)
+        await s2.lookups.get_game(view.id)
         clock.advance(days=3, seconds=1)  # no reminder was sent: the timeout covers it
         a, b = await asyncio.gather(s1.deadlines.process_due(), s2.deadlines.process_due())
         notices = a + b
@@ -191,7 +193,7 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
         row, log, _ = await stored_state(s1, env.store, view.id)
         assert sum(1 for x in log if x["kind"] == "forfeit") == 1 and row.winner == BOB.user_id
         for scope in (GUILD, None):
-            bob = (await s1.stats(scope, BOB.user_id)).stats
+            bob = (await s1.lookups.stats(scope, BOB.user_id)).stats
             assert (bob.games, bob.wins, bob.points_won) == (1, 1, 6)
         assert await s1.deadlines.process_due() == [] and await s2.deadlines.process_due() == []
         assert await s1.deadlines.next_wakeup() is None

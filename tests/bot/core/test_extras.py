@@ -68,15 +68,15 @@ async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
     # The human gives up: the game ends, and no rating row appears for anyone.
     out = await env.service.forfeit(view.id, ALICE.user_id)
     assert out.view.status == "finished" and out.rating_changes == []
-    assert await env.service.stats(GUILD, ALICE.user_id) is None
-    assert (await env.service.leaderboard(GUILD)).total == 0
+    assert await env.service.lookups.stats(GUILD, ALICE.user_id) is None
+    assert (await env.service.lookups.leaderboard(GUILD)).total == 0
 
 
 async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
     # Player 1 (bob) to roll, money, cube 2 owned by bob.
     gnubg_id = "4HPwATDgc/ABMA:UQkAAAAAAAAA"
     challenge = await env.service.challenges.create_practice(GUILD, 400, ALICE, BOB, gnubg_id)
-    assert await env.service.game_in_channel(400) is None  # nobody is seated before accepting
+    assert await env.service.lookups.game_in_channel(400) is None  # nobody is seated before accepting
     out = await env.service.challenges.accept(challenge.id, BOB.user_id)
     view = out.view
     assert view.options.practice and not view.options.rated
@@ -118,7 +118,7 @@ async def test_practice_refuses_a_bad_xgid_saying_why(env: Env) -> None:
         )
     with pytest.raises(ChallengeError, match="not an XGID I can set up: an XGID has 10 fields"):
         await env.service.challenges.create_practice(GUILD, 404, ALICE, BOB, "XGID=oops")
-    assert await env.service.game_in_channel(404) is None
+    assert await env.service.lookups.game_in_channel(404) is None
 
 
 async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
@@ -126,7 +126,7 @@ async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
         await env.service.setup_practice(GUILD, 401, ALICE, ROBOT, "not-an-id")
     with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
         await env.service.challenges.create_practice(GUILD, 401, ALICE, BOB, "not-an-id")
-    assert await env.service.game_in_channel(401) is None
+    assert await env.service.lookups.game_in_channel(401) is None
 
 
 async def test_a_thread_game_may_start_beside_a_busy_channel(env: Env) -> None:
@@ -143,7 +143,7 @@ async def test_fair_dice_are_committed_then_revealed_and_verify(fair_env: Env, t
     view = await start_game(service, channel=600)
     assert view.fair_dice is not None and "seed" not in view.fair_dice
     with pytest.raises(ServiceError, match="still being played"):
-        await service.verify(view.id)
+        await service.archive.verify(view.id)
     # Play a few turns, then end the game.
     for _ in range(6):
         actor = view.to_act()
@@ -157,10 +157,10 @@ async def test_fair_dice_are_committed_then_revealed_and_verify(fair_env: Env, t
     view = (await service.forfeit(view.id, actor.user_id)).view
     revealed = view.fair_dice
     assert revealed is not None and commitment(bytes.fromhex(revealed["seed"])) == revealed["commitment"]
-    result = await service.verify(view.id)
+    result = await service.archive.verify(view.id)
     assert result.ok and result.dice_checked >= 4
 
-    export = json.loads(await service.export_json(view.id))
+    export = json.loads(await service.archive.export_json(view.id))
     path = tmp_path / "game.json"
     path.write_text(json.dumps(export))
     script = ROOT / "scripts" / "verify_dice.py"
@@ -190,7 +190,7 @@ async def test_dice_carry_on_from_the_seed_after_a_restart(fair_env: Env) -> Non
     restarted = GameService(fair_env.store)
     after_restart = (await restarted.roll(view.id, actor.user_id)).view
     await restarted.forfeit(view.id, actor.user_id)
-    assert (await restarted.verify(view.id)).ok
+    assert (await restarted.archive.verify(view.id)).ok
     assert after_restart.version > view.version
 
 
@@ -210,15 +210,15 @@ async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
 
 
 async def test_peek_gives_the_newest_view_without_the_database(env: Env) -> None:
-    assert env.service.peek_game_in_channel(900) is None
+    assert env.service.cache.peek_in_channel(900) is None
     view = await start_game(env.service, channel=900)
-    peeked = env.service.peek_game_in_channel(900)
+    peeked = env.service.cache.peek_in_channel(900)
     assert peeked is not None and peeked.id == view.id and peeked.version == view.version
     actor = view.to_act()
     assert actor is not None
     out = await env.service.forfeit(view.id, actor.user_id)
     assert out.view.status == "finished"
-    assert env.service.peek_game_in_channel(900) is None
+    assert env.service.cache.peek_in_channel(900) is None
 
 
 async def test_the_computer_has_no_deadline_and_a_record(env: Env) -> None:
@@ -236,17 +236,17 @@ async def test_the_computer_has_no_deadline_and_a_record(env: Env) -> None:
     env.clock.advance(days=60)
     assert [n for n in await env.service.deadlines.process_due() if n.view and n.view.id == view.id] == []
     await env.service.forfeit(view.id, ALICE.user_id)
-    assert await env.service.computer_record(GUILD, ROBOT.user_id) == (1, 0)
-    assert await env.service.computer_record(GUILD + 1, ROBOT.user_id) == (0, 0)
+    assert await env.service.lookups.computer_record(GUILD, ROBOT.user_id) == (1, 0)
+    assert await env.service.lookups.computer_record(GUILD + 1, ROBOT.user_id) == (0, 0)
 
 
 async def test_analyses_are_kept(env: Env) -> None:
     view = await start_game(env.service, channel=960)
-    assert await env.service.analyses(view.id) == {}
-    await env.service.save_analysis(view.id, 1, 0, "alice: 12.3 mp")
-    await env.service.save_analysis(view.id, 1, 1, "alice: 10.1 mp")
-    await env.service.save_analysis(view.id, 2, 0, "bob: 3.0 mp")
-    assert await env.service.analyses(view.id) == {1: "alice: 10.1 mp", 2: "bob: 3.0 mp"}
+    assert await env.service.archive.analyses(view.id) == {}
+    await env.service.archive.save_analysis(view.id, 1, 0, "alice: 12.3 mp")
+    await env.service.archive.save_analysis(view.id, 1, 1, "alice: 10.1 mp")
+    await env.service.archive.save_analysis(view.id, 2, 0, "bob: 3.0 mp")
+    assert await env.service.archive.analyses(view.id) == {1: "alice: 10.1 mp", 2: "bob: 3.0 mp"}
 
 
 # -- dice committed with the challenge, salted at Accept ---------------------------------------
@@ -283,10 +283,10 @@ async def test_the_commitment_comes_with_the_challenge_and_the_seed_stays_secret
     assert fair is not None and "seed" not in fair  # nothing shows the seed before the end
     assert (fair["commitment"], fair["nonce"]) == (challenge.fair_dice["commitment"], challenge.fair_dice["nonce"])
     assert fair["salt"].startswith("accept=123456789;challenger=") and ";accepter=" in fair["salt"]
-    assert "seed" not in json.loads(await service.export_json(view.id))["dice"]
+    assert "seed" not in json.loads(await service.archive.export_json(view.id))["dice"]
     over = (await service.forfeit(view.id, ALICE.user_id)).view
     assert over.fair_dice is not None and commitment(bytes.fromhex(over.fair_dice["seed"])) == fair["commitment"]
-    assert (await service.verify(view.id)).ok
+    assert (await service.archive.verify(view.id)).ok
 
 
 async def test_the_dice_follow_the_accepting_click_and_the_players_seeds(new_db_url) -> None:
@@ -316,8 +316,8 @@ async def test_games_made_before_the_salt_still_verify(fair_env: Env) -> None:
     actor = view.to_act()
     assert actor is not None
     await service.forfeit(view.id, actor.user_id)
-    assert (await service.verify(view.id)).ok
-    assert (await GameService(fair_env.store).verify(view.id)).ok  # a restart rebuilds the same dice
+    assert (await service.archive.verify(view.id)).ok
+    assert (await GameService(fair_env.store).archive.verify(view.id)).ok  # a restart rebuilds the same dice
 
 
 # -- closed out: today's rule for new games, the old one for stored games -------------------------

@@ -86,7 +86,7 @@ async def run(db_url: str, seed: int, option: ChallengeOptions, steps: list) -> 
         view = await start_game(s, channel=next(CHANNELS), options=option)
         await assert_replays(s, env.store, view.id)
         for op, who, ver, n, text in steps:
-            view = await s.get_game(view.id)
+            view = await s.lookups.get_game(view.id)
             if not view.is_active:
                 break
             actor = view.to_act()

@@ -155,7 +155,7 @@ async def test_decline_cancel_and_answering_twice(env: Env) -> None:
         await s.challenges.decline(c2.id, BOB.user_id)
     with pytest.raises(ChallengeError):
         await s.challenges.accept(999_999, BOB.user_id)
-    assert await s.game_in_channel(100) is None
+    assert await s.lookups.game_in_channel(100) is None
 
 
 async def test_accept_after_24_hours_is_refused(env: Env) -> None:
@@ -163,7 +163,7 @@ async def test_accept_after_24_hours_is_refused(env: Env) -> None:
     env.clock.advance(hours=24, seconds=1)
     with pytest.raises(ChallengeError, match="expired"):
         await env.service.challenges.accept(ch.id, BOB.user_id)
-    assert await env.service.game_in_channel(100) is None
+    assert await env.service.lookups.game_in_channel(100) is None
 
 
 # -- one game per channel, many games per player, isolation ------------------------
@@ -181,8 +181,8 @@ async def test_one_active_game_per_channel(env: Env) -> None:
     # a thread of its own is fine
     out = await s.challenges.accept(c2.id, DAVE.user_id, channel_id=101)
     assert out.view.channel_id == 101
-    assert (await s.game_in_channel(100)).players == (ALICE, BOB)
-    assert (await s.game_in_channel(101)).players == (CAROL, DAVE)
+    assert (await s.lookups.game_in_channel(100)).players == (ALICE, BOB)
+    assert (await s.lookups.game_in_channel(101)).players == (CAROL, DAVE)
 
 
 async def test_a_player_plays_many_games_in_different_channels(env: Env) -> None:
@@ -190,9 +190,9 @@ async def test_a_player_plays_many_games_in_different_channels(env: Env) -> None
     g1 = await start_game(s, channel=100, a=ALICE, b=BOB)
     g2 = await start_game(s, channel=101, a=CAROL, b=ALICE)
     g3 = await start_game(s, channel=102, a=ALICE, b=DAVE, guild=OTHER_GUILD)
-    assert [v.id for v in await s.active_games(GUILD, ALICE.user_id)] == [g1.id, g2.id]
-    assert [v.id for v in await s.active_games(OTHER_GUILD, ALICE.user_id)] == [g3.id]
-    assert [v.id for v in await s.active_games(GUILD, BOB.user_id)] == [g1.id]
+    assert [v.id for v in await s.lookups.active_games(GUILD, ALICE.user_id)] == [g1.id, g2.id]
+    assert [v.id for v in await s.lookups.active_games(OTHER_GUILD, ALICE.user_id)] == [g3.id]
+    assert [v.id for v in await s.lookups.active_games(GUILD, BOB.user_id)] == [g1.id]
 
 
 async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: Env) -> None:
@@ -202,7 +202,7 @@ async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: 
     s, rng = env.service, random.Random(3)
     views = [await start_game(s, channel=300 + i, a=ALICE, b=p) for i, p in enumerate((BOB, CAROL, DAVE))]
     for _ in range(40):
-        view = await s.get_game(rng.choice(views).id)
+        view = await s.lookups.get_game(rng.choice(views).id)
         actor = view.to_act()
         if actor is None:
             continue
@@ -212,14 +212,14 @@ async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: 
             out = await s.play(view.id, actor.user_id, rng.choice(view.legal_play_texts()), version=view.version)
         else:
             out = await s.take(view.id, actor.user_id, version=view.version)
-        listed = {g.id: g for g in await s.game_list(GUILD, ALICE.user_id)}
+        listed = {g.id: g for g in await s.lookups.game_list(GUILD, ALICE.user_id)}
         if out.view.is_active:
             assert listed[view.id].to_act() == out.view.to_act()
             assert listed[view.id].deadline == out.view.deadline
-    for view in await s.active_games(GUILD, ALICE.user_id):
+    for view in await s.lookups.active_games(GUILD, ALICE.user_id):
         await env.store.db.transact(lambda tx, i=view.id: tx.execute("UPDATE games SET turn = NULL WHERE id = ?", (i,)))
-    listed = await s.game_list(GUILD, ALICE.user_id)
-    truth = {v.id: v.to_act() for v in await s.active_games(GUILD, ALICE.user_id)}
+    listed = await s.lookups.game_list(GUILD, ALICE.user_id)
+    truth = {v.id: v.to_act() for v in await s.lookups.active_games(GUILD, ALICE.user_id)}
     assert {g.id: g.to_act() for g in listed} == truth and len(truth) == 3
     assert None not in [(await env.store.games.get(gid)).turn for gid in truth]  # kept, for the next list
 
@@ -264,7 +264,7 @@ async def test_wrong_player_wrong_phase_and_stale_version_write_nothing(env: Env
     with pytest.raises(NoGameError):
         await s.roll(123456, actor.user_id)
     with pytest.raises(NoGameError):
-        await s.get_game(123456)
+        await s.lookups.get_game(123456)
     await unchanged(env, gid, v)
     await assert_replays(s, env.store, gid)
 
@@ -342,8 +342,8 @@ async def test_pass_ends_money_game_and_stake_counts(db_url: str) -> None:
         assert out.view.status == "finished"
         assert out.view.game.result.winner == 0 and out.view.game.result.points == 1
         assert any(e.kind == "match_over" for e in out.events)
-        a = (await s.stats(GUILD, ALICE.user_id)).stats
-        b = (await s.stats(GUILD, BOB.user_id)).stats
+        a = (await s.lookups.stats(GUILD, ALICE.user_id)).stats
+        b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
         assert (a.games, a.wins, a.points_won, a.points_lost) == (1, 1, 7, 0)
         assert (b.games, b.wins, b.points_won, b.points_lost) == (1, 0, 0, 7)
         with pytest.raises(NoGameError):
@@ -380,10 +380,10 @@ async def test_forfeit_gives_the_whole_match_to_the_opponent(env: Env) -> None:
     assert any(e.kind == "match_over" and "forfeit" in e.text for e in out.events)
     row, log, _ = await stored_state(s, env.store, view.id)
     assert log[-1] == {"kind": "match_forfeit"} and row.winner == BOB.user_id
-    b = (await s.stats(GUILD, BOB.user_id)).stats
+    b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
     assert (b.games, b.wins) == (1, 1)
     await assert_replays(s, env.store, view.id)
-    assert (await s.history(GUILD, ALICE.user_id))[0].id == view.id
+    assert (await s.archive.history(GUILD, ALICE.user_id))[0].id == view.id
 
 
 async def test_abandon_is_unrated(env: Env) -> None:
@@ -391,14 +391,14 @@ async def test_abandon_is_unrated(env: Env) -> None:
     # give both players ratings rows first
     done = await start_game(s, channel=200)
     await s.forfeit(done.id, BOB.user_id)
-    before = [await s.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)]
-    board_before = await s.leaderboard(None)
+    before = [await s.lookups.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)]
+    board_before = await s.lookups.leaderboard(None)
     view = await start_game(s, channel=100)
     out = await s.abandon(view.id, 424242)
     assert out.view.status == "abandoned" and "abandoned" in out.events[0].text
-    assert [await s.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)] == before
-    assert (await s.leaderboard(None)).entries == board_before.entries
-    assert await s.game_in_channel(100) is None
+    assert [await s.lookups.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)] == before
+    assert (await s.lookups.leaderboard(None)).entries == board_before.entries
+    assert await s.lookups.game_in_channel(100) is None
     _, log, _ = await stored_state(s, env.store, view.id)
     assert log[-1]["kind"] == "abandon"
     with pytest.raises(NoGameError):
@@ -411,21 +411,21 @@ async def test_abandon_is_unrated(env: Env) -> None:
 async def test_queries_history_and_mat_export(env: Env) -> None:
     s = env.service
     view = await start_game(s, options=ChallengeOptions(match_length=5))
-    assert (await s.game_in_channel(100)).id == view.id
-    assert await s.game_in_channel(999) is None
-    assert await s.history(GUILD, ALICE.user_id) == []
+    assert (await s.lookups.game_in_channel(100)).id == view.id
+    assert await s.lookups.game_in_channel(999) is None
+    assert await s.archive.history(GUILD, ALICE.user_id) == []
     play = await play_out(s, view, random.Random(3))
     assert play.status == "finished" and max(play.match.score) >= 5
-    assert await s.game_in_channel(100) is None
-    assert await s.active_games(GUILD, ALICE.user_id) == []
-    hist = await s.history(GUILD, ALICE.user_id)
+    assert await s.lookups.game_in_channel(100) is None
+    assert await s.lookups.active_games(GUILD, ALICE.user_id) == []
+    hist = await s.archive.history(GUILD, ALICE.user_id)
     assert [h.id for h in hist] == [view.id] and hist[0].winner_seat == play.match.winner
     assert hist[0].score == play.match.score and hist[0].game_count == len(play.match.games)
-    mat = await s.export_mat(view.id)
+    mat = await s.archive.export_mat(view.id)
     assert " 5 point match" in mat and "Alice" in mat and "Bob" in mat
     assert mat.count("Game ") >= 1
     with pytest.raises(NoGameError):
-        await s.export_mat(999)
+        await s.archive.export_mat(999)
     await assert_replays(s, env.store, view.id)
 
 
@@ -440,8 +440,8 @@ async def test_money_game_rates_as_one_point_match_in_guild_and_global(env: Env)
     changes = {(c.scope, c.user_id): c for c in out.rating_changes}
     assert set(changes) == {(GUILD, ALICE.user_id), (GUILD, BOB.user_id), (0, ALICE.user_id), (0, BOB.user_id)}
     for scope in (GUILD, None):
-        a = (await s.stats(scope, ALICE.user_id)).stats
-        b = (await s.stats(scope, BOB.user_id)).stats
+        a = (await s.lookups.stats(scope, ALICE.user_id)).stats
+        b = (await s.lookups.stats(scope, BOB.user_id)).stats
         assert a.rating == pytest.approx(1510.0) and b.rating == pytest.approx(1490.0)
         assert changes[(scope or 0, ALICE.user_id)].delta == pytest.approx(10.0)
         assert changes[(scope or 0, BOB.user_id)].delta == pytest.approx(-10.0)
@@ -459,13 +459,13 @@ async def test_stake_times_cube_times_gammon_feeds_points(db_url: str) -> None:
         await s.resign(view.id, BOB.user_id, level=2)
         out = await s.accept_resignation(view.id, ALICE.user_id)
         assert out.view.game.result.points == 4
-        a = (await s.stats(GUILD, ALICE.user_id)).stats
-        b = (await s.stats(GUILD, BOB.user_id)).stats
+        a = (await s.lookups.stats(GUILD, ALICE.user_id)).stats
+        b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
         assert (a.points_won, a.points_lost, a.gammons, a.wins) == (20, 0, 1, 1)
         assert (b.points_won, b.points_lost, b.gammons, b.wins) == (0, 20, 0, 0)
-        board = await s.leaderboard(GUILD, "points")
+        board = await s.lookups.leaderboard(GUILD, "points")
         assert [(e.stats.user_id, e.stats.points_won) for e in board.entries] == [(ALICE.user_id, 20), (BOB.user_id, 0)]
-        assert (await s.leaderboard(None, "points")).entries[0].stats.points_won == 20
+        assert (await s.lookups.leaderboard(None, "points")).entries[0].stats.points_won == 20
     finally:
         await env.store.close()
 
@@ -477,17 +477,17 @@ async def test_servers_are_isolated_and_global_lists_both(env: Env) -> None:
     await s.forfeit(g1.id, BOB.user_id)
     await s.forfeit(g2.id, DAVE.user_id)
     for kind in ("rating", "points"):
-        a_ids = {e.stats.user_id for e in (await s.leaderboard(GUILD, kind)).entries}
-        b_ids = {e.stats.user_id for e in (await s.leaderboard(OTHER_GUILD, kind)).entries}
-        g_ids = {e.stats.user_id for e in (await s.leaderboard(None, kind)).entries}
+        a_ids = {e.stats.user_id for e in (await s.lookups.leaderboard(GUILD, kind)).entries}
+        b_ids = {e.stats.user_id for e in (await s.lookups.leaderboard(OTHER_GUILD, kind)).entries}
+        g_ids = {e.stats.user_id for e in (await s.lookups.leaderboard(None, kind)).entries}
         assert a_ids == {ALICE.user_id, BOB.user_id}
         assert b_ids == {CAROL.user_id, DAVE.user_id}
         assert g_ids == a_ids | b_ids
-    assert await s.stats(GUILD, CAROL.user_id) is None
-    assert (await s.stats(None, CAROL.user_id)).stats.wins == 1
-    assert await s.history(OTHER_GUILD, ALICE.user_id) == []
+    assert await s.lookups.stats(GUILD, CAROL.user_id) is None
+    assert (await s.lookups.stats(None, CAROL.user_id)).stats.wins == 1
+    assert await s.archive.history(OTHER_GUILD, ALICE.user_id) == []
     with pytest.raises(ServiceError):
-        await s.leaderboard(GUILD, "karma")
+        await s.lookups.leaderboard(GUILD, "karma")
 
 
 # -- the log rebuilds the live state ------------------------------------------------------
@@ -517,7 +517,7 @@ async def test_random_games_rebuild_from_the_action_log(db_url: str, seed: int) 
                 # a fresh service (cold cache, new connection) sees the same
                 cold = await open_env(env.path, clock=env.clock, dice=SeededDice(99))
                 try:
-                    cold_view = await cold.service.get_game(view.id)
+                    cold_view = await cold.service.lookups.get_game(view.id)
                     assert state_of(cold_view.match) == state_of(view.match)
                 finally:
                     await cold.store.close()
@@ -578,7 +578,7 @@ async def test_fractional_match_length_is_refused(env: Env) -> None:
 
 async def test_leaderboard_bad_limit_is_a_service_error(env: Env) -> None:
     with pytest.raises(ServiceError):
-        await env.service.leaderboard(GUILD, "rating", limit=0)
+        await env.service.lookups.leaderboard(GUILD, "rating", limit=0)
 
 
 async def test_the_dispatcher_never_posts_a_board_its_command_is_still_storing(env: Env, monkeypatch) -> None:

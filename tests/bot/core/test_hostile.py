@@ -85,13 +85,13 @@ async def drop_summary(env: Env, game_id: int) -> None:
 
 
 async def everything_looking_back(service: GameService, game_id: int) -> None:
-    await service.history(GUILD, ALICE.user_id)
-    found = await service.look_up(game_id)
+    await service.archive.history(GUILD, ALICE.user_id)
+    found = await service.archive.look_up(game_id)
     assert isinstance(found, GameSummary)
-    await service.export_mat(game_id)
-    await service.export_json(game_id)
-    await service.game_records(game_id)
-    await service.verify(game_id)
+    await service.archive.export_mat(game_id)
+    await service.archive.export_json(game_id)
+    await service.archive.game_records(game_id)
+    await service.archive.verify(game_id)
 
 
 # -- summaries -------------------------------------------------------------------------
@@ -123,7 +123,7 @@ async def test_looking_back_at_a_finished_match_never_replays_it(env: Env, monke
     fresh = GameService(env.store, clock=env.clock)  # nothing cached: a restarted bot, or another process
     replays = Replays(monkeypatch)
     await everything_looking_back(fresh, game_id)
-    (summary,) = await fresh.history(GUILD, BOB.user_id)
+    (summary,) = await fresh.archive.history(GUILD, BOB.user_id)
     assert summary.id == game_id and summary.seat(BOB.user_id) == 1
     assert replays.calls == 0
 
@@ -149,9 +149,9 @@ async def test_an_abandoned_game_has_its_summary_too(env: Env, monkeypatch: pyte
     view = await start_game(env.service)
     await env.service.abandon(view.id, CAROL.user_id)
     replays = Replays(monkeypatch)
-    (summary,) = await GameService(env.store, clock=env.clock).history(GUILD, ALICE.user_id)
+    (summary,) = await GameService(env.store, clock=env.clock).archive.history(GUILD, ALICE.user_id)
     assert summary.status == "abandoned" and summary.winner_seat is None and replays.calls == 0
-    assert "abandon" in await env.service.export_json(view.id)
+    assert "abandon" in await env.service.archive.export_json(view.id)
 
 
 async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
@@ -171,7 +171,7 @@ async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
     fresh = GameService(env.store, clock=env.clock)
     advice = Advice(fresh, analyst=Analyst())  # type: ignore[arg-type]
     replays = Replays(monkeypatch)
-    summary = await fresh.look_up(game_id)
+    summary = await fresh.archive.look_up(game_id)
     assert isinstance(summary, GameSummary)
     first = await advice.analysis(summary)
     assert [n for n, _ in first] == summary.analysable() == list(range(1, summary.game_count + 1))
@@ -244,10 +244,10 @@ async def test_nobody_is_seated_in_a_practice_game_without_accepting(env: Env) -
     gnubg_id = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
     with pytest.raises(ChallengeError, match="must accept"):
         await s.setup_practice(GUILD, 70, ALICE, BOB, gnubg_id)
-    assert await s.game_in_channel(70) is None
+    assert await s.lookups.game_in_channel(70) is None
     challenge = await s.challenges.create_practice(GUILD, 70, ALICE, BOB, gnubg_id)
     assert challenge.options.practice and challenge.options.gnubg_id == gnubg_id
-    assert "practice game" in challenge.options.describe() and await s.game_in_channel(70) is None
+    assert "practice game" in challenge.options.describe() and await s.lookups.game_in_channel(70) is None
     with pytest.raises(ChallengeError, match="only Bob can accept"):
         await s.challenges.accept(challenge.id, CAROL.user_id)
     view = (await s.challenges.accept(challenge.id, BOB.user_id)).view
@@ -280,7 +280,7 @@ async def test_a_position_that_cannot_be_played_is_refused_before_anything_is_wr
         await s.setup_practice(GUILD, 80, ALICE, ROBOT, gnubg_id, options=ChallengeOptions(computer_level="beginner"))
     with pytest.raises(ChallengeError, match=REFUSED):
         await s.challenges.create_practice(GUILD, 80, ALICE, BOB, gnubg_id)
-    assert await s.game_in_channel(80) is None
+    assert await s.lookups.game_in_channel(80) is None
     assert (await env.store.db.fetchone("SELECT COUNT(*) FROM challenges"))[0] == 0
 
 
@@ -303,7 +303,7 @@ async def test_a_forfeit_at_the_opening_is_a_single_game_at_the_cube(db_url: str
         out = await env.service.forfeit(view.id, ALICE.user_id)
         result = out.view.game.result
         assert (result.winner, result.kind, result.points, result.cube) == (1, WinKind.SINGLE, 1, 1)
-        bob = (await env.service.stats(GUILD, BOB.user_id)).stats
+        bob = (await env.service.lookups.stats(GUILD, BOB.user_id)).stats
         assert bob.points_won == 7 and bob.backgammons == 0
     finally:
         await env.store.close()
@@ -340,6 +340,6 @@ async def test_a_player_can_never_abandon_their_own_game(env: Env) -> None:
     for player in (ALICE, BOB):
         with pytest.raises(ServiceError, match="you play in this game"):
             await env.service.abandon(view.id, player.user_id)
-    assert (await env.service.get_game(view.id)).is_active
+    assert (await env.service.lookups.get_game(view.id)).is_active
     out = await env.service.abandon(view.id, CAROL.user_id)  # another moderator may
     assert out.view.status == "abandoned"

@@ -79,7 +79,7 @@ async def analysed(
         view = await start_game(env.service, guild=guild, channel=channel, a=a, b=b)
     if finish:
         await env.service.forfeit(view.id, b.user_id)
-    await env.service.save_analysis(view.id, 1, 0, "summary", detail(*mistakes))
+    await env.service.archive.save_analysis(view.id, 1, 0, "summary", detail(*mistakes))
     return view.id
 
 

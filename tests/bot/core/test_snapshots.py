@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.core import ChallengeOptions, GameService, Limits, games
+from bot.core import ChallengeOptions, GameService, Limits, game_cache
+from bot.core.game_cache import GameCache
 from engine import SeededDice
 from engine.snapshot import FORMAT
 from tests.bot.core.helpers import Env, open_env, random_step, start_game, state_of
@@ -58,22 +59,22 @@ def spy(env: Env) -> dict[str, list]:
 @pytest.mark.parametrize("in_thread", [False, True])
 async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env, in_thread, monkeypatch):
     if in_thread:  # as a long match's snapshot: written and read off the event loop
-        monkeypatch.setattr(games, "SNAPSHOT_ON_LOOP", 0)
-        monkeypatch.setattr(games, "SNAPSHOT_CHARACTERS_ON_LOOP", 0)
-        off_loop = GameService._off_loop
+        monkeypatch.setattr(game_cache, "SNAPSHOT_ON_LOOP", 0)
+        monkeypatch.setattr(game_cache, "SNAPSHOT_CHARACTERS_ON_LOOP", 0)
+        off_loop = GameCache.off_loop
         works = []
 
         async def counted(self, work, *args, **kwargs):
             works.append(work.__name__)
             return await off_loop(self, work, *args, **kwargs)
 
-        monkeypatch.setattr(GameService, "_off_loop", counted)
+        monkeypatch.setattr(GameCache, "off_loop", counted)
     view = await play_to(env, 4 * EVERY + 3, random.Random(3))
     snapshot = await env.store.games.snapshot(view.id)
     assert snapshot.format == FORMAT and view.version - EVERY < snapshot.version <= view.version
     reads = spy(env)
     other = GameService(env.store, clock=env.clock, limits=Limits(snapshot_every=EVERY))  # another process
-    theirs = await other.get_game(view.id)
+    theirs = await other.lookups.get_game(view.id)
     ((found, tail),) = reads["tails"]
     assert found == snapshot and [a.seq for a in tail] == list(range(snapshot.version + 1, view.version + 1))
     assert reads["whole"] == []
@@ -104,7 +105,7 @@ async def test_a_snapshot_that_does_not_hold_together_is_replaced_by_the_log(env
     await env.store.db.transact(spoilt)
     reads = spy(env)
     with caplog.at_level(logging.WARNING, logger="bot.core.games"):
-        theirs = await GameService(env.store, clock=env.clock).get_game(view.id)
+        theirs = await GameService(env.store, clock=env.clock).lookups.get_game(view.id)
     assert state_of(theirs.match) == state_of(view.match)
     assert len(reads["whole"]) == 1 and "not used" in caplog.text
 
@@ -117,7 +118,7 @@ async def test_a_snapshot_of_another_format_is_never_read(env):
 
     await env.store.db.transact(older)
     reads = spy(env)
-    theirs = await GameService(env.store, clock=env.clock).get_game(view.id)
+    theirs = await GameService(env.store, clock=env.clock).lookups.get_game(view.id)
     assert state_of(theirs.match) == state_of(view.match)
     ((found, tail),) = reads["tails"]
     assert found is None and len(tail) == view.version  # the whole log, in the same read

@@ -45,7 +45,7 @@ from tests.bot.core.helpers import ALICE, BOB, random_step, start_game  # noqa: 
 async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:
     async with await open_store(db) as store:
         service = GameService(store)
-        await service.get_game(game_id)  # warm the cache, as a running bot would be
+        await service.lookups.get_game(game_id)  # warm the cache, as a running bot would be
         await asyncio.sleep(max(0.0, start_at - time.time()))
         try:
             out = await service.roll(game_id, user_id, version=version)

@@ -43,14 +43,14 @@ async def test_a_busy_bot_credits_the_clocks_once_it_keeps_up_and_only_then_runs
     coming_back = asyncio.create_task(bot.come_back())
     await asyncio.sleep(0.2)
     assert not coming_back.done()
-    assert (await service.get_game(view.id)).deadline == view.deadline  # not yet: the bot is busy
+    assert (await service.lookups.get_game(view.id)).deadline == view.deadline  # not yet: the bot is busy
     assert not bot.scheduler.gate.is_set()  # and no deadline runs meanwhile
     kept_up[0] = 0.5
     await asyncio.sleep(0.1)
     assert not coming_back.done()  # half a second of room is not a quiet moment
     kept_up[0] = math.inf
     await asyncio.wait_for(coming_back, 5)
-    assert (await service.get_game(view.id)).deadline == view.deadline + timedelta(hours=2)
+    assert (await service.lookups.get_game(view.id)).deadline == view.deadline + timedelta(hours=2)
     assert bot.scheduler.gate.is_set()
 
 
@@ -61,7 +61,7 @@ async def test_a_bot_busy_for_longer_than_the_patience_credits_the_clocks_all_th
     started = time.monotonic()
     await asyncio.wait_for(bot.come_back(), 5)
     assert time.monotonic() - started >= 0.3
-    assert (await service.get_game(view.id)).deadline == view.deadline + timedelta(hours=2)
+    assert (await service.lookups.get_game(view.id)).deadline == view.deadline + timedelta(hours=2)
     assert bot.scheduler.gate.is_set()
 
 
@@ -75,7 +75,7 @@ async def test_coming_back_again_during_a_come_back_writes_that_outage_down_too(
     bot._come_back()
     kept_up[0] = math.inf
     await asyncio.wait_for(bot._coming_back, 5)
-    assert (await service.get_game(view.id)).deadline == view.deadline + timedelta(hours=5)
+    assert (await service.lookups.get_game(view.id)).deadline == view.deadline + timedelta(hours=5)
 
 
 async def test_until_quiet_waits_for_room_or_patience():

@@ -145,7 +145,7 @@ async def test_reminder_then_timeout(world, clock):
     assert "bob wins" in posted.embeds[0].description
     old = next(m for m in w.channel.history() if m.id == board.id)
     assert w.custom_ids(old) == [] and w.labels(posted) == ["Rematch", "Double or nothing"]
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_an_expired_challenge_says_so_in_place(world, clock):

@@ -170,7 +170,7 @@ async def test_vacation_pauses_deadlines_in_several_games_and_gives_back_unused_
     await w.bot.scheduler.run_once()
     clock.advance(days=1)  # game 2's too
     await w.bot.scheduler.run_once()
-    one, two = await w.service.get_game(1), await w.service.get_game(2)
+    one, two = await w.service.lookups.get_game(1), await w.service.lookups.get_game(2)
     assert one.is_active and two.is_active
     start = clock() - timedelta(days=2, hours=1)
     assert one.deadline == start + timedelta(days=5) + timedelta(days=1)  # a day left when it began
@@ -186,7 +186,7 @@ async def test_vacation_pauses_deadlines_in_several_games_and_gives_back_unused_
     clock.advance(days=1)
     answer = await settings(w, w.alice, vacation_days=0)
     assert "Welcome back" in answer and "2 game(s)" in answer
-    one, two = await w.service.get_game(1), await w.service.get_game(2)
+    one, two = await w.service.lookups.get_game(1), await w.service.lookups.get_game(2)
     assert one.deadline == clock() + timedelta(days=1)
     assert two.deadline == clock() + timedelta(days=2)
     # the year's allowance: 14 days, a little over 3 taken

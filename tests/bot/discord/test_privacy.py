@@ -70,7 +70,7 @@ def private_thread(w, owner: MemberActor, *members: MemberActor) -> ChannelHandl
 
 async def finished_game(w, channel) -> int:
     await w.start_game(channel=channel)
-    game = await w.service.game_in_channel(channel.id)
+    game = await w.service.lookups.game_in_channel(channel.id)
     forfeited = await w.bob.slash(channel, "bg forfeit")
     assert not forfeited.ephemeral, w.private(forfeited)
     return game.id

@@ -57,7 +57,7 @@ def service(records: tuple[GameRecord, ...]) -> Any:
     async def game_records(game_id: int) -> tuple[GameRecord, ...]:
         return records
 
-    return SimpleNamespace(game_records=game_records)
+    return SimpleNamespace(archive=SimpleNamespace(game_records=game_records))
 
 
 def test_the_whole_match_when_it_fits_else_its_last_game() -> None:
