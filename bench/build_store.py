@@ -121,10 +121,10 @@ async def _play_pool(size: int, rng: random.Random, seed: int, path: str) -> lis
         length = rng.choice([0] * 9 + [3])
         options = ChallengeOptions(stake=1 + i % 3) if length == 0 else ChallengeOptions(match_length=length)
         challenge = await service.challenges.create(1, 5_000 + i, a, b, options)
-        view = (await service.challenges.accept(challenge.id, b.user_id)).view
-        while (player := view.to_act()) is not None:
-            await sides[player.user_id].take_turn(view.id)
-            view = await service.lookups.get_game(view.id)
+        state = (await service.challenges.accept(challenge.id, b.user_id)).state
+        while (player := state.to_act()) is not None:
+            await sides[player.user_id].take_turn(state.id)
+            state = await service.lookups.get_game(state.id)
 
     try:
         for start in range(0, size, 8):  # the engines run in a pool: keep it busy

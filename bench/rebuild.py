@@ -44,12 +44,12 @@ async def long_match(service: GameService, target: int, seed: int) -> int | None
     """A 25-point match played to ``target`` actions (None if it ended first)."""
     rng = random.Random(seed)
     challenge = await service.challenges.create(1, 900 + seed, A, B, ChallengeOptions(match_length=25))
-    view = (await service.challenges.accept(challenge.id, B.user_id)).view
-    while view.version < target:
-        if not view.is_active:
+    state = (await service.challenges.accept(challenge.id, B.user_id)).state
+    while state.version < target:
+        if not state.is_active:
             return None
-        view = (await act(service, view, rng)).view
-    return view.id
+        state = (await act(service, state, rng)).state
+    return state.id
 
 
 def timed(samples: list[float]) -> str:
@@ -75,9 +75,9 @@ async def bench(db: str, label: str, args: argparse.Namespace) -> None:
         async def fresh_get() -> float:
             service = GameService(store)  # nothing in memory, as another process
             start = time.perf_counter()
-            view = await service.lookups.get_game(game_id)
+            state = await service.lookups.get_game(game_id)
             took = time.perf_counter() - start
-            assert view.version == row.version
+            assert state.version == row.version
             return took
 
         with_snapshot = [await fresh_get() for _ in range(args.repeat)]

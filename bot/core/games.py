@@ -369,7 +369,7 @@ class GameService:
         if seat is None:
             raise NotInGameError("you're not in this game")
         if version is not None and version != row.version:
-            raise StaleGameError(view=await self.cache.state(row, await self.cache.match(row)))
+            raise StaleGameError(state=await self.cache.state(row, await self.cache.match(row)))
         match = await self.cache.match(row)
         game = match.game
         assert game is not None
@@ -423,5 +423,5 @@ class GameService:
                 held=False,
             )
             return Notice(
-                "timeout", outcome.view, None, players[0].user_id, text, outcome.events, outcome.rating_changes
+                "timeout", outcome.state, None, players[0].user_id, text, outcome.events, outcome.rating_changes
             )

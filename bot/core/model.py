@@ -94,9 +94,9 @@ class NotYourTurnError(ServiceError):
 class StaleGameError(ServiceError):
     """The game changed since the user looked at it (a stale button, a race)."""
 
-    def __init__(self, message: str = "the game has moved on", view: GameState | None = None) -> None:
+    def __init__(self, message: str = "the game has moved on", state: GameState | None = None) -> None:
         super().__init__(message)
-        self.view = view
+        self.state = state
 
 
 class NoGameError(ServiceError):
@@ -589,7 +589,7 @@ class Event:
 class Outcome:
     """The result of an action: the game as it now stands and what happened."""
 
-    view: GameState
+    state: GameState
     events: list[Event]
     rating_changes: list[RatingChange] = field(default_factory=list)
     owed: tuple[int, ...] = ()
@@ -632,7 +632,7 @@ class Notice:
     """Something the scheduler should post: a reminder, a timeout, an expired challenge."""
 
     kind: str
-    view: GameState | None
+    state: GameState | None
     challenge: ChallengeView | None
     user_id: int | None
     text: str

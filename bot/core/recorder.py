@@ -144,7 +144,7 @@ class Recorder:
                     self.deliveries.hold(board)  # before the dispatcher may look again
         except (StaleVersionError, GameOverError):  # another process moved the game on
             self.cache.forget(row.id)
-            raise StaleGameError(view=await self.lookups.get_game(row.id)) from None
+            raise StaleGameError(state=await self.lookups.get_game(row.id)) from None
         if not held or len(result.owed) > 1:
             self.deliveries.wake()
         if finished:
@@ -152,11 +152,11 @@ class Recorder:
         else:
             self.cache.keep(row.id, result.version, match)
             self.cache.rows[row.id] = result.game
-        view = await self.cache.state(result.game, match)
-        events = narration.describe(view, match, before, forced)
+        state = await self.cache.state(result.game, match)
+        events = narration.describe(state, match, before, forced)
         if finished:
             await self.finished(result.game)
-        return Outcome(view, events, result.rating_changes, owed=tuple(board))
+        return Outcome(state, events, result.rating_changes, owed=tuple(board))
 
     async def abandon(self, row: GameRow, match: Match, moderator_id: int) -> Outcome:
         """Store a moderator's end of a stuck game (no result, no rating change)."""
@@ -184,17 +184,17 @@ class Recorder:
             )
         except StaleVersionError:
             self.cache.forget(row.id)
-            raise StaleGameError(view=await self.lookups.get_game(row.id)) from None
+            raise StaleGameError(state=await self.lookups.get_game(row.id)) from None
         self.cache.forget(row.id)
         board, others = result.owed[:1], result.owed[1:]
         self.deliveries.hold(board)  # the caller posts the board; the dispatcher the rest
         if others:
             self.deliveries.wake()
-        view = await self.cache.state(result.game, match)
+        state = await self.cache.state(result.game, match)
         await self.finished(result.game)
         names = " and ".join(p.name for p in view_before.players)
         return Outcome(
-            view,
+            state,
             [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")],
             owed=tuple(board),
         )

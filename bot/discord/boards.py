@@ -437,7 +437,7 @@ class BoardPoster:
             of the game or a newer one was posted meanwhile (the dispatcher's
             boards: worded from the game as it was, they must not go up after
             a click's newer board)."""
-        state = outcome.view
+        state = outcome.state
         deliveries = self.service.deliveries
         shown = outcome.events if events is None else events
         message: discord.Message | None = None

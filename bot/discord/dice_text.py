@@ -50,20 +50,20 @@ def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     return embed
 
 
-def verify_text(view: GameState | GameSummary, verification: object) -> str:
+def verify_text(state: GameState | GameSummary, verification: object) -> str:
     """The answer to ``/bgtools verify``: the result and how to check it yourself."""
     ok = bool(getattr(verification, "ok", False))
     reason = plain(sentence(str(getattr(verification, "reason", ""))))
-    fair = view.fair_dice or {}
+    fair = state.fair_dice or {}
     mark = "✅" if ok else "❌"
-    lines = [f"{mark} **Game #{view.id}**: {reason.rstrip('.')}."]
+    lines = [f"{mark} **Game #{state.id}**: {reason.rstrip('.')}."]
     if fair:
         salt = f", salt `{fair['salt']}`" if fair.get("salt") else ""
         lines.append(
             f"Commitment `{fair.get('commitment', '?')}`, nonce `{fair.get('nonce', '?')}`{salt}, seed `{fair.get('seed', '?')}`."
         )
     lines.append(
-        f"Check it yourself: `/bg export game:{view.id}` gives the game's JSON; run `{VERIFY_SCRIPT}` "
+        f"Check it yourself: `/bg export game:{state.id}` gives the game's JSON; run `{VERIFY_SCRIPT}` "
         "(Python standard library only)."
     )
     return "\n".join(lines)

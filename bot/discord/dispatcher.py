@@ -320,7 +320,7 @@ class Dispatcher:
     async def _board(self, delivery: Delivery) -> None:
         outcome = delivery.outcome
         assert outcome is not None
-        state = outcome.view
+        state = outcome.state
         if delivery.retried:
             found = await self._posted_board(delivery.channel_id, state)
             if found is not None:

@@ -61,8 +61,8 @@ def player_message(error: BaseException) -> str | None:
         return error.message  # our own words, written as shown (names through limits.shown)
     if isinstance(error, ServiceError):
         text = plain(sentence(error.message))
-        if isinstance(error, StaleGameError) and error.view is not None:
-            text = f"{text.rstrip('.')}. {state_summary(error.view)}"
+        if isinstance(error, StaleGameError) and error.state is not None:
+            text = f"{text.rstrip('.')}. {state_summary(error.state)}"
         return text
     if isinstance(error, NotationError):
         return f"I can't read {quote(error.text, around=error.position)} at character {error.position + 1}: {reason(error.reason)}."

@@ -139,10 +139,10 @@ class Table:
 
     async def game_here(self, interaction: discord.Interaction) -> GameState:
         """The active game of this channel, or a private answer saying where the user's games are."""
-        view = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
-        if view is not None:
-            self.computer.kick(view)  # a computer's turn a restart left waiting: now, not in its turn
-            return view
+        state = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
+        if state is not None:
+            self.computer.kick(state)  # a computer's turn a restart left waiting: now, not in its turn
+            return state
         hint = ""
         if interaction.guild_id is not None:
             mine = await self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
@@ -174,9 +174,9 @@ class Table:
     ) -> Outcome:
         """Run an action on this channel's game and post the new board."""
         require_permissions(interaction, BOARD_PERMISSIONS)
-        view = await self.quick(interaction, self.game_here(interaction))
-        outcome = await self.quick(interaction, call(view))
-        await self.post_outcome(interaction, outcome, old=view.board_message)
+        state = await self.quick(interaction, self.game_here(interaction))
+        outcome = await self.quick(interaction, call(state))
+        await self.post_outcome(interaction, outcome, old=state.board_message)
         return outcome
 
     async def post_outcome(
@@ -232,8 +232,8 @@ class Table:
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
-                if error.view is not None:
-                    self.computer.kick(error.view)  # the computer's turn a restart left waiting: now
+                if error.state is not None:
+                    self.computer.kick(error.state)  # the computer's turn a restart left waiting: now
                 await self.answer_stale(interaction, error)
                 return
             except NotYourTurnError:
@@ -245,12 +245,12 @@ class Table:
             await report(interaction, error)
 
     async def show_after_click(self, interaction: discord.Interaction, outcome: Outcome) -> None:
-        view = outcome.view
+        state = outcome.state
         asked = asked_at(interaction)
-        actor = view.to_act()
+        actor = state.to_act()
         clicked = interaction.message
         same_player = actor is not None and actor.user_id == interaction.user.id
-        on_board = clicked is not None and (view.board_message is None or view.board_message[1] == clicked.id)
+        on_board = clicked is not None and (state.board_message is None or state.board_message[1] == clicked.id)
         if same_player and on_board and clicked is not None:
             if not interaction.response.is_done():
                 await interaction.response.defer()  # drawing takes a moment
@@ -262,7 +262,7 @@ class Table:
         await self.poster.publish(
             outcome,
             Followup(interaction),
-            old=view.board_message,
+            old=state.board_message,
             skip=clicked.id if clicked else None,
             asked=asked,
             alongside=take_buttons_off(interaction) if clicked is not None else None,
@@ -271,7 +271,7 @@ class Table:
     async def answer_stale(self, interaction: discord.Interaction, error: StaleGameError) -> None:
         """ "The game has moved on": disable the old message's controls, say where things stand."""
         clicked = interaction.message
-        current = error.view.board_message if error.view is not None else None
+        current = error.state.board_message if error.state is not None else None
         if clicked is not None and (current is None or current[1] != clicked.id):
             try:
                 await edit_clicked(interaction, view=disabled_copy(clicked))
@@ -287,19 +287,19 @@ class Table:
         """Open (from the board) or update (from the private panel) the builder."""
         try:
             hold(self.cooldowns, "turn", interaction.user)
-            view = await self.service.lookups.get_game(game_id)
-            seat = view.seat(interaction.user.id)
+            state = await self.service.lookups.get_game(game_id)
+            seat = state.seat(interaction.user.id)
             if seat is None:
                 raise NotInGameError("you're not in this game")
-            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
-                await self._builder_stale(interaction, view, opened)
+            if state.version != version or not state.is_active or state.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, state, opened)
                 return
-            actor = view.to_act()
+            actor = state.to_act()
             if actor is None or actor.user_id != interaction.user.id:
                 raise NotYourTurnError(f"it's not your turn: {actor.name if actor else 'nobody'} is to act")
-            dice = view.game.dice
+            dice = state.game.dice
             dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
-            content, panel = builder.panel(game_id, version, view.legal_plays(), steps, dice_text)
+            content, panel = builder.panel(game_id, version, state.legal_plays(), steps, dice_text)
             if opened:
                 await interaction.response.send_message(**fit(content=content, view=panel, ephemeral=True))
             else:
@@ -307,8 +307,8 @@ class Table:
         except Exception as error:
             await report(interaction, error)
 
-    async def _builder_stale(self, interaction: discord.Interaction, view: GameState, opened: bool) -> None:
-        error = StaleGameError(view=view)
+    async def _builder_stale(self, interaction: discord.Interaction, state: GameState, opened: bool) -> None:
+        error = StaleGameError(state=state)
         if opened:
             await interaction.response.defer()
             await self.answer_stale(interaction, error)
@@ -320,18 +320,18 @@ class Table:
     ) -> None:
         try:
             hold(self.cooldowns, "turn", interaction.user)
-            view = await self.service.lookups.get_game(game_id)
-            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
-                await self._builder_stale(interaction, view, False)
+            state = await self.service.lookups.get_game(game_id)
+            if state.version != version or not state.is_active or state.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, state, False)
                 return
-            play = builder.complete_play(view.legal_plays(), steps)
+            play = builder.complete_play(state.legal_plays(), steps)
             if play is None:
-                raise StaleGameError("those steps are not a whole legal play: start over", view=view)
+                raise StaleGameError("those steps are not a whole legal play: start over", state=state)
             text = format_play(play)
             await interaction.response.edit_message(**fit(content=f"You play **{text}**.", view=None))
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
             await self.poster.publish(
-                outcome, Followup(interaction), old=outcome.view.board_message, asked=asked_at(interaction)
+                outcome, Followup(interaction), old=outcome.state.board_message, asked=asked_at(interaction)
             )
         except Exception as error:
             await report(interaction, error)

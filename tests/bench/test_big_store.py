@@ -50,8 +50,8 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
         )
         assert bad is not None and bad[0] == 0
         for row in await db.fetchall("SELECT id, turn FROM games WHERE status = 'active'"):
-            view = await service.lookups.get_game(int(row["id"]))
-            assert view.to_act() is not None and view.to_act() == view.players[row["turn"]]  # its turn is kept
+            state = await service.lookups.get_game(int(row["id"]))
+            assert state.to_act() is not None and state.to_act() == state.players[row["turn"]]  # its turn is kept
         computer = await db.fetchall(
             "SELECT id FROM games WHERE status = 'active' AND player1 = ?", (meta["computer_id"],)
         )

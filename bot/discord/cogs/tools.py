@@ -82,9 +82,9 @@ class ToolsCog(
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game(interaction)
-        view = await self.table.readable_game(interaction, game_id)
+        state = await self.table.readable_game(interaction, game_id)
         result = await self.table.quick(interaction, self.service.archive.verify(game_id))
-        await send_public(interaction, content=dice_text.verify_text(view, result))
+        await send_public(interaction, content=dice_text.verify_text(state, result))
 
     @cooldown("lookup")
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
@@ -100,8 +100,8 @@ class ToolsCog(
     @cooldown("lookup")
     @app_commands.command(name="position", description="This channel's game as a GNU Backgammon ID and an XGID")
     async def position(self, interaction: discord.Interaction) -> None:
-        view = await self.table.quick(interaction, self.table.game_here(interaction))
-        await send_public(interaction, content=presenter.position_text(view))
+        state = await self.table.quick(interaction, self.table.game_here(interaction))
+        await send_public(interaction, content=presenter.position_text(state))
 
     @cooldown("challenge")
     @app_commands.command(
@@ -228,18 +228,18 @@ class ToolsCog(
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         game_id = game or await self._default_game(interaction)
-        view = await self.table.readable_game(interaction, game_id)
-        if not isinstance(view, GameSummary):
+        state = await self.table.readable_game(interaction, game_id)
+        if not isinstance(state, GameSummary):
             raise UserError(
                 f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now)."
             )
-        replays.check_number(view, number)  # a wrong number is refused before anything is drawn
+        replays.check_number(state, number)  # a wrong number is refused before anything is drawn
         await defer(interaction)  # drawing takes a few seconds
-        replay = await self.replays.render(view, number, limit=replays.upload_limit(interaction.guild))
-        names = " vs ".join(shown(p.name) for p in view.players)
+        replay = await self.replays.render(state, number, limit=replays.upload_limit(interaction.guild))
+        names = " vs ".join(shown(p.name) for p in state.players)
         which = (
             ""
-            if view.game_count == 1
+            if state.game_count == 1
             else (
                 f" (game {replay.games[0]})"
                 if len(replay.games) == 1

@@ -57,10 +57,10 @@ async def env(db_url: str) -> AsyncIterator[Env]:
 
 
 async def finished_match(env: Env, channel: int = 100, length: int = 3, seed: int = 3) -> int:
-    view = await start_game(env.service, channel=channel, options=ChallengeOptions(match_length=length))
-    view = await play_out(env.service, view, random.Random(seed))
-    assert view.status == "finished"
-    return view.id
+    state = await start_game(env.service, channel=channel, options=ChallengeOptions(match_length=length))
+    state = await play_out(env.service, state, random.Random(seed))
+    assert state.status == "finished"
+    return state.id
 
 
 class Replays:
@@ -146,12 +146,12 @@ async def test_an_old_game_is_summarised_once_in_a_thread_and_kept(env: Env, mon
 
 
 async def test_an_abandoned_game_has_its_summary_too(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    view = await start_game(env.service)
-    await env.service.abandon(view.id, CAROL.user_id)
+    state = await start_game(env.service)
+    await env.service.abandon(state.id, CAROL.user_id)
     replays = Replays(monkeypatch)
     (summary,) = await GameService(env.store, clock=env.clock).archive.history(GUILD, ALICE.user_id)
     assert summary.status == "abandoned" and summary.winner_seat is None and replays.calls == 0
-    assert "abandon" in await env.service.archive.export_json(view.id)
+    assert "abandon" in await env.service.archive.export_json(state.id)
 
 
 async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
@@ -250,9 +250,9 @@ async def test_nobody_is_seated_in_a_practice_game_without_accepting(env: Env) -
     assert "practice game" in challenge.options.describe() and await s.lookups.game_in_channel(70) is None
     with pytest.raises(ChallengeError, match="only Bob can accept"):
         await s.challenges.accept(challenge.id, CAROL.user_id)
-    view = (await s.challenges.accept(challenge.id, BOB.user_id)).view
-    assert view.players == (ALICE, BOB) and not view.options.rated
-    assert view.game.position.position_id() == gnubg_id.split(":")[0]
+    state = (await s.challenges.accept(challenge.id, BOB.user_id)).state
+    assert state.players == (ALICE, BOB) and not state.options.rated
+    assert state.game.position.position_id() == gnubg_id.split(":")[0]
 
 
 def _finished_position_id() -> str:
@@ -298,10 +298,10 @@ async def test_a_forfeit_at_the_opening_is_a_single_game_at_the_cube(db_url: str
     # alice throws 3, bob 1: alice is to play 3-1 with her back checkers in bob's home board
     env = await open_env(db_url, dice=ScriptedDice([3, 1]))
     try:
-        view = await start_game(env.service, options=ChallengeOptions(stake=7))
-        assert view.game.loss_value(0) is WinKind.BACKGAMMON  # what the position would say
-        out = await env.service.forfeit(view.id, ALICE.user_id)
-        result = out.view.game.result
+        state = await start_game(env.service, options=ChallengeOptions(stake=7))
+        assert state.game.loss_value(0) is WinKind.BACKGAMMON  # what the position would say
+        out = await env.service.forfeit(state.id, ALICE.user_id)
+        result = out.state.game.result
         assert (result.winner, result.kind, result.points, result.cube) == (1, WinKind.SINGLE, 1, 1)
         bob = (await env.service.lookups.stats(GUILD, BOB.user_id)).stats
         assert bob.points_won == 7 and bob.backgammons == 0
@@ -312,11 +312,11 @@ async def test_a_forfeit_at_the_opening_is_a_single_game_at_the_cube(db_url: str
 async def test_a_forfeit_after_a_double_is_single_at_the_doubled_cube(db_url: str) -> None:
     env = await open_env(db_url, dice=ScriptedDice([3, 1, 6, 6]))
     try:
-        view = await start_game(env.service, options=ChallengeOptions(opening_reroll=True))
-        await env.service.double(view.id, ALICE.user_id)
-        await env.service.take(view.id, BOB.user_id)
-        out = await env.service.forfeit(view.id, BOB.user_id)
-        result = out.view.game.result
+        state = await start_game(env.service, options=ChallengeOptions(opening_reroll=True))
+        await env.service.double(state.id, ALICE.user_id)
+        await env.service.take(state.id, BOB.user_id)
+        out = await env.service.forfeit(state.id, BOB.user_id)
+        result = out.state.game.result
         assert (result.winner, result.kind, result.points) == (0, WinKind.SINGLE, 2)
     finally:
         await env.store.close()
@@ -325,21 +325,21 @@ async def test_a_forfeit_after_a_double_is_single_at_the_doubled_cube(db_url: st
 async def test_a_timeout_at_the_opening_is_a_single_game_at_the_cube(db_url: str) -> None:
     env = await open_env(db_url, dice=ScriptedDice([3, 1]))
     try:
-        view = await start_game(env.service, options=ChallengeOptions(move_days=1))
-        assert view.to_act() == ALICE
+        state = await start_game(env.service, options=ChallengeOptions(move_days=1))
+        assert state.to_act() == ALICE
         env.clock.advance(days=1, seconds=1)
         (notice,) = await env.service.deadlines.process_due()
-        result = notice.view.game.result
+        result = notice.state.game.result
         assert (notice.kind, result.winner, result.kind, result.points) == ("timeout", 1, WinKind.SINGLE, 1)
     finally:
         await env.store.close()
 
 
 async def test_a_player_can_never_abandon_their_own_game(env: Env) -> None:
-    view = await start_game(env.service)
+    state = await start_game(env.service)
     for player in (ALICE, BOB):
         with pytest.raises(ServiceError, match="you play in this game"):
-            await env.service.abandon(view.id, player.user_id)
-    assert (await env.service.lookups.get_game(view.id)).is_active
-    out = await env.service.abandon(view.id, CAROL.user_id)  # another moderator may
-    assert out.view.status == "abandoned"
+            await env.service.abandon(state.id, player.user_id)
+    assert (await env.service.lookups.get_game(state.id)).is_active
+    out = await env.service.abandon(state.id, CAROL.user_id)  # another moderator may
+    assert out.state.status == "abandoned"

@@ -112,17 +112,17 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
             challenge = await small.challenges.create(
                 1, 500 + n, a, b, ChallengeOptions(match_length=rng.choice([0, 3]))
             )
-            games.append((await small.challenges.accept(challenge.id, b.user_id)).view.id)
+            games.append((await small.challenges.accept(challenge.id, b.user_id)).state.id)
         for _ in range(steps):
             game_id = rng.choice(games)
-            view = await small.lookups.get_game(game_id)
-            if not view.is_active:
+            state = await small.lookups.get_game(game_id)
+            if not state.is_active:
                 continue
-            if view.game.phase in (Phase.ROLL, Phase.PLAY) and rng.random() < 0.05:
-                resigner = view.players[rng.randint(0, 1)].user_id
-                await small.resign(game_id, resigner, rng.randint(1, 3), version=view.version)
+            if state.game.phase in (Phase.ROLL, Phase.PLAY) and rng.random() < 0.05:
+                resigner = state.players[rng.randint(0, 1)].user_id
+                await small.resign(game_id, resigner, rng.randint(1, 3), version=state.version)
             else:
-                await random_step(small, view, rng)
+                await random_step(small, state, rng)
             assert len(small.cache.matches) <= 2 and len(small.cache.rows) <= 2
             assert len(small.cache.locks) <= 4
         fresh = GameService(store, clock=clock, limits=limits)  # nothing in memory: everything from the store
@@ -196,26 +196,26 @@ async def test_games_waiting_for_a_player_keep_no_legal_plays(tmp_path) -> None:
         for n in range(3):
             a, b = PLAYERS[2 * n], PLAYERS[2 * n + 1]
             challenge = await service.challenges.create(1, 700 + n, a, b, ChallengeOptions())
-            games.append((await service.challenges.accept(challenge.id, b.user_id)).view.id)
+            games.append((await service.challenges.accept(challenge.id, b.user_id)).state.id)
         waiting_to_play = 0
         for _ in range(60):
-            view = await service.lookups.get_game(rng.choice(games))
-            if not view.is_active:
+            state = await service.lookups.get_game(rng.choice(games))
+            if not state.is_active:
                 continue
-            outcome = await random_step(service, view, rng)
+            outcome = await random_step(service, state, rng)
             cached = [match.game for _, match in service.cache.matches.values()]
             assert cached and all(game._plays is None for game in cached)
-            game = outcome.view.game
-            if outcome.view.is_active and game.phase is Phase.PLAY:
+            game = outcome.state.game
+            if outcome.state.is_active and game.phase is Phase.PLAY:
                 waiting_to_play += 1
                 found = legal_plays(game.position, game.dice)
-                assert outcome.view.legal_plays() == found
-                assert outcome.view.legal_play_texts() == sorted(format_play(play) for play in found)
+                assert outcome.state.legal_plays() == found
+                assert outcome.state.legal_play_texts() == sorted(format_play(play) for play in found)
                 assert game._plays is None  # the view kept its own texts, not the game's plays
                 # what the game keeps of them (to check the play without a search) is strings
                 # and bytes, which the collector leaves alone once it has seen them
                 kept = game._forgotten
-                assert kept is not None and list(kept.moves) == outcome.view.legal_play_texts()
+                assert kept is not None and list(kept.moves) == outcome.state.legal_play_texts()
                 gc.collect()
                 assert not gc.is_tracked(kept.moves)
         assert waiting_to_play >= 10

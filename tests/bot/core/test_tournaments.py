@@ -63,7 +63,7 @@ class World:
                         thread = await self.t.set_thread(match.pairing_id, next(self.threads))
                         outcome = await self.t.open_match(match, thread)
                         if outcome is not None:
-                            self.opened.append(outcome.view.id)
+                            self.opened.append(outcome.state.id)
                             await deliveries.delivered(outcome.owed)
                 elif delivery.kind == "notice":
                     self.notices.append(delivery.text)
@@ -190,7 +190,7 @@ async def test_seeding_by_server_rating(world: World) -> None:
         channel = 10 + winner.user_id + loser.user_id
         challenge = await world.service.challenges.create(GUILD, channel, winner, loser, ChallengeOptions())
         game = await world.service.challenges.accept(challenge.id, loser.user_id)
-        await world.service.forfeit(game.view.id, loser.user_id)
+        await world.service.forfeit(game.state.id, loser.user_id)
     view = await world.t.start(made.id, ORGANISER)
     seeds = [e.player for e in sorted(view.entrants, key=lambda e: e.seed or 0)]
     assert seeds == [players[3], players[2], players[0], players[1]]  # the best server rating first
@@ -347,7 +347,7 @@ async def test_the_round_deadline_decides_by_the_move_deadline_rule(world: World
     while first.to_act() == mover and first.is_active:  # a move a day in: its clock runs to day 3
         outcome = await random_step(world.service, first, random.Random(1))
         world.service.deliveries.release(outcome.owed)  # its boards: the dispatcher's
-        first = outcome.view
+        first = outcome.state
     movers = [first.to_act(), (await world.service.lookups.get_game(tables[1].game_id)).to_act()]  # type: ignore[arg-type]
     world.clock.advance(days=1)  # day 2: the round's deadline, before the first game's move deadline
     await world.service.deadlines.process_due(world.clock.now)

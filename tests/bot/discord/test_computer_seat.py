@@ -144,12 +144,12 @@ async def test_computer_doubles_and_takes_like_a_player(fast, monkeypatch):
     """The computer's cube answers go through the same posting path (forced to take here)."""
     w = fast
 
-    async def always_take(self, view):  # type: ignore[no-untyped-def]
+    async def always_take(self, state):  # type: ignore[no-untyped-def]
         from engine import Phase
 
-        if view.game.phase is Phase.DOUBLED:
+        if state.game.phase is Phase.DOUBLED:
             return "take"
-        return await original(self, view)
+        return await original(self, state)
 
     from bot.core.computer import ComputerPlayer
 

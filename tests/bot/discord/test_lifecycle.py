@@ -79,7 +79,7 @@ async def test_leaderboard_pages(world):
         b = PlayerRef(1001 + 2 * i, f"p{2 * i + 1:02d}")
         challenge = await service.challenges.create(w.guild.id, 5000 + i, a, b, ChallengeOptions())
         outcome = await service.challenges.accept(challenge.id, b.user_id)
-        await service.forfeit(outcome.view.id, b.user_id)
+        await service.forfeit(outcome.state.id, b.user_id)
     first = await w.carol.slash(w.channel, "bg leaderboard")
     message = first.response
     assert message.embeds[0].footer.text.startswith("Page 1 of 3 · 24 ranked")

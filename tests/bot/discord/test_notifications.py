@@ -80,7 +80,7 @@ async def test_reminders_off_wait_for_quiet_hours_or_come_by_direct_message(worl
     await settings(w, w.carol, quiet_from=6, quiet_to=10, timezone="UTC")  # reminder due at 07:00
     await w.start_game(w.carol, w.mod, channel=other, days=1)  # now 07:00 on 3 March: carol starts
     clock.advance(hours=19)  # 02:00 on the 4th: not quiet, the reminder is due at 02:00
-    kinds = [(n.kind, n.view.id) for n in await w.bot.scheduler.run_once()]
+    kinds = [(n.kind, n.state.id) for n in await w.bot.scheduler.run_once()]
     assert ("reminder", 2) in kinds  # carol's, in game 2 (game 1 runs out meanwhile)
     await w.bot.dispatcher.idle()
 

@@ -54,11 +54,11 @@ async def test_a_board_posted_just_before_a_crash_is_taken_not_posted_twice(worl
     old = await w.start_game()
     game, outcome = await stored_not_posted(w)
     # the post reached Discord, the bot died before it could record it
-    payload = await w.bot.table.poster.payload(outcome.view, outcome.events)
+    payload = await w.bot.table.poster.payload(outcome.state, outcome.events)
     posted = await w.bot.get_partial_messageable(w.channel.id).send(
         **{k: v for k, v in payload.items() if v is not None}
     )
-    assert posted.attachments[0].filename == picture_name(outcome.view)
+    assert posted.attachments[0].filename == picture_name(outcome.state)
     clock.advance(seconds=5)
     count = len(w.channel.history())
     await w.env.restart_bot(make_bot())
@@ -82,7 +82,7 @@ async def test_an_owed_board_is_not_posted_after_a_newer_board_went_up(world, cl
     game, outcome = await stored_not_posted(w)
     w.service.deliveries.release(outcome.owed)  # the command could not post it: the dispatcher's
     (owed,) = await w.service.deliveries.owed()
-    assert owed.outcome.view.version == outcome.view.version
+    assert owed.outcome.state.version == outcome.state.version
     # before the dispatcher posts it, the board goes up all the same, and Bob rolls on it
     where = InChannel(w.bot, w.channel.id, w.guild.id)
     await w.bot.table.poster.publish(outcome, where, old=game.board_message)
