@@ -646,7 +646,7 @@ def build(args: argparse.Namespace) -> None:
 
 async def fill_turns(target: str) -> None:
     """A store built before turns were kept: fill each active game's turn now, as the
-    bot does lazily when it lists a game (``GameService.game_list``)."""
+    bot does lazily when it lists a game (``Lookups.game_list``)."""
     service = await GameService.open(target)
     try:
         t = time.perf_counter()

@@ -7,10 +7,10 @@ Plays one long match (a 25-point match, provably fair dice) through the game
 service until its log holds ``--actions`` actions, the service storing a
 snapshot every ``--every`` actions (``Limits.snapshot_every``). Then, on each
 backend, measures what a process that does not have the game in memory pays
-to get it back (``GameService.get_game`` on a service with an empty cache:
+to get it back (``service.lookups.get_game`` on a service with an empty cache:
 the row, then the snapshot and the tail, or the whole log, and the rebuild),
 with the snapshot and with it deleted (the whole log replayed), p50 and max
-of ``--repeat`` runs; and the engine's part alone (``GameService.rebuild``:
+of ``--repeat`` runs; and the engine's part alone (``GameCache.rebuild``:
 parse the snapshot and replay the tail, or replay the whole log). Also prints
 the snapshot's size and the time to write it out (paid once every
 ``--every`` actions). PostgreSQL is a throw-away server (as bench/service.py),

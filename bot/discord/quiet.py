@@ -16,8 +16,6 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from bot.discord.boards import drawing_kept_up_for
-
 QUIET_SECONDS = 1.0
 """Work waiting for a quiet moment starts once the drawing workers have had room for every board this long."""
 POLL_SECONDS = 0.5
@@ -28,12 +26,13 @@ async def until_quiet(
     since: float,
     patience: float,
     *,
-    kept_up_for: Callable[[], float] = drawing_kept_up_for,
+    kept_up_for: Callable[[], float],
     clock: Callable[[], float] = time.monotonic,
     quiet: float = QUIET_SECONDS,
     poll: float = POLL_SECONDS,
 ) -> None:
-    """Until the bot has kept up with its boards for ``quiet`` seconds (``kept_up_for``),
+    """Until the bot has kept up with its boards for ``quiet`` seconds (``kept_up_for``:
+    the drawing workers', passed in, so that this module stands below the boards),
     or ``patience`` seconds have passed since ``since`` (both by ``clock``)."""
     while kept_up_for() < quiet and clock() - since < patience:
         await asyncio.sleep(poll)

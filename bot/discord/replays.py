@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from bot.core.games import GameService
 from bot.core.lru import Lru
 from bot.core.model import GameRecord, GameState, GameSummary
-from bot.discord.errors import UserError
+from bot.discord.refusals import UserError
 from renderer import ReplayGame, ReplayGif, ReplayJob
 from renderer.pool import RenderError
 from renderer.replay import MAX_BYTES, MAX_FRAMES

@@ -38,8 +38,9 @@ from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Re
 from bot.discord.components import SeedModal, challenge_controls, disabled_copy, leaderboard_controls
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns, hold
-from bot.discord.errors import UserError, answer_privately, player_message, report
+from bot.discord.errors import answer_privately, player_message, report
 from bot.discord.limits import fit, pinging, shown
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,

@@ -32,9 +32,9 @@ from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter,
 from bot.discord.boards import picture_in_worker
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
-from bot.discord.errors import UserError
 from bot.discord.limits import shown
 from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     CHANNEL_PERMISSIONS,

@@ -23,9 +23,9 @@ from bot.discord import dice_text, presenter, replays
 from bot.discord.boards import render_in_worker, scene_for_id
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
-from bot.discord.errors import UserError
 from bot.discord.limits import quote, reason, shown
 from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     CHANNEL_PERMISSIONS,

@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.model import ChallengeOptions, GameRecord, PlayerRef
 from bot.discord import replays
-from bot.discord.errors import UserError
+from bot.discord.refusals import UserError
 from bot.discord.replays import Replays, choose
 from renderer import ReplayGif, ReplayJob
 from renderer.pool import RenderError
