@@ -121,10 +121,10 @@ async def _play_pool(size: int, rng: random.Random, seed: int, path: str) -> lis
         length = rng.choice([0] * 9 + [3])
         options = ChallengeOptions(stake=1 + i % 3) if length == 0 else ChallengeOptions(match_length=length)
         challenge = await service.challenges.create(1, 5_000 + i, a, b, options)
-        view = (await service.challenges.accept(challenge.id, b.user_id)).view
-        while (player := view.to_act()) is not None:
-            await sides[player.user_id].take_turn(view.id)
-            view = await service.get_game(view.id)
+        state = (await service.challenges.accept(challenge.id, b.user_id)).state
+        while (player := state.to_act()) is not None:
+            await sides[player.user_id].take_turn(state.id)
+            state = await service.lookups.get_game(state.id)
 
     try:
         for start in range(0, size, 8):  # the engines run in a pool: keep it busy
@@ -646,7 +646,7 @@ def build(args: argparse.Namespace) -> None:
 
 async def fill_turns(target: str) -> None:
     """A store built before turns were kept: fill each active game's turn now, as the
-    bot does lazily when it lists a game (``GameService.game_list``)."""
+    bot does lazily when it lists a game (``Lookups.game_list``)."""
     service = await GameService.open(target)
     try:
         t = time.perf_counter()
@@ -654,7 +654,7 @@ async def fill_turns(target: str) -> None:
             "SELECT DISTINCT guild_id, player0 FROM games WHERE status = 'active' AND turn IS NULL"
         )
         for n, r in enumerate(pairs, 1):
-            await service.game_list(int(r["guild_id"]), int(r["player0"]))
+            await service.lookups.game_list(int(r["guild_id"]), int(r["player0"]))
             if n % 10_000 == 0:
                 print(f"  {n:,} of {len(pairs):,} members' games, {time.perf_counter() - t:.0f} s", flush=True)
         print(f"turns filled for {len(pairs):,} members' games in {time.perf_counter() - t:.0f} s")

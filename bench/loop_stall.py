@@ -76,17 +76,17 @@ async def play_long_matches(
             challenge = await service.challenges.create(
                 guild_id, channel_id, alice, bob, ChallengeOptions(match_length=25)
             )
-            view = (await service.challenges.accept(challenge.id, bob.user_id)).view
-            while view.is_active:
-                actor = view.to_act()
+            state = (await service.challenges.accept(challenge.id, bob.user_id)).state
+            while state.is_active:
+                actor = state.to_act()
                 assert actor is not None
-                if view.game.phase is Phase.ROLL:
-                    outcome = await service.roll(view.id, actor.user_id, version=view.version)
+                if state.game.phase is Phase.ROLL:
+                    outcome = await service.roll(state.id, actor.user_id, version=state.version)
                 else:
-                    play = rng.choice(view.legal_play_texts())
-                    outcome = await service.play(view.id, actor.user_id, play, version=view.version)
-                view = outcome.view
-            last = view
+                    play = rng.choice(state.legal_play_texts())
+                    outcome = await service.play(state.id, actor.user_id, play, version=state.version)
+                state = outcome.state
+            last = state
     finally:
         await store.close()
     assert last is not None

@@ -7,10 +7,10 @@ Plays one long match (a 25-point match, provably fair dice) through the game
 service until its log holds ``--actions`` actions, the service storing a
 snapshot every ``--every`` actions (``Limits.snapshot_every``). Then, on each
 backend, measures what a process that does not have the game in memory pays
-to get it back (``GameService.get_game`` on a service with an empty cache:
+to get it back (``service.lookups.get_game`` on a service with an empty cache:
 the row, then the snapshot and the tail, or the whole log, and the rebuild),
 with the snapshot and with it deleted (the whole log replayed), p50 and max
-of ``--repeat`` runs; and the engine's part alone (``GameService.rebuild``:
+of ``--repeat`` runs; and the engine's part alone (``GameCache.rebuild``:
 parse the snapshot and replay the tail, or replay the whole log). Also prints
 the snapshot's size and the time to write it out (paid once every
 ``--every`` actions). PostgreSQL is a throw-away server (as bench/service.py),
@@ -44,12 +44,12 @@ async def long_match(service: GameService, target: int, seed: int) -> int | None
     """A 25-point match played to ``target`` actions (None if it ended first)."""
     rng = random.Random(seed)
     challenge = await service.challenges.create(1, 900 + seed, A, B, ChallengeOptions(match_length=25))
-    view = (await service.challenges.accept(challenge.id, B.user_id)).view
-    while view.version < target:
-        if not view.is_active:
+    state = (await service.challenges.accept(challenge.id, B.user_id)).state
+    while state.version < target:
+        if not state.is_active:
             return None
-        view = (await act(service, view, rng)).view
-    return view.id
+        state = (await act(service, state, rng)).state
+    return state.id
 
 
 def timed(samples: list[float]) -> str:
@@ -75,23 +75,23 @@ async def bench(db: str, label: str, args: argparse.Namespace) -> None:
         async def fresh_get() -> float:
             service = GameService(store)  # nothing in memory, as another process
             start = time.perf_counter()
-            view = await service.get_game(game_id)
+            state = await service.lookups.get_game(game_id)
             took = time.perf_counter() - start
-            assert view.version == row.version
+            assert state.version == row.version
             return took
 
         with_snapshot = [await fresh_get() for _ in range(args.repeat)]
         engine_with = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            player.rebuild(row.settings, tail, snapshot.state)
+            player.cache.rebuild(row.settings, tail, snapshot.state)
             engine_with.append(time.perf_counter() - start)
         engine_without = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            player.rebuild(row.settings, log)
+            player.cache.rebuild(row.settings, log)
             engine_without.append(time.perf_counter() - start)
-        match = player.rebuild(row.settings, log)
+        match = player.cache.rebuild(row.settings, log)
         writes = []
         for _ in range(args.repeat):
             start = time.perf_counter()

@@ -116,29 +116,29 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
     shard = (shards, (0,)) if shards > 1 else None
     deep = max(0, s.guild_members - 100)
     # what /bg games calls: its rows (game_list), or before that existed every game rebuilt
-    listing = getattr(service, "game_list", None) or service.active_games
+    listing = getattr(service, "game_list", None) or service.lookups.active_games
     cases: dict[str, list[Callable[[], Awaitable[Any]]]] = {
-        "leaderboard, biggest server, page 1": [lambda: service.leaderboard(s.guild) for _ in range(repeat)],
+        "leaderboard, biggest server, page 1": [lambda: service.lookups.leaderboard(s.guild) for _ in range(repeat)],
         "leaderboard, biggest server, last page": [
-            lambda: service.leaderboard(s.guild, offset=deep) for _ in range(repeat)
+            lambda: service.lookups.leaderboard(s.guild, offset=deep) for _ in range(repeat)
         ],
         "leaderboard, biggest server, by points": [
-            lambda: service.leaderboard(s.guild, "points") for _ in range(repeat)
+            lambda: service.lookups.leaderboard(s.guild, "points") for _ in range(repeat)
         ],
         "leaderboard, random server": [
-            (lambda g=g: service.leaderboard(g)) for g in [rng.choice(s.guilds) for _ in range(repeat)]
+            (lambda g=g: service.lookups.leaderboard(g)) for g in [rng.choice(s.guilds) for _ in range(repeat)]
         ],
-        "leaderboard, global": [lambda: service.leaderboard(None) for _ in range(repeat)],
-        "stats, server": [(lambda u=u: service.stats(s.guild, u)) for u in mixed],
-        "stats, global": [(lambda u=u: service.stats(None, u)) for u in mixed],
-        "history, own (10)": [(lambda u=u: service.history(s.guild, u, limit=10)) for u in mixed],
-        "history, another's (30)": [(lambda u=u: service.history(s.guild, u, limit=30)) for u in mixed],
+        "leaderboard, global": [lambda: service.lookups.leaderboard(None) for _ in range(repeat)],
+        "stats, server": [(lambda u=u: service.lookups.stats(s.guild, u)) for u in mixed],
+        "stats, global": [(lambda u=u: service.lookups.stats(None, u)) for u in mixed],
+        "history, own (10)": [(lambda u=u: service.archive.history(s.guild, u, limit=10)) for u in mixed],
+        "history, another's (30)": [(lambda u=u: service.archive.history(s.guild, u, limit=30)) for u in mixed],
         "rating chart history": [(lambda u=u: service.store.ratings.history(u)) for u in mixed],
-        "dice stats": [(lambda u=u: service.dice_stats(s.guild, u)) for u in mixed[: max(1, repeat // 4)]],
+        "dice stats": [(lambda u=u: service.lookups.dice_stats(s.guild, u)) for u in mixed[: max(1, repeat // 4)]],
         "/bg games": [
             (lambda g=g, u=u: listing(g, u)) for _, g, u in (rng.choice(guild_of_active) for _ in range(repeat))
         ],
-        "games waiting for a member": [(lambda u=u: service.waiting_for(u)) for u in mixed],
+        "games waiting for a member": [(lambda u=u: service.lookups.waiting_for(u)) for u in mixed],
         "sweep: deadlines due": [lambda: sched.due_deadlines(shard=shard) for _ in range(repeat)],
         "sweep: reminders due": [lambda: sched.due_reminders(shard=shard) for _ in range(repeat)],
         "sweep: next wake-up": [lambda: sched.next_wakeup(shard=shard) for _ in range(repeat)],
@@ -161,8 +161,8 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
 
 
 async def _cold(service: GameService, game_id: int) -> Any:
-    service._forget(game_id)  # as if it had been evicted
-    return await service.get_game(game_id)
+    service.cache.forget(game_id)  # as if it had been evicted
+    return await service.lookups.get_game(game_id)
 
 
 async def memory(service: GameService, s: Sample, touch: int, rng: random.Random) -> dict[str, Any]:
@@ -175,7 +175,7 @@ async def memory(service: GameService, s: Sample, touch: int, rng: random.Random
     done = 0
     for step in steps:
         for gid in ids[done:step]:
-            await service.get_game(gid)
+            await service.lookups.get_game(gid)
         done = step
         out["steps"].append({"touched": step, "rss_mb": rss_mb(), "s": time.perf_counter() - t0})
         print(f"  touched {step:7,d} games: RSS {rss_mb():7.0f} MB  ({time.perf_counter() - t0:.0f} s)", flush=True)

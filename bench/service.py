@@ -67,20 +67,20 @@ def players(i: int) -> tuple[PlayerRef, PlayerRef]:
 async def new_game(service: GameService, channel: int, i: int) -> GameState:
     a, b = players(i)
     ch = await service.challenges.create(GUILD, channel, a, b, ChallengeOptions(stake=1 + i % 5))
-    return (await service.challenges.accept(ch.id, b.user_id)).view
+    return (await service.challenges.accept(ch.id, b.user_id)).state
 
 
-async def act(service: GameService, view: GameState, rng: random.Random):
+async def act(service: GameService, state: GameState, rng: random.Random):
     """One action by whoever must act; returns the coroutine's result."""
-    player = view.to_act()
+    player = state.to_act()
     assert player is not None
-    game, gid, uid, ver = view.game, view.id, player.user_id, view.version
+    game, gid, uid, ver = state.game, state.id, player.user_id, state.version
     if game.phase is Phase.ROLL:
         if game.cube_value < 4 and game.can_double(game.turn) and rng.random() < 0.03:
             return await service.double(gid, uid, version=ver)
         return await service.roll(gid, uid, version=ver)
     if game.phase is Phase.PLAY:
-        return await service.play(gid, uid, rng.choice(view.legal_play_texts()), version=ver)
+        return await service.play(gid, uid, rng.choice(state.legal_play_texts()), version=ver)
     if game.phase is Phase.DOUBLED:
         if rng.random() < 0.15:
             return await service.pass_double(gid, uid, version=ver)
@@ -121,16 +121,16 @@ async def run(args: argparse.Namespace, db: str) -> None:
         nonlocal finished
         for _ in range(n):
             slot = lock_free.pop(rng.randrange(len(lock_free)))
-            view = views[slot]
+            state = views[slot]
             start = time.perf_counter()
-            out = await act(service, view, rng)
+            out = await act(service, state, rng)
             latencies.append(time.perf_counter() - start)
-            view = out.view
-            if not view.is_active:
+            state = out.state
+            if not state.is_active:
                 finished += 1
                 counter[0] += 1
-                view = await new_game(service, view.channel_id, counter[0])
-            views[slot] = view
+                state = await new_game(service, state.channel_id, counter[0])
+            views[slot] = state
             lock_free.append(slot)
 
     per = [args.actions // args.concurrency] * args.concurrency
@@ -171,9 +171,9 @@ async def run(args: argparse.Namespace, db: str) -> None:
     done = 0
     actions = 0
     for j in range(args.finish):
-        view = await new_game(service, 2_000_000 + j, 500_000 + j)
-        while view.is_active:
-            view = (await act(service, view, rng)).view
+        state = await new_game(service, 2_000_000 + j, 500_000 + j)
+        while state.is_active:
+            state = (await act(service, state, rng)).state
             actions += 1
         done += 1
     after = file_size(Path(db))
@@ -209,12 +209,12 @@ async def worker(db: str, index: int, games: int, actions: int, seed: int) -> No
     for _ in range(actions):
         slot = rng.randrange(len(views))
         start = time.perf_counter()
-        view = (await act(service, views[slot], rng)).view
+        state = (await act(service, views[slot], rng)).state
         latencies.append(time.perf_counter() - start)
-        if not view.is_active:
+        if not state.is_active:
             counter += 1
-            view = await new_game(service, view.channel_id, base // 2 + counter)
-        views[slot] = view
+            state = await new_game(service, state.channel_id, base // 2 + counter)
+        views[slot] = state
     t_end = time.time()
     await store.close()
     print(json.dumps({"start": t_start, "end": t_end, "latencies": latencies}), flush=True)

@@ -60,30 +60,30 @@ LOG_COPY = Path(tempfile.gettempdir()) / "startup_bot.log"
 # -- the store ---------------------------------------------------------------------------------
 
 
-async def act_until(service: GameService, view: GameState, done: Any, rng: random.Random) -> GameState | None:
+async def act_until(service: GameService, state: GameState, done: Any, rng: random.Random) -> GameState | None:
     """Members act (random legal plays, no cube) until ``done(view)``; None if the game ended first."""
     for _ in range(400):
-        if view.game.phase is Phase.OVER:
+        if state.game.phase is Phase.OVER:
             return None
-        if done(view):
-            return view
-        player = view.to_act()
+        if done(state):
+            return state
+        player = state.to_act()
         if player is None:
             return None
-        phase = view.game.phase
+        phase = state.game.phase
         if phase is Phase.ROLL:
-            outcome = await service.roll(view.id, player.user_id, version=view.version)
+            outcome = await service.roll(state.id, player.user_id, version=state.version)
         elif phase is Phase.PLAY:
             outcome = await service.play(
-                view.id, player.user_id, rng.choice(view.legal_play_texts()), version=view.version
+                state.id, player.user_id, rng.choice(state.legal_play_texts()), version=state.version
             )
         elif phase is Phase.DOUBLED:
-            outcome = await service.take(view.id, player.user_id, version=view.version)
+            outcome = await service.take(state.id, player.user_id, version=state.version)
         else:
             return None
         for o in outcome if isinstance(outcome, list) else [outcome]:
             await service.deliveries.delivered(o.owed)
-        view = (outcome[-1] if isinstance(outcome, list) else outcome).view
+        state = (outcome[-1] if isinstance(outcome, list) else outcome).state
     return None
 
 
@@ -106,12 +106,12 @@ async def build(path: Path, games: int, humans: int, owed: int, seed: int = 1) -
                 guild, channel, human, computer, ChallengeOptions(computer_level=LEVEL, hints=True)
             )
             await service.deliveries.delivered(outcome.owed)
-            view = await act_until(
-                service, outcome.view, lambda v: (a := v.to_act()) is not None and a.user_id == app, rng
+            state = await act_until(
+                service, outcome.state, lambda v: (a := v.to_act()) is not None and a.user_id == app, rng
             )
-            if view is None:
+            if state is None:
                 continue
-            meta["computer"].append([channel, view.id])
+            meta["computer"].append([channel, state.id])
             meta["users"].append([user, human.name])
             if len(meta["computer"]) % 500 == 0:
                 print(
@@ -123,14 +123,14 @@ async def build(path: Path, games: int, humans: int, owed: int, seed: int = 1) -
             challenge = await service.challenges.create(guild, channel, a, b, ChallengeOptions())
             outcome = await service.challenges.accept(challenge.id, b.user_id)
             await service.deliveries.delivered(outcome.owed)
-            view = await act_until(service, outcome.view, lambda v: v.game.phase is Phase.ROLL, rng)
-            assert view is not None
-            meta["human"].append([channel, view.id, view.to_act().user_id])
+            state = await act_until(service, outcome.state, lambda v: v.game.phase is Phase.ROLL, rng)
+            assert state is not None
+            meta["human"].append([channel, state.id, state.to_act().user_id])
             meta["users"] += [[a_id, a.name], [b_id, b.name]]
         # the last board of some games still owed, as a crash leaves it: one more action, not delivered
         for channel, game_id, actor in meta["human"][:owed]:
-            view = await service.get_game(game_id)
-            outcome = await service.roll(game_id, actor, version=view.version)
+            state = await service.lookups.get_game(game_id)
+            outcome = await service.roll(game_id, actor, version=state.version)
             assert outcome.owed
             meta["owed"].append(channel)
         meta["human"] = meta["human"][owed:]

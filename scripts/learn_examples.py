@@ -102,8 +102,8 @@ def main() -> None:
     game = long_game(seed)
     analysis = Analyst().analyse_game(game, ply=0, cube_level="0ply")
     detail = analysis.detail()
-    view = SimpleNamespace(id=1234, game_count=1, players=(PlayerRef(1, "alice"), PlayerRef(2, "bob")))
-    ((_, chart),) = lessons.game_charts(view, {1: detail})
+    state = SimpleNamespace(id=1234, game_count=1, players=(PlayerRef(1, "alice"), PlayerRef(2, "bob")))
+    ((_, chart),) = lessons.game_charts(state, {1: detail})
     (out / "chart-game.png").write_bytes(chart.draw())
     print(f"chart-game.png: {len(analysis.moves)} moves, {len(chart.marks)} marks")
 

@@ -14,6 +14,9 @@ The layers, lowest first (docs/architecture.md, "The layers"):
 - ``bot.core``: the application, with no Discord types and no pictures.
 - ``bot.discord``: the Discord layer; never the store or the AI directly.
 - ``bot.__main__``: the composition root, which may wire anything.
+
+A package's longest chain of imports inside it stays within :data:`DEEPEST_CHAIN`
+(``pytest -s tests/test_layers.py -k shallow`` prints it).
 """
 
 from __future__ import annotations
@@ -56,6 +59,10 @@ UNPLACED: set[str] = set()
 
 KNOWN_CYCLES: list[set[str]] = []
 """Import cycles tolerated for now (none)."""
+
+DEEPEST_CHAIN = {"bot.discord": 12}
+"""The longest chain of imports inside a package, in modules, that it may reach: a
+reader follows a request through at most this many files of the Discord layer."""
 
 
 def module_name(path: Path) -> str:
@@ -159,6 +166,20 @@ def cycles(edges: dict[str, set[str]]) -> list[set[str]]:
     return found
 
 
+def longest_chain(edges: dict[str, set[str]], package: str) -> tuple[str, ...]:
+    """The longest chain of imports among the modules of ``package`` (the graph has no cycles)."""
+    inside = {name for name in edges if name == package or name.startswith(package + ".")}
+    found: dict[str, tuple[str, ...]] = {}
+
+    def chain(name: str) -> tuple[str, ...]:
+        if name not in found:
+            below = [chain(module) for module in edges[name] if module in inside]
+            found[name] = (name, *max(below, key=len, default=()))
+        return found[name]
+
+    return max((chain(name) for name in sorted(inside)), key=len, default=())
+
+
 def test_every_module_is_parsed() -> None:
     known = modules()
     assert {"engine.position", "renderer.board", "bot.__main__"} <= set(known)
@@ -198,6 +219,19 @@ def test_no_import_cycles() -> None:
     found = cycles(graph())
     unexpected = [c for c in found if not any(c <= known for known in KNOWN_CYCLES)]
     assert not unexpected, "import cycles:\n" + "\n".join(" <-> ".join(sorted(c)) for c in unexpected)
+
+
+def test_the_layers_stay_shallow() -> None:
+    edges = graph()
+    for package, bound in DEEPEST_CHAIN.items():
+        chain = longest_chain(edges, package)
+        print(f"{package}: {len(chain)} levels: " + " -> ".join(chain))
+        assert len(chain) <= bound, f"{package} imports {len(chain)} levels deep: " + " -> ".join(chain)
+
+
+def test_the_checker_measures_the_longest_chain_inside_a_package() -> None:
+    edges = {"p.a": {"p.b", "q.x"}, "p.b": {"p.c"}, "p.c": set(), "q.x": {"q.y"}, "q.y": set(), "p.d": {"p.c"}}
+    assert longest_chain(edges, "p") == ("p.a", "p.b", "p.c")  # q's modules are not counted
 
 
 def test_the_checker_sees_a_cycle_and_a_dodged_import(tmp_path: Path) -> None:

@@ -3,7 +3,11 @@
 - :mod:`.games`: :class:`GameService`, every game action, with its parts
   :attr:`~GameService.challenges` (:mod:`.challenges`),
   :attr:`~GameService.deadlines` (:mod:`.deadlines`) and
-  :attr:`~GameService.deliveries` (:mod:`.deliveries`);
+  :attr:`~GameService.deliveries` (:mod:`.deliveries`),
+  :attr:`~GameService.lookups` (:mod:`.lookups`: games as they stand, standings),
+  :attr:`~GameService.archive` (:mod:`.archive`: finished matches, exports, the dice check),
+  :attr:`~GameService.cache` (:mod:`.game_cache`: the games in memory, their rebuild) and
+  :attr:`~GameService.recorder` (:mod:`.recorder`: each step stored in one transaction);
 - :mod:`.model`: the values handed up (:class:`GameState`, :class:`Outcome`,
   :class:`Notice`, ...) and the :class:`ServiceError` family;
 - :mod:`.narration`: what happened, in words;

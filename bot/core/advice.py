@@ -170,7 +170,7 @@ class Advice:
 
         async def analyse(number: int) -> ai.GameAnalysis:
             if not records:
-                records.update((r.number, r) for r in await self.service.game_records(summary.id))
+                records.update((r.number, r) for r in await self.service.archive.game_records(summary.id))
             record = records[number]
             return await self.analyst.aanalyse_log(
                 list(record.actions), record.settings, score=record.score, crawford=record.crawford, ply=self.ply
@@ -183,7 +183,7 @@ class Advice:
         """The numbers behind the analysis of every game of a finished match (each
         move's chances and luck, the mistakes), analysing what was not yet."""
         await self.analysis(summary)
-        return await self.service.analysis_details(summary.id)
+        return await self.service.archive.analysis_details(summary.id)
 
     async def _kept_or_analysed(
         self,
@@ -194,13 +194,15 @@ class Advice:
     ) -> list[tuple[int, str]]:
         lock = self._locks.setdefault(game_id, asyncio.Lock())
         async with lock:
-            stored = await self.service.analyses(game_id)
-            detailed = await self.service.analysis_details(game_id)
+            stored = await self.service.archive.analyses(game_id)
+            detailed = await self.service.archive.analysis_details(game_id)
             for number in wanted:
                 if number not in stored or number not in detailed:  # kept before details existed: again
                     analysis = await analyse(number)
                     stored[number] = analysis.summary(names)
-                    await self.service.save_analysis(game_id, number, self.ply, stored[number], analysis.detail())
+                    await self.service.archive.save_analysis(
+                        game_id, number, self.ply, stored[number], analysis.detail()
+                    )
         if not lock.locked():
             self._locks.pop(game_id, None)
         return [(number, stored[number]) for number in wanted]

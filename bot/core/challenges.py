@@ -24,6 +24,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from bot.core.lru import Lru
 from bot.core.model import (
     CHALLENGE_LIFETIME,
     KEPT_CHALLENGES,
@@ -131,10 +132,13 @@ class Challenges:
         self._secrets: dict[int, tuple[FairDice | None, str | None]] = {}
         """The dice seed and the challenger's own seed of each challenge in :attr:`_pending`."""
         self.limits = limits or Limits()
-        self._pending: dict[int, ChallengeView] = {}
-        """Pending challenges this process made or read, oldest first. Answering
+        self._pending: Lru[int, ChallengeView] = Lru(KEPT_CHALLENGES, self._forgotten)
+        """Pending challenges this process made or read (the least recently used forgotten first). Answering
         one starts from here without a read: the answer's own transaction checks
         that it is still pending, which catches one another process answered."""
+
+    def _forgotten(self, challenge_id: int) -> None:
+        self._secrets.pop(challenge_id, None)
 
     async def create(
         self,
@@ -248,11 +252,7 @@ class Challenges:
         """Remember a pending challenge, forget an answered one."""
         self._pending.pop(challenge.id, None)
         if challenge.status == "pending":
-            self._pending[challenge.id] = challenge
-            while len(self._pending) > KEPT_CHALLENGES:
-                forgotten = next(iter(self._pending))
-                del self._pending[forgotten]
-                self._secrets.pop(forgotten, None)
+            self._pending[challenge.id] = challenge  # the least recently used forgotten past KEPT_CHALLENGES
         else:
             self._secrets.pop(challenge.id, None)
         return challenge

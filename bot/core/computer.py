@@ -55,8 +55,8 @@ class ComputerPlayer:
         self.resigns = resigns
         self._resigned: set[tuple[int, int]] = set()
 
-    def is_to_act(self, view: GameState) -> bool:
-        player = view.to_act()
+    def is_to_act(self, state: GameState) -> bool:
+        player = state.to_act()
         return player is not None and player.user_id == self.user_id
 
     async def take_turn(self, game_id: int) -> list[Outcome]:
@@ -66,31 +66,31 @@ class ComputerPlayer:
         first): the caller may call again.
         """
         outcomes: list[Outcome] = []
-        view = await self.service.get_game(game_id)
+        state = await self.service.lookups.get_game(game_id)
         for _ in range(MAX_ACTIONS_PER_TURN):
-            if not self.is_to_act(view):
+            if not self.is_to_act(state):
                 return outcomes
             try:
-                outcome = await self._act(view)
+                outcome = await self._act(state)
             except AnalysisUnavailable as error:
                 raise AnalysisUnavailableError(error.message) from error
             except StaleGameError as error:
                 log.info("game %s moved on under the computer", game_id)
-                view = error.view or await self.service.get_game(game_id)
+                state = error.state or await self.service.lookups.get_game(game_id)
                 continue
             outcomes.append(outcome)
-            view = outcome.view
+            state = outcome.state
         raise RuntimeError(f"the computer took more than {MAX_ACTIONS_PER_TURN} actions in game {game_id}")
 
-    async def decide(self, view: GameState) -> str:
+    async def decide(self, state: GameState) -> str:
         """What the computer does now: ``resign``, ``double``, ``roll``, ``use_opening``, ``play:<notation>``,
         ``beaver``, ``take``, ``pass``, ``accept`` or ``reject``."""
-        game = view.game
-        seat = view.seat(self.user_id)
+        game = state.game
+        seat = state.seat(self.user_id)
         assert seat is not None
         if game.phase is Phase.ROLL:
-            if self.resigns and await self._hopeless(view, seat):
-                self._resigned.add((view.id, len(view.match.games)))
+            if self.resigns and await self._hopeless(state, seat):
+                self._resigned.add((state.id, len(state.match.games)))
                 return "resign"
             if game.can_double(seat):
                 advice = await self.analyst.acube_action(game, level=self.level)
@@ -120,9 +120,9 @@ class ComputerPlayer:
         before = await self.analyst.aevaluate(game.position)
         return bool(best) and best[0].equity >= before.equity
 
-    async def _act(self, view: GameState) -> Outcome:
-        decision = await self.decide(view)
-        service, gid, uid, version = self.service, view.id, self.user_id, view.version
+    async def _act(self, state: GameState) -> Outcome:
+        decision = await self.decide(state)
+        service, gid, uid, version = self.service, state.id, self.user_id, state.version
         if decision.startswith("play:"):
             return await service.play(gid, uid, decision[5:], version=version)
         if decision == "resign":
@@ -139,10 +139,10 @@ class ComputerPlayer:
         }[decision]
         return await method(gid, uid, version=version)
 
-    async def _hopeless(self, view: GameState, seat: int) -> bool:
+    async def _hopeless(self, state: GameState, seat: int) -> bool:
         """No chance to win and no gammon to save: resign a single game (once a game)."""
-        game = view.game
-        if (view.id, len(view.match.games)) in self._resigned:
+        game = state.game
+        if (state.id, len(state.match.games)) in self._resigned:
             return False
         if game.position.off[1] == 0:
             return False  # the opponent has not started bearing off: keep playing

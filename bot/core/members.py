@@ -16,19 +16,21 @@ daily digest, and their vacations.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.core import narration
+from bot.core.lru import Lru
 from bot.core.model import REMINDER_FRACTION, GameState, ServiceError, storage_errors_as_service_errors
 from bot.core.notifications import Prefs
 from bot.store import GameRow, Owed, Shard, Store, VacationRow
 from engine import format_play
 
 PREFS_TTL = 60.0
+KEPT_PREFS = 50_000
+"""Members whose preferences are kept (the least recently used forgotten first)."""
 DEFAULT_VACATION_DAYS = 14
 MAX_VACATION_DAYS = 60
 DIGEST_GAMES = 15
@@ -69,7 +71,7 @@ class Members:
         self.state_of = state_of
         self.wake = wake
         """Told when a digest is owed (the dispatcher)."""
-        self._prefs: dict[int, tuple[Prefs, float]] = {}
+        self._prefs: Lru[int, Prefs] = Lru(KEPT_PREFS, ttl=PREFS_TTL)
         self._away: dict[tuple[int, int], datetime] = {}
         """(guild, member) -> end of their vacation under way, as last read (see :meth:`refresh`)."""
 
@@ -77,16 +79,14 @@ class Members:
 
     async def prefs(self, user_id: int) -> Prefs:
         kept = self._prefs.get(user_id)
-        if kept is not None and time.monotonic() - kept[1] < PREFS_TTL:
-            return kept[0]
+        if kept is not None:
+            return kept
         prefs = Prefs.from_dict(await self.store.members.prefs(user_id))
         self._remember(user_id, prefs)
         return prefs
 
     def _remember(self, user_id: int, prefs: Prefs) -> None:
-        if len(self._prefs) > 50_000:
-            self._prefs.clear()
-        self._prefs[user_id] = (prefs, time.monotonic())
+        self._prefs[user_id] = prefs
 
     async def set_prefs(self, user_id: int, **changes: Any) -> Prefs:
         """Change some preferences (:raises PreferenceError: for one that cannot be kept)."""

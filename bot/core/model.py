@@ -71,9 +71,9 @@ class NotYourTurnError(ServiceError):
 class StaleGameError(ServiceError):
     """The game changed since the user looked at it (a stale button, a race)."""
 
-    def __init__(self, message: str = "the game has moved on", view: GameState | None = None) -> None:
+    def __init__(self, message: str = "the game has moved on", state: GameState | None = None) -> None:
         super().__init__(message)
-        self.view = view
+        self.state = state
 
 
 class NoGameError(ServiceError):
@@ -165,7 +165,7 @@ class ChallengeOptions:
     cube_limit: int = CUBE_LIMIT
     """The highest value the cube may reach, automatic doubles included."""
     early_doubles: bool = True
-    """False: nobody may double before the game's first play (seed 003)."""
+    """False: nobody may double before the game's first play (the old texts: "at any time after the first turn")."""
     hoyle: bool = False
     """Hoyle's rubber: no cube, best of three games (a 2-point match, a gammon
     counting two), the winner of a hit throws first in the next game, and the
@@ -544,7 +544,7 @@ class Event:
 class Outcome:
     """The result of an action: the game as it now stands and what happened."""
 
-    view: GameState
+    state: GameState
     events: list[Event]
     rating_changes: list[RatingChange] = field(default_factory=list)
     owed: tuple[int, ...] = ()
@@ -587,7 +587,7 @@ class Notice:
     """Something the scheduler should post: a reminder, a timeout, an expired challenge."""
 
     kind: str
-    view: GameState | None
+    state: GameState | None
     challenge: ChallengeView | None
     user_id: int | None
     text: str

@@ -33,12 +33,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
+from bot.core.lru import Lru
 from bot.core.model import PlayerRef, ServiceError, storage_errors_as_service_errors
 from bot.core.players import PlayerNames
 from bot.store import ConstraintError, GameOverError, NotFoundError, StaleVersionError, Store
@@ -246,8 +246,8 @@ class PatienceService:
         self.names = names
         self.clock = clock
         self.seed_source = seed_source
-        self._dailies: dict[tuple[int, str], DailyDealRow] = {}
-        self._solutions: OrderedDict[tuple[str, str], Layout] = OrderedDict()
+        self._dailies: Lru[tuple[int, str], DailyDealRow] = Lru(KEPT_DAILIES)
+        self._solutions: Lru[tuple[str, str], Layout] = Lru(KEPT_SOLUTIONS)
 
     def today(self) -> str:
         """The UTC day now, ``YYYY-MM-DD``."""
@@ -287,8 +287,6 @@ class PatienceService:
         return known
 
     def _keep_daily(self, row: DailyDealRow) -> None:
-        if len(self._dailies) >= KEPT_DAILIES:
-            self._dailies.clear()
         self._dailies[(row.guild_id, row.day)] = row
 
     async def best_layout(self, deal: Deal, scoring: Scoring = ENGLISH) -> Layout:
@@ -298,10 +296,6 @@ class PatienceService:
         if found is None:
             found = await asyncio.to_thread(solve, deal, scoring)
             self._solutions[key] = found
-            while len(self._solutions) > KEPT_SOLUTIONS:
-                self._solutions.popitem(last=False)
-        else:
-            self._solutions.move_to_end(key)
         return found
 
     # -- attempts -------------------------------------------------------------------------------

@@ -32,14 +32,14 @@ def blot_odds(position: Position, seat: int) -> BlotOdds:
     return BlotOdds(seat, tuple(sorted(exposure.items())), total_exposure(position))
 
 
-def both_sides(view: GameState) -> tuple[BlotOdds, BlotOdds]:
+def both_sides(state: GameState) -> tuple[BlotOdds, BlotOdds]:
     """Each player's blots in the game as it stands."""
-    game = view.game
+    game = state.game
     mover = game.player_on_roll
     positions = {mover: game.position, 1 - mover: game.position.swap()}
     return blot_odds(positions[0], 0), blot_odds(positions[1], 1)
 
 
-async def shots(view: GameState) -> tuple[BlotOdds, BlotOdds]:
+async def shots(state: GameState) -> tuple[BlotOdds, BlotOdds]:
     """:func:`both_sides`, counted off the event loop (each count tries every throw)."""
-    return await asyncio.to_thread(both_sides, view)
+    return await asyncio.to_thread(both_sides, state)

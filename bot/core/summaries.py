@@ -2,7 +2,7 @@
 
 Replaying a long match from its log takes a good fraction of a second, and a
 finished match never changes. So the step that ends a match (or abandons it)
-also writes its summary, in the same transaction (see ``GameService._commit``):
+also writes its summary, in the same transaction (see :meth:`bot.core.recorder.Recorder.record`):
 
 - the *card*: result, score, each game's result and length, the final
   position (``/bg history``, ``/bg analysis``, ``/bgtools verify``);

@@ -45,7 +45,7 @@ a bot busy for minutes still analyses."""
 class _Ended(NamedTuple):
     """A game-over message waiting for its games' analysis."""
 
-    view: GameState
+    state: GameState
     count: int
     """How many games ended in it (the last ones of the match)."""
     message: discord.Message
@@ -92,11 +92,11 @@ class AnalysisNotes:
     def after_game(self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed]) -> None:
         """If games ended in this outcome, analyse them in the background and add the result to ``message``."""
         ended = sum(1 for e in outcome.events if e.kind == "game_over")
-        if not ended or message is None or outcome.view.status == "abandoned":
+        if not ended or message is None or outcome.state.status == "abandoned":
             return
         if not self.available():
             return
-        self._waiting.append(_Ended(outcome.view, ended, message, list(embeds), self.clock()))
+        self._waiting.append(_Ended(outcome.state, ended, message, list(embeds), self.clock()))
         if self._runner is None or self._runner.done():
             self._runner = asyncio.create_task(self._run(), name="bg-analyses")
 
@@ -105,17 +105,17 @@ class AnalysisNotes:
         while self._waiting:
             await self._until_quiet(self._waiting[0].over_since)
             ended = self._waiting.popleft()
-            await self._annotate(ended.view, ended.count, ended.message, ended.embeds)
+            await self._annotate(ended.state, ended.count, ended.message, ended.embeds)
 
     async def _annotate(
-        self, view: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]
+        self, state: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]
     ) -> None:
         try:
-            numbers = [n for n, game in enumerate(view.match.games, start=1) if game.result is not None][-ended:]
+            numbers = [n for n, game in enumerate(state.match.games, start=1) if game.result is not None][-ended:]
             if not numbers:
                 return
-            embed = presenter.analysis_embed(view, await self.advice.summaries(view, numbers))
-            chart = await self._chart(view, numbers[-1])
+            embed = presenter.analysis_embed(state, await self.advice.summaries(state, numbers))
+            chart = await self._chart(state, numbers[-1])
             if chart is not None:
                 embed.set_image(url=f"attachment://{chart[0]}")
             if sum(len(e) for e in embeds) + len(embed) <= MAX_EMBEDS_CHARS and len(embeds) < 10:
@@ -136,7 +136,7 @@ class AnalysisNotes:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("the analysis of game %s failed", view.id)
+            log.exception("the analysis of game %s failed", state.id)
 
     async def _until_quiet(self, over_since: float) -> None:
         """Until the bot has kept up with its boards for :attr:`quiet` seconds, or the
@@ -145,18 +145,18 @@ class AnalysisNotes:
             over_since, self.patience, kept_up_for=self.kept_up_for, clock=self.clock, quiet=self.quiet, poll=self.poll
         )
 
-    async def _chart(self, view: GameState, number: int) -> tuple[str, bytes] | None:
+    async def _chart(self, state: GameState, number: int) -> tuple[str, bytes] | None:
         """The chart of game ``number`` of the match (its file name and PNG), None if it can't be drawn."""
         try:
-            details = await self.advice.service.analysis_details(view.id)
-            charts = lessons.game_charts(view, {number: details[number]} if number in details else {})
+            details = await self.advice.service.archive.analysis_details(state.id)
+            charts = lessons.game_charts(state, {number: details[number]} if number in details else {})
             if not charts:
                 return None
             name, chart = charts[-1]
             # nobody waits for it: a 70 ms chart among the boards held up every board behind it
             return name, await self.drawing.picture(chart, background=True)
         except (RenderError, ServiceError):
-            log.warning("could not draw the chart of game %s", view.id, exc_info=True)
+            log.warning("could not draw the chart of game %s", state.id, exc_info=True)
             return None
 
     @property

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 import discord
 
 from bot.core.games import GameService
+from bot.core.lru import Lru
 from bot.core.model import Event, GameState, Outcome
 from bot.discord import presenter
 from bot.discord.components import game_controls, let_go
@@ -194,7 +195,9 @@ class ThroughVoice:
 
 EDITORS_KEPT = 20_000
 """Boards remembered with their :class:`Editor`, and games with their :class:`Voice`
-(the oldest forgotten first; a token is of no use after 15 minutes anyway)."""
+(the least recently used forgotten first)."""
+TOKEN_SECONDS = 15 * 60
+"""An interaction's token is of no use after 15 minutes: its editor and voice are let go then."""
 
 
 class _Answer:
@@ -301,14 +304,6 @@ def sent(file: discord.File) -> None:
     vars(file.fp).pop("close", None)
 
 
-def _keep_newest(kept: dict[Any, Any], key: Any, value: Editor | Voice) -> None:
-    """Put ``key`` last in ``kept``; forget the oldest past :data:`EDITORS_KEPT`, and those spent."""
-    kept.pop(key, None)
-    kept[key] = value
-    while kept and (len(kept) > EDITORS_KEPT or _spent(next(iter(kept.values())))):
-        del kept[next(iter(kept))]
-
-
 class _EditThrough:
     """A board edited through the interaction that posted it (:class:`Editor`); None if that fails."""
 
@@ -338,10 +333,10 @@ class BoardPoster:
         self.listeners: list[Listener] = []
         self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
         """game id -> its posting lock and how many posts use it (forgotten at 0)."""
-        self._editors: dict[int, Editor] = {}
-        """board message id -> how to edit it through the interaction that posted it, oldest first."""
-        self._voices: dict[int, Voice] = {}
-        """game id -> the interaction its board last went out through, oldest first."""
+        self._editors: Lru[int, Editor] = Lru(EDITORS_KEPT, ttl=TOKEN_SECONDS)
+        """board message id -> how to edit it through the interaction that posted it."""
+        self._voices: Lru[int, Voice] = Lru(EDITORS_KEPT, ttl=TOKEN_SECONDS)
+        """game id -> the interaction its board last went out through."""
 
     @contextlib.asynccontextmanager
     async def _posting(self, game_id: int) -> AsyncIterator[None]:
@@ -425,12 +420,12 @@ class BoardPoster:
             of the game or a newer one was posted meanwhile (the dispatcher's
             boards: worded from the game as it was, they must not go up after
             a click's newer board)."""
-        state = outcome.view
+        state = outcome.state
         deliveries = self.service.deliveries
         shown = outcome.events if events is None else events
         message: discord.Message | None = None
         async with self._posting(state.id):  # one post of a game at a time: each sees the last one's board
-            newest = self.service.shown_version(state.id)
+            newest = self.service.cache.shown_version(state.id)
             if unless_shown and newest is not None and newest >= state.version:
                 await deliveries.delivered(outcome.owed)
                 raise AlreadyShown(f"game {state.id}: version {newest} is on the board, this one shows {state.version}")
@@ -481,7 +476,9 @@ class BoardPoster:
         a click on them says the game moved on and links to the new board.)"""
         board = (message.channel.id, message.id)
         before = {
-            b for b in (old, self.service.known_board(state.id)) if b is not None and b[1] not in (message.id, skip)
+            b
+            for b in (old, self.service.cache.known_board(state.id))
+            if b is not None and b[1] not in (message.id, skip)
         }
         if owed or state.board_message != board or state.board_version != state.version:
             await self.service.deliveries.delivered(owed, state=state, board=board)
@@ -494,9 +491,9 @@ class BoardPoster:
         editor_of, voice_of = getattr(target, "editor", None), getattr(target, "voice", None)
         editor = editor_of(message) if editor_of is not None else None
         if editor is not None:
-            _keep_newest(self._editors, message.id, editor)
+            self._editors[message.id] = editor
         if voice_of is not None:
-            _keep_newest(self._voices, game_id, voice_of())
+            self._voices[game_id] = voice_of()
 
     def new_board(self, game_id: int, channel: InChannel) -> Target:
         """Where a new board of the game goes without an interaction of its own (the

@@ -273,20 +273,20 @@ DYNAMIC_ITEMS = (
 # -- building views ---------------------------------------------------------------------
 
 
-def rematch_controls(view: GameState) -> discord.ui.View | None:
+def rematch_controls(state: GameState) -> discord.ui.View | None:
     """Rematch (and Double or nothing for a money game) under a game two people
     finished; None for a practice game, the computer's, a tournament's, or one abandoned."""
-    options = view.options
-    if view.is_active or view.status != "finished" or options.practice or options.computer_level:
+    options = state.options
+    if state.is_active or state.status != "finished" or options.practice or options.computer_level:
         return None
     if options.tournament is not None:
         return None
-    if any(player.is_bot for player in view.players):
+    if any(player.is_bot for player in state.players):
         return None
     controls = discord.ui.View(timeout=None)
-    controls.add_item(RematchButton("again", view.id))
+    controls.add_item(RematchButton("again", state.id))
     if not options.match_length:
-        controls.add_item(RematchButton("double", view.id))
+        controls.add_item(RematchButton("double", state.id))
     return controls
 
 
@@ -315,38 +315,38 @@ def let_go(view: discord.ui.View | None, interaction: discord.Interaction | None
     view.clear_items()
 
 
-def game_controls(view: GameState) -> discord.ui.View | None:
+def game_controls(state: GameState) -> discord.ui.View | None:
     """The controls for whoever must act now (None when nothing is clickable);
     under a finished game, the rematch buttons."""
-    if not view.is_active:
-        return rematch_controls(view)
-    if view.match.game is None or view.to_act() is None:
+    if not state.is_active:
+        return rematch_controls(state)
+    if state.match.game is None or state.to_act() is None:
         return None
-    if view.to_act().is_bot:  # type: ignore[union-attr]
+    if state.to_act().is_bot:  # type: ignore[union-attr]
         return None  # the computer acts by itself: nothing to click meanwhile
-    game = view.game
+    game = state.game
     items: list[discord.ui.Item[Any]] = []
     if game.phase is Phase.ROLL:
         offer = game.opening_offer
         if offer is not None:  # Hoyle: play the opening throw, or throw again
-            items.append(GameButton("opening", view.id, view.version, f"Play {offer.high}-{offer.low}"))
-        items.append(GameButton("roll", view.id, view.version, "Throw again" if offer is not None else None))
+            items.append(GameButton("opening", state.id, state.version, f"Play {offer.high}-{offer.low}"))
+        items.append(GameButton("roll", state.id, state.version, "Throw again" if offer is not None else None))
         if game.can_double(game.turn):
-            items.append(GameButton("double", view.id, view.version))
+            items.append(GameButton("double", state.id, state.version))
     elif game.phase is Phase.PLAY:
-        count = len(view.legal_play_texts())
+        count = len(state.legal_play_texts())
         if 1 <= count <= SELECT_LIMIT:  # spelt only when they fit: doubles can have hundreds
-            items.append(PlaySelect(view.id, view.version, view.legal_play_texts()))
+            items.append(PlaySelect(state.id, state.version, state.legal_play_texts()))
         if count:
-            items.append(start_button(view.id, view.version))
+            items.append(start_button(state.id, state.version))
     elif game.phase is Phase.DOUBLED:
-        items.append(GameButton("take", view.id, view.version))
-        items.append(GameButton("pass", view.id, view.version))
+        items.append(GameButton("take", state.id, state.version))
+        items.append(GameButton("pass", state.id, state.version))
         if game.can_beaver(game.turn):
-            items.append(GameButton("beaver", view.id, view.version))
+            items.append(GameButton("beaver", state.id, state.version))
     elif game.phase is Phase.RESIGNATION:
-        items.append(GameButton("raccept", view.id, view.version))
-        items.append(GameButton("rreject", view.id, view.version))
+        items.append(GameButton("raccept", state.id, state.version))
+        items.append(GameButton("rreject", state.id, state.version))
     if not items:
         return None
     controls = discord.ui.View(timeout=None)

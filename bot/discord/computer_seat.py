@@ -84,20 +84,20 @@ class ComputerSeat:
         assert user is not None, "the bot is not logged in"
         return PlayerRef(user.id, getattr(user, "display_name", None) or user.name, True)
 
-    def plays_in(self, view: GameState) -> bool:
-        return self.user_id is not None and view.seat(self.user_id) is not None
+    def plays_in(self, state: GameState) -> bool:
+        return self.user_id is not None and state.seat(self.user_id) is not None
 
-    def is_to_act(self, view: GameState) -> bool:
-        actor = view.to_act()
+    def is_to_act(self, state: GameState) -> bool:
+        actor = state.to_act()
         return actor is not None and self.user_id is not None and actor.user_id == self.user_id
 
     def player(self, level: str | None) -> ComputerPlayer:
         assert self.user_id is not None
         return self.advice.computer(self.user_id, level)
 
-    def level_of(self, view: GameState) -> str:
+    def level_of(self, state: GameState) -> str:
         try:
-            return parse_level(view.options.computer_level or self.default_level)
+            return parse_level(state.options.computer_level or self.default_level)
         except ValueError:
             return parse_level(self.default_level)
 
@@ -105,16 +105,16 @@ class ComputerSeat:
 
     def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed]) -> None:
         """A board was posted: the computer's turn, if it is."""
-        self.kick(outcome.view, outcome.events)
+        self.kick(outcome.state, outcome.events)
 
-    def kick(self, view: GameState, events: Sequence[Event] = ()) -> None:
+    def kick(self, state: GameState, events: Sequence[Event] = ()) -> None:
         """If the computer is to act in this game, play its turn in the background."""
-        if not self.is_to_act(view):
+        if not self.is_to_act(state):
             return
-        if view.id in self._running:
-            self._again.add(view.id)  # the running task looks again before it stops
+        if state.id in self._running:
+            self._again.add(state.id)  # the running task looks again before it stops
             return
-        self._start(view.id, list(events))
+        self._start(state.id, list(events))
 
     def wake(self, game_id: int) -> None:
         """A player touched this game without its state at hand (a refused click): if the
@@ -147,18 +147,20 @@ class ComputerSeat:
         after: tuple[float, int] | None = None
         try:
             while True:
-                page = await self.service.waiting_for(self.user_id, after=after, limit=RESUME_PAGE, their_turn=True)
+                page = await self.service.lookups.waiting_for(
+                    self.user_id, after=after, limit=RESUME_PAGE, their_turn=True
+                )
                 for game_id, guild_id, after in page:  # noqa: B007 (the last row is the next page's cursor)
                     if self.client.get_guild(guild_id) is None or game_id in self._running:
                         continue  # another shard's (process's) server; or already under way
                     await slots.acquire()
                     try:
-                        view = await self.service.get_game(game_id)
+                        state = await self.service.lookups.get_game(game_id)
                     except Exception:
                         slots.release()
                         log.exception("could not read game %s to resume the computer's turn", game_id)
                         continue
-                    if not self.is_to_act(view) or game_id in self._running:
+                    if not self.is_to_act(state) or game_id in self._running:
                         slots.release()
                         continue
                     self._start(game_id, [], pause=0.0).add_done_callback(lambda _: slots.release())
@@ -198,12 +200,12 @@ class ComputerSeat:
         try:
             for _ in range(MAX_RUNS):
                 self._again.discard(game_id)
-                view = await self.service.get_game(game_id)
+                state = await self.service.lookups.get_game(game_id)
                 outcomes: list[Outcome] = []
-                if self.is_to_act(view):
-                    outcomes = await self.player(self.level_of(view)).take_turn(game_id)
+                if self.is_to_act(state):
+                    outcomes = await self.player(self.level_of(state)).take_turn(game_id)
                 if outcomes:
-                    await self.post(view, outcomes, events, pause=pause)
+                    await self.post(state, outcomes, events, pause=pause)
                     events = []
                     continue
                 if game_id in self._again:
@@ -236,12 +238,12 @@ class ComputerSeat:
             if pause > 0:
                 await asyncio.sleep(pause)
             shown.extend(outcome.events)
-            view = outcome.view
-            channel = InChannel(self.client, board[0] if board is not None else view.channel_id, view.guild_id)
+            state = outcome.state
+            channel = InChannel(self.client, board[0] if board is not None else state.channel_id, state.guild_id)
             # through the interaction of the player's move while its token lasts, not on the
             # channel's routes (Discord's global limit counts those); the channel if that fails
-            edit = self.poster.same_board(board) if self.is_to_act(view) and board is not None else None
-            target = edit or self.poster.new_board(view.id, channel)
+            edit = self.poster.same_board(board) if self.is_to_act(state) and board is not None else None
+            target = edit or self.poster.new_board(state.id, channel)
             message = await self.poster.publish(
                 outcome,
                 target,
@@ -251,13 +253,13 @@ class ComputerSeat:
                 listeners=[self.notes.after_game],  # not itself: this loop plays on by itself
             )
             if message is None:
-                raise RuntimeError(f"could not post the computer's move in game {view.id}")
+                raise RuntimeError(f"could not post the computer's move in game {state.id}")
             board = (message.channel.id, message.id)
 
     async def report_failure(self, game_id: int, error: BaseException) -> None:
         """Say in the game's channel that the computer could not act (never a silent stall)."""
         try:
-            view = await self.service.get_game(game_id)
+            state = await self.service.lookups.get_game(game_id)
         except Exception:
             log.exception("could not load game %s to report the computer's failure", game_id)
             return
@@ -265,13 +267,13 @@ class ComputerSeat:
             why = f"{plain(error.message)}, so the computer can't play"
         else:
             why = "something went wrong on my side"
-        people = [p.user_id for p in view.players if not p.is_bot]
+        people = [p.user_id for p in state.players if not p.is_bot]
         humans = " ".join(f"<@{user_id}>" for user_id in people)
         text = (
             f"⚠️ {humans} The computer could not make its move in game #{game_id}: {why}. "
             "`/bg board` asks it to try again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
         ).replace("⚠️  ", "⚠️ ")
-        channel_id = view.board_message[0] if view.board_message else view.channel_id
-        await InChannel(self.client, channel_id, view.guild_id).send(
+        channel_id = state.board_message[0] if state.board_message else state.channel_id
+        await InChannel(self.client, channel_id, state.guild_id).send(
             {"content": text, "allowed_mentions": pinging(*people)}
         )

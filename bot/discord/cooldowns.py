@@ -3,7 +3,7 @@
 Every command and button that costs CPU, database time or messages belongs to
 a family (:data:`bot.config.COOLDOWN_FAMILIES`: ``challenge``, ``turn``,
 ``board``, ``lookup``, ``review``, ``hint``). A member's bucket of a family
-holds ``uses`` tokens and refills at ``uses`` per ``seconds``: a burst of
+(:class:`~bot.discord.buckets.TokenBucket`) holds ``uses`` tokens and refills at ``uses`` per ``seconds``: a burst of
 ``uses`` at once, then one every ``seconds / uses``. An empty bucket refuses
 with how long until the next token ("Slow down: try again in 4 s.").
 
@@ -27,6 +27,8 @@ from typing import TypeVar
 
 import discord
 from discord import app_commands
+
+from bot.discord.buckets import TokenBucket
 
 T = TypeVar("T")
 
@@ -60,8 +62,8 @@ class Cooldowns:
             rates = {family: Rate(uses, seconds) for family, uses, seconds in rates}
         self.rates: dict[str, Rate] = dict(rates)
         self.clock = clock
-        self._buckets: dict[tuple[str, int], tuple[float, float]] = {}
-        """(family, member) -> (tokens, when they were counted)."""
+        self._buckets: dict[tuple[str, int], TokenBucket] = {}
+        """(family, member) -> their bucket."""
 
     def take(self, family: str | None, member: int) -> float:
         """Take a token: 0.0 if there was one, else the seconds until there is."""
@@ -70,22 +72,20 @@ class Cooldowns:
             return 0.0
         now = self.clock()
         key = (family or "", member)
-        tokens, then = self._buckets.get(key, (float(rate.uses), now))
-        tokens = min(float(rate.uses), tokens + (now - then) * rate.per_second)
-        if tokens < 1.0:
-            self._buckets[key] = (tokens, now)
-            return (1.0 - tokens) / rate.per_second
-        self._buckets[key] = (tokens - 1.0, now)
-        if len(self._buckets) > PRUNE_AT:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(float(rate.uses), now)
+        wait = bucket.take(float(rate.uses), rate.per_second, now)
+        if wait == 0.0 and len(self._buckets) > PRUNE_AT:
             self.prune()
-        return 0.0
+        return wait
 
     def prune(self) -> None:
         """Forget the buckets that have refilled (they would start full anyway)."""
         now = self.clock()
-        for key, (tokens, then) in list(self._buckets.items()):
+        for key, bucket in list(self._buckets.items()):
             rate = self.rates.get(key[0])
-            if rate is None or tokens + (now - then) * rate.per_second >= rate.uses:
+            if rate is None or bucket.level(float(rate.uses), rate.per_second, now) >= rate.uses:
                 del self._buckets[key]
 
     def __len__(self) -> int:

@@ -120,7 +120,7 @@ class TurnMessages:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Any) -> None:
-        state = outcome.view
+        state = outcome.state
         actor = state.to_act() if state.is_active else None
         if actor is None or actor.is_bot or message is None:
             self._told.pop(state.id, None)

@@ -26,6 +26,7 @@ from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
 from bot.discord import direct, presenter
 from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, picture_name
+from bot.discord.buckets import TokenBucket
 from bot.discord.direct import digest_pointer, digest_text, reminder_text, send_direct
 from bot.discord.limits import fit, pinging, plain
 from bot.discord.quiet import QUIET_SECONDS
@@ -95,11 +96,9 @@ class Dispatcher:
         self._limit = asyncio.Semaphore(PARALLEL)
         self.per_second = DELIVERIES_PER_SECOND * (len(shard[1]) / shard[0] if shard is not None else 1.0)
         """This process's pace (:data:`DELIVERIES_PER_SECOND`, its shards' share)."""
-        self._tokens: float | None = None
-        """The deliveries that may start at once as of :attr:`_filled_at` (below 0:
-        promised to those waiting; None: a full burst)."""
-        self._filled_at = 0.0
-        """When (the loop's clock) :attr:`_tokens` was counted."""
+        self._bucket: TokenBucket | None = None
+        """The deliveries that may start at once (below 0: promised to those
+        waiting), on the loop's clock; None: a full burst."""
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
         self._wording = asyncio.Lock()
         self.deliveries.wakers.append(self.kick)
@@ -237,12 +236,11 @@ class Dispatcher:
         :attr:`pace`). Each caller takes a token, or promises the next one and
         waits for it, so those waiting start in turn."""
         now = asyncio.get_running_loop().time()
-        pace = self.pace
-        tokens = self.burst if self._tokens is None else self._tokens + (now - self._filled_at) * pace
-        self._tokens = min(self.burst, tokens) - 1.0
-        self._filled_at = now
-        if self._tokens < 0:
-            await asyncio.sleep(-self._tokens / pace)
+        if self._bucket is None:
+            self._bucket = TokenBucket(self.burst, now)
+        wait = self._bucket.take(self.burst, self.pace, now, promise=True)
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     async def _word_and_deliver(self, entries: OwedEntries) -> bool:
         """Word owed entries at their turn to go out, and deliver them; False when
@@ -283,8 +281,8 @@ class Dispatcher:
         """Give back the turn of a delivery that had nothing to post (a reminder of a
         turn played meanwhile): it made no request, and stale entries owed by an
         outage must not hold up the rest at the busy pace."""
-        if self._tokens is not None:
-            self._tokens = min(self.burst, self._tokens + 1.0)
+        if self._bucket is not None:
+            self._bucket.give_back(self.burst)
 
     async def _guarded(self, delivery: Delivery) -> None:
         async with self._limit:
@@ -327,7 +325,7 @@ class Dispatcher:
     async def _board(self, delivery: Delivery) -> None:
         outcome = delivery.outcome
         assert outcome is not None
-        state = outcome.view
+        state = outcome.state
         if delivery.retried:
             found = await self._posted_board(delivery.channel_id, state)
             if found is not None:

@@ -1,7 +1,7 @@
 """One place that turns every failure into a private answer.
 
 Player mistakes (:class:`bot.core.model.ServiceError`, engine rule errors, our
-own :class:`UserError`) are answered ephemerally with their message. Anything
+own :class:`~bot.discord.refusals.UserError`) are answered ephemerally with their message. Anything
 else is logged with its traceback and the player gets a private "something
 went wrong". Both the command tree's ``on_error`` and the buttons (whose
 errors discord.py would otherwise only log) come here.
@@ -26,6 +26,7 @@ from bot.core.model import (
 )
 from bot.discord.limits import fit, plain, quote, reason
 from bot.discord.presenter import sentence, state_summary
+from bot.discord.refusals import UserError
 from engine import GameError, IllegalPlayError, NotationError
 
 log = logging.getLogger("bot.errors")
@@ -33,14 +34,6 @@ log = logging.getLogger("bot.errors")
 SOMETHING_WRONG = (
     "Something went wrong on my side. Please try again in a moment; if it keeps happening, tell a moderator."
 )
-
-
-class UserError(app_commands.AppCommandError):
-    """A refusal worded for the player (no game here, missing permission, ...)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def unwrap(error: BaseException) -> BaseException:
@@ -68,8 +61,8 @@ def player_message(error: BaseException) -> str | None:
         return error.message  # our own words, written as shown (names through limits.shown)
     if isinstance(error, ServiceError):
         text = plain(sentence(error.message))
-        if isinstance(error, StaleGameError) and error.view is not None:
-            text = f"{text.rstrip('.')}. {state_summary(error.view)}"
+        if isinstance(error, StaleGameError) and error.state is not None:
+            text = f"{text.rstrip('.')}. {state_summary(error.state)}"
         return text
     if isinstance(error, NotationError):
         return f"I can't read {quote(error.text, around=error.position)} at character {error.position + 1}: {reason(error.reason)}."

@@ -120,11 +120,11 @@ MAX_CHARTS = 4
 """Game charts attached to one analysis (a long match's last games)."""
 
 
-def game_chart(view: GameState | GameSummary, line: GameTimeline) -> GameChart:
-    """The chart of one analysed game of ``view``'s match."""
-    names = (view.players[0].name, view.players[1].name)
-    which = f", game {line.number}" if view.game_count > 1 else ""
-    title = f"Game #{view.id}{which} · {_name(names[0])} vs {_name(names[1])}"
+def game_chart(state: GameState | GameSummary, line: GameTimeline) -> GameChart:
+    """The chart of one analysed game of ``state``'s match."""
+    names = (state.players[0].name, state.players[1].name)
+    which = f", game {line.number}" if state.game_count > 1 else ""
+    title = f"Game #{state.id}{which} · {_name(names[0])} vs {_name(names[1])}"
     footer = "   ".join(
         f"{_name(names[seat])}: error rate {p.rate:.1f} · luck {p.luck:+.2f}"
         + (f" · {p.blunders} blunder{'s' if p.blunders != 1 else ''}" if p.blunders else "")
@@ -143,11 +143,11 @@ def game_chart(view: GameState | GameSummary, line: GameTimeline) -> GameChart:
     )
 
 
-def game_charts(view: GameState | GameSummary, details: dict[int, dict[str, Any]]) -> list[tuple[str, GameChart]]:
+def game_charts(state: GameState | GameSummary, details: dict[int, dict[str, Any]]) -> list[tuple[str, GameChart]]:
     """``(file name, chart)`` of the last :data:`MAX_CHARTS` analysed games with moves."""
     lines = [timeline(number, detail) for number, detail in sorted(details.items())]
     lines = [line for line in lines if line.moves][-MAX_CHARTS:]
-    return [(f"analysis-{view.id}-{line.number}.png", game_chart(view, line)) for line in lines]
+    return [(f"analysis-{state.id}-{line.number}.png", game_chart(state, line)) for line in lines]
 
 
 def rating_chart(name: str, place: str, history: RatingHistory, *, opponents: bool = True) -> RatingChart | None:

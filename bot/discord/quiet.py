@@ -31,7 +31,8 @@ async def until_quiet(
     quiet: float = QUIET_SECONDS,
     poll: float = POLL_SECONDS,
 ) -> None:
-    """Until the bot has kept up with its boards for ``quiet`` seconds (``kept_up_for``),
+    """Until the bot has kept up with its boards for ``quiet`` seconds (``kept_up_for``:
+    the drawing workers', passed in, so that this module stands below the boards),
     or ``patience`` seconds have passed since ``since`` (both by ``clock``)."""
     while kept_up_for() < quiet and clock() - since < patience:
         await asyncio.sleep(poll)

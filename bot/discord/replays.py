@@ -11,13 +11,13 @@ number and size), and whoever asks for one being drawn waits for that drawing.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from bot.core.games import GameService
+from bot.core.lru import Lru
 from bot.core.model import GameRecord, GameState, GameSummary
-from bot.discord.errors import UserError
+from bot.discord.refusals import UserError
 from renderer import ReplayGame, ReplayGif, ReplayJob
 from renderer.pool import RenderError
 from renderer.replay import MAX_BYTES, MAX_FRAMES
@@ -79,7 +79,7 @@ class Replays:
     def __init__(self, service: GameService, draw: Draw) -> None:
         self.service = service
         self.draw = draw
-        self._kept: OrderedDict[Key, Replay] = OrderedDict()
+        self._kept: Lru[Key, Replay] = Lru(KEPT_REPLAYS, weight=lambda replay: len(replay.gif), max_weight=KEPT_BYTES)
         self._drawing: dict[Key, asyncio.Future[Replay]] = {}
 
     async def render(
@@ -92,9 +92,7 @@ class Replays:
         check_number(game, number)
         key: Key = (game.id, game.version, number)
         replay = self._kept.get(key)
-        if replay is not None:
-            self._kept.move_to_end(key)
-        else:
+        if replay is None:
             drawing = self._drawing.get(key)
             if drawing is None:
                 drawing = self._drawing[key] = asyncio.ensure_future(self._draw(game, number))
@@ -108,7 +106,7 @@ class Replays:
         return replay
 
     async def _draw(self, game: GameState | GameSummary, number: int | None) -> Replay:
-        shown, note = choose(await self.service.game_records(game.id), number)
+        shown, note = choose(await self.service.archive.game_records(game.id), number)
         names = (game.players[0].name, game.players[1].name)
         stake = game.options.stake if not game.options.match_length else None
         job = ReplayJob(
@@ -135,8 +133,6 @@ class Replays:
         if done.cancelled() or done.exception() is not None:
             return
         self._kept[key] = done.result()
-        while len(self._kept) > KEPT_REPLAYS or sum(len(r.gif) for r in self._kept.values()) > KEPT_BYTES:
-            self._kept.popitem(last=False)
 
 
 def upload_limit(guild: object) -> int:

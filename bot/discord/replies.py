@@ -15,8 +15,8 @@ import discord
 from discord import app_commands
 
 from bot.core.model import PlayerRef
-from bot.discord.errors import UserError
 from bot.discord.limits import fit, quote
+from bot.discord.refusals import UserError
 
 log = logging.getLogger(__name__)
 

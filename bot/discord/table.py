@@ -38,8 +38,9 @@ from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Re
 from bot.discord.components import SeedModal, challenge_controls, disabled_copy, leaderboard_controls
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns, hold
-from bot.discord.errors import UserError, answer_privately, player_message, report
+from bot.discord.errors import answer_privately, player_message, report
 from bot.discord.limits import fit, pinging, shown
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,
@@ -139,13 +140,13 @@ class Table:
 
     async def game_here(self, interaction: discord.Interaction) -> GameState:
         """The active game of this channel, or a private answer saying where the user's games are."""
-        view = await self.service.game_in_channel(interaction.channel_id or 0)
-        if view is not None:
-            self.computer.kick(view)  # a computer's turn a restart left waiting: now, not in its turn
-            return view
+        state = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
+        if state is not None:
+            self.computer.kick(state)  # a computer's turn a restart left waiting: now, not in its turn
+            return state
         hint = ""
         if interaction.guild_id is not None:
-            mine = await self.service.game_list(interaction.guild_id, interaction.user.id)
+            mine = await self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
             if mine:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
         raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
@@ -155,7 +156,7 @@ class Table:
         (:mod:`bot.discord.privacy`): one still played as it stands, a finished one as
         summarised when it ended. To anyone else it does not exist: one answer for all three."""
         try:
-            state: GameState | GameSummary | None = await self.quick(interaction, self.service.look_up(game_id))
+            state: GameState | GameSummary | None = await self.quick(interaction, self.service.archive.look_up(game_id))
         except NoGameError:
             state = None
         if state is None or state.guild_id != interaction.guild_id or not self.may_read(interaction, state):
@@ -179,9 +180,9 @@ class Table:
     ) -> Outcome:
         """Run an action on this channel's game and post the new board."""
         require_permissions(interaction, BOARD_PERMISSIONS)
-        view = await self.quick(interaction, self.game_here(interaction))
-        outcome = await self.quick(interaction, call(view))
-        await self.post_outcome(interaction, outcome, old=view.board_message)
+        state = await self.quick(interaction, self.game_here(interaction))
+        outcome = await self.quick(interaction, call(state))
+        await self.post_outcome(interaction, outcome, old=state.board_message)
         return outcome
 
     async def post_outcome(
@@ -237,8 +238,8 @@ class Table:
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
-                if error.view is not None:
-                    self.computer.kick(error.view)  # the computer's turn a restart left waiting: now
+                if error.state is not None:
+                    self.computer.kick(error.state)  # the computer's turn a restart left waiting: now
                 await self.answer_stale(interaction, error)
                 return
             except NotYourTurnError:
@@ -250,12 +251,12 @@ class Table:
             await report(interaction, error)
 
     async def show_after_click(self, interaction: discord.Interaction, outcome: Outcome) -> None:
-        view = outcome.view
+        state = outcome.state
         asked = asked_at(interaction)
-        actor = view.to_act()
+        actor = state.to_act()
         clicked = interaction.message
         same_player = actor is not None and actor.user_id == interaction.user.id
-        on_board = clicked is not None and (view.board_message is None or view.board_message[1] == clicked.id)
+        on_board = clicked is not None and (state.board_message is None or state.board_message[1] == clicked.id)
         if same_player and on_board and clicked is not None:
             if not interaction.response.is_done():
                 await interaction.response.defer()  # drawing takes a moment
@@ -267,7 +268,7 @@ class Table:
         await self.poster.publish(
             outcome,
             Followup(interaction),
-            old=view.board_message,
+            old=state.board_message,
             skip=clicked.id if clicked else None,
             asked=asked,
             alongside=take_buttons_off(interaction) if clicked is not None else None,
@@ -276,7 +277,7 @@ class Table:
     async def answer_stale(self, interaction: discord.Interaction, error: StaleGameError) -> None:
         """ "The game has moved on": disable the old message's controls, say where things stand."""
         clicked = interaction.message
-        current = error.view.board_message if error.view is not None else None
+        current = error.state.board_message if error.state is not None else None
         if clicked is not None and (current is None or current[1] != clicked.id):
             try:
                 await edit_clicked(interaction, view=disabled_copy(clicked))
@@ -292,19 +293,19 @@ class Table:
         """Open (from the board) or update (from the private panel) the builder."""
         try:
             hold(self.cooldowns, "turn", interaction.user)
-            view = await self.service.get_game(game_id)
-            seat = view.seat(interaction.user.id)
+            state = await self.service.lookups.get_game(game_id)
+            seat = state.seat(interaction.user.id)
             if seat is None:
                 raise NotInGameError("you're not in this game")
-            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
-                await self._builder_stale(interaction, view, opened)
+            if state.version != version or not state.is_active or state.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, state, opened)
                 return
-            actor = view.to_act()
+            actor = state.to_act()
             if actor is None or actor.user_id != interaction.user.id:
                 raise NotYourTurnError(f"it's not your turn: {actor.name if actor else 'nobody'} is to act")
-            dice = view.game.dice
+            dice = state.game.dice
             dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
-            content, panel = builder.panel(game_id, version, view.legal_plays(), steps, dice_text)
+            content, panel = builder.panel(game_id, version, state.legal_plays(), steps, dice_text)
             if opened:
                 await interaction.response.send_message(**fit(content=content, view=panel, ephemeral=True))
             else:
@@ -312,8 +313,8 @@ class Table:
         except Exception as error:
             await report(interaction, error)
 
-    async def _builder_stale(self, interaction: discord.Interaction, view: GameState, opened: bool) -> None:
-        error = StaleGameError(view=view)
+    async def _builder_stale(self, interaction: discord.Interaction, state: GameState, opened: bool) -> None:
+        error = StaleGameError(state=state)
         if opened:
             await interaction.response.defer()
             await self.answer_stale(interaction, error)
@@ -325,18 +326,18 @@ class Table:
     ) -> None:
         try:
             hold(self.cooldowns, "turn", interaction.user)
-            view = await self.service.get_game(game_id)
-            if view.version != version or not view.is_active or view.game.phase is not Phase.PLAY:
-                await self._builder_stale(interaction, view, False)
+            state = await self.service.lookups.get_game(game_id)
+            if state.version != version or not state.is_active or state.game.phase is not Phase.PLAY:
+                await self._builder_stale(interaction, state, False)
                 return
-            play = builder.complete_play(view.legal_plays(), steps)
+            play = builder.complete_play(state.legal_plays(), steps)
             if play is None:
-                raise StaleGameError("those steps are not a whole legal play: start over", view=view)
+                raise StaleGameError("those steps are not a whole legal play: start over", state=state)
             text = format_play(play)
             await interaction.response.edit_message(**fit(content=f"You play **{text}**.", view=None))
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
             await self.poster.publish(
-                outcome, Followup(interaction), old=outcome.view.board_message, asked=asked_at(interaction)
+                outcome, Followup(interaction), old=outcome.state.board_message, asked=asked_at(interaction)
             )
         except Exception as error:
             await report(interaction, error)
@@ -368,7 +369,7 @@ class Table:
         """A player of a finished game asks the other for a rematch: a challenge they accept."""
         try:
             hold(self.cooldowns, "challenge", interaction.user)
-            game = await self.quick(interaction, self.service.look_up(game_id))
+            game = await self.quick(interaction, self.service.archive.look_up(game_id))
             challenge = await self.quick(
                 interaction, self.service.challenges.rematch(game, player_ref(interaction.user), double=double)
             )
@@ -456,7 +457,7 @@ class Table:
             require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
             if into_thread:
                 return challenge, None  # the thread comes first, then the game
-            await self.service.remember_player(player_ref(interaction.user))
+            await self.service.names.remember(player_ref(interaction.user))
             return challenge, await self.service.challenges.accept(
                 challenge_id, interaction.user.id, accepted_by=interaction.id, seed=seed
             )
@@ -487,7 +488,7 @@ class Table:
         """Accept a thread challenge: the game and its boards go into a new thread under the challenge."""
         if not interaction.response.is_done():
             await interaction.response.defer()
-        await self.service.remember_player(player_ref(interaction.user))
+        await self.service.names.remember(player_ref(interaction.user))
         name = f"{challenge.challenger.name} vs {challenge.challenged.name}"[:100]
         game_thread = await challenge_message.create_thread(name=name, auto_archive_duration=10080)
         try:
@@ -508,7 +509,9 @@ class Table:
     # -- leaderboard ----------------------------------------------------------------------------
 
     async def leaderboard_message(self, guild: discord.Guild | None, kind: str, offset: int) -> dict[str, Any]:
-        page = await self.service.leaderboard(guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE)
+        page = await self.service.lookups.leaderboard(
+            guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE
+        )
         record = await self.computer_record(guild.id if guild else None)
         return {
             "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None, record),
@@ -520,7 +523,7 @@ class Table:
         user_id = self.computer.user_id
         if user_id is None or guild_id is None:
             return None
-        wins, losses = await self.service.computer_record(guild_id, user_id)
+        wins, losses = await self.service.lookups.computer_record(guild_id, user_id)
         return (wins, losses) if wins or losses else None
 
     async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:

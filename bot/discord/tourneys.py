@@ -28,7 +28,7 @@ import discord
 
 from bot.core.games import GameService
 from bot.core.model import Delivery, PlayerRef
-from bot.core.tournaments import KNOCKOUT, MatchToOpen, Table, TournamentView
+from bot.core.tournaments import KNOCKOUT, MatchToOpen, Pairing, TournamentView
 from bot.core.tournaments.model import FORMAT_NAMES
 from bot.core.tournaments.pairing import bracket_size
 from bot.discord import presenter
@@ -86,7 +86,7 @@ def status_line(view: TournamentView) -> str:
     return f"Now playing {what}{deadline}."
 
 
-def table_line(table: Table) -> str:
+def table_line(table: Pairing) -> str:
     """One table of a round, in words."""
     a, b = _name(table.a), _name(table.b)
     if table.is_bye and table.outcome == "void":
@@ -164,7 +164,7 @@ def _slot(player: PlayerRef | None, seeds: dict[int, int | None], gone: set[int]
     return Slot(player.name, seeds.get(player.user_id), player.user_id in gone)
 
 
-def _box(table: Table, seeds: dict[int, int | None], gone: set[int]) -> BracketMatch:
+def _box(table: Pairing, seeds: dict[int, int | None], gone: set[int]) -> BracketMatch:
     top, bottom = _slot(table.a, seeds, gone), _slot(table.b, seeds, gone)
     if table.is_bye:
         return BracketMatch(top, None, 0, "bye")

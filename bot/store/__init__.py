@@ -77,7 +77,7 @@ from bot.store.rows import (
     SnapshotRow,
     utcnow,
 )
-from bot.store.schedule import DueWork
+from bot.store.schedule import ScheduleStore
 from bot.store.schema import MIGRATIONS, SCHEMA_VERSION, Migration
 from bot.store.servers import ServerStore
 from bot.store.shards import (
@@ -185,7 +185,7 @@ class Store:
         self.games = GameStore(db)
         self.challenges = ChallengeStore(db)
         self.ratings = RatingStore(db)
-        self.schedule = DueWork(db)
+        self.schedule = ScheduleStore(db)
         self.stats = StatsStore(db)
         self.outbox = OutboxStore(db)
         self.summaries = SummaryStore(db)

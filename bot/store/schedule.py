@@ -19,7 +19,7 @@ from bot.store.rows import ChallengeRow, GameRow, from_ts, to_ts
 from bot.store.shards import ORPHAN_AFTER, SHARD_SQL, Shard, deadline_clause, run_clause, shard_clause
 
 CREDIT_BATCH = 2000
-"""Games credited for an outage per transaction (:meth:`DueWork.credit_games`): clicks
+"""Games credited for an outage per transaction (:meth:`ScheduleStore.credit_games`): clicks
 go on between the batches. On a store larger than memory a batch holds the write
 lock for 60-250 ms under load, so the bot credits in its quiet moments
 (:meth:`bot.core.deadlines.Deadlines.settle_outages`)."""
@@ -33,7 +33,10 @@ def _owed_credits(shard: Shard | None) -> tuple[str, tuple[int, ...]]:
     return f"(shard_count = ? AND shard_id IN ({marks})) OR shard_count <> ?", (count, *ids, count)
 
 
-class DueWork:
+class ScheduleStore:
+    """What falls due: turn deadlines and reminders, challenge expiries, and the
+    heartbeats that credit an outage to the games' clocks."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
 

@@ -50,8 +50,8 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
         )
         assert bad is not None and bad[0] == 0
         for row in await db.fetchall("SELECT id, turn FROM games WHERE status = 'active'"):
-            view = await service.get_game(int(row["id"]))
-            assert view.to_act() is not None and view.to_act() == view.players[row["turn"]]  # its turn is kept
+            state = await service.lookups.get_game(int(row["id"]))
+            assert state.to_act() is not None and state.to_act() == state.players[row["turn"]]  # its turn is kept
         computer = await db.fetchall(
             "SELECT id FROM games WHERE status = 'active' AND player1 = ?", (meta["computer_id"],)
         )
@@ -64,10 +64,10 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
         # a finished game reads back from its summary; the dice are counted
         finished = await db.fetchone("SELECT id, player0, guild_id FROM games WHERE status = 'finished' LIMIT 1")
         assert finished is not None
-        summary = await service.look_up(int(finished["id"]))
+        summary = await service.archive.look_up(int(finished["id"]))
         assert summary.id == finished["id"]
-        assert (await service.dice_stats(int(finished["guild_id"]), int(finished["player0"]))).rolls > 0
-        assert len(await service.history(int(finished["guild_id"]), int(finished["player0"]))) >= 1
+        assert (await service.lookups.dice_stats(int(finished["guild_id"]), int(finished["player0"]))).rolls > 0
+        assert len(await service.archive.history(int(finished["guild_id"]), int(finished["player0"]))) >= 1
     finally:
         await service.close()
     with sqlite3.connect(small_store) as conn:

@@ -196,8 +196,8 @@ async def test_the_bot_opens_database_url_with_the_pool_and_logs_it_redacted(pg_
         assert bot.service.store.backend == "postgresql"
         pool = bot.service.store.db.driver.pool  # type: ignore[attr-defined]
         assert (pool.get_min_size(), pool.get_max_size()) == (2, 3)
-        view = await start_game(bot.service)
-        assert (await bot.service.get_game(view.id)).is_active
+        state = await start_game(bot.service)
+        assert (await bot.service.lookups.get_game(state.id)).is_active
     finally:
         await bot.close()
     assert "postgresql://postgres:***@127.0.0.1" in caplog.text
@@ -343,22 +343,22 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
     env = await open_env(pg_url, dice=SeededDice(8))
     try:
         s = env.service
-        view = await start_game(s)
+        state = await start_game(s)
         clock = env.clock
         await s.challenges.create(GUILD, 4242, ALICE, BOB, ChallengeOptions())
         pg_server.stop("fast")
         try:
-            actor = view.to_act()
+            actor = state.to_act()
             assert actor is not None
             calls = {
                 "act": lambda: (
-                    s.roll(view.id, actor.user_id, version=view.version)
-                    if view.game.phase is Phase.ROLL
-                    else s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)
+                    s.roll(state.id, actor.user_id, version=state.version)
+                    if state.game.phase is Phase.ROLL
+                    else s.play(state.id, actor.user_id, state.legal_play_texts()[0], version=state.version)
                 ),
-                "read": lambda: s.get_game(view.id),
+                "read": lambda: s.lookups.get_game(state.id),
                 "challenge": lambda: s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
-                "leaderboard": lambda: s.leaderboard(GUILD),
+                "leaderboard": lambda: s.lookups.leaderboard(GUILD),
                 "process_due": lambda: s.deadlines.process_due(clock.now + timedelta(days=5)),
             }
             for name, call in calls.items():
@@ -373,15 +373,15 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
         finally:
             pg_server.start()
         # back: the same service and store carry on where they were
-        fresh = await s.get_game(view.id)
-        assert fresh.version == view.version
+        fresh = await s.lookups.get_game(state.id)
+        assert fresh.version == state.version
         actor = fresh.to_act()
         assert actor is not None
         if fresh.game.phase is Phase.ROLL:
             out = await s.roll(fresh.id, actor.user_id, version=fresh.version)
         else:
             out = await s.play(fresh.id, actor.user_id, fresh.legal_play_texts()[0], version=fresh.version)
-        assert out.view.version > view.version
+        assert out.state.version > state.version
         assert (await s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions())).status == "pending"
     finally:
         await env.store.close()
@@ -433,7 +433,7 @@ async def test_the_sweep_works_in_batches_and_comes_back_at_once_while_more_is_d
         clock.advance(days=2)
 
         first = await service.deadlines.process_due()
-        assert [n.view.id for n in first if n.kind == "timeout"] == games[:25]  # the longest overdue first
+        assert [n.state.id for n in first if n.kind == "timeout"] == games[:25]  # the longest overdue first
         assert service.deadlines.more_due
 
         # The loop: passes follow one another until nothing is left, then it sleeps as before.

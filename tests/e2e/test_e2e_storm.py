@@ -30,17 +30,17 @@ async def finished_long_match(database: Path, guild_id: int, channel_id: int, a:
         service = GameService(store, dice=SeededDice(7))
         rng = random.Random(7)
         challenge = await service.challenges.create(guild_id, channel_id, a, b, ChallengeOptions(match_length=25))
-        view = (await service.challenges.accept(challenge.id, b.user_id)).view
-        while view.is_active:
-            actor = view.to_act()
+        state = (await service.challenges.accept(challenge.id, b.user_id)).state
+        while state.is_active:
+            actor = state.to_act()
             assert actor is not None
-            if view.game.phase is Phase.ROLL:
-                view = (await service.roll(view.id, actor.user_id, version=view.version)).view
+            if state.game.phase is Phase.ROLL:
+                state = (await service.roll(state.id, actor.user_id, version=state.version)).state
             else:
-                play = rng.choice(view.legal_play_texts())
-                view = (await service.play(view.id, actor.user_id, play, version=view.version)).view
-        assert len(view.match.games) > 10
-        return view.id
+                play = rng.choice(state.legal_play_texts())
+                state = (await service.play(state.id, actor.user_id, play, version=state.version)).state
+        assert len(state.match.games) > 10
+        return state.id
     finally:
         await store.close()
 

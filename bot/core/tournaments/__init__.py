@@ -10,8 +10,8 @@
 from bot.core.tournaments.model import (
     Entrant,
     MatchToOpen,
+    Pairing,
     StandingLine,
-    Table,
     TournamentError,
     TournamentOptions,
     TournamentRecord,
@@ -33,7 +33,7 @@ __all__ = [
     "Played",
     "Standing",
     "StandingLine",
-    "Table",
+    "Pairing",
     "TournamentError",
     "TournamentOptions",
     "TournamentRecord",

@@ -123,8 +123,8 @@ class Entrant:
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
-    """One table of a round: ``a`` against ``b`` (None: a bye), and how it went."""
+class Pairing:
+    """One pairing of a round, at its ``table``: ``a`` against ``b`` (None: a bye), and how it went."""
 
     id: int
     round: int
@@ -173,7 +173,7 @@ class TournamentView:
     round_deadline: datetime | None
     champion: PlayerRef | None
     entrants: tuple[Entrant, ...]
-    tables: tuple[Table, ...] = ()
+    tables: tuple[Pairing, ...] = ()
     standings: tuple[StandingLine, ...] = ()
     field_size: int = 0
     """Players at the start (the entrants, withdrawn ones included)."""
@@ -197,7 +197,7 @@ class TournamentView:
     def entrant(self, user_id: int) -> Entrant | None:
         return next((e for e in self.entrants if e.player.user_id == user_id), None)
 
-    def round_tables(self, number: int | None = None) -> list[Table]:
+    def round_tables(self, number: int | None = None) -> list[Pairing]:
         """The tables of round ``number`` (default: the current round)."""
         wanted = self.round if number is None else number
         return [t for t in self.tables if t.round == wanted]

@@ -19,7 +19,7 @@ needs, with no Discord types. How the parts meet:
   table in the game's own creating transaction, so each table gets one game.
 - **A result** is written by the store in the transaction that ends the game
   (:func:`bot.store.tournaments.game_ended`), with the announcement's update
-  (:meth:`GameService._commit <bot.core.games.GameService>`). Then
+  (:meth:`Recorder.record <bot.core.recorder.Recorder.record>`). Then
   :meth:`~Tournaments.after_game` advances the tournament if that was the
   round's last table; the store advances a round exactly once, whichever
   process or pass gets there first, and the scheduler's pass advances any
@@ -60,8 +60,8 @@ from bot.core.tournaments.model import (
     NAME_MAX,
     Entrant,
     MatchToOpen,
+    Pairing,
     StandingLine,
-    Table,
     TournamentError,
     TournamentOptions,
     TournamentRecord,
@@ -288,7 +288,7 @@ class Tournaments:
         options = TournamentOptions.from_dict(row.settings)
         entrant_rows = await self.store.tournaments.entrants(row.id)
         entrants = tuple([Entrant(await self.names.get(e.user_id), e.seed, e.withdrawn, e.place) for e in entrant_rows])
-        tables: tuple[Table, ...] = ()
+        tables: tuple[Pairing, ...] = ()
         standings: tuple[StandingLine, ...] = ()
         if details and row.status != "signup":
             rows = await self.store.tournaments.pairings(row.id)
@@ -320,9 +320,9 @@ class Tournaments:
             field_size=len(entrants),
         )
 
-    async def _table(self, row: PairingRow) -> Table:
+    async def _table(self, row: PairingRow) -> Pairing:
         b = await self.names.get(row.player_b) if row.player_b is not None else None
-        return Table(
+        return Pairing(
             row.id,
             row.round,
             row.table_no,

@@ -28,12 +28,12 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import lessons, presenter, privacy, replays
+from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter, privacy, replays
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
-from bot.discord.errors import UserError
 from bot.discord.limits import shown
 from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     CHANNEL_PERMISSIONS,
@@ -202,13 +202,13 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("turn")
     @app_commands.command(name="roll", description="Roll the dice")
     async def roll(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.roll(view.id, interaction.user.id))
+        await self.table.slash_action(interaction, lambda state: self.service.roll(state.id, interaction.user.id))
 
     @cooldown("turn")
     @app_commands.command(name="move", description="Play your roll, e.g. 13/7 8/7 or bar/22 6/off")
     @app_commands.describe(play="Your play; start typing to see the legal ones")
     async def move(self, interaction: discord.Interaction, play: app_commands.Range[str, 1, 100]) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.play(view.id, interaction.user.id, play))
+        await self.table.slash_action(interaction, lambda state: self.service.play(state.id, interaction.user.id, play))
 
     @move.autocomplete("play")
     async def move_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -216,36 +216,40 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         # has seen the game (a stale view only ranks suggestions; play() checks).
         channel_id = interaction.channel_id or 0
         try:
-            view = self.service.peek_game_in_channel(channel_id) or await self.service.game_in_channel(channel_id)
+            state = self.service.cache.peek_in_channel(channel_id) or await self.service.lookups.game_in_channel(
+                channel_id
+            )
         except ServiceError:  # a busy database: no suggestions this time (autocomplete has no error answer)
             return []
-        if view is None:
+        if state is None:
             return []
-        actor = view.to_act()
+        actor = state.to_act()
         if actor is None or actor.user_id != interaction.user.id:
             return []
-        plays = presenter.rank_plays(view.legal_play_texts(), current)
+        plays = autocomplete.rank_plays(state.legal_play_texts(), current)
         return [app_commands.Choice(name=p[:100], value=p[:100]) for p in plays]
 
     @cooldown("turn")
     @app_commands.command(name="double", description="Offer a double")
     async def double(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.double(view.id, interaction.user.id))
+        await self.table.slash_action(interaction, lambda state: self.service.double(state.id, interaction.user.id))
 
     @cooldown("turn")
     @app_commands.command(name="take", description="Take the double")
     async def take(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.take(view.id, interaction.user.id))
+        await self.table.slash_action(interaction, lambda state: self.service.take(state.id, interaction.user.id))
 
     @cooldown("turn")
     @app_commands.command(name="pass", description="Pass the double (you lose the game at the current cube)")
     async def pass_(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.pass_double(view.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.pass_double(state.id, interaction.user.id)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="beaver", description="Money game: take the double and redouble at once")
     async def beaver(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.beaver(view.id, interaction.user.id))
+        await self.table.slash_action(interaction, lambda state: self.service.beaver(state.id, interaction.user.id))
 
     @cooldown("turn")
     @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
@@ -254,27 +258,27 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         self, interaction: discord.Interaction, level: Literal["single", "gammon", "backgammon"] = "single"
     ) -> None:
         await self.table.slash_action(
-            interaction, lambda view: self.service.resign(view.id, interaction.user.id, WinKind[level.upper()])
+            interaction, lambda state: self.service.resign(state.id, interaction.user.id, WinKind[level.upper()])
         )
 
     @cooldown("turn")
     @app_commands.command(name="accept-resign", description="Accept your opponent's offer to resign")
     async def accept_resign(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
-            interaction, lambda view: self.service.accept_resignation(view.id, interaction.user.id)
+            interaction, lambda state: self.service.accept_resignation(state.id, interaction.user.id)
         )
 
     @cooldown("turn")
     @app_commands.command(name="reject-resign", description="Reject your opponent's offer to resign and play on")
     async def reject_resign(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
-            interaction, lambda view: self.service.reject_resignation(view.id, interaction.user.id)
+            interaction, lambda state: self.service.reject_resignation(state.id, interaction.user.id)
         )
 
     @cooldown("turn")
     @app_commands.command(name="forfeit", description="Give up the whole match (it counts as a loss)")
     async def forfeit(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda view: self.service.forfeit(view.id, interaction.user.id))
+        await self.table.slash_action(interaction, lambda state: self.service.forfeit(state.id, interaction.user.id))
 
     @cooldown("turn")
     @app_commands.command(name="abandon", description="Moderators: end a stuck game in this channel, unrated")
@@ -285,30 +289,30 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
                 "Only moderators (Manage Messages or Manage Server) can abandon a game. "
                 "Players can use `/bg resign` or `/bg forfeit`."
             )
-        await self.table.slash_action(interaction, lambda view: self.service.abandon(view.id, interaction.user.id))
+        await self.table.slash_action(interaction, lambda state: self.service.abandon(state.id, interaction.user.id))
 
     # -- advice and analysis ------------------------------------------------------------------
 
     @cooldown("hint")
     @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
     async def hint(self, interaction: discord.Interaction) -> None:
-        view = await self.table.quick(interaction, self.table.game_here(interaction))
+        state = await self.table.quick(interaction, self.table.game_here(interaction))
         self.advice.require()
         user = interaction.user.id
-        if view.seat(user) is None:
+        if state.seat(user) is None:
             raise UserError("You're not in this game: hints are for the player to act.")
-        actor = view.to_act()
+        actor = state.to_act()
         if actor is None or actor.user_id != user:
             raise UserError(
                 f"It's not your turn: hints are for the player to act ({shown(actor.name) if actor else 'nobody'} now)."
             )
-        if not (self.table.computer.plays_in(view) or view.options.hints):
+        if not (self.table.computer.plays_in(state) or state.options.hints):
             raise UserError(
                 "Hints are off in this game: between people they need both players' agreement, "
                 "given with `/bg challenge hints:True` (accepting agrees)."
             )
-        lines = await self.table.quick(interaction, self.advice.hint(view))
-        await send_private(interaction, content=presenter.hint_text(view, lines))
+        lines = await self.table.quick(interaction, self.advice.hint(state))
+        await send_private(interaction, content=presenter.hint_text(state, lines))
 
     @cooldown("review")
     @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
@@ -334,7 +338,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         await self._reply(interaction, embed=embed, files=files or None, ephemeral=private)
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
-        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `/bg analysis game:12`.")
@@ -345,16 +349,18 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="board", description="Show the board of this channel's game again, at the bottom")
     async def board(self, interaction: discord.Interaction) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
-        view = await self.table.quick(interaction, self.table.game_here(interaction))
-        await self.table.post_board(interaction, view)
+        state = await self.table.quick(interaction, self.table.game_here(interaction))
+        await self.table.post_board(interaction, state)
 
     @cooldown("lookup")
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
-        views = await self.table.quick(interaction, self.service.game_list(interaction.guild_id, interaction.user.id))
-        embed = presenter.games_embed(views, interaction.user.id)
+        games = await self.table.quick(
+            interaction, self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
+        )
+        embed = presenter.games_embed(games, interaction.user.id)
         await self._reply(
-            interaction, embed=embed, view=presenter.games_buttons(views, interaction.user.id), ephemeral=True
+            interaction, embed=embed, view=presenter.games_buttons(games, interaction.user.id), ephemeral=True
         )
 
     @cooldown("lookup")
@@ -363,12 +369,13 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         who = member or interaction.user
         mine = who.id == interaction.user.id
-        views = await self.table.quick(
-            interaction, self.service.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH)
+        games = await self.table.quick(
+            interaction,
+            self.service.archive.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH),
         )
         if not mine:  # only the games the asker could read by number
-            views = [v for v in views if self.table.may_read(interaction, v)][:10]
-        embed = presenter.history_embed(views, who.id, who.display_name)
+            games = [v for v in games if self.table.may_read(interaction, v)][:10]
+        embed = presenter.history_embed(games, who.id, who.display_name)
         await self._reply(interaction, embed=embed, ephemeral=True)
 
     @cooldown("review")
@@ -378,35 +385,37 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.describe(game="Game number (default: this channel's game, else your latest)")
     async def export(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game_id(interaction)
-        view = await self.table.readable_game(interaction, game_id)
+        state = await self.table.readable_game(interaction, game_id)
         await defer(interaction, ephemeral=True)  # the replay takes a moment to draw
-        text, data = await asyncio.gather(self.service.export_mat(game_id), self.service.export_json(game_id))
+        text, data = await asyncio.gather(
+            self.service.archive.export_mat(game_id), self.service.archive.export_json(game_id)
+        )
         files = [
             discord.File(io.BytesIO(text.encode("utf-8")), filename=f"backgammon-game-{game_id}.mat"),
             discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
         ]
         limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
-        lines = [f"Game #{game_id}: {' vs '.join(shown(p.name) for p in view.players)}"]
+        lines = [f"Game #{game_id}: {' vs '.join(shown(p.name) for p in state.players)}"]
         try:
-            replay = await self.replays.render(view, limit=limit)
+            replay = await self.replays.render(state, limit=limit)
         except UserError as error:
             lines.append(f"No replay: {error.message}")
         else:
             files.append(discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif"))
             if replay.note:
                 lines.append(replay.note)
-        seed = "" if not view.is_active else " (the seed is revealed when the game ends)"
+        seed = "" if not state.is_active else " (the seed is revealed when the game ends)"
         lines.append(
             f"`.mat` for GNU Backgammon or XG; the JSON holds the action log and the fair-dice commitment{seed}: "
-            f"check it with `{presenter.VERIFY_SCRIPT}`."
+            f"check it with `{dice_text.VERIFY_SCRIPT}`."
         )
         await self._reply(interaction, content="\n".join(lines), files=files, ephemeral=True)
 
     async def _default_game_id(self, interaction: discord.Interaction) -> int:
-        here = await self.service.game_in_channel(interaction.channel_id or 0)
+        here = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
         if here is not None:
             return here.id
-        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("No game to export here: give a game number, e.g. `/bg export game:12`.")
@@ -433,7 +442,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         require_permissions(interaction, ("embed_links", "attach_files"))
         who = member or interaction.user
         scope = None if everywhere else interaction.guild_id
-        stats = await self.table.quick(interaction, self.service.stats(scope, who.id))
+        stats = await self.table.quick(interaction, self.service.lookups.stats(scope, who.id))
         sees = privacy.for_interaction(interaction, public=True)  # a best finish names its tournament
         record = await self.table.quick(
             interaction, self.service.tournaments.record(interaction.guild_id, who.id, sees=sees)
@@ -468,10 +477,10 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         topic: Literal["how to play", "options", "glossary", "odds"] = "how to play",
     ) -> None:
         pages = {
-            "how to play": presenter.rules_embed,
-            "options": presenter.options_embed,
-            "glossary": presenter.glossary_embed,
-            "odds": presenter.odds_embed,
+            "how to play": help_pages.rules_embed,
+            "options": help_pages.options_embed,
+            "glossary": help_pages.glossary_embed,
+            "odds": help_pages.odds_embed,
         }
         await send_private(interaction, embed=pages[topic]())
 
@@ -557,9 +566,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("lookup")
     @app_commands.command(name="shots", description="How many of the 36 throws hit each blot in this channel's game")
     async def shots(self, interaction: discord.Interaction) -> None:
-        view = await self.table.quick(interaction, self.table.game_here(interaction))
-        odds = await self.table.quick(interaction, blot_shots(view))
-        await send_private(interaction, content=presenter.shots_text(view, odds))
+        state = await self.table.quick(interaction, self.table.game_here(interaction))
+        odds = await self.table.quick(interaction, blot_shots(state))
+        await send_private(interaction, content=presenter.shots_text(state, odds))
 
     # -- replying ---------------------------------------------------------------------------------
 

@@ -26,9 +26,10 @@ from bot.discord.cogs import Guarded
 from bot.discord.components import answer_controls
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.dispatcher import NotDelivered
-from bot.discord.errors import UserError, report
+from bot.discord.errors import report
 from bot.discord.limits import fit, pinging
 from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     asked_at,
     require_permissions,

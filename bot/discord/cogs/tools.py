@@ -19,13 +19,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.model import ChallengeOptions, GameSummary
-from bot.discord import presenter, replays
+from bot.discord import dice_text, presenter, replays
 from bot.discord.boards import scene_for_id
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
-from bot.discord.errors import UserError
 from bot.discord.limits import quote, reason, shown
 from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     CHANNEL_PERMISSIONS,
@@ -86,12 +86,12 @@ class ToolsCog(
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def verify(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
         game_id = game or await self._default_game(interaction)
-        view = await self.table.readable_game(interaction, game_id)
-        result = await self.table.quick(interaction, self.service.verify(game_id))
-        if self.table.shown_here(interaction, view):
-            await send_public(interaction, content=presenter.verify_text(view, result))
+        state = await self.table.readable_game(interaction, game_id)
+        result = await self.table.quick(interaction, self.service.archive.verify(game_id))
+        if self.table.shown_here(interaction, state):
+            await send_public(interaction, content=dice_text.verify_text(state, result))
         else:  # everyone here could not see the game's channel: to the asker only
-            await send_private(interaction, content=presenter.verify_text(view, result))
+            await send_private(interaction, content=dice_text.verify_text(state, result))
 
     @cooldown("lookup")
     @app_commands.command(name="dice", description="A player's dice: roll counts, doubles, pips and a fairness test")
@@ -99,16 +99,16 @@ class ToolsCog(
     async def dice(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         require_permissions(interaction, ("send_messages", "embed_links"))
         who = member or interaction.user
-        stats = await self.table.quick(interaction, self.service.dice_stats(interaction.guild_id, who.id))
-        await send_public(interaction, embed=presenter.dice_embed(who.display_name, stats))
+        stats = await self.table.quick(interaction, self.service.lookups.dice_stats(interaction.guild_id, who.id))
+        await send_public(interaction, embed=dice_text.dice_embed(who.display_name, stats))
 
     # -- positions --------------------------------------------------------------------------------
 
     @cooldown("lookup")
     @app_commands.command(name="position", description="This channel's game as a GNU Backgammon ID and an XGID")
     async def position(self, interaction: discord.Interaction) -> None:
-        view = await self.table.quick(interaction, self.table.game_here(interaction))
-        await send_public(interaction, content=presenter.position_text(view))
+        state = await self.table.quick(interaction, self.table.game_here(interaction))
+        await send_public(interaction, content=presenter.position_text(state))
 
     @cooldown("challenge")
     @app_commands.command(
@@ -235,19 +235,19 @@ class ToolsCog(
     ) -> None:
         require_permissions(interaction, BOARD_PERMISSIONS)
         game_id = game or await self._default_game(interaction)
-        view = await self.table.readable_game(interaction, game_id)
-        if not isinstance(view, GameSummary):
+        state = await self.table.readable_game(interaction, game_id)
+        if not isinstance(state, GameSummary):
             raise UserError(
                 f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now)."
             )
-        replays.check_number(view, number)  # a wrong number is refused before anything is drawn
-        private = not self.table.shown_here(interaction, view)  # a hidden channel's game: to the asker only
+        replays.check_number(state, number)  # a wrong number is refused before anything is drawn
+        private = not self.table.shown_here(interaction, state)  # a hidden channel's game: to the asker only
         await defer(interaction, ephemeral=private)  # drawing takes a few seconds
-        replay = await self.replays.render(view, number, limit=replays.upload_limit(interaction.guild))
-        names = " vs ".join(shown(p.name) for p in view.players)
+        replay = await self.replays.render(state, number, limit=replays.upload_limit(interaction.guild))
+        names = " vs ".join(shown(p.name) for p in state.players)
         which = (
             ""
-            if view.game_count == 1
+            if state.game_count == 1
             else (
                 f" (game {replay.games[0]})"
                 if len(replay.games) == 1
@@ -266,7 +266,7 @@ class ToolsCog(
     # -- helpers ----------------------------------------------------------------------------------
 
     async def _default_game(self, interaction: discord.Interaction) -> int:
-        recent = await self.service.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")

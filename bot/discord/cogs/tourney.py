@@ -22,9 +22,9 @@ from bot.discord import presenter, privacy
 from bot.discord import tourneys as words
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
-from bot.discord.errors import UserError
 from bot.discord.limits import plain
 from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
 from bot.discord.replies import (
     BOARD_PERMISSIONS,
     THREAD_PERMISSIONS,

@@ -81,7 +81,7 @@ async def start_game(
 ) -> GameState:
     challenge = await service.challenges.create(guild, channel, a, b, options or ChallengeOptions())
     outcome = await service.challenges.accept(challenge.id, b.user_id)
-    return outcome.view
+    return outcome.state
 
 
 def state_of(match: Match) -> dict[str, Any]:
@@ -111,7 +111,7 @@ async def stored_state(service: GameService, store: Store, game_id: int) -> tupl
     log = [a.action for a in actions]
     assert row.version == len(log), (row.version, len(log))
     assert [a.seq for a in actions] == list(range(1, len(log) + 1))
-    return row, log, service.rebuild(row.settings, log)
+    return row, log, service.cache.rebuild(row.settings, log)
 
 
 async def assert_replays(service: GameService, store: Store, game_id: int, live: Match | None = None) -> Match:
@@ -120,26 +120,26 @@ async def assert_replays(service: GameService, store: Store, game_id: int, live:
     engine_log = [a for a in log if a.get("kind") not in SERVICE_ACTIONS]
     assert engine_log == [a.to_dict() for a in rebuilt.log]
     if live is None:
-        view = await service.get_game(game_id)
-        assert view.version == row.version
-        live = view.match
+        state = await service.lookups.get_game(game_id)
+        assert state.version == row.version
+        live = state.match
     assert state_of(rebuilt) == state_of(live)
     assert (row.score0, row.score1) == rebuilt.score
     return rebuilt
 
 
-async def random_step(service: GameService, view: GameState, rng: random.Random) -> Outcome:
+async def random_step(service: GameService, state: GameState, rng: random.Random) -> Outcome:
     """One plausible legal action by whoever is to act (doubles/takes now and then)."""
-    player = view.to_act()
+    player = state.to_act()
     assert player is not None
-    game = view.game
-    gid, uid, ver = view.id, player.user_id, view.version
+    game = state.game
+    gid, uid, ver = state.id, player.user_id, state.version
     if game.phase is Phase.ROLL:
         if game.can_double(game.turn) and game.cube_value < 4 and rng.random() < 0.08:
             return await service.double(gid, uid, version=ver)
         return await service.roll(gid, uid, version=ver)
     if game.phase is Phase.PLAY:
-        return await service.play(gid, uid, rng.choice(view.legal_play_texts()), version=ver)
+        return await service.play(gid, uid, rng.choice(state.legal_play_texts()), version=ver)
     if game.phase is Phase.DOUBLED:
         if game.can_beaver(game.turn) and rng.random() < 0.2:
             return await service.beaver(gid, uid, version=ver)
@@ -153,10 +153,10 @@ async def random_step(service: GameService, view: GameState, rng: random.Random)
     raise AssertionError(f"no action in phase {game.phase}")
 
 
-async def play_out(service: GameService, view: GameState, rng: random.Random, max_actions: int = 2000) -> GameState:
+async def play_out(service: GameService, state: GameState, rng: random.Random, max_actions: int = 2000) -> GameState:
     """Play random legal actions until the match is over."""
     for _ in range(max_actions):
-        if not view.is_active:
-            return view
-        view = (await random_step(service, view, rng)).view
+        if not state.is_active:
+            return state
+        state = (await random_step(service, state, rng)).state
     raise AssertionError("the game did not finish")

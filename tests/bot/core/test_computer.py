@@ -29,8 +29,8 @@ async def play_out(service: GameService, players: dict[int, ComputerPlayer], gam
     """Let the two computers act until the match ends; return (actions, service errors)."""
     actions = errors = 0
     for _ in range(5000):
-        view = await service.get_game(game_id)
-        who = view.to_act()
+        state = await service.lookups.get_game(game_id)
+        who = state.to_act()
         if who is None:
             return actions, errors
         try:
@@ -70,10 +70,10 @@ async def test_computer_vs_computer_through_the_service(tmp_path):
             a, b = (CPU_A, CPU_B) if number % 2 == 0 else (CPU_B, CPU_A)
             challenge = await service.challenges.create(1, 100, a, b, options)
             outcome = await service.challenges.accept(challenge.id, b.user_id)
-            actions, err = await play_out(service, players, outcome.view.id)
+            actions, err = await play_out(service, players, outcome.state.id)
             errors += err
             total_actions += actions
-            final = await service.get_game(outcome.view.id)
+            final = await service.lookups.get_game(outcome.state.id)
             assert final.status == "finished"
             assert final.match.is_over
             results.append(final.result)
@@ -121,12 +121,12 @@ async def test_200_computer_games_on_the_engine():
         match = Match(settings, dice=dice)
         game = match.new_game()
         game.opening_roll()
-        view = _View(match, (10, 11))
+        state = _View(match, (10, 11))
         for _ in range(2000):
             if game.is_over:
                 break
             seat = game.turn
-            decision = await cpus[seat].decide(view)
+            decision = await cpus[seat].decide(state)
             try:
                 if decision.startswith("play:"):
                     game.play(seat, decision[5:])

@@ -49,12 +49,12 @@ async def env(db_url: str) -> AsyncIterator[Env]:
     await e.store.close()
 
 
-async def to_roll_phase(service: GameService, view):
+async def to_roll_phase(service: GameService, state):
     """Advance the game (playing the first legal play) until someone must roll."""
-    while view.game.phase is not Phase.ROLL:
-        assert view.game.phase is Phase.PLAY
-        view = (await service.play(view.id, view.to_act().user_id, view.legal_play_texts()[0])).view
-    return view
+    while state.game.phase is not Phase.ROLL:
+        assert state.game.phase is Phase.PLAY
+        state = (await service.play(state.id, state.to_act().user_id, state.legal_play_texts()[0])).state
+    return state
 
 
 async def rolls(service: GameService, store: Store, game_id: int) -> int:
@@ -70,83 +70,83 @@ def split(results: list) -> tuple[list[Outcome], list[BaseException]]:
 
 async def test_double_click_rolls_once(env: Env) -> None:
     s = env.service
-    view = await start_game(s)
+    state = await start_game(s)
     for _ in range(15):
-        view = await to_roll_phase(s, view)
-        uid = view.to_act().user_id
-        before = await rolls(s, env.store, view.id)
+        state = await to_roll_phase(s, state)
+        uid = state.to_act().user_id
+        before = await rolls(s, env.store, state.id)
         results = await asyncio.gather(
-            s.roll(view.id, uid, version=view.version),
-            s.roll(view.id, uid, version=view.version),
+            s.roll(state.id, uid, version=state.version),
+            s.roll(state.id, uid, version=state.version),
             return_exceptions=True,
         )
         ok, errors = split(results)
         assert len(ok) == 1 and len(errors) == 1, results
         assert isinstance(errors[0], StaleGameError) and errors[0].message == "the game has moved on"
-        assert errors[0].view is not None and errors[0].view.version == ok[0].view.version
-        assert await rolls(s, env.store, view.id) == before + 1
-        await assert_replays(s, env.store, view.id)
-        view = ok[0].view
-        if not view.is_active:
+        assert errors[0].state is not None and errors[0].state.version == ok[0].state.version
+        assert await rolls(s, env.store, state.id) == before + 1
+        await assert_replays(s, env.store, state.id)
+        state = ok[0].state
+        if not state.is_active:
             break
 
 
 async def test_both_players_at_once(env: Env) -> None:
     s = env.service
-    view = await to_roll_phase(s, await start_game(s))
-    actor = view.to_act()
+    state = await to_roll_phase(s, await start_game(s))
+    actor = state.to_act()
     other = BOB if actor == ALICE else ALICE
-    before = await rolls(s, env.store, view.id)
+    before = await rolls(s, env.store, state.id)
     results = await asyncio.gather(
-        s.roll(view.id, other.user_id, version=view.version),
-        s.roll(view.id, actor.user_id, version=view.version),
+        s.roll(state.id, other.user_id, version=state.version),
+        s.roll(state.id, actor.user_id, version=state.version),
         return_exceptions=True,
     )
     ok, errors = split(results)
     assert len(ok) == 1 and isinstance(errors[0], (NotYourTurnError, StaleGameError)), results
-    assert await rolls(s, env.store, view.id) == before + 1
-    view = await to_roll_phase(s, ok[0].view)
+    assert await rolls(s, env.store, state.id) == before + 1
+    state = await to_roll_phase(s, ok[0].state)
     # a roll and a resignation (allowed out of turn) race: exactly one applies
-    actor = view.to_act()
+    actor = state.to_act()
     other = BOB if actor == ALICE else ALICE
-    v = view.version
+    v = state.version
     results = await asyncio.gather(
-        s.resign(view.id, other.user_id, version=v),
-        s.roll(view.id, actor.user_id, version=v),
+        s.resign(state.id, other.user_id, version=v),
+        s.roll(state.id, actor.user_id, version=v),
         return_exceptions=True,
     )
     ok, errors = split(results)
     assert len(ok) == 1 and isinstance(errors[0], StaleGameError), results
-    row, log, _ = await stored_state(s, env.store, view.id)
-    assert row.version == ok[0].view.version
-    await assert_replays(s, env.store, view.id)
+    row, log, _ = await stored_state(s, env.store, state.id)
+    assert row.version == ok[0].state.version
+    await assert_replays(s, env.store, state.id)
 
 
 async def test_two_services_on_one_database(env: Env) -> None:
     other_store = await open_store(env.path, clock=env.clock)
     try:
         s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
-        view = await start_game(s1)
-        await s2.get_game(view.id)  # both caches warm
+        state = await start_game(s1)
+        await s2.lookups.get_game(state.id)  # both caches warm
         for i in range(12):
-            view = await to_roll_phase(s1, await s1.get_game(view.id))
-            uid = view.to_act().user_id
-            before = await rolls(s1, env.store, view.id)
+            state = await to_roll_phase(s1, await s1.lookups.get_game(state.id))
+            uid = state.to_act().user_id
+            before = await rolls(s1, env.store, state.id)
             first, second = (s1, s2) if i % 2 else (s2, s1)
             results = await asyncio.gather(
-                first.roll(view.id, uid, version=view.version),
-                second.roll(view.id, uid, version=view.version),
+                first.roll(state.id, uid, version=state.version),
+                second.roll(state.id, uid, version=state.version),
                 return_exceptions=True,
             )
             ok, errors = split(results)
             assert len(ok) == 1 and len(errors) == 1, results
             assert isinstance(errors[0], StaleGameError), results
-            assert await rolls(s1, env.store, view.id) == before + 1
+            assert await rolls(s1, env.store, state.id) == before + 1
             # both services agree with the database afterwards
-            await assert_replays(s1, env.store, view.id)
-            await assert_replays(s2, other_store, view.id)
-            view = ok[0].view
-            if not view.is_active:
+            await assert_replays(s1, env.store, state.id)
+            await assert_replays(s2, other_store, state.id)
+            state = ok[0].state
+            if not state.is_active:
                 break
     finally:
         await other_store.close()
@@ -170,7 +170,7 @@ async def test_a_challenge_answered_by_another_process_is_not_answered_again(env
             await s1.challenges.decline(accepted.id, BOB.user_id)
         with pytest.raises(ChallengeError, match="already declined"):
             await s1.challenges.pending(declined.id)
-        assert await s1.game_in_channel(100) is None
+        assert await s1.lookups.game_in_channel(100) is None
         assert len(await env.store.games.active_for(BOB.user_id)) == 1
     finally:
         await other_store.close()
@@ -181,24 +181,24 @@ async def test_acting_from_a_row_another_process_moved_on(env: Env) -> None:
     other_store = await open_store(env.path, clock=env.clock)
     try:
         s1, s2 = env.service, GameService(other_store, dice=SeededDice(12), clock=env.clock)
-        view = await to_roll_phase(s1, await start_game(s1))  # s1 now holds the newest row
-        uid = view.to_act().user_id
-        before = await rolls(s1, env.store, view.id)
-        await s2.roll(view.id, uid, version=view.version)  # another process rolls
+        state = await to_roll_phase(s1, await start_game(s1))  # s1 now holds the newest row
+        uid = state.to_act().user_id
+        before = await rolls(s1, env.store, state.id)
+        await s2.roll(state.id, uid, version=state.version)  # another process rolls
         with pytest.raises(StaleGameError) as stale:
-            await s1.roll(view.id, uid, version=view.version)  # the same click, seen by s1
-        fresh = stale.value.view
-        assert fresh.version > view.version and fresh.game.phase is Phase.PLAY
-        assert await rolls(s1, env.store, view.id) == before + 1
+            await s1.roll(state.id, uid, version=state.version)  # the same click, seen by s1
+        fresh = stale.value.state
+        assert fresh.version > state.version and fresh.game.phase is Phase.PLAY
+        assert await rolls(s1, env.store, state.id) == before + 1
         # s1 goes on from the fresh row
         played = await s1.play(fresh.id, uid, fresh.legal_play_texts()[0], version=fresh.version)
-        await assert_replays(s1, env.store, view.id)
+        await assert_replays(s1, env.store, state.id)
         # a command without a version on s2's older row applies to the stored state
-        await s2.forfeit(view.id, uid)
-        before = (await stored_state(s1, env.store, view.id))[:2]  # the row and the log
+        await s2.forfeit(state.id, uid)
+        before = (await stored_state(s1, env.store, state.id))[:2]  # the row and the log
         with pytest.raises(NoGameError, match="over"):
-            await s1.roll(view.id, played.view.to_act().user_id, version=played.view.version)
-        assert (await stored_state(s1, env.store, view.id))[:2] == before
+            await s1.roll(state.id, played.state.to_act().user_id, version=played.state.version)
+        assert (await stored_state(s1, env.store, state.id))[:2] == before
     finally:
         await other_store.close()
 
@@ -218,14 +218,14 @@ def _run_worker(*args: str, **kw) -> subprocess.Popen:
 
 async def test_two_processes_race_one_roll(env: Env) -> None:
     s = env.service
-    view = await start_game(s)
+    state = await start_game(s)
     for _ in range(3):
-        view = await to_roll_phase(s, await s.get_game(view.id))
-        uid = view.to_act().user_id
-        before = await rolls(s, env.store, view.id)
+        state = await to_roll_phase(s, await s.lookups.get_game(state.id))
+        uid = state.to_act().user_id
+        before = await rolls(s, env.store, state.id)
         start_at = time.time() + 1.5
         procs = [
-            _run_worker("race", str(env.path), str(view.id), str(uid), str(view.version), str(start_at))
+            _run_worker("race", str(env.path), str(state.id), str(uid), str(state.version), str(start_at))
             for _ in range(2)
         ]
         outs = []
@@ -234,9 +234,9 @@ async def test_two_processes_race_one_roll(env: Env) -> None:
             assert p.returncode == 0, err
             outs.append(json.loads(out.strip().splitlines()[-1]))
         assert sorted(o["result"] for o in outs) == ["ok", "stale"], outs
-        assert await rolls(s, env.store, view.id) == before + 1
-        await assert_replays(s, env.store, view.id)
-        row, _, _ = await stored_state(s, env.store, view.id)
+        assert await rolls(s, env.store, state.id) == before + 1
+        await assert_replays(s, env.store, state.id)
+        row, _, _ = await stored_state(s, env.store, state.id)
         assert row.version == [o for o in outs if o["result"] == "ok"][0]["version"]
 
 

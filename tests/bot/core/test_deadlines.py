@@ -39,16 +39,16 @@ def kinds(notices) -> list[str]:
 
 async def test_reminder_once_at_75_percent_even_after_restart(env: Env) -> None:
     s, clock = env.service, env.clock
-    view = await start_game(s, options=ChallengeOptions(move_days=4))
+    state = await start_game(s, options=ChallengeOptions(move_days=4))
     start = clock.now
-    assert view.deadline == start + timedelta(days=4)
+    assert state.deadline == start + timedelta(days=4)
     assert await s.deadlines.next_wakeup() == start + timedelta(days=3)
     clock.now = start + timedelta(days=3) - timedelta(seconds=1)
     assert await s.deadlines.process_due() == []
     clock.advance(seconds=1)
     notices = await s.deadlines.process_due()
     assert kinds(notices) == ["reminder"]
-    assert notices[0].user_id == view.to_act().user_id and f"game #{view.id}" in notices[0].text
+    assert notices[0].user_id == state.to_act().user_id and f"game #{state.id}" in notices[0].text
     assert "1 day" in notices[0].text or "24 hours" in notices[0].text
     assert await s.deadlines.process_due() == []
     assert await s.deadlines.next_wakeup() == start + timedelta(days=4)
@@ -58,18 +58,18 @@ async def test_reminder_once_at_75_percent_even_after_restart(env: Env) -> None:
     env.store = again.store
     clock.advance(hours=1)
     assert await again.service.deadlines.process_due() == []
-    row, _, _ = await stored_state(again.service, again.store, view.id)
-    assert row.version == view.version  # a reminder does not change the game
+    row, _, _ = await stored_state(again.service, again.store, state.id)
+    assert row.version == state.version  # a reminder does not change the game
 
 
 async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypatch) -> None:
     """After a restart, a backlog of reminders (an outage) replays no game's log:
     a reminder needs the turn's text, its player and the board to link to."""
     s, clock = env.service, env.clock
-    view = await start_game(s, options=ChallengeOptions(move_days=4))
+    state = await start_game(s, options=ChallengeOptions(move_days=4))
     challenge = await s.challenges.create(GUILD, 200, ALICE, BOB, ChallengeOptions(move_days=4))
-    other = (await s.challenges.accept(challenge.id, BOB.user_id)).view
-    await s.deliveries.delivered([], state=view, board=(100, 7))  # the first game's board was posted
+    other = (await s.challenges.accept(challenge.id, BOB.user_id)).state
+    await s.deliveries.delivered([], state=state, board=(100, 7))  # the first game's board was posted
     clock.advance(days=3, seconds=1)
     assert kinds(await s.deadlines.process_due()) == ["reminder", "reminder"]
     again = await open_env(env.path, clock=clock, dice=SeededDice(6))  # a restart: nothing in memory
@@ -78,13 +78,13 @@ async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypat
         def no_replay(*args, **kwargs):
             raise AssertionError("a reminder replayed a game's log")
 
-        monkeypatch.setattr(again.service, "rebuild", no_replay)
+        monkeypatch.setattr(again.service.cache, "rebuild", no_replay)
         owed = await again.service.deliveries.owed(kinds=("reminder",))
         by_game = {d.text.split("game #")[1].split(":")[0]: d for d in owed}
-        first, second = by_game[str(view.id)], by_game[str(other.id)]
+        first, second = by_game[str(state.id)], by_game[str(other.id)]
         assert first.board_message == (100, 7) and first.channel_id == 100
         assert second.board_message is None and second.channel_id == 200
-        assert first.ping == (view.to_act().user_id,) and second.ping == (other.to_act().user_id,)
+        assert first.ping == (state.to_act().user_id,) and second.ping == (other.to_act().user_id,)
     finally:
         await again.store.close()
 
@@ -100,7 +100,7 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     ]
     clock.advance(hours=2)
     assert await s.deadlines.beat(coming_back=True) == timedelta(hours=2)
-    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
+    assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
 
     gate, asked = asyncio.Event(), []
 
@@ -111,11 +111,13 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     settling = asyncio.create_task(s.deadlines.settle_outages(room=room, batch=2))
     await asyncio.sleep(0.05)
     assert not settling.done() and asked == [0]
-    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
+    assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
     gate.set()
     assert await settling == 3
     assert asked == [0, 1]  # two batches; the second finished the outage
-    assert [(await s.get_game(v.id)).deadline for v in views] == [v.deadline + timedelta(hours=2) for v in views]
+    assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [
+        v.deadline + timedelta(hours=2) for v in views
+    ]
     assert await s.deadlines.settle_outages(room=room) == 0 and asked == [0, 1]  # once; nothing owed: no wait
     clock.advance(seconds=30)
     assert await s.deadlines.beat(coming_back=True) == timedelta(0)  # a restart in time
@@ -126,36 +128,36 @@ async def test_reminder_once_across_two_services(env: Env) -> None:
     other = await open_store(env.path, clock=env.clock)
     try:
         s2 = GameService(other, dice=SeededDice(1), clock=env.clock)
-        view = await start_game(env.service)
+        state = await start_game(env.service)
         env.clock.advance(days=3 * 0.75, seconds=1)
         a, b = await asyncio.gather(env.service.deadlines.process_due(), s2.deadlines.process_due())
         assert sorted(kinds(a) + kinds(b)) == ["reminder"]
-        assert (await env.service.get_game(view.id)).version == view.version
+        assert (await env.service.lookups.get_game(state.id)).version == state.version
     finally:
         await other.close()
 
 
 async def test_an_action_resets_the_deadline_and_the_next_turn_gets_its_reminder(env: Env) -> None:
     s, clock = env.service, env.clock
-    view = await start_game(s)
+    state = await start_game(s)
     clock.advance(days=2, hours=12)
     assert kinds(await s.deadlines.process_due()) == ["reminder"]
-    actor = view.to_act()
-    if view.game.phase is Phase.PLAY:
-        out = await s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=view.version)
+    actor = state.to_act()
+    if state.game.phase is Phase.PLAY:
+        out = await s.play(state.id, actor.user_id, state.legal_play_texts()[0], version=state.version)
     else:
-        out = await s.roll(view.id, actor.user_id, version=view.version)
+        out = await s.roll(state.id, actor.user_id, version=state.version)
     acted_at = clock.now
-    assert out.view.deadline == acted_at + timedelta(days=3)
+    assert out.state.deadline == acted_at + timedelta(days=3)
     # the old deadline passes: no timeout, the clock started again
     clock.advance(days=1)
     assert await s.deadlines.process_due() == []
     assert await s.deadlines.next_wakeup() == acted_at + timedelta(days=2.25)
     clock.now = acted_at + timedelta(days=2.25)
     notices = await s.deadlines.process_due()
-    assert kinds(notices) == ["reminder"] and notices[0].user_id == out.view.to_act().user_id
+    assert kinds(notices) == ["reminder"] and notices[0].user_id == out.state.to_act().user_id
     assert await s.deadlines.process_due() == []
-    assert (await s.get_game(view.id)).is_active
+    assert (await s.lookups.get_game(state.id)).is_active
 
 
 async def test_time_per_move_of_one_day(env: Env) -> None:
@@ -173,29 +175,29 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
     other = await open_store(env.path, clock=clock)
     try:
         s1, s2 = env.service, GameService(other, dice=SeededDice(2), clock=clock)
-        view = await start_game(s1, options=ChallengeOptions(stake=3, opening_reroll=True))
-        await s1.double(view.id, ALICE.user_id)
-        out = await s1.take(view.id, BOB.user_id)
-        assert out.view.to_act() == ALICE and out.view.game.cube_value == 2
-        await s2.get_game(view.id)
+        state = await start_game(s1, options=ChallengeOptions(stake=3, opening_reroll=True))
+        await s1.double(state.id, ALICE.user_id)
+        out = await s1.take(state.id, BOB.user_id)
+        assert out.state.to_act() == ALICE and out.state.game.cube_value == 2
+        await s2.lookups.get_game(state.id)
         clock.advance(days=3, seconds=1)  # no reminder was sent: the timeout covers it
         a, b = await asyncio.gather(s1.deadlines.process_due(), s2.deadlines.process_due())
         notices = a + b
         assert kinds(notices) == ["timeout"], notices
         timeout = notices[0]
         assert timeout.user_id == ALICE.user_id and "ran out of time" in timeout.text
-        assert timeout.view.status == "finished"
-        result = timeout.view.game.result
+        assert timeout.state.status == "finished"
+        result = timeout.state.game.result
         assert (result.winner, result.points, result.reason, int(result.kind)) == (1, 2, "timeout", 1)
         assert len(timeout.rating_changes) == 4
-        row, log, _ = await stored_state(s1, env.store, view.id)
+        row, log, _ = await stored_state(s1, env.store, state.id)
         assert sum(1 for x in log if x["kind"] == "forfeit") == 1 and row.winner == BOB.user_id
         for scope in (GUILD, None):
-            bob = (await s1.stats(scope, BOB.user_id)).stats
+            bob = (await s1.lookups.stats(scope, BOB.user_id)).stats
             assert (bob.games, bob.wins, bob.points_won) == (1, 1, 6)
         assert await s1.deadlines.process_due() == [] and await s2.deadlines.process_due() == []
         assert await s1.deadlines.next_wakeup() is None
-        await assert_replays(s1, env.store, view.id)
+        await assert_replays(s1, env.store, state.id)
     finally:
         await other.close()
         await env.store.close()
@@ -203,17 +205,17 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
 
 async def test_timeout_in_a_match_forfeits_the_match(env: Env) -> None:
     s, clock = env.service, env.clock
-    view = await start_game(s, options=ChallengeOptions(match_length=5, move_days=2))
-    loser = view.to_act()
+    state = await start_game(s, options=ChallengeOptions(match_length=5, move_days=2))
+    loser = state.to_act()
     clock.advance(days=1.5)
     assert kinds(await s.deadlines.process_due()) == ["reminder"]
     clock.advance(days=0.5)
     notices = await s.deadlines.process_due()
     assert kinds(notices) == ["timeout"] and notices[0].user_id == loser.user_id
-    assert notices[0].view.result["forfeited"] is True
-    _, log, _ = await stored_state(s, env.store, view.id)
+    assert notices[0].state.result["forfeited"] is True
+    _, log, _ = await stored_state(s, env.store, state.id)
     assert log[-1] == {"kind": "match_forfeit"}
-    await assert_replays(s, env.store, view.id)
+    await assert_replays(s, env.store, state.id)
 
 
 async def test_challenge_expires_after_24_hours_once(env: Env) -> None:
@@ -257,4 +259,4 @@ async def test_a_failing_timeout_does_not_swallow_claimed_reminders(env: Env, mo
             first = []
     later = await s.deadlines.process_due()
     reminders = [n for n in first + later if n.kind == "reminder"]
-    assert [n.view.id for n in reminders] == [late.id]
+    assert [n.state.id for n in reminders] == [late.id]

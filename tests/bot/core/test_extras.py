@@ -38,22 +38,22 @@ async def fair_env(new_db_url) -> AsyncIterator[Env]:
 
 
 async def test_a_game_result_comes_before_the_next_game(env: Env) -> None:
-    view = await start_game(env.service, options=ChallengeOptions(match_length=3))
+    state = await start_game(env.service, options=ChallengeOptions(match_length=3))
     # Get to a roll phase, double and pass: game 1 ends and game 2 starts in one step.
-    while view.game.phase is not Phase.ROLL:
-        actor = view.to_act()
+    while state.game.phase is not Phase.ROLL:
+        actor = state.to_act()
         assert actor is not None
-        view = (await env.service.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
-    doubler = view.to_act()
+        state = (await env.service.play(state.id, actor.user_id, state.legal_play_texts()[0])).state
+    doubler = state.to_act()
     assert doubler is not None
-    view = (await env.service.double(view.id, doubler.user_id)).view
-    taker = view.to_act()
+    state = (await env.service.double(state.id, doubler.user_id)).state
+    taker = state.to_act()
     assert taker is not None
-    out = await env.service.pass_double(view.id, taker.user_id)
+    out = await env.service.pass_double(state.id, taker.user_id)
     kinds = [e.kind for e in out.events]
     assert kinds[:3] == ["pass", "game_over", "new_game"], kinds
     assert "opening" in kinds[3:]
-    assert out.view.match.score == ((1, 0) if doubler == ALICE else (0, 1))
+    assert out.state.match.score == ((1, 0) if doubler == ALICE else (0, 1))
 
 
 async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
@@ -62,32 +62,32 @@ async def test_a_game_against_the_computer_is_unrated(env: Env) -> None:
     with pytest.raises(ChallengeError):
         await env.service.play_computer(GUILD, 300, ALICE, BOB, ChallengeOptions(computer_level="beginner"))
     out = await env.service.play_computer(GUILD, 300, ALICE, ROBOT, ChallengeOptions(computer_level="beginner"))
-    view = out.view
-    assert view.players == (ALICE, ROBOT) and view.options.computer_level == "beginner"
-    assert not view.options.rated
+    state = out.state
+    assert state.players == (ALICE, ROBOT) and state.options.computer_level == "beginner"
+    assert not state.options.rated
     # The human gives up: the game ends, and no rating row appears for anyone.
-    out = await env.service.forfeit(view.id, ALICE.user_id)
-    assert out.view.status == "finished" and out.rating_changes == []
-    assert await env.service.stats(GUILD, ALICE.user_id) is None
-    assert (await env.service.leaderboard(GUILD)).total == 0
+    out = await env.service.forfeit(state.id, ALICE.user_id)
+    assert out.state.status == "finished" and out.rating_changes == []
+    assert await env.service.lookups.stats(GUILD, ALICE.user_id) is None
+    assert (await env.service.lookups.leaderboard(GUILD)).total == 0
 
 
 async def test_practice_from_a_gnubg_id_is_one_unrated_game(env: Env) -> None:
     # Player 1 (bob) to roll, money, cube 2 owned by bob.
     gnubg_id = "4HPwATDgc/ABMA:UQkAAAAAAAAA"
     challenge = await env.service.challenges.create_practice(GUILD, 400, ALICE, BOB, gnubg_id)
-    assert await env.service.game_in_channel(400) is None  # nobody is seated before accepting
+    assert await env.service.lookups.game_in_channel(400) is None  # nobody is seated before accepting
     out = await env.service.challenges.accept(challenge.id, BOB.user_id)
-    view = out.view
-    assert view.options.practice and not view.options.rated
-    game = view.game
-    assert game.phase is Phase.ROLL and view.to_act() == BOB
+    state = out.state
+    assert state.options.practice and not state.options.rated
+    game = state.game
+    assert game.phase is Phase.ROLL and state.to_act() == BOB
     assert game.cube_value == 2 and game.cube_owner == 1
     assert out.events[0].kind == "setup"
-    out = await env.service.resign(view.id, BOB.user_id, 1)
-    out = await env.service.accept_resignation(view.id, ALICE.user_id)
-    assert out.view.status == "finished" and out.rating_changes == []
-    assert out.view.match.score == (2, 0)  # a single game at cube 2
+    out = await env.service.resign(state.id, BOB.user_id, 1)
+    out = await env.service.accept_resignation(state.id, ALICE.user_id)
+    assert out.state.status == "finished" and out.rating_changes == []
+    assert out.state.match.score == (2, 0)  # a single game at cube 2
 
 
 async def test_practice_from_an_xgid_is_kept_as_its_gnubg_id(env: Env) -> None:
@@ -96,15 +96,15 @@ async def test_practice_from_an_xgid_is_kept_as_its_gnubg_id(env: Env) -> None:
     challenge = await env.service.challenges.create_practice(GUILD, 402, ALICE, BOB, xgid)
     assert challenge.options.gnubg_id == "4HPwATDgc/ABMA:UQkAAAAAAAAE"  # stored as the GNU Backgammon ID
     out = await env.service.challenges.accept(challenge.id, BOB.user_id)
-    game = out.view.game
-    assert game.phase is Phase.ROLL and out.view.to_act() == BOB
+    game = out.state.game
+    assert game.phase is Phase.ROLL and out.state.to_act() == BOB
     assert (game.cube_value, game.cube_owner) == (2, 1)
     assert game.xgid() == "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:6"  # the bot's cube limit, 64
     # against the computer at once: the top player (alice, player 0) on roll with 5-2
     top_rolled = "-b----E-C---eE---c-e----B-:0:0:-1:52:0:0:0:0:10"
     out = await env.service.setup_practice(GUILD, 403, ALICE, ROBOT, top_rolled)
-    assert out.view.game.phase is Phase.PLAY and out.view.to_act() == ALICE
-    assert out.view.game.dice is not None and (out.view.game.dice.high, out.view.game.dice.low) == (5, 2)
+    assert out.state.game.phase is Phase.PLAY and out.state.to_act() == ALICE
+    assert out.state.game.dice is not None and (out.state.game.dice.high, out.state.game.dice.low) == (5, 2)
 
 
 async def test_practice_refuses_a_bad_xgid_saying_why(env: Env) -> None:
@@ -118,7 +118,7 @@ async def test_practice_refuses_a_bad_xgid_saying_why(env: Env) -> None:
         )
     with pytest.raises(ChallengeError, match="not an XGID I can set up: an XGID has 10 fields"):
         await env.service.challenges.create_practice(GUILD, 404, ALICE, BOB, "XGID=oops")
-    assert await env.service.game_in_channel(404) is None
+    assert await env.service.lookups.game_in_channel(404) is None
 
 
 async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
@@ -126,7 +126,7 @@ async def test_practice_refuses_a_bad_id_and_writes_nothing(env: Env) -> None:
         await env.service.setup_practice(GUILD, 401, ALICE, ROBOT, "not-an-id")
     with pytest.raises(ChallengeError, match="GNU Backgammon ID"):
         await env.service.challenges.create_practice(GUILD, 401, ALICE, BOB, "not-an-id")
-    assert await env.service.game_in_channel(401) is None
+    assert await env.service.lookups.game_in_channel(401) is None
 
 
 async def test_a_thread_game_may_start_beside_a_busy_channel(env: Env) -> None:
@@ -135,32 +135,32 @@ async def test_a_thread_game_may_start_beside_a_busy_channel(env: Env) -> None:
         await env.service.challenges.create(GUILD, 500, ALICE, BOB, ChallengeOptions())
     challenge = await env.service.challenges.create(GUILD, 500, ALICE, BOB, ChallengeOptions(thread=True))
     out = await env.service.challenges.accept(challenge.id, BOB.user_id, channel_id=501)
-    assert out.view.channel_id == 501 and out.view.is_active
+    assert out.state.channel_id == 501 and out.state.is_active
 
 
 async def test_fair_dice_are_committed_then_revealed_and_verify(fair_env: Env, tmp_path: Path) -> None:
     service = fair_env.service
-    view = await start_game(service, channel=600)
-    assert view.fair_dice is not None and "seed" not in view.fair_dice
+    state = await start_game(service, channel=600)
+    assert state.fair_dice is not None and "seed" not in state.fair_dice
     with pytest.raises(ServiceError, match="still being played"):
-        await service.verify(view.id)
+        await service.archive.verify(state.id)
     # Play a few turns, then end the game.
     for _ in range(6):
-        actor = view.to_act()
+        actor = state.to_act()
         assert actor is not None
-        if view.game.phase is Phase.ROLL:
-            view = (await service.roll(view.id, actor.user_id)).view
-        elif view.game.phase is Phase.PLAY:
-            view = (await service.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
-    actor = view.to_act()
+        if state.game.phase is Phase.ROLL:
+            state = (await service.roll(state.id, actor.user_id)).state
+        elif state.game.phase is Phase.PLAY:
+            state = (await service.play(state.id, actor.user_id, state.legal_play_texts()[0])).state
+    actor = state.to_act()
     assert actor is not None
-    view = (await service.forfeit(view.id, actor.user_id)).view
-    revealed = view.fair_dice
+    state = (await service.forfeit(state.id, actor.user_id)).state
+    revealed = state.fair_dice
     assert revealed is not None and commitment(bytes.fromhex(revealed["seed"])) == revealed["commitment"]
-    result = await service.verify(view.id)
+    result = await service.archive.verify(state.id)
     assert result.ok and result.dice_checked >= 4
 
-    export = json.loads(await service.export_json(view.id))
+    export = json.loads(await service.archive.export_json(state.id))
     path = tmp_path / "game.json"
     path.write_text(json.dumps(export))
     script = ROOT / "scripts" / "verify_dice.py"
@@ -178,20 +178,20 @@ async def test_fair_dice_are_committed_then_revealed_and_verify(fair_env: Env, t
 
 async def test_dice_carry_on_from_the_seed_after_a_restart(fair_env: Env) -> None:
     service = fair_env.service
-    view = await start_game(service, channel=700)
+    state = await start_game(service, channel=700)
     # A new service on the same store (a restart) must throw the same next dice
     # as the old one would have: both derive them from the seed and the count.
-    while view.game.phase is not Phase.ROLL:
-        actor = view.to_act()
+    while state.game.phase is not Phase.ROLL:
+        actor = state.to_act()
         assert actor is not None
-        view = (await service.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
-    actor = view.to_act()
+        state = (await service.play(state.id, actor.user_id, state.legal_play_texts()[0])).state
+    actor = state.to_act()
     assert actor is not None
     restarted = GameService(fair_env.store)
-    after_restart = (await restarted.roll(view.id, actor.user_id)).view
-    await restarted.forfeit(view.id, actor.user_id)
-    assert (await restarted.verify(view.id)).ok
-    assert after_restart.version > view.version
+    after_restart = (await restarted.roll(state.id, actor.user_id)).state
+    await restarted.forfeit(state.id, actor.user_id)
+    assert (await restarted.archive.verify(state.id)).ok
+    assert after_restart.version > state.version
 
 
 async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
@@ -202,51 +202,51 @@ async def test_due_work_is_split_by_discord_shard(env: Env) -> None:
         views[shard] = await start_game(env.service, guild=guild, channel=800 + shard)
     env.clock.advance(days=3, seconds=30)  # both turns just ran out
     first = await env.service.deadlines.process_due(shard=(2, (1,)))
-    assert {n.view.guild_id for n in first if n.view} == {guild_on[1]}
+    assert {n.state.guild_id for n in first if n.state} == {guild_on[1]}
     assert all(n.kind == "timeout" for n in first)
     rest = await env.service.deadlines.process_due(shard=(2, (0,)))
-    assert {n.view.guild_id for n in rest if n.view} == {guild_on[0]}
+    assert {n.state.guild_id for n in rest if n.state} == {guild_on[0]}
     assert await env.service.deadlines.process_due() == []
 
 
 async def test_peek_gives_the_newest_view_without_the_database(env: Env) -> None:
-    assert env.service.peek_game_in_channel(900) is None
-    view = await start_game(env.service, channel=900)
-    peeked = env.service.peek_game_in_channel(900)
-    assert peeked is not None and peeked.id == view.id and peeked.version == view.version
-    actor = view.to_act()
+    assert env.service.cache.peek_in_channel(900) is None
+    state = await start_game(env.service, channel=900)
+    peeked = env.service.cache.peek_in_channel(900)
+    assert peeked is not None and peeked.id == state.id and peeked.version == state.version
+    actor = state.to_act()
     assert actor is not None
-    out = await env.service.forfeit(view.id, actor.user_id)
-    assert out.view.status == "finished"
-    assert env.service.peek_game_in_channel(900) is None
+    out = await env.service.forfeit(state.id, actor.user_id)
+    assert out.state.status == "finished"
+    assert env.service.cache.peek_in_channel(900) is None
 
 
 async def test_the_computer_has_no_deadline_and_a_record(env: Env) -> None:
     out = await env.service.play_computer(GUILD, 950, ALICE, ROBOT, ChallengeOptions(computer_level="beginner"))
-    view = out.view
+    state = out.state
     # Hand the turn around until the computer is to act: no deadline then.
-    while view.to_act() != ROBOT:
-        actor = view.to_act()
+    while state.to_act() != ROBOT:
+        actor = state.to_act()
         assert actor == ALICE
-        if view.game.phase is Phase.ROLL:
-            view = (await env.service.roll(view.id, ALICE.user_id)).view
+        if state.game.phase is Phase.ROLL:
+            state = (await env.service.roll(state.id, ALICE.user_id)).state
         else:
-            view = (await env.service.play(view.id, ALICE.user_id, view.legal_play_texts()[0])).view
-    assert view.deadline is None
+            state = (await env.service.play(state.id, ALICE.user_id, state.legal_play_texts()[0])).state
+    assert state.deadline is None
     env.clock.advance(days=60)
-    assert [n for n in await env.service.deadlines.process_due() if n.view and n.view.id == view.id] == []
-    await env.service.forfeit(view.id, ALICE.user_id)
-    assert await env.service.computer_record(GUILD, ROBOT.user_id) == (1, 0)
-    assert await env.service.computer_record(GUILD + 1, ROBOT.user_id) == (0, 0)
+    assert [n for n in await env.service.deadlines.process_due() if n.state and n.state.id == state.id] == []
+    await env.service.forfeit(state.id, ALICE.user_id)
+    assert await env.service.lookups.computer_record(GUILD, ROBOT.user_id) == (1, 0)
+    assert await env.service.lookups.computer_record(GUILD + 1, ROBOT.user_id) == (0, 0)
 
 
 async def test_analyses_are_kept(env: Env) -> None:
-    view = await start_game(env.service, channel=960)
-    assert await env.service.analyses(view.id) == {}
-    await env.service.save_analysis(view.id, 1, 0, "alice: 12.3 mp")
-    await env.service.save_analysis(view.id, 1, 1, "alice: 10.1 mp")
-    await env.service.save_analysis(view.id, 2, 0, "bob: 3.0 mp")
-    assert await env.service.analyses(view.id) == {1: "alice: 10.1 mp", 2: "bob: 3.0 mp"}
+    state = await start_game(env.service, channel=960)
+    assert await env.service.archive.analyses(state.id) == {}
+    await env.service.archive.save_analysis(state.id, 1, 0, "alice: 12.3 mp")
+    await env.service.archive.save_analysis(state.id, 1, 1, "alice: 10.1 mp")
+    await env.service.archive.save_analysis(state.id, 2, 0, "bob: 3.0 mp")
+    assert await env.service.archive.analyses(state.id) == {1: "alice: 10.1 mp", 2: "bob: 3.0 mp"}
 
 
 # -- dice committed with the challenge, salted at Accept ---------------------------------------
@@ -266,10 +266,10 @@ async def _opening(
         challenge = await service.challenges.create(
             GUILD, channel, ALICE, BOB, ChallengeOptions(), seed=challenger_seed
         )
-        view = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=accepted_by, seed=seed)).view
-        dice = [d for a in view.match.log if a.kind == "opening" and a.dice for d in a.dice]
-        assert view.fair_dice is not None and challenge.fair_dice is not None
-        return dice, challenge.fair_dice, view.fair_dice
+        state = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=accepted_by, seed=seed)).state
+        dice = [d for a in state.match.log if a.kind == "opening" and a.dice for d in a.dice]
+        assert state.fair_dice is not None and challenge.fair_dice is not None
+        return dice, challenge.fair_dice, state.fair_dice
     finally:
         await store.close()
 
@@ -278,15 +278,15 @@ async def test_the_commitment_comes_with_the_challenge_and_the_seed_stays_secret
     service = fair_env.service
     challenge = await service.challenges.create(GUILD, 900, ALICE, BOB, ChallengeOptions(), seed="alice's luck")
     assert challenge.fair_dice is not None and set(challenge.fair_dice) == {"commitment", "nonce"}
-    view = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=123456789, seed="bob")).view
-    fair = view.fair_dice
+    state = (await service.challenges.accept(challenge.id, BOB.user_id, accepted_by=123456789, seed="bob")).state
+    fair = state.fair_dice
     assert fair is not None and "seed" not in fair  # nothing shows the seed before the end
     assert (fair["commitment"], fair["nonce"]) == (challenge.fair_dice["commitment"], challenge.fair_dice["nonce"])
     assert fair["salt"].startswith("accept=123456789;challenger=") and ";accepter=" in fair["salt"]
-    assert "seed" not in json.loads(await service.export_json(view.id))["dice"]
-    over = (await service.forfeit(view.id, ALICE.user_id)).view
+    assert "seed" not in json.loads(await service.archive.export_json(state.id))["dice"]
+    over = (await service.forfeit(state.id, ALICE.user_id)).state
     assert over.fair_dice is not None and commitment(bytes.fromhex(over.fair_dice["seed"])) == fair["commitment"]
-    assert (await service.verify(view.id)).ok
+    assert (await service.archive.verify(state.id)).ok
 
 
 async def test_the_dice_follow_the_accepting_click_and_the_players_seeds(new_db_url) -> None:
@@ -311,13 +311,13 @@ async def test_the_dice_follow_the_accepting_click_and_the_players_seeds(new_db_
 async def test_games_made_before_the_salt_still_verify(fair_env: Env) -> None:
     """A stored game whose dice record has no salt replays and verifies as before."""
     service = fair_env.service
-    view = await start_game(service, channel=950)  # accepted without a click id: no salt
-    assert view.fair_dice is not None and "salt" not in view.fair_dice
-    actor = view.to_act()
+    state = await start_game(service, channel=950)  # accepted without a click id: no salt
+    assert state.fair_dice is not None and "salt" not in state.fair_dice
+    actor = state.to_act()
     assert actor is not None
-    await service.forfeit(view.id, actor.user_id)
-    assert (await service.verify(view.id)).ok
-    assert (await GameService(fair_env.store).verify(view.id)).ok  # a restart rebuilds the same dice
+    await service.forfeit(state.id, actor.user_id)
+    assert (await service.archive.verify(state.id)).ok
+    assert (await GameService(fair_env.store).archive.verify(state.id)).ok  # a restart rebuilds the same dice
 
 
 # -- closed out: today's rule for new games, the old one for stored games -------------------------
@@ -342,4 +342,4 @@ async def test_a_closed_out_player_who_cannot_double_dances_without_a_click(env:
     out = await env.service.setup_practice(GUILD, 960, ALICE, ROBOT, f"{closed.position_id()}:{cube_theirs}")
     kinds = [e.kind for e in out.events]
     assert "roll" in kinds and "dance" in kinds, out.events  # thrown and lost at once
-    assert out.view.to_act() == ROBOT and out.view.game.phase is Phase.ROLL
+    assert out.state.to_act() == ROBOT and out.state.game.phase is Phase.ROLL

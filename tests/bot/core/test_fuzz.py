@@ -83,45 +83,45 @@ async def run(db_url: str, seed: int, option: ChallengeOptions, steps: list) -> 
     env = await open_env(db_url, dice=SeededDice(seed))
     try:
         s = env.service
-        view = await start_game(s, channel=next(CHANNELS), options=option)
-        await assert_replays(s, env.store, view.id)
+        state = await start_game(s, channel=next(CHANNELS), options=option)
+        await assert_replays(s, env.store, state.id)
         for op, who, ver, n, text in steps:
-            view = await s.get_game(view.id)
-            if not view.is_active:
+            state = await s.lookups.get_game(state.id)
+            if not state.is_active:
                 break
-            actor = view.to_act()
+            actor = state.to_act()
             other = BOB if actor == ALICE else ALICE
             uid = {"actor": actor, "other": other, "third": CAROL}[who].user_id
-            version = {"current": view.version, "none": None, "stale": view.version - 1 - n % 3}[ver]
+            version = {"current": state.version, "none": None, "stale": state.version - 1 - n % 3}[ver]
             kw = {"version": version}
-            legal = view.legal_play_texts()
+            legal = state.legal_play_texts()
             call = {
-                "roll": lambda: s.roll(view.id, uid, **kw),
-                "play_legal": lambda: s.play(view.id, uid, legal[n % len(legal)] if legal else text, **kw),
-                "play_text": lambda: s.play(view.id, uid, text, **kw),
-                "double": lambda: s.double(view.id, uid, **kw),
-                "take": lambda: s.take(view.id, uid, **kw),
-                "pass": lambda: s.pass_double(view.id, uid, **kw),
-                "beaver": lambda: s.beaver(view.id, uid, **kw),
-                "resign": lambda: s.resign(view.id, uid, n % 5, **kw),
-                "accept_res": lambda: s.accept_resignation(view.id, uid, **kw),
-                "reject_res": lambda: s.reject_resignation(view.id, uid, **kw),
-                "forfeit": lambda: s.forfeit(view.id, uid),
+                "roll": lambda: s.roll(state.id, uid, **kw),
+                "play_legal": lambda: s.play(state.id, uid, legal[n % len(legal)] if legal else text, **kw),
+                "play_text": lambda: s.play(state.id, uid, text, **kw),
+                "double": lambda: s.double(state.id, uid, **kw),
+                "take": lambda: s.take(state.id, uid, **kw),
+                "pass": lambda: s.pass_double(state.id, uid, **kw),
+                "beaver": lambda: s.beaver(state.id, uid, **kw),
+                "resign": lambda: s.resign(state.id, uid, n % 5, **kw),
+                "accept_res": lambda: s.accept_resignation(state.id, uid, **kw),
+                "reject_res": lambda: s.reject_resignation(state.id, uid, **kw),
+                "forfeit": lambda: s.forfeit(state.id, uid),
             }[op]
-            row_before, log_before, _ = await stored_state(s, env.store, view.id)
+            row_before, log_before, _ = await stored_state(s, env.store, state.id)
             try:
                 out = await call()
             except ServiceError as error:
                 assert error.message, (op, error)
-                row_after, log_after, _ = await stored_state(s, env.store, view.id)
+                row_after, log_after, _ = await stored_state(s, env.store, state.id)
                 assert row_after.version == row_before.version and log_after == log_before, op
                 assert row_after.updated_at == row_before.updated_at
             else:
-                assert out.view.version > row_before.version
-                row_after, log_after, _ = await stored_state(s, env.store, view.id)
+                assert out.state.version > row_before.version
+                row_after, log_after, _ = await stored_state(s, env.store, state.id)
                 assert log_after[: len(log_before)] == log_before
-                assert row_after.version == out.view.version
-            await assert_replays(s, env.store, view.id)
+                assert row_after.version == out.state.version
+            await assert_replays(s, env.store, state.id)
     finally:
         await env.store.close()
 

@@ -66,21 +66,21 @@ async def test_challenge_then_accept_starts_game_with_opening_throw(env: Env) ->
     assert ch.challenger == ALICE and ch.challenged == BOB
     assert ch.expires_at == env.clock.now + __import__("datetime").timedelta(hours=24)
     out = await env.service.challenges.accept(ch.id, BOB.user_id)
-    view = out.view
-    assert view.is_active and view.options == opts and view.players == (ALICE, BOB)
-    assert view.match.settings.jacoby and view.match.settings.beavers
-    assert view.deadline == env.clock.now + __import__("datetime").timedelta(days=7)
+    state = out.state
+    assert state.is_active and state.options == opts and state.players == (ALICE, BOB)
+    assert state.match.settings.jacoby and state.match.settings.beavers
+    assert state.deadline == env.clock.now + __import__("datetime").timedelta(days=7)
     assert any(e.kind == "opening" or "opening throw" in e.text for e in out.events)
-    assert view.game.phase in (Phase.ROLL, Phase.PLAY)
+    assert state.game.phase in (Phase.ROLL, Phase.PLAY)
     assert (await env.service.challenges.get(ch.id)).status == "accepted"
-    await assert_replays(env.service, env.store, view.id)
+    await assert_replays(env.service, env.store, state.id)
 
 
 async def test_match_settings_reach_the_engine(env: Env) -> None:
-    view = await start_game(env.service, options=ChallengeOptions(match_length=7, opening_reroll=True, move_days=1))
-    assert view.match.length == 7 and view.match.settings.opening_reroll
-    assert view.game.phase is Phase.ROLL  # re-throw: the winner of the opening rolls again
-    assert view.deadline == env.clock.now + __import__("datetime").timedelta(days=1)
+    state = await start_game(env.service, options=ChallengeOptions(match_length=7, opening_reroll=True, move_days=1))
+    assert state.match.length == 7 and state.match.settings.opening_reroll
+    assert state.game.phase is Phase.ROLL  # re-throw: the winner of the opening rolls again
+    assert state.deadline == env.clock.now + __import__("datetime").timedelta(days=1)
 
 
 @pytest.mark.parametrize(
@@ -155,7 +155,7 @@ async def test_decline_cancel_and_answering_twice(env: Env) -> None:
         await s.challenges.decline(c2.id, BOB.user_id)
     with pytest.raises(ChallengeError):
         await s.challenges.accept(999_999, BOB.user_id)
-    assert await s.game_in_channel(100) is None
+    assert await s.lookups.game_in_channel(100) is None
 
 
 async def test_accept_after_24_hours_is_refused(env: Env) -> None:
@@ -163,7 +163,7 @@ async def test_accept_after_24_hours_is_refused(env: Env) -> None:
     env.clock.advance(hours=24, seconds=1)
     with pytest.raises(ChallengeError, match="expired"):
         await env.service.challenges.accept(ch.id, BOB.user_id)
-    assert await env.service.game_in_channel(100) is None
+    assert await env.service.lookups.game_in_channel(100) is None
 
 
 # -- one game per channel, many games per player, isolation ------------------------
@@ -180,9 +180,9 @@ async def test_one_active_game_per_channel(env: Env) -> None:
         await s.challenges.create(GUILD, 100, CAROL, DAVE, ChallengeOptions())
     # a thread of its own is fine
     out = await s.challenges.accept(c2.id, DAVE.user_id, channel_id=101)
-    assert out.view.channel_id == 101
-    assert (await s.game_in_channel(100)).players == (ALICE, BOB)
-    assert (await s.game_in_channel(101)).players == (CAROL, DAVE)
+    assert out.state.channel_id == 101
+    assert (await s.lookups.game_in_channel(100)).players == (ALICE, BOB)
+    assert (await s.lookups.game_in_channel(101)).players == (CAROL, DAVE)
 
 
 async def test_a_player_plays_many_games_in_different_channels(env: Env) -> None:
@@ -190,9 +190,9 @@ async def test_a_player_plays_many_games_in_different_channels(env: Env) -> None
     g1 = await start_game(s, channel=100, a=ALICE, b=BOB)
     g2 = await start_game(s, channel=101, a=CAROL, b=ALICE)
     g3 = await start_game(s, channel=102, a=ALICE, b=DAVE, guild=OTHER_GUILD)
-    assert [v.id for v in await s.active_games(GUILD, ALICE.user_id)] == [g1.id, g2.id]
-    assert [v.id for v in await s.active_games(OTHER_GUILD, ALICE.user_id)] == [g3.id]
-    assert [v.id for v in await s.active_games(GUILD, BOB.user_id)] == [g1.id]
+    assert [v.id for v in await s.lookups.active_games(GUILD, ALICE.user_id)] == [g1.id, g2.id]
+    assert [v.id for v in await s.lookups.active_games(OTHER_GUILD, ALICE.user_id)] == [g3.id]
+    assert [v.id for v in await s.lookups.active_games(GUILD, BOB.user_id)] == [g1.id]
 
 
 async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: Env) -> None:
@@ -202,31 +202,33 @@ async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: 
     s, rng = env.service, random.Random(3)
     views = [await start_game(s, channel=300 + i, a=ALICE, b=p) for i, p in enumerate((BOB, CAROL, DAVE))]
     for _ in range(40):
-        view = await s.get_game(rng.choice(views).id)
-        actor = view.to_act()
+        state = await s.lookups.get_game(rng.choice(views).id)
+        actor = state.to_act()
         if actor is None:
             continue
-        if view.game.phase is Phase.ROLL:
-            out = await s.roll(view.id, actor.user_id, version=view.version)
-        elif view.game.phase is Phase.PLAY:
-            out = await s.play(view.id, actor.user_id, rng.choice(view.legal_play_texts()), version=view.version)
+        if state.game.phase is Phase.ROLL:
+            out = await s.roll(state.id, actor.user_id, version=state.version)
+        elif state.game.phase is Phase.PLAY:
+            out = await s.play(state.id, actor.user_id, rng.choice(state.legal_play_texts()), version=state.version)
         else:
-            out = await s.take(view.id, actor.user_id, version=view.version)
-        listed = {g.id: g for g in await s.game_list(GUILD, ALICE.user_id)}
-        if out.view.is_active:
-            assert listed[view.id].to_act() == out.view.to_act()
-            assert listed[view.id].deadline == out.view.deadline
-    for view in await s.active_games(GUILD, ALICE.user_id):
-        await env.store.db.transact(lambda tx, i=view.id: tx.execute("UPDATE games SET turn = NULL WHERE id = ?", (i,)))
-    listed = await s.game_list(GUILD, ALICE.user_id)
-    truth = {v.id: v.to_act() for v in await s.active_games(GUILD, ALICE.user_id)}
+            out = await s.take(state.id, actor.user_id, version=state.version)
+        listed = {g.id: g for g in await s.lookups.game_list(GUILD, ALICE.user_id)}
+        if out.state.is_active:
+            assert listed[state.id].to_act() == out.state.to_act()
+            assert listed[state.id].deadline == out.state.deadline
+    for state in await s.lookups.active_games(GUILD, ALICE.user_id):
+        await env.store.db.transact(
+            lambda tx, i=state.id: tx.execute("UPDATE games SET turn = NULL WHERE id = ?", (i,))
+        )
+    listed = await s.lookups.game_list(GUILD, ALICE.user_id)
+    truth = {v.id: v.to_act() for v in await s.lookups.active_games(GUILD, ALICE.user_id)}
     assert {g.id: g.to_act() for g in listed} == truth and len(truth) == 3
     assert None not in [(await env.store.games.get(gid)).turn for gid in truth]  # kept, for the next list
 
 
 async def test_a_third_user_cannot_act_and_nothing_is_written(env: Env) -> None:
-    view = await start_game(env.service)
-    s, gid, v = env.service, view.id, view.version
+    state = await start_game(env.service)
+    s, gid, v = env.service, state.id, state.version
     calls = [
         lambda: s.roll(gid, CAROL.user_id),
         lambda: s.play(gid, CAROL.user_id, "8/5 6/5"),
@@ -247,9 +249,9 @@ async def test_a_third_user_cannot_act_and_nothing_is_written(env: Env) -> None:
 
 
 async def test_wrong_player_wrong_phase_and_stale_version_write_nothing(env: Env) -> None:
-    view = await start_game(env.service)
-    s, gid, v = env.service, view.id, view.version
-    actor = view.to_act()
+    state = await start_game(env.service)
+    s, gid, v = env.service, state.id, state.version
+    actor = state.to_act()
     other = BOB if actor == ALICE else ALICE
     with pytest.raises(NotYourTurnError):
         await s.roll(gid, other.user_id)
@@ -264,7 +266,7 @@ async def test_wrong_player_wrong_phase_and_stale_version_write_nothing(env: Env
     with pytest.raises(NoGameError):
         await s.roll(123456, actor.user_id)
     with pytest.raises(NoGameError):
-        await s.get_game(123456)
+        await s.lookups.get_game(123456)
     await unchanged(env, gid, v)
     await assert_replays(s, env.store, gid)
 
@@ -277,21 +279,21 @@ async def test_play_reads_fibs_and_gnu_spellings(db_url: str) -> None:
     env = await scripted_env(db_url, [3, 1, 6, 4, 6, 5])
     try:
         s = env.service
-        view = await start_game(s)
-        assert view.to_act() == ALICE and view.game.phase is Phase.PLAY
+        state = await start_game(s)
+        assert state.to_act() == ALICE and state.game.phase is Phase.PLAY
         with pytest.raises(RuleError):
-            await s.play(view.id, ALICE.user_id, "8-5 6-7")
+            await s.play(state.id, ALICE.user_id, "8-5 6-7")
         with pytest.raises(RuleError):
-            await s.play(view.id, ALICE.user_id, "hello")
-        await unchanged(env, view.id, view.version)
-        out = await s.play(view.id, ALICE.user_id, "8-5 6-5", version=view.version)  # FIBS
+            await s.play(state.id, ALICE.user_id, "hello")
+        await unchanged(env, state.id, state.version)
+        out = await s.play(state.id, ALICE.user_id, "8-5 6-5", version=state.version)  # FIBS
         assert any(e.kind == "play" and "8/5 6/5" in e.text for e in out.events)
-        out = await s.roll(view.id, BOB.user_id, version=out.view.version)
-        out = await s.play(view.id, BOB.user_id, "24 18 13 9", version=out.view.version)  # bare numbers
-        out = await s.roll(view.id, ALICE.user_id, version=out.view.version)
-        out = await s.play(view.id, ALICE.user_id, "24/18/13", version=out.view.version)  # chain
-        assert out.view.game.log[-1].text == "24/13"
-        await assert_replays(s, env.store, view.id)
+        out = await s.roll(state.id, BOB.user_id, version=out.state.version)
+        out = await s.play(state.id, BOB.user_id, "24 18 13 9", version=out.state.version)  # bare numbers
+        out = await s.roll(state.id, ALICE.user_id, version=out.state.version)
+        out = await s.play(state.id, ALICE.user_id, "24/18/13", version=out.state.version)  # chain
+        assert out.state.game.log[-1].text == "24/13"
+        await assert_replays(s, env.store, state.id)
     finally:
         await env.store.close()
 
@@ -300,13 +302,13 @@ async def test_double_take_and_beaver_in_money_game_with_beavers(db_url: str) ->
     env = await scripted_env(db_url, [3, 1])  # Alice wins the opening, re-throw: she is on roll
     try:
         s = env.service
-        view = await start_game(s, options=ChallengeOptions(beavers=True, opening_reroll=True))
-        out = await s.double(view.id, ALICE.user_id, version=view.version)
-        assert out.view.game.phase is Phase.DOUBLED and out.view.to_act() == BOB
-        out = await s.beaver(view.id, BOB.user_id, version=out.view.version)
-        g = out.view.game
+        state = await start_game(s, options=ChallengeOptions(beavers=True, opening_reroll=True))
+        out = await s.double(state.id, ALICE.user_id, version=state.version)
+        assert out.state.game.phase is Phase.DOUBLED and out.state.to_act() == BOB
+        out = await s.beaver(state.id, BOB.user_id, version=out.state.version)
+        g = out.state.game
         assert (g.cube_value, g.cube_owner, g.phase, g.turn) == (4, 1, Phase.ROLL, 0)
-        await assert_replays(s, env.store, view.id)
+        await assert_replays(s, env.store, state.id)
     finally:
         await env.store.close()
 
@@ -318,16 +320,16 @@ async def test_beaver_refused_without_beavers_or_in_a_match(db_url: str, opts: C
     env = await scripted_env(db_url, [3, 1])
     try:
         s = env.service
-        view = await start_game(s, options=opts)
-        out = await s.double(view.id, ALICE.user_id)
+        state = await start_game(s, options=opts)
+        out = await s.double(state.id, ALICE.user_id)
         with pytest.raises(RuleError):
-            await s.beaver(view.id, BOB.user_id)
-        await unchanged(env, view.id, out.view.version)
-        out = await s.take(view.id, BOB.user_id)
-        assert (out.view.game.cube_value, out.view.game.cube_owner) == (2, 1)
+            await s.beaver(state.id, BOB.user_id)
+        await unchanged(env, state.id, out.state.version)
+        out = await s.take(state.id, BOB.user_id)
+        assert (out.state.game.cube_value, out.state.game.cube_owner) == (2, 1)
         with pytest.raises(RuleError):  # Alice no longer owns the cube
-            await s.double(view.id, ALICE.user_id)
-        await assert_replays(s, env.store, view.id)
+            await s.double(state.id, ALICE.user_id)
+        await assert_replays(s, env.store, state.id)
     finally:
         await env.store.close()
 
@@ -336,54 +338,54 @@ async def test_pass_ends_money_game_and_stake_counts(db_url: str) -> None:
     env = await scripted_env(db_url, [3, 1])
     try:
         s = env.service
-        view = await start_game(s, options=ChallengeOptions(stake=7, opening_reroll=True))
-        await s.double(view.id, ALICE.user_id)
-        out = await s.pass_double(view.id, BOB.user_id)
-        assert out.view.status == "finished"
-        assert out.view.game.result.winner == 0 and out.view.game.result.points == 1
+        state = await start_game(s, options=ChallengeOptions(stake=7, opening_reroll=True))
+        await s.double(state.id, ALICE.user_id)
+        out = await s.pass_double(state.id, BOB.user_id)
+        assert out.state.status == "finished"
+        assert out.state.game.result.winner == 0 and out.state.game.result.points == 1
         assert any(e.kind == "match_over" for e in out.events)
-        a = (await s.stats(GUILD, ALICE.user_id)).stats
-        b = (await s.stats(GUILD, BOB.user_id)).stats
+        a = (await s.lookups.stats(GUILD, ALICE.user_id)).stats
+        b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
         assert (a.games, a.wins, a.points_won, a.points_lost) == (1, 1, 7, 0)
         assert (b.games, b.wins, b.points_won, b.points_lost) == (1, 0, 0, 7)
         with pytest.raises(NoGameError):
-            await s.roll(view.id, ALICE.user_id)
-        await assert_replays(s, env.store, view.id)
+            await s.roll(state.id, ALICE.user_id)
+        await assert_replays(s, env.store, state.id)
     finally:
         await env.store.close()
 
 
 async def test_resignation_offer_reject_then_accept(env: Env) -> None:
     s = env.service
-    view = await start_game(s)
-    actor = view.to_act()
+    state = await start_game(s)
+    actor = state.to_act()
     other = BOB if actor == ALICE else ALICE
-    out = await s.resign(view.id, other.user_id, level=2)  # any time, even out of turn
-    assert out.view.game.phase is Phase.RESIGNATION and out.view.to_act() == actor
+    out = await s.resign(state.id, other.user_id, level=2)  # any time, even out of turn
+    assert out.state.game.phase is Phase.RESIGNATION and out.state.to_act() == actor
     with pytest.raises(NotYourTurnError):
-        await s.accept_resignation(view.id, other.user_id)
-    out = await s.reject_resignation(view.id, actor.user_id)
-    assert out.view.game.phase is view.game.phase and out.view.to_act() == actor
-    out = await s.resign(view.id, other.user_id, level=1)
-    out = await s.accept_resignation(view.id, actor.user_id)
-    assert out.view.status == "finished"
-    assert out.view.result["winner_seat"] == view.seat(actor.user_id)
-    await assert_replays(s, env.store, view.id)
+        await s.accept_resignation(state.id, other.user_id)
+    out = await s.reject_resignation(state.id, actor.user_id)
+    assert out.state.game.phase is state.game.phase and out.state.to_act() == actor
+    out = await s.resign(state.id, other.user_id, level=1)
+    out = await s.accept_resignation(state.id, actor.user_id)
+    assert out.state.status == "finished"
+    assert out.state.result["winner_seat"] == state.seat(actor.user_id)
+    await assert_replays(s, env.store, state.id)
 
 
 async def test_forfeit_gives_the_whole_match_to_the_opponent(env: Env) -> None:
     s = env.service
-    view = await start_game(s, options=ChallengeOptions(match_length=5))
-    out = await s.forfeit(view.id, ALICE.user_id)
-    assert out.view.status == "finished" and out.view.result["winner_seat"] == 1
-    assert out.view.result["forfeited"] is True
+    state = await start_game(s, options=ChallengeOptions(match_length=5))
+    out = await s.forfeit(state.id, ALICE.user_id)
+    assert out.state.status == "finished" and out.state.result["winner_seat"] == 1
+    assert out.state.result["forfeited"] is True
     assert any(e.kind == "match_over" and "forfeit" in e.text for e in out.events)
-    row, log, _ = await stored_state(s, env.store, view.id)
+    row, log, _ = await stored_state(s, env.store, state.id)
     assert log[-1] == {"kind": "match_forfeit"} and row.winner == BOB.user_id
-    b = (await s.stats(GUILD, BOB.user_id)).stats
+    b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
     assert (b.games, b.wins) == (1, 1)
-    await assert_replays(s, env.store, view.id)
-    assert (await s.history(GUILD, ALICE.user_id))[0].id == view.id
+    await assert_replays(s, env.store, state.id)
+    assert (await s.archive.history(GUILD, ALICE.user_id))[0].id == state.id
 
 
 async def test_abandon_is_unrated(env: Env) -> None:
@@ -391,42 +393,42 @@ async def test_abandon_is_unrated(env: Env) -> None:
     # give both players ratings rows first
     done = await start_game(s, channel=200)
     await s.forfeit(done.id, BOB.user_id)
-    before = [await s.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)]
-    board_before = await s.leaderboard(None)
-    view = await start_game(s, channel=100)
-    out = await s.abandon(view.id, 424242)
-    assert out.view.status == "abandoned" and "abandoned" in out.events[0].text
-    assert [await s.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)] == before
-    assert (await s.leaderboard(None)).entries == board_before.entries
-    assert await s.game_in_channel(100) is None
-    _, log, _ = await stored_state(s, env.store, view.id)
+    before = [await s.lookups.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)]
+    board_before = await s.lookups.leaderboard(None)
+    state = await start_game(s, channel=100)
+    out = await s.abandon(state.id, 424242)
+    assert out.state.status == "abandoned" and "abandoned" in out.events[0].text
+    assert [await s.lookups.stats(sc, u.user_id) for sc in (GUILD, None) for u in (ALICE, BOB)] == before
+    assert (await s.lookups.leaderboard(None)).entries == board_before.entries
+    assert await s.lookups.game_in_channel(100) is None
+    _, log, _ = await stored_state(s, env.store, state.id)
     assert log[-1]["kind"] == "abandon"
     with pytest.raises(NoGameError):
-        await s.abandon(view.id, 424242)
-    await assert_replays(s, env.store, view.id)
+        await s.abandon(state.id, 424242)
+    await assert_replays(s, env.store, state.id)
     # a new game can start in the channel
     await start_game(s, channel=100)
 
 
 async def test_queries_history_and_mat_export(env: Env) -> None:
     s = env.service
-    view = await start_game(s, options=ChallengeOptions(match_length=5))
-    assert (await s.game_in_channel(100)).id == view.id
-    assert await s.game_in_channel(999) is None
-    assert await s.history(GUILD, ALICE.user_id) == []
-    play = await play_out(s, view, random.Random(3))
+    state = await start_game(s, options=ChallengeOptions(match_length=5))
+    assert (await s.lookups.game_in_channel(100)).id == state.id
+    assert await s.lookups.game_in_channel(999) is None
+    assert await s.archive.history(GUILD, ALICE.user_id) == []
+    play = await play_out(s, state, random.Random(3))
     assert play.status == "finished" and max(play.match.score) >= 5
-    assert await s.game_in_channel(100) is None
-    assert await s.active_games(GUILD, ALICE.user_id) == []
-    hist = await s.history(GUILD, ALICE.user_id)
-    assert [h.id for h in hist] == [view.id] and hist[0].winner_seat == play.match.winner
+    assert await s.lookups.game_in_channel(100) is None
+    assert await s.lookups.active_games(GUILD, ALICE.user_id) == []
+    hist = await s.archive.history(GUILD, ALICE.user_id)
+    assert [h.id for h in hist] == [state.id] and hist[0].winner_seat == play.match.winner
     assert hist[0].score == play.match.score and hist[0].game_count == len(play.match.games)
-    mat = await s.export_mat(view.id)
+    mat = await s.archive.export_mat(state.id)
     assert " 5 point match" in mat and "Alice" in mat and "Bob" in mat
     assert mat.count("Game ") >= 1
     with pytest.raises(NoGameError):
-        await s.export_mat(999)
-    await assert_replays(s, env.store, view.id)
+        await s.archive.export_mat(999)
+    await assert_replays(s, env.store, state.id)
 
 
 # -- ratings and leaderboards --------------------------------------------------------
@@ -434,14 +436,14 @@ async def test_queries_history_and_mat_export(env: Env) -> None:
 
 async def test_money_game_rates_as_one_point_match_in_guild_and_global(env: Env) -> None:
     s = env.service
-    view = await start_game(s)
-    await s.resign(view.id, BOB.user_id)
-    out = await s.accept_resignation(view.id, ALICE.user_id)
+    state = await start_game(s)
+    await s.resign(state.id, BOB.user_id)
+    out = await s.accept_resignation(state.id, ALICE.user_id)
     changes = {(c.scope, c.user_id): c for c in out.rating_changes}
     assert set(changes) == {(GUILD, ALICE.user_id), (GUILD, BOB.user_id), (0, ALICE.user_id), (0, BOB.user_id)}
     for scope in (GUILD, None):
-        a = (await s.stats(scope, ALICE.user_id)).stats
-        b = (await s.stats(scope, BOB.user_id)).stats
+        a = (await s.lookups.stats(scope, ALICE.user_id)).stats
+        b = (await s.lookups.stats(scope, BOB.user_id)).stats
         assert a.rating == pytest.approx(1510.0) and b.rating == pytest.approx(1490.0)
         assert changes[(scope or 0, ALICE.user_id)].delta == pytest.approx(10.0)
         assert changes[(scope or 0, BOB.user_id)].delta == pytest.approx(-10.0)
@@ -453,19 +455,19 @@ async def test_stake_times_cube_times_gammon_feeds_points(db_url: str) -> None:
     env = await scripted_env(db_url, [3, 1])
     try:
         s = env.service
-        view = await start_game(s, options=ChallengeOptions(stake=5, opening_reroll=True))
-        await s.double(view.id, ALICE.user_id)
-        await s.take(view.id, BOB.user_id)
-        await s.resign(view.id, BOB.user_id, level=2)
-        out = await s.accept_resignation(view.id, ALICE.user_id)
-        assert out.view.game.result.points == 4
-        a = (await s.stats(GUILD, ALICE.user_id)).stats
-        b = (await s.stats(GUILD, BOB.user_id)).stats
+        state = await start_game(s, options=ChallengeOptions(stake=5, opening_reroll=True))
+        await s.double(state.id, ALICE.user_id)
+        await s.take(state.id, BOB.user_id)
+        await s.resign(state.id, BOB.user_id, level=2)
+        out = await s.accept_resignation(state.id, ALICE.user_id)
+        assert out.state.game.result.points == 4
+        a = (await s.lookups.stats(GUILD, ALICE.user_id)).stats
+        b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
         assert (a.points_won, a.points_lost, a.gammons, a.wins) == (20, 0, 1, 1)
         assert (b.points_won, b.points_lost, b.gammons, b.wins) == (0, 20, 0, 0)
-        board = await s.leaderboard(GUILD, "points")
+        board = await s.lookups.leaderboard(GUILD, "points")
         assert [(e.stats.user_id, e.stats.points_won) for e in board.entries] == [(ALICE.user_id, 20), (BOB.user_id, 0)]
-        assert (await s.leaderboard(None, "points")).entries[0].stats.points_won == 20
+        assert (await s.lookups.leaderboard(None, "points")).entries[0].stats.points_won == 20
     finally:
         await env.store.close()
 
@@ -477,17 +479,17 @@ async def test_servers_are_isolated_and_global_lists_both(env: Env) -> None:
     await s.forfeit(g1.id, BOB.user_id)
     await s.forfeit(g2.id, DAVE.user_id)
     for kind in ("rating", "points"):
-        a_ids = {e.stats.user_id for e in (await s.leaderboard(GUILD, kind)).entries}
-        b_ids = {e.stats.user_id for e in (await s.leaderboard(OTHER_GUILD, kind)).entries}
-        g_ids = {e.stats.user_id for e in (await s.leaderboard(None, kind)).entries}
+        a_ids = {e.stats.user_id for e in (await s.lookups.leaderboard(GUILD, kind)).entries}
+        b_ids = {e.stats.user_id for e in (await s.lookups.leaderboard(OTHER_GUILD, kind)).entries}
+        g_ids = {e.stats.user_id for e in (await s.lookups.leaderboard(None, kind)).entries}
         assert a_ids == {ALICE.user_id, BOB.user_id}
         assert b_ids == {CAROL.user_id, DAVE.user_id}
         assert g_ids == a_ids | b_ids
-    assert await s.stats(GUILD, CAROL.user_id) is None
-    assert (await s.stats(None, CAROL.user_id)).stats.wins == 1
-    assert await s.history(OTHER_GUILD, ALICE.user_id) == []
+    assert await s.lookups.stats(GUILD, CAROL.user_id) is None
+    assert (await s.lookups.stats(None, CAROL.user_id)).stats.wins == 1
+    assert await s.archive.history(OTHER_GUILD, ALICE.user_id) == []
     with pytest.raises(ServiceError):
-        await s.leaderboard(GUILD, "karma")
+        await s.lookups.leaderboard(GUILD, "karma")
 
 
 # -- the log rebuilds the live state ------------------------------------------------------
@@ -505,23 +507,23 @@ async def test_random_games_rebuild_from_the_action_log(db_url: str, seed: int) 
             ChallengeOptions(beavers=True, jacoby=True, automatic_doubles=True),
             ChallengeOptions(match_length=5, opening_reroll=True),
         ][seed]
-        view = await start_game(s, options=opts)
+        state = await start_game(s, options=opts)
         steps = 0
-        while view.is_active:
-            view = (await random_step(s, view, rng)).view
+        while state.is_active:
+            state = (await random_step(s, state, rng)).state
             steps += 1
-            if steps % 15 == 0 or not view.is_active:
-                live = view.match
-                await assert_replays(s, env.store, view.id, live=live)
-            if steps % 60 == 0 or not view.is_active:
+            if steps % 15 == 0 or not state.is_active:
+                live = state.match
+                await assert_replays(s, env.store, state.id, live=live)
+            if steps % 60 == 0 or not state.is_active:
                 # a fresh service (cold cache, new connection) sees the same
                 cold = await open_env(env.path, clock=env.clock, dice=SeededDice(99))
                 try:
-                    cold_view = await cold.service.get_game(view.id)
-                    assert state_of(cold_view.match) == state_of(view.match)
+                    cold_view = await cold.service.lookups.get_game(state.id)
+                    assert state_of(cold_view.match) == state_of(state.match)
                 finally:
                     await cold.store.close()
-        assert view.status == "finished"
+        assert state.status == "finished"
     finally:
         await env.store.close()
 
@@ -531,25 +533,25 @@ async def test_random_games_rebuild_from_the_action_log(db_url: str, seed: int) 
 
 async def test_old_view_does_not_change_after_later_actions(env: Env) -> None:
     s = env.service
-    view = await start_game(s)
-    phase, version, log_len = view.game.phase, view.version, view.match.version
-    actor = view.to_act()
-    if view.game.phase is Phase.PLAY:
-        await s.play(view.id, actor.user_id, view.legal_play_texts()[0], version=version)
+    state = await start_game(s)
+    phase, version, log_len = state.game.phase, state.version, state.match.version
+    actor = state.to_act()
+    if state.game.phase is Phase.PLAY:
+        await s.play(state.id, actor.user_id, state.legal_play_texts()[0], version=version)
     else:
-        await s.roll(view.id, actor.user_id, version=version)
-    assert view.version == version
-    assert (view.game.phase, view.match.version) == (phase, log_len)
+        await s.roll(state.id, actor.user_id, version=version)
+    assert state.version == version
+    assert (state.game.phase, state.match.version) == (phase, log_len)
 
 
 async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) -> None:
     s = env.service
-    view = await start_game(s)
-    actor = view.to_act()
-    if view.game.phase is Phase.PLAY:
-        view = (await s.play(view.id, actor.user_id, view.legal_play_texts()[0])).view
-        actor = view.to_act()
-    assert view.game.phase is Phase.ROLL
+    state = await start_game(s)
+    actor = state.to_act()
+    if state.game.phase is Phase.PLAY:
+        state = (await s.play(state.id, actor.user_id, state.legal_play_texts()[0])).state
+        actor = state.to_act()
+    assert state.game.phase is Phase.ROLL
 
     async def busy(*args, **kwargs):
         raise DatabaseBusyError()
@@ -557,13 +559,13 @@ async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) 
     with monkeypatch.context() as m:
         m.setattr(env.store.games, "append", busy)
         with pytest.raises(BusyError) as refused:  # the core says it in its own terms, the store's words
-            await s.roll(view.id, actor.user_id, version=view.version)
+            await s.roll(state.id, actor.user_id, version=state.version)
         assert refused.value.message == str(DatabaseBusyError())
-    await unchanged(env, view.id, view.version)
+    await unchanged(env, state.id, state.version)
     # the service must still agree with the database: the roll never happened
-    await assert_replays(s, env.store, view.id)
-    out = await s.roll(view.id, actor.user_id, version=view.version)
-    assert out.view.version > view.version
+    await assert_replays(s, env.store, state.id)
+    out = await s.roll(state.id, actor.user_id, version=state.version)
+    assert out.state.version > state.version
 
 
 async def test_fractional_stake_is_refused(env: Env) -> None:
@@ -578,7 +580,7 @@ async def test_fractional_match_length_is_refused(env: Env) -> None:
 
 async def test_leaderboard_bad_limit_is_a_service_error(env: Env) -> None:
     with pytest.raises(ServiceError):
-        await env.service.leaderboard(GUILD, "rating", limit=0)
+        await env.service.lookups.leaderboard(GUILD, "rating", limit=0)
 
 
 async def test_the_dispatcher_never_posts_a_board_its_command_is_still_storing(env: Env, monkeypatch) -> None:
@@ -587,7 +589,7 @@ async def test_the_dispatcher_never_posts_a_board_its_command_is_still_storing(e
     load it did: a second board of the same turn, with live buttons)."""
     challenge = await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions())
     started = await env.service.challenges.accept(challenge.id, BOB.user_id)
-    await env.service.deliveries.delivered(started.owed, state=started.view, board=(100, 1))
+    await env.service.deliveries.delivered(started.owed, state=started.state, board=(100, 1))
     deliveries = env.service.deliveries
     assert await deliveries.owed() == []
     real = env.store.games.append
@@ -599,7 +601,7 @@ async def test_the_dispatcher_never_posts_a_board_its_command_is_still_storing(e
         return result
 
     monkeypatch.setattr(env.store.games, "append", append)
-    outcome = await random_step(env.service, started.view, random.Random(1))
+    outcome = await random_step(env.service, started.state, random.Random(1))
     assert seen == [[]]
     assert [d.kind for d in await deliveries.owed()] == []  # held by the command now
     deliveries.release(outcome.owed)  # the command could not post it: the dispatcher's
@@ -621,7 +623,7 @@ async def test_a_board_being_settled_stays_held_until_the_store_has_settled_it(e
         return await real(*args, **kwargs)
 
     monkeypatch.setattr(env.store.outbox, "delivered", delivered)
-    await deliveries.delivered(started.owed, state=started.view, board=(100, 1))
+    await deliveries.delivered(started.owed, state=started.state, board=(100, 1))
     assert seen == [[]]
     assert await deliveries.owed() == []
 
@@ -638,7 +640,9 @@ async def test_a_board_settled_after_the_outbox_was_read_is_not_delivered(env: E
     async def owed(*args, **kwargs):
         found = await real(*args, **kwargs)
         # meanwhile the board goes up after all, and is settled
-        await real_delivered(list(started.owed), game_id=started.view.id, board=(100, 1), version=started.view.version)
+        await real_delivered(
+            list(started.owed), game_id=started.state.id, board=(100, 1), version=started.state.version
+        )
         return found
 
     real_delivered = env.store.outbox.delivered

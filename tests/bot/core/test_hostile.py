@@ -57,10 +57,10 @@ async def env(db_url: str) -> AsyncIterator[Env]:
 
 
 async def finished_match(env: Env, channel: int = 100, length: int = 3, seed: int = 3) -> int:
-    view = await start_game(env.service, channel=channel, options=ChallengeOptions(match_length=length))
-    view = await play_out(env.service, view, random.Random(seed))
-    assert view.status == "finished"
-    return view.id
+    state = await start_game(env.service, channel=channel, options=ChallengeOptions(match_length=length))
+    state = await play_out(env.service, state, random.Random(seed))
+    assert state.status == "finished"
+    return state.id
 
 
 class Replays:
@@ -85,13 +85,13 @@ async def drop_summary(env: Env, game_id: int) -> None:
 
 
 async def everything_looking_back(service: GameService, game_id: int) -> None:
-    await service.history(GUILD, ALICE.user_id)
-    found = await service.look_up(game_id)
+    await service.archive.history(GUILD, ALICE.user_id)
+    found = await service.archive.look_up(game_id)
     assert isinstance(found, GameSummary)
-    await service.export_mat(game_id)
-    await service.export_json(game_id)
-    await service.game_records(game_id)
-    await service.verify(game_id)
+    await service.archive.export_mat(game_id)
+    await service.archive.export_json(game_id)
+    await service.archive.game_records(game_id)
+    await service.archive.verify(game_id)
 
 
 # -- summaries -------------------------------------------------------------------------
@@ -123,7 +123,7 @@ async def test_looking_back_at_a_finished_match_never_replays_it(env: Env, monke
     fresh = GameService(env.store, clock=env.clock)  # nothing cached: a restarted bot, or another process
     replays = Replays(monkeypatch)
     await everything_looking_back(fresh, game_id)
-    (summary,) = await fresh.history(GUILD, BOB.user_id)
+    (summary,) = await fresh.archive.history(GUILD, BOB.user_id)
     assert summary.id == game_id and summary.seat(BOB.user_id) == 1
     assert replays.calls == 0
 
@@ -146,12 +146,12 @@ async def test_an_old_game_is_summarised_once_in_a_thread_and_kept(env: Env, mon
 
 
 async def test_an_abandoned_game_has_its_summary_too(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    view = await start_game(env.service)
-    await env.service.abandon(view.id, CAROL.user_id)
+    state = await start_game(env.service)
+    await env.service.abandon(state.id, CAROL.user_id)
     replays = Replays(monkeypatch)
-    (summary,) = await GameService(env.store, clock=env.clock).history(GUILD, ALICE.user_id)
+    (summary,) = await GameService(env.store, clock=env.clock).archive.history(GUILD, ALICE.user_id)
     assert summary.status == "abandoned" and summary.winner_seat is None and replays.calls == 0
-    assert "abandon" in await env.service.export_json(view.id)
+    assert "abandon" in await env.service.archive.export_json(state.id)
 
 
 async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
@@ -171,7 +171,7 @@ async def test_the_analysis_of_a_finished_match_sends_its_logs_to_the_worker(
     fresh = GameService(env.store, clock=env.clock)
     advice = Advice(fresh, analyst=Analyst())  # type: ignore[arg-type]
     replays = Replays(monkeypatch)
-    summary = await fresh.look_up(game_id)
+    summary = await fresh.archive.look_up(game_id)
     assert isinstance(summary, GameSummary)
     first = await advice.analysis(summary)
     assert [n for n, _ in first] == summary.analysable() == list(range(1, summary.game_count + 1))
@@ -244,15 +244,15 @@ async def test_nobody_is_seated_in_a_practice_game_without_accepting(env: Env) -
     gnubg_id = "4HPwATDgc/ABMA:cAkAAAAAAAAA"
     with pytest.raises(ChallengeError, match="must accept"):
         await s.setup_practice(GUILD, 70, ALICE, BOB, gnubg_id)
-    assert await s.game_in_channel(70) is None
+    assert await s.lookups.game_in_channel(70) is None
     challenge = await s.challenges.create_practice(GUILD, 70, ALICE, BOB, gnubg_id)
     assert challenge.options.practice and challenge.options.gnubg_id == gnubg_id
-    assert "practice game" in challenge.options.describe() and await s.game_in_channel(70) is None
+    assert "practice game" in challenge.options.describe() and await s.lookups.game_in_channel(70) is None
     with pytest.raises(ChallengeError, match="only Bob can accept"):
         await s.challenges.accept(challenge.id, CAROL.user_id)
-    view = (await s.challenges.accept(challenge.id, BOB.user_id)).view
-    assert view.players == (ALICE, BOB) and not view.options.rated
-    assert view.game.position.position_id() == gnubg_id.split(":")[0]
+    state = (await s.challenges.accept(challenge.id, BOB.user_id)).state
+    assert state.players == (ALICE, BOB) and not state.options.rated
+    assert state.game.position.position_id() == gnubg_id.split(":")[0]
 
 
 def _finished_position_id() -> str:
@@ -280,7 +280,7 @@ async def test_a_position_that_cannot_be_played_is_refused_before_anything_is_wr
         await s.setup_practice(GUILD, 80, ALICE, ROBOT, gnubg_id, options=ChallengeOptions(computer_level="beginner"))
     with pytest.raises(ChallengeError, match=REFUSED):
         await s.challenges.create_practice(GUILD, 80, ALICE, BOB, gnubg_id)
-    assert await s.game_in_channel(80) is None
+    assert await s.lookups.game_in_channel(80) is None
     assert (await env.store.db.fetchone("SELECT COUNT(*) FROM challenges"))[0] == 0
 
 
@@ -298,12 +298,12 @@ async def test_a_forfeit_at_the_opening_is_a_single_game_at_the_cube(db_url: str
     # alice throws 3, bob 1: alice is to play 3-1 with her back checkers in bob's home board
     env = await open_env(db_url, dice=ScriptedDice([3, 1]))
     try:
-        view = await start_game(env.service, options=ChallengeOptions(stake=7))
-        assert view.game.loss_value(0) is WinKind.BACKGAMMON  # what the position would say
-        out = await env.service.forfeit(view.id, ALICE.user_id)
-        result = out.view.game.result
+        state = await start_game(env.service, options=ChallengeOptions(stake=7))
+        assert state.game.loss_value(0) is WinKind.BACKGAMMON  # what the position would say
+        out = await env.service.forfeit(state.id, ALICE.user_id)
+        result = out.state.game.result
         assert (result.winner, result.kind, result.points, result.cube) == (1, WinKind.SINGLE, 1, 1)
-        bob = (await env.service.stats(GUILD, BOB.user_id)).stats
+        bob = (await env.service.lookups.stats(GUILD, BOB.user_id)).stats
         assert bob.points_won == 7 and bob.backgammons == 0
     finally:
         await env.store.close()
@@ -312,11 +312,11 @@ async def test_a_forfeit_at_the_opening_is_a_single_game_at_the_cube(db_url: str
 async def test_a_forfeit_after_a_double_is_single_at_the_doubled_cube(db_url: str) -> None:
     env = await open_env(db_url, dice=ScriptedDice([3, 1, 6, 6]))
     try:
-        view = await start_game(env.service, options=ChallengeOptions(opening_reroll=True))
-        await env.service.double(view.id, ALICE.user_id)
-        await env.service.take(view.id, BOB.user_id)
-        out = await env.service.forfeit(view.id, BOB.user_id)
-        result = out.view.game.result
+        state = await start_game(env.service, options=ChallengeOptions(opening_reroll=True))
+        await env.service.double(state.id, ALICE.user_id)
+        await env.service.take(state.id, BOB.user_id)
+        out = await env.service.forfeit(state.id, BOB.user_id)
+        result = out.state.game.result
         assert (result.winner, result.kind, result.points) == (0, WinKind.SINGLE, 2)
     finally:
         await env.store.close()
@@ -325,21 +325,21 @@ async def test_a_forfeit_after_a_double_is_single_at_the_doubled_cube(db_url: st
 async def test_a_timeout_at_the_opening_is_a_single_game_at_the_cube(db_url: str) -> None:
     env = await open_env(db_url, dice=ScriptedDice([3, 1]))
     try:
-        view = await start_game(env.service, options=ChallengeOptions(move_days=1))
-        assert view.to_act() == ALICE
+        state = await start_game(env.service, options=ChallengeOptions(move_days=1))
+        assert state.to_act() == ALICE
         env.clock.advance(days=1, seconds=1)
         (notice,) = await env.service.deadlines.process_due()
-        result = notice.view.game.result
+        result = notice.state.game.result
         assert (notice.kind, result.winner, result.kind, result.points) == ("timeout", 1, WinKind.SINGLE, 1)
     finally:
         await env.store.close()
 
 
 async def test_a_player_can_never_abandon_their_own_game(env: Env) -> None:
-    view = await start_game(env.service)
+    state = await start_game(env.service)
     for player in (ALICE, BOB):
         with pytest.raises(ServiceError, match="you play in this game"):
-            await env.service.abandon(view.id, player.user_id)
-    assert (await env.service.get_game(view.id)).is_active
-    out = await env.service.abandon(view.id, CAROL.user_id)  # another moderator may
-    assert out.view.status == "abandoned"
+            await env.service.abandon(state.id, player.user_id)
+    assert (await env.service.lookups.get_game(state.id)).is_active
+    out = await env.service.abandon(state.id, CAROL.user_id)  # another moderator may
+    assert out.state.status == "abandoned"

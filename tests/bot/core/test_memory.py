@@ -32,6 +32,49 @@ def test_lru_keeps_the_most_recently_used():
     assert lru.pop(1) == "a" and lru.pop(1) is None
 
 
+def test_lru_keeps_its_weight_under_the_bound():
+    lru: Lru[str, bytes] = Lru(10, weight=len, max_weight=10)
+    lru["a"], lru["b"] = b"1234", b"5678"
+    lru.get("a")  # a is the newest: b goes first
+    lru["c"] = b"123"
+    assert "b" not in lru and lru.total_weight == 7
+    lru["c"] = b"1"  # rewriting an entry counts its new weight only
+    assert lru.total_weight == 5
+    lru["big"] = b"x" * 11  # heavier than the bound alone: nothing is kept
+    assert len(lru) == 0 and lru.total_weight == 0
+
+
+def test_lru_forgets_an_entry_past_its_time():
+    now = [0.0]
+    dropped: list[str] = []
+    lru: Lru[str, int] = Lru(10, dropped.append, ttl=60, clock=lambda: now[0])
+    lru["a"] = 1
+    now[0] = 59.0
+    assert lru.get("a") == 1  # reading does not extend its time
+    lru["b"] = 2
+    now[0] = 60.0
+    assert lru.get("a") is None and "a" not in lru
+    now[0] = 200.0
+    lru["c"] = 3  # a write lets the oldest expired entries go without a read
+    assert "b" not in lru and dropped == ["b"] and lru.get("c") == 3
+
+
+@given(
+    size=st.integers(1, 6),
+    steps=st.lists(st.tuples(st.sampled_from(["set", "get", "pop"]), st.integers(0, 9), st.integers(1, 5))),
+)
+def test_lru_never_holds_more_than_its_bounds(size: int, steps: list[tuple[str, int, int]]) -> None:
+    lru: Lru[int, int] = Lru(size, weight=lambda value: value, max_weight=8)
+    for op, key, value in steps:
+        if op == "set":
+            lru[key] = value
+        elif op == "get":
+            lru.get(key)
+        else:
+            lru.pop(key)
+        assert len(lru) <= size and lru.total_weight == sum(lru.values()) <= 8
+
+
 def everything(match: Match) -> dict:
     """All a replay leaves in a match (only the caches of legal plays left out)."""
     games = [
@@ -69,26 +112,26 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
             challenge = await small.challenges.create(
                 1, 500 + n, a, b, ChallengeOptions(match_length=rng.choice([0, 3]))
             )
-            games.append((await small.challenges.accept(challenge.id, b.user_id)).view.id)
+            games.append((await small.challenges.accept(challenge.id, b.user_id)).state.id)
         for _ in range(steps):
             game_id = rng.choice(games)
-            view = await small.get_game(game_id)
-            if not view.is_active:
+            state = await small.lookups.get_game(game_id)
+            if not state.is_active:
                 continue
-            if view.game.phase in (Phase.ROLL, Phase.PLAY) and rng.random() < 0.05:
-                resigner = view.players[rng.randint(0, 1)].user_id
-                await small.resign(game_id, resigner, rng.randint(1, 3), version=view.version)
+            if state.game.phase in (Phase.ROLL, Phase.PLAY) and rng.random() < 0.05:
+                resigner = state.players[rng.randint(0, 1)].user_id
+                await small.resign(game_id, resigner, rng.randint(1, 3), version=state.version)
             else:
-                await random_step(small, view, rng)
-            assert len(small._cache) <= 2 and len(small._rows) <= 2
-            assert len(small._locks) <= 4
+                await random_step(small, state, rng)
+            assert len(small.cache.matches) <= 2 and len(small.cache.rows) <= 2
+            assert len(small.cache.locks) <= 4
         fresh = GameService(store, clock=clock, limits=limits)  # nothing in memory: everything from the store
         whole_logs_read = []
         read_all = store.games.actions
         store.games.actions = lambda *args, **kwargs: whole_logs_read.append(args) or read_all(*args, **kwargs)
         snapshots = 0
         for game_id in games:
-            mine, theirs = await small.get_game(game_id), await fresh.get_game(game_id)
+            mine, theirs = await small.lookups.get_game(game_id), await fresh.lookups.get_game(game_id)
             assert mine.version == theirs.version and mine.status == theirs.status
             snapshot = await store.games.snapshot(game_id)
             if not mine.is_active:
@@ -104,7 +147,7 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
             else:
                 assert snapshot is None
             row, actions = await store.games.with_actions(game_id)
-            replayed = fresh.rebuild(row.settings, [a.action for a in actions])
+            replayed = fresh.cache.rebuild(row.settings, [a.action for a in actions])
             rebuilt = theirs.match
             assert everything(rebuilt) == everything(replayed)
             assert rebuilt.game.legal_plays() == replayed.game.legal_plays()
@@ -153,26 +196,26 @@ async def test_games_waiting_for_a_player_keep_no_legal_plays(tmp_path) -> None:
         for n in range(3):
             a, b = PLAYERS[2 * n], PLAYERS[2 * n + 1]
             challenge = await service.challenges.create(1, 700 + n, a, b, ChallengeOptions())
-            games.append((await service.challenges.accept(challenge.id, b.user_id)).view.id)
+            games.append((await service.challenges.accept(challenge.id, b.user_id)).state.id)
         waiting_to_play = 0
         for _ in range(60):
-            view = await service.get_game(rng.choice(games))
-            if not view.is_active:
+            state = await service.lookups.get_game(rng.choice(games))
+            if not state.is_active:
                 continue
-            outcome = await random_step(service, view, rng)
-            cached = [match.game for _, match in service._cache._items.values()]
+            outcome = await random_step(service, state, rng)
+            cached = [match.game for _, match in service.cache.matches.values()]
             assert cached and all(game._plays is None for game in cached)
-            game = outcome.view.game
-            if outcome.view.is_active and game.phase is Phase.PLAY:
+            game = outcome.state.game
+            if outcome.state.is_active and game.phase is Phase.PLAY:
                 waiting_to_play += 1
                 found = legal_plays(game.position, game.dice)
-                assert outcome.view.legal_plays() == found
-                assert outcome.view.legal_play_texts() == sorted(format_play(play) for play in found)
+                assert outcome.state.legal_plays() == found
+                assert outcome.state.legal_play_texts() == sorted(format_play(play) for play in found)
                 assert game._plays is None  # the view kept its own texts, not the game's plays
                 # what the game keeps of them (to check the play without a search) is strings
                 # and bytes, which the collector leaves alone once it has seen them
                 kept = game._forgotten
-                assert kept is not None and list(kept.moves) == outcome.view.legal_play_texts()
+                assert kept is not None and list(kept.moves) == outcome.state.legal_play_texts()
                 gc.collect()
                 assert not gc.is_tracked(kept.moves)
         assert waiting_to_play >= 10

@@ -74,13 +74,13 @@ async def analysed(
     whose game 1 was analysed with these mistakes."""
     if b.is_bot:
         options = ChallengeOptions(computer_level="beginner")
-        view = (await env.service.play_computer(guild, channel, a, b, options)).view
+        state = (await env.service.play_computer(guild, channel, a, b, options)).state
     else:
-        view = await start_game(env.service, guild=guild, channel=channel, a=a, b=b)
+        state = await start_game(env.service, guild=guild, channel=channel, a=a, b=b)
     if finish:
-        await env.service.forfeit(view.id, b.user_id)
-    await env.service.save_analysis(view.id, 1, 0, "summary", detail(*mistakes))
-    return view.id
+        await env.service.forfeit(state.id, b.user_id)
+    await env.service.archive.save_analysis(state.id, 1, 0, "summary", detail(*mistakes))
+    return state.id
 
 
 async def test_the_days_biggest_error_of_a_member_never_from_a_running_game(env: Env) -> None:

@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.core import ChallengeOptions, GameService, Limits, games
+from bot.core import ChallengeOptions, GameService, Limits, game_cache
+from bot.core.game_cache import GameCache
 from engine import SeededDice
 from engine.snapshot import FORMAT
 from tests.bot.core.helpers import Env, open_env, random_step, start_game, state_of
@@ -30,11 +31,11 @@ async def env(db_url: str) -> AsyncIterator[Env]:
 
 
 async def play_to(env: Env, version: int, rng: random.Random):
-    view = await start_game(env.service, options=ChallengeOptions(match_length=7))
-    while view.version < version:
-        assert view.is_active
-        view = (await random_step(env.service, view, rng)).view
-    return view
+    state = await start_game(env.service, options=ChallengeOptions(match_length=7))
+    while state.version < version:
+        assert state.is_active
+        state = (await random_step(env.service, state, rng)).state
+    return state
 
 
 def spy(env: Env) -> dict[str, list]:
@@ -58,31 +59,31 @@ def spy(env: Env) -> dict[str, list]:
 @pytest.mark.parametrize("in_thread", [False, True])
 async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env, in_thread, monkeypatch):
     if in_thread:  # as a long match's snapshot: written and read off the event loop
-        monkeypatch.setattr(games, "SNAPSHOT_ON_LOOP", 0)
-        monkeypatch.setattr(games, "SNAPSHOT_CHARACTERS_ON_LOOP", 0)
-        off_loop = GameService._off_loop
+        monkeypatch.setattr(game_cache, "SNAPSHOT_ON_LOOP", 0)
+        monkeypatch.setattr(game_cache, "SNAPSHOT_CHARACTERS_ON_LOOP", 0)
+        off_loop = GameCache.off_loop
         works = []
 
         async def counted(self, work, *args, **kwargs):
             works.append(work.__name__)
             return await off_loop(self, work, *args, **kwargs)
 
-        monkeypatch.setattr(GameService, "_off_loop", counted)
-    view = await play_to(env, 4 * EVERY + 3, random.Random(3))
-    snapshot = await env.store.games.snapshot(view.id)
-    assert snapshot.format == FORMAT and view.version - EVERY < snapshot.version <= view.version
+        monkeypatch.setattr(GameCache, "off_loop", counted)
+    state = await play_to(env, 4 * EVERY + 3, random.Random(3))
+    snapshot = await env.store.games.snapshot(state.id)
+    assert snapshot.format == FORMAT and state.version - EVERY < snapshot.version <= state.version
     reads = spy(env)
     other = GameService(env.store, clock=env.clock, limits=Limits(snapshot_every=EVERY))  # another process
-    theirs = await other.get_game(view.id)
+    theirs = await other.lookups.get_game(state.id)
     ((found, tail),) = reads["tails"]
-    assert found == snapshot and [a.seq for a in tail] == list(range(snapshot.version + 1, view.version + 1))
+    assert found == snapshot and [a.seq for a in tail] == list(range(snapshot.version + 1, state.version + 1))
     assert reads["whole"] == []
-    assert state_of(theirs.match) == state_of(view.match) and theirs.legal_play_texts() == view.legal_play_texts()
+    assert state_of(theirs.match) == state_of(state.match) and theirs.legal_play_texts() == state.legal_play_texts()
     # and it plays on from there, storing the next snapshot in its turn
     rng = random.Random(4)
     while theirs.version < snapshot.version + EVERY:
-        theirs = (await random_step(other, theirs, rng)).view
-    assert (await env.store.games.snapshot(view.id)).version > snapshot.version
+        theirs = (await random_step(other, theirs, rng)).state
+    assert (await env.store.games.snapshot(state.id)).version > snapshot.version
     if in_thread:
         assert "format_snapshot" in works and "rebuild" in works
 
@@ -96,7 +97,7 @@ async def test_a_long_game_is_rebuilt_from_its_snapshot_and_the_tail(env, in_thr
     ],
 )
 async def test_a_snapshot_that_does_not_hold_together_is_replaced_by_the_log(env, spoil, caplog):
-    view = await play_to(env, 2 * EVERY + 1, random.Random(5))
+    state = await play_to(env, 2 * EVERY + 1, random.Random(5))
 
     async def spoilt(tx):
         await tx.execute(spoil)
@@ -104,29 +105,29 @@ async def test_a_snapshot_that_does_not_hold_together_is_replaced_by_the_log(env
     await env.store.db.transact(spoilt)
     reads = spy(env)
     with caplog.at_level(logging.WARNING, logger="bot.core.games"):
-        theirs = await GameService(env.store, clock=env.clock).get_game(view.id)
-    assert state_of(theirs.match) == state_of(view.match)
+        theirs = await GameService(env.store, clock=env.clock).lookups.get_game(state.id)
+    assert state_of(theirs.match) == state_of(state.match)
     assert len(reads["whole"]) == 1 and "not used" in caplog.text
 
 
 async def test_a_snapshot_of_another_format_is_never_read(env):
-    view = await play_to(env, 2 * EVERY + 1, random.Random(6))
+    state = await play_to(env, 2 * EVERY + 1, random.Random(6))
 
     async def older(tx):
         await tx.execute("UPDATE game_snapshots SET format = ?, state = 'from an older engine'", (FORMAT - 1,))
 
     await env.store.db.transact(older)
     reads = spy(env)
-    theirs = await GameService(env.store, clock=env.clock).get_game(view.id)
-    assert state_of(theirs.match) == state_of(view.match)
+    theirs = await GameService(env.store, clock=env.clock).lookups.get_game(state.id)
+    assert state_of(theirs.match) == state_of(state.match)
     ((found, tail),) = reads["tails"]
-    assert found is None and len(tail) == view.version  # the whole log, in the same read
+    assert found is None and len(tail) == state.version  # the whole log, in the same read
 
 
 async def test_a_finished_game_keeps_no_snapshot(env):
-    view = await play_to(env, EVERY + 1, random.Random(8))
-    assert await env.store.games.snapshot(view.id) is not None
-    view = (await env.service.forfeit(view.id, view.players[0].user_id)).view
-    assert not view.is_active and await env.store.games.snapshot(view.id) is None
+    state = await play_to(env, EVERY + 1, random.Random(8))
+    assert await env.store.games.snapshot(state.id) is not None
+    state = (await env.service.forfeit(state.id, state.players[0].user_id)).state
+    assert not state.is_active and await env.store.games.snapshot(state.id) is None
     count = await env.store.db.fetchone("SELECT COUNT(*) AS n FROM game_snapshots")
     assert count["n"] == 0

@@ -63,7 +63,7 @@ class World:
                         thread = await self.t.set_thread(match.pairing_id, next(self.threads))
                         outcome = await self.t.open_match(match, thread)
                         if outcome is not None:
-                            self.opened.append(outcome.view.id)
+                            self.opened.append(outcome.state.id)
                             await deliveries.delivered(outcome.owed)
                 elif delivery.kind == "notice":
                     self.notices.append(delivery.text)
@@ -190,7 +190,7 @@ async def test_seeding_by_server_rating(world: World) -> None:
         channel = 10 + winner.user_id + loser.user_id
         challenge = await world.service.challenges.create(GUILD, channel, winner, loser, ChallengeOptions())
         game = await world.service.challenges.accept(challenge.id, loser.user_id)
-        await world.service.forfeit(game.view.id, loser.user_id)
+        await world.service.forfeit(game.state.id, loser.user_id)
     view = await world.t.start(made.id, ORGANISER)
     seeds = [e.player for e in sorted(view.entrants, key=lambda e: e.seed or 0)]
     assert seeds == [players[3], players[2], players[0], players[1]]  # the best server rating first
@@ -266,7 +266,7 @@ async def test_a_round_robin_plays_everyone_once_with_a_real_game(world: World) 
     assert view.rounds == 3
     await world.deliver()
     (table,) = [t for t in view.round_tables() if not t.is_bye]
-    game = await world.service.get_game((await world.t.get(made.id)).round_tables()[0].game_id)
+    game = await world.service.lookups.get_game((await world.t.get(made.id)).round_tables()[0].game_id)
     assert game.options.tournament == made.id and game.options.match_length == 1
     await play_out(world.service, game, random.Random(2))  # a whole game, played move by move
     view = await world.t.get(made.id)
@@ -293,7 +293,7 @@ async def test_two_services_racing_the_last_results_advance_once(db_url: str) ->
         await one.deliver()
         first, second = await one.open_tables(made.id)
         for w in (one, two):  # each process only records its result: the advances race below
-            w.service.finish_listeners.clear()
+            w.service.recorder.finish_listeners.clear()
         await asyncio.gather(
             one.service.forfeit(first.game_id, first.b.user_id),  # type: ignore[arg-type, union-attr]
             two.service.forfeit(second.game_id, second.b.user_id),  # type: ignore[arg-type, union-attr]
@@ -317,7 +317,7 @@ async def test_a_restart_mid_round_and_a_crash_before_the_advance(db_url: str) -
     await first.deliver()
     one, other = await first.open_tables(made.id)
     await first.service.forfeit(one.game_id, one.b.user_id)  # type: ignore[arg-type, union-attr]
-    first.service.finish_listeners.clear()  # the process dies between the last result and the advance
+    first.service.recorder.finish_listeners.clear()  # the process dies between the last result and the advance
     await first.service.forfeit(other.game_id, other.b.user_id)  # type: ignore[arg-type, union-attr]
     assert (await first.t.get(made.id)).round == 1
     await first.service.store.close()
@@ -344,17 +344,17 @@ async def test_the_round_deadline_decides_by_the_move_deadline_rule(world: World
     await world.deliver()
     tables = await world.open_tables(made.id)
     world.clock.advance(days=1)
-    first = await world.service.get_game(tables[0].game_id)  # type: ignore[arg-type]
+    first = await world.service.lookups.get_game(tables[0].game_id)  # type: ignore[arg-type]
     mover = first.to_act()
     while first.to_act() == mover and first.is_active:  # a move a day in: its clock runs to day 3
         outcome = await random_step(world.service, first, random.Random(1))
         world.service.deliveries.release(outcome.owed)  # its boards: the dispatcher's
-        first = outcome.view
-    movers = [first.to_act(), (await world.service.get_game(tables[1].game_id)).to_act()]  # type: ignore[arg-type]
+        first = outcome.state
+    movers = [first.to_act(), (await world.service.lookups.get_game(tables[1].game_id)).to_act()]  # type: ignore[arg-type]
     world.clock.advance(days=1)  # day 2: the round's deadline, before the first game's move deadline
     await world.service.deadlines.process_due(world.clock.now)
     await world.t.run_due(world.clock.now)
-    assert (await world.service.get_game(tables[0].game_id)).is_active  # type: ignore[arg-type]
+    assert (await world.service.lookups.get_game(tables[0].game_id)).is_active  # type: ignore[arg-type]
     view = await world.t.get(made.id)
     assert view.round == 1  # the first table goes on; the second's mover had their two days
     world.clock.advance(days=1, seconds=1)  # day 3: the first game's move deadline
@@ -389,7 +389,7 @@ async def test_withdrawing_forfeits_the_open_match_and_later_tables(world: World
     view = await world.t.withdraw(made.id, quitter)
     table = view.round_tables(1)[0]
     assert table.outcome == "won" and table.winner != quitter.user_id  # the game was forfeited
-    game = await world.service.get_game(table.game_id)  # type: ignore[arg-type]
+    game = await world.service.lookups.get_game(table.game_id)  # type: ignore[arg-type]
     assert game.status == "finished" and game.result["forfeited"]  # type: ignore[index]
     with pytest.raises(TournamentError, match="already"):
         await world.t.withdraw(made.id, quitter)
@@ -427,7 +427,7 @@ async def test_a_player_in_two_tournaments(world: World) -> None:
     await world.t.start(two.id, ORGANISER)
     await world.deliver()
     assert len(world.opened) == 2
-    games = [await world.service.get_game(g) for g in world.opened]
+    games = [await world.service.lookups.get_game(g) for g in world.opened]
     assert {g.options.tournament for g in games} == {one.id, two.id}
     assert len({g.channel_id for g in games}) == 2  # each in its own thread
     in_two = next(g for g in games if g.options.tournament == two.id)

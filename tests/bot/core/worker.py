@@ -45,11 +45,11 @@ from tests.bot.core.helpers import ALICE, BOB, random_step, start_game  # noqa: 
 async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:
     async with await open_store(db) as store:
         service = GameService(store)
-        await service.get_game(game_id)  # warm the cache, as a running bot would be
+        await service.lookups.get_game(game_id)  # warm the cache, as a running bot would be
         await asyncio.sleep(max(0.0, start_at - time.time()))
         try:
             out = await service.roll(game_id, user_id, version=version)
-            result = {"result": "ok", "version": out.view.version}
+            result = {"result": "ok", "version": out.state.version}
         except StaleGameError as e:
             result = {"result": "stale", "message": e.message}
         except NotYourTurnError as e:
@@ -78,7 +78,7 @@ async def sweep(db: str, now_unix: float, start_at: float) -> None:
             if not found:
                 break
             for n in found:
-                notices.append([n.kind, n.challenge.id if n.challenge is not None else n.view.id])
+                notices.append([n.kind, n.challenge.id if n.challenge is not None else n.state.id])
     print(json.dumps({"notices": notices, "errors": errors}), flush=True)
 
 
@@ -87,11 +87,11 @@ async def stream(db: str, channel: int, seed: int) -> None:
     async with await open_store(db) as store:
         service = GameService(store, dice=SeededDice(seed))
         while True:
-            view = await start_game(service, channel=channel, a=ALICE, b=BOB, options=ChallengeOptions())
-            print(f"{view.id} {view.version}", flush=True)
-            while view.is_active:
-                view = (await random_step(service, view, rng)).view
-                print(f"{view.id} {view.version}", flush=True)
+            state = await start_game(service, channel=channel, a=ALICE, b=BOB, options=ChallengeOptions())
+            print(f"{state.id} {state.version}", flush=True)
+            while state.is_active:
+                state = (await random_step(service, state, rng)).state
+                print(f"{state.id} {state.version}", flush=True)
             channel += 1
 
 

@@ -23,9 +23,9 @@ async def _away_with_a_game(store, clock):
     service = GameService(store, clock=clock)
     await service.deadlines.beat()
     challenge = await service.challenges.create(10, 20, ALICE, BOB, ChallengeOptions(move_days=1))
-    view = (await service.challenges.accept(challenge.id, BOB.user_id)).view
+    state = (await service.challenges.accept(challenge.id, BOB.user_id)).state
     clock.advance(hours=2)
-    return service, view
+    return service, state
 
 
 def _bot(settings, service, kept_up_for):
@@ -38,36 +38,36 @@ def _bot(settings, service, kept_up_for):
 
 async def test_a_busy_bot_credits_the_clocks_once_it_keeps_up_and_only_then_runs_deadlines(settings, store, clock):
     kept_up = [0.0]  # boards queue for the drawing workers
-    service, view = await _away_with_a_game(store, clock)
+    service, state = await _away_with_a_game(store, clock)
     bot = _bot(settings, service, lambda: kept_up[0])
     coming_back = asyncio.create_task(bot.come_back())
     await asyncio.sleep(0.2)
     assert not coming_back.done()
-    assert (await service.get_game(view.id)).deadline == view.deadline  # not yet: the bot is busy
+    assert (await service.lookups.get_game(state.id)).deadline == state.deadline  # not yet: the bot is busy
     assert not bot.scheduler.gate.is_set()  # and no deadline runs meanwhile
     kept_up[0] = 0.5
     await asyncio.sleep(0.1)
     assert not coming_back.done()  # half a second of room is not a quiet moment
     kept_up[0] = math.inf
     await asyncio.wait_for(coming_back, 5)
-    assert (await service.get_game(view.id)).deadline == view.deadline + timedelta(hours=2)
+    assert (await service.lookups.get_game(state.id)).deadline == state.deadline + timedelta(hours=2)
     assert bot.scheduler.gate.is_set()
 
 
 async def test_a_bot_busy_for_longer_than_the_patience_credits_the_clocks_all_the_same(settings, store, clock):
-    service, view = await _away_with_a_game(store, clock)
+    service, state = await _away_with_a_game(store, clock)
     bot = _bot(settings, service, lambda: 0.0)
     bot.credit_patience = 0.3
     started = time.monotonic()
     await asyncio.wait_for(bot.come_back(), 5)
     assert time.monotonic() - started >= 0.3
-    assert (await service.get_game(view.id)).deadline == view.deadline + timedelta(hours=2)
+    assert (await service.lookups.get_game(state.id)).deadline == state.deadline + timedelta(hours=2)
     assert bot.scheduler.gate.is_set()
 
 
 async def test_coming_back_again_during_a_come_back_writes_that_outage_down_too(settings, store, clock):
     kept_up = [0.0]
-    service, view = await _away_with_a_game(store, clock)
+    service, state = await _away_with_a_game(store, clock)
     bot = _bot(settings, service, lambda: kept_up[0])
     bot._come_back()
     await asyncio.sleep(0.1)
@@ -75,7 +75,7 @@ async def test_coming_back_again_during_a_come_back_writes_that_outage_down_too(
     bot._come_back()
     kept_up[0] = math.inf
     await asyncio.wait_for(bot._coming_back, 5)
-    assert (await service.get_game(view.id)).deadline == view.deadline + timedelta(hours=5)
+    assert (await service.lookups.get_game(state.id)).deadline == state.deadline + timedelta(hours=5)
 
 
 async def test_until_quiet_waits_for_room_or_patience():

@@ -56,7 +56,7 @@ async def test_play_the_computer_to_the_end(fast):
     board = w.board()
     assert "Opening throw: alice 3, TestBot 1: alice starts" in board.content or "alice starts" in board.content
     assert f"{w.alice.mention} to play 3-1" in board.content
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.options.computer_level == "beginner" and not game.options.rated
     assert game.players[1].user_id == w.bot.user.id and game.players[1].is_bot
 
@@ -69,7 +69,7 @@ async def test_play_the_computer_to_the_end(fast):
     assert f"{bot_name} played" in new.content or f"{bot_name} has only one play" in new.content
     assert f"{w.alice.mention} to roll" in new.content
     assert w.labels(new)[:1] == ["Roll"]
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.to_act().user_id == w.alice.id
 
     # no controls while the computer thinks; nobody else can act for it
@@ -83,7 +83,7 @@ async def test_play_the_computer_to_the_end(fast):
     assert final.embeds, final.content
     assert f"{bot_name.lower()} wins a backgammon" in final.embeds[0].description.lower()
     assert "Unrated" in (final.embeds[0].footer.text or "")
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
     analysis = next(e for m in w.public() for e in m.embeds if e.title and e.title.startswith("📊 Analysis"))
     assert "error rate" in analysis.description and "alice" in analysis.description
     assert "luck" in analysis.description
@@ -122,7 +122,7 @@ async def test_the_computers_moves_go_out_through_the_players_interaction(fast, 
     monkeypatch.setattr(boards.Voice, "of", classmethod(spent))
     rolled = await w.alice.click(w.board(), label="Roll")
     assert not w.private(rolled)
-    play = (await w.service.game_in_channel(w.channel.id)).legal_play_texts()[0]
+    play = (await w.service.lookups.game_in_channel(w.channel.id)).legal_play_texts()[0]
     since = len(w.env.http_requests)
     await w.alice.slash(w.channel, "bg move", play=play)
     assert f"{w.alice.mention} to roll" in w.board().content
@@ -133,7 +133,7 @@ async def test_challenging_the_bot_starts_a_computer_game(fast):
     w = fast
     result = await w.alice.slash(w.channel, "bg challenge", opponent=bot_member(w), match_length=3)
     assert not result.ephemeral, w.private(result)
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game is not None and game.options.computer_level == "beginner" and game.options.match_length == 3
     assert "3-point match" in w.board().content
     thread = await w.carol.slash(w.channel, "bg challenge", opponent=bot_member(w), thread=True)
@@ -144,12 +144,12 @@ async def test_computer_doubles_and_takes_like_a_player(fast, monkeypatch):
     """The computer's cube answers go through the same posting path (forced to take here)."""
     w = fast
 
-    async def always_take(self, view):  # type: ignore[no-untyped-def]
+    async def always_take(self, state):  # type: ignore[no-untyped-def]
         from engine import Phase
 
-        if view.game.phase is Phase.DOUBLED:
+        if state.game.phase is Phase.DOUBLED:
             return "take"
-        return await original(self, view)
+        return await original(self, state)
 
     from bot.core.computer import ComputerPlayer
 
@@ -161,7 +161,7 @@ async def test_computer_doubles_and_takes_like_a_player(fast, monkeypatch):
     assert not doubled.ephemeral
     text = everything(w)
     assert f"{w.bot.user.display_name} takes" in text
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.game.cube_value == 2 and game.to_act().user_id == w.alice.id
     assert f"{w.alice.mention} to roll" in w.board().content
 
@@ -182,7 +182,7 @@ async def test_a_failing_computer_says_so(fast, monkeypatch):
     w.bot.table.computer.pause = 0
     # /bg board nudges it again
     await w.alice.slash(w.channel, "bg board")
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.to_act().user_id == w.alice.id
 
 
@@ -255,7 +255,7 @@ async def test_without_the_engines_the_bot_says_so(fast, monkeypatch):
         result = await actor.slash(channel, command, **options)
         assert result.ephemeral, command
         assert "analysis is not available on this server" in result.response.content.lower(), command
-    assert await w.service.game_in_channel(other.id) is None
+    assert await w.service.lookups.game_in_channel(other.id) is None
     # people still play
     played = await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     assert not played.ephemeral
@@ -271,12 +271,12 @@ async def test_a_restart_resumes_the_computers_turn(fast, monkeypatch):
     monkeypatch.setattr(ComputerPlayer, "take_turn", nothing)
     await w.alice.slash(w.channel, "bg computer", level="beginner")
     await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.to_act().user_id == w.bot.user.id
     monkeypatch.undo()
     assert await w.bot.table.computer.resume() == 1
     await w.bot.table.idle()
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.to_act().user_id == w.alice.id
     assert f"{w.alice.mention} to roll" in w.board().content
 
@@ -301,13 +301,13 @@ async def test_after_a_restart_the_computer_catches_up_in_the_background_longest
     channels = [w.guild.create_text_channel(f"computer-{n}") for n in range(3)]
     for member, channel in zip(members, channels):
         await member.slash(channel, "bg computer", level="beginner")
-    games = [(await w.service.game_in_channel(c.id)).id for c in channels]
+    games = [(await w.service.lookups.game_in_channel(c.id)).id for c in channels]
     for n in (2, 0, 1):  # the last game's member played first: theirs has waited longest
         clock.advance(minutes=5)
         assert not (await members[n].slash(channels[n], "bg move", play="8/5 6/5")).ephemeral
     await w.bot.table.idle()
     for game_id in games:
-        assert (await w.service.get_game(game_id)).to_act().user_id == w.bot.user.id
+        assert (await w.service.lookups.get_game(game_id)).to_act().user_id == w.bot.user.id
 
     played: list[int] = []
     first_held, release = asyncio.Event(), asyncio.Event()
@@ -340,5 +340,5 @@ async def test_after_a_restart_the_computer_catches_up_in_the_background_longest
     assert played == [games[2], games[0], games[1]]  # each exactly once
     assert seat._resuming is not None and seat._resuming.result() == 2  # the third was taken on demand
     for member, channel, game_id in zip(members, channels, games):
-        assert (await w.service.get_game(game_id)).to_act().user_id == member.id
+        assert (await w.service.lookups.get_game(game_id)).to_act().user_id == member.id
         assert f"{member.mention} to roll" in w.board(channel).content

@@ -25,7 +25,7 @@ async def test_hoyle_rubber_the_opening_winner_plays_the_opening_dice(world, dic
     assert "Hoyle's rubber" in challenge.response.content and "a backgammon counts 4" in challenge.response.content
     await w.bob.click(challenge.response, label="Accept")
     board = w.board()
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     settings = state.match.settings
     assert (settings.match_length, settings.cube, settings.backgammon_value) == (2, False, 4)
     assert settings.opening_choice and settings.hit_winner_throws_first
@@ -35,7 +35,7 @@ async def test_hoyle_rubber_the_opening_winner_plays_the_opening_dice(world, dic
     wrong = await w.bob.click(board, label="Play 3-1")
     assert "not your turn" in w.private(wrong).lower()
     await w.alice.click(board, label="Play 3-1")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.game.phase is Phase.PLAY and (state.game.dice.high, state.game.dice.low) == (3, 1)
     assert state.game.log[-1].kind == "use_opening"
 
@@ -45,14 +45,14 @@ async def test_hoyle_rubber_throw_again_and_the_hit_winner_throws_first(world, d
     w = world
     board = await w.start_game(rules="hoyle")
     await w.alice.click(board, label="Throw again")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert (state.game.dice.high, state.game.dice.low) == (6, 5)  # a fresh throw, not the opening one
     assert "Double" not in w.labels(w.board())
     # bob gives up a single game (a "hit"): alice throws first in the next game, no opening throw
     await w.alice.slash(w.channel, "bg move", play="24/13")
     await w.bob.slash(w.channel, "bg resign", level="single")
     await w.alice.click(w.board(), label="Accept resignation")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert tuple(state.match.score) == (1, 0)
     game = state.game
     assert game.starter == 0 and game.turn == 0 and game.phase is Phase.ROLL
@@ -85,7 +85,7 @@ async def test_every_tie_doubles_up_to_the_cube_limit(world, dice):
         "automatic doubles on every tie" in challenge.response.content and "cube up to 4" in challenge.response.content
     )
     await w.bob.click(challenge.response, label="Accept")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.match.settings.automatic_doubles == UNLIMITED and state.match.settings.cube_limit == 4
     assert state.game.cube_value == 4  # three ties, the third stopped by the limit
     # at the limit nobody may double: bob's board after alice's play has no Double
@@ -97,7 +97,7 @@ async def test_every_tie_doubles_up_to_the_cube_limit(world, dice):
 async def test_no_double_before_the_first_play(world, dice):
     w = world
     board = await w.start_game(opening_reroll=True, early_doubles=False)
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.match.settings.double_before_first_play is False
     assert w.labels(board) == ["Roll"]  # alice throws again before any play: no Double yet
     await w.alice.click(board, label="Roll")
@@ -120,7 +120,7 @@ async def test_closed_out_skip_is_a_challenge_option(world):
     challenge = await w.challenge(closed_out="skip")
     assert "closed out: no throw (the old rule)" in challenge.response.content
     await w.bob.click(challenge.response, label="Accept")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.match.settings.closed_out == "skip" and state.options.closed_out == "skip"
     default = await w.alice.slash(w.guild.create_text_channel("two"), "bg challenge", opponent=w.carol)
     assert "old rule" not in default.response.content

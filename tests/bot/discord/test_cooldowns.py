@@ -151,7 +151,7 @@ def test_a_text_option_longer_than_declared_is_refused_before_it_is_read():
     """Discord's apps (and SimCord) refuse such a request; a crafted one need not, and the
     end-to-end troublemaker sends one through the real process (tests/e2e)."""
     from bot.discord.cogs.game import GameCog
-    from bot.discord.errors import UserError
+    from bot.discord.refusals import UserError
     from bot.discord.replies import require_option_lengths
 
     move = next(c for c in GameCog.__cog_app_commands__ if c.name == "move")  # type: ignore[attr-defined]

@@ -46,7 +46,7 @@ def counted(world, monkeypatch):
 async def finished_game(w) -> int:
     await w.start_game()
     await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     result = await w.bob.slash(w.channel, "bg forfeit")
     assert not result.ephemeral, w.private(result)
     return game.id
@@ -109,7 +109,7 @@ async def test_a_moderator_cannot_abandon_their_own_game(world):
     await w.start_game(challenger=w.mod, opponent=w.bob)
     refused = await w.mod.slash(w.channel, "bg abandon")
     assert refused.ephemeral and "you play in this game" in w.private(refused).lower()
-    assert await w.service.game_in_channel(w.channel.id) is not None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is not None
 
 
 async def test_a_position_not_to_be_played_is_refused_privately(world):
@@ -121,7 +121,7 @@ async def test_a_position_not_to_be_played_is_refused_privately(world):
             options = {"position": gnubg_id} | ({"opponent": opponent} if opponent else {})
             refused = await w.alice.slash(w.channel, "bgtools setup", **options)
             assert refused.ephemeral and "not a GNU Backgammon ID I can set up" in w.private(refused)
-    assert not w.public() and await w.service.game_in_channel(w.channel.id) is None
+    assert not w.public() and await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_expiring_challenges_are_edited_in_place_ten_a_pass(world, clock):

@@ -44,7 +44,7 @@ async def test_only_the_challenged_member_can_accept(world):
     assert "only bob can decline" in w.private(denied).lower()
     # nothing changed: still pending with its buttons, no game
     assert w.labels(w.channel.last_message) == ["Accept", "Accept with my own seed", "Decline", "Withdraw"]
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
     assert (await w.service.challenges.get(1)).status == "pending"
 
 
@@ -99,7 +99,7 @@ async def test_expired_challenge_cannot_be_accepted(world, clock):
     late = await w.bob.click(result.response, label="Accept")
     assert "expired" in w.private(late)
     assert not result.response.components  # the dead challenge lost its buttons
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_thread_game(world):
@@ -112,7 +112,7 @@ async def test_thread_game(world):
     assert thread.name == "alice vs bob"
     board = w.board(thread)
     assert w.alice.mention in board.content
-    game = await w.service.game_in_channel(thread.id)
+    game = await w.service.lookups.game_in_channel(thread.id)
     assert game is not None and game.board_message == (thread.id, board.id)
     challenge = next(m for m in w.channel.history() if m.id == result.response.id)
     assert challenge.content == words and not challenge.components  # the thread hangs under it
@@ -134,7 +134,7 @@ async def test_first_board(world):
     assert f"{w.alice.mention} to play 3-1" in board.content
     ids = w.custom_ids(board)
     assert ids == ["bg:play:1:2", "bg:b:1:2::open"]  # a menu and the builder, keyed by game and version
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.board_message == (w.channel.id, board.id)
     assert "8/5 6/5" in game.legal_play_texts()
 
@@ -205,7 +205,7 @@ async def test_others_get_a_private_answer_and_nothing_changes(world, intruder):
     roll = await actor.slash(w.channel, "bg roll")
     assert roll.ephemeral
     assert [(m.id, m.content, w.custom_ids(m)) for m in w.public()] == before
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.version == 2
 
 
@@ -226,7 +226,7 @@ async def test_stale_button_says_the_game_moved_on(world):
     assert "moved on" in text.lower() and "bob to roll" in text.lower()
     old = next(m for m in w.channel.history() if m.id == board.id)
     assert all(c.disabled for row in old.components for c in row.children)
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.version == 3 and game.game.phase is Phase.ROLL
 
 
@@ -258,7 +258,7 @@ async def test_a_board_loses_its_controls_through_the_interaction_that_posted_it
     # the board now up is the command's answer; once its token is nearly spent, the channel
     second = w.board()
     assert second.id != first.id and second.id in poster._editors
-    editor = poster._editors[second.id]
+    editor = poster._editors.get(second.id)
     assert editor.token not in repr(editor)  # a secret: never in a log line
     poster._editors[second.id] = dataclasses.replace(editor, usable_until=discord.utils.utcnow())
     since = len(w.env.http_requests)
@@ -270,7 +270,7 @@ async def test_a_board_loses_its_controls_through_the_interaction_that_posted_it
     assert third.id in poster._editors and isinstance(poster._editors[third.id], Editor)
     w.env.inject_error("PATCH", "/webhooks/*/*/messages/*", status=500)
     since = len(w.env.http_requests)
-    play = (await w.service.game_in_channel(w.channel.id)).legal_play_texts()[0]
+    play = (await w.service.lookups.game_in_channel(w.channel.id)).legal_play_texts()[0]
     await w.bob.slash(w.channel, "bg move", play=play)
     assert not w.custom_ids(next(m for m in w.channel.history() if m.id == third.id))
     assert strips(since) == ["PATCH webhooks", "PATCH channels"]
@@ -336,7 +336,7 @@ async def test_take_button_then_owner_cannot_be_doubled_by_taker_twice(world):
     assert "alice takes" in board.content
     assert f"{w.bob.mention} to roll" in board.content
     assert w.labels(board) == ["Roll"]  # bob no longer owns the cube
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.game.cube_value == 2 and game.game.cube_owner == 0
 
 
@@ -353,11 +353,14 @@ async def test_pass_ends_a_money_game_with_a_result_embed(world):
     assert "bob wins" in embed.description.lower()
     # (the analysis, added in the background, may have brought the game's chart beside it)
     (picture,) = [a for a in final.attachments if a.filename.startswith("board-")]
-    assert picture.filename == f"board-{w.game_id(final)}-{(await w.service.get_game(w.game_id(final))).version}.png"
+    assert (
+        picture.filename
+        == f"board-{w.game_id(final)}-{(await w.service.lookups.get_game(w.game_id(final))).version}.png"
+    )
     assert embed.image.url == f"attachment://{picture.filename}"  # the embed shows the board
     assert any(f.name == "Rating" for f in embed.fields)
     assert w.custom_ids(final) == [f"bg:rematch:again:{w.game_id(final)}", f"bg:rematch:double:{w.game_id(final)}"]
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 @pytest.mark.parametrize("dice", [ScriptedDice([3, 1, 2, 2, 6, 5, 4, 2, 5, 3] * 3)])
@@ -366,12 +369,12 @@ async def test_a_throw_with_more_plays_than_a_menu_holds_offers_the_builder_alon
     board = await w.start_game()
     await w.alice.select(board, ["8/5 6/5"])
     await w.bob.click(w.board(), label="Roll")  # 2-2: more plays than a menu's 25 options
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert len(game.legal_play_texts()) > 25
     assert w.custom_ids(w.board()) == [f"bg:b:{game.id}:{game.version}::open"]
     await w.bob.slash(w.channel, "bg move", play="13/11(2) 6/4(2)")
     await w.alice.click(w.board(), label="Roll")  # 6-5: a menu again, with every play
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     (menu,) = [c for row in w.board().components for c in row.children if isinstance(c, discord.SelectMenu)]
     assert [option.value for option in menu.options] == game.legal_play_texts()
 
@@ -387,7 +390,7 @@ async def test_beaver_button_and_command(world, dice):
     assert not result.ephemeral
     board = w.board()
     assert "beaver" in board.content.lower()
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.game.cube_value == 4 and game.game.cube_owner == 0
 
 
@@ -417,7 +420,7 @@ async def test_pass_command_in_a_match_starts_the_next_game(world):
         else True
     )
     assert board.embeds and "Game over" in board.embeds[0].title
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.match.score == (0, 1) and len(game.match.games) == 2
     assert w.custom_ids(board)  # the next game goes on from the same message
 
@@ -440,7 +443,7 @@ async def test_resign_accept_with_button(world):
     assert not w.private(accepted)
     final = w.board()
     assert "bob wins a gammon" in final.embeds[0].description.lower()
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_resign_reject_with_button_and_commands(world):
@@ -475,7 +478,7 @@ async def test_forfeit(world):
     final = w.board()
     assert "alice wins the 5-point match" in final.embeds[0].description.lower()
     assert "(forfeit)" in final.embeds[0].description
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_abandon_is_for_moderators(world):
@@ -490,7 +493,7 @@ async def test_abandon_is_for_moderators(world):
     final = w.board()
     assert "abandoned" in final.content and "unrated" in final.content
     assert w.custom_ids(final) == [] and w.custom_ids(next(m for m in w.channel.history() if m.id == board.id)) == []
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
     # the channel is free again
     await w.start_game(challenger=w.carol, opponent=w.mod)
 
@@ -532,7 +535,7 @@ async def test_board_command_reposts_at_the_bottom(world):
     assert w.custom_ids(new) == ["bg:play:1:2", "bg:b:1:2::open"]
     old = next(m for m in w.channel.history() if m.id == board.id)
     assert w.custom_ids(old) == []
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.board_message == (w.channel.id, new.id)
     # the reposted board works
     played = await w.alice.select(new, ["8/5 6/5"])

@@ -41,8 +41,8 @@ def test_the_game_chart_draws_the_analysis(seed):
     game = played_game(seed)
     analysis = Analyst().analyse_game(game, ply=0, cube_level="0ply")
     detail = json.loads(json.dumps(analysis.detail()))  # as stored
-    view = SimpleNamespace(id=42, game_count=1, players=(PlayerRef(1, "alice"), PlayerRef(2, "bob")))
-    ((name, chart),) = lessons.game_charts(view, {1: detail})
+    state = SimpleNamespace(id=42, game_count=1, players=(PlayerRef(1, "alice"), PlayerRef(2, "bob")))
+    ((name, chart),) = lessons.game_charts(state, {1: detail})
     assert name == "analysis-42-1.png"
     assert chart.moves == tuple(m.move for m in analysis.moves)
     assert chart.movers == tuple(m.player for m in analysis.moves)

@@ -79,7 +79,7 @@ async def test_leaderboard_pages(world):
         b = PlayerRef(1001 + 2 * i, f"p{2 * i + 1:02d}")
         challenge = await service.challenges.create(w.guild.id, 5000 + i, a, b, ChallengeOptions())
         outcome = await service.challenges.accept(challenge.id, b.user_id)
-        await service.forfeit(outcome.view.id, b.user_id)
+        await service.forfeit(outcome.state.id, b.user_id)
     first = await w.carol.slash(w.channel, "bg leaderboard")
     message = first.response
     assert message.embeds[0].footer.text.startswith("Page 1 of 3 · 24 ranked")
@@ -145,7 +145,7 @@ async def test_reminder_then_timeout(world, clock):
     assert "bob wins" in posted.embeds[0].description
     old = next(m for m in w.channel.history() if m.id == board.id)
     assert w.custom_ids(old) == [] and w.labels(posted) == ["Rematch", "Double or nothing"]
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_an_expired_challenge_says_so_in_place(world, clock):

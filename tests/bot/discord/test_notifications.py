@@ -80,7 +80,7 @@ async def test_reminders_off_wait_for_quiet_hours_or_come_by_direct_message(worl
     await settings(w, w.carol, quiet_from=6, quiet_to=10, timezone="UTC")  # reminder due at 07:00
     await w.start_game(w.carol, w.mod, channel=other, days=1)  # now 07:00 on 3 March: carol starts
     clock.advance(hours=19)  # 02:00 on the 4th: not quiet, the reminder is due at 02:00
-    kinds = [(n.kind, n.view.id) for n in await w.bot.scheduler.run_once()]
+    kinds = [(n.kind, n.state.id) for n in await w.bot.scheduler.run_once()]
     assert ("reminder", 2) in kinds  # carol's, in game 2 (game 1 runs out meanwhile)
     await w.bot.dispatcher.idle()
 
@@ -170,7 +170,7 @@ async def test_vacation_pauses_deadlines_in_several_games_and_gives_back_unused_
     await w.bot.scheduler.run_once()
     clock.advance(days=1)  # game 2's too
     await w.bot.scheduler.run_once()
-    one, two = await w.service.get_game(1), await w.service.get_game(2)
+    one, two = await w.service.lookups.get_game(1), await w.service.lookups.get_game(2)
     assert one.is_active and two.is_active
     start = clock() - timedelta(days=2, hours=1)
     assert one.deadline == start + timedelta(days=5) + timedelta(days=1)  # a day left when it began
@@ -186,7 +186,7 @@ async def test_vacation_pauses_deadlines_in_several_games_and_gives_back_unused_
     clock.advance(days=1)
     answer = await settings(w, w.alice, vacation_days=0)
     assert "Welcome back" in answer and "2 game(s)" in answer
-    one, two = await w.service.get_game(1), await w.service.get_game(2)
+    one, two = await w.service.lookups.get_game(1), await w.service.lookups.get_game(2)
     assert one.deadline == clock() + timedelta(days=1)
     assert two.deadline == clock() + timedelta(days=2)
     # the year's allowance: 14 days, a little over 3 taken

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bot.core import Event
-from bot.discord.presenter import board_content, rank_plays, turn_line
+from bot.discord.autocomplete import rank_plays
+from bot.discord.presenter import board_content, turn_line
 
 PLAYS = ["13/10 6/5", "13/9", "24/20", "24/21 6/5", "6/2", "6/5 6/3", "8/4", "8/5 6/5"]
 
@@ -30,14 +31,14 @@ def test_rank_plays_limits_to_25():
 async def test_board_content_stays_within_discord_limits(world):
     w = world
     await w.start_game()
-    view = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     many = [Event("roll", 0, "alice rolled 6-5 " + "x" * 300)] * 40
-    text = board_content(view, many)
+    text = board_content(state, many)
     assert len(text) <= 2000
     assert text.startswith("**Game #1**")
     assert text.splitlines()[1].startswith("• … ") and "earlier events" in text
-    assert text.endswith(turn_line(view))  # the mention of who is to act survives
-    few = board_content(view, many[:2])
+    assert text.endswith(turn_line(state))  # the mention of who is to act survives
+    few = board_content(state, many[:2])
     assert "earlier" not in few and few.count("alice rolled") == 2
 
 

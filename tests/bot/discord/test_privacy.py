@@ -70,7 +70,7 @@ def private_thread(w, owner: MemberActor, *members: MemberActor) -> ChannelHandl
 
 async def finished_game(w, channel) -> int:
     await w.start_game(channel=channel)
-    game = await w.service.game_in_channel(channel.id)
+    game = await w.service.lookups.game_in_channel(channel.id)
     forfeited = await w.bob.slash(channel, "bg forfeit")
     assert not forfeited.ephemeral, w.private(forfeited)
     return game.id
@@ -155,8 +155,8 @@ async def test_a_channel_the_bot_does_not_know_shows_only_the_players(quick):
     alice, bob = PlayerRef(w.alice.id, "alice"), PlayerRef(w.bob.id, "bob")
     challenge = await service.challenges.create(w.guild.id, 4242, alice, bob, ChallengeOptions())
     outcome = await service.challenges.accept(challenge.id, bob.user_id)
-    await service.forfeit(outcome.view.id, bob.user_id)
-    game_id = outcome.view.id
+    await service.forfeit(outcome.state.id, bob.user_id)
+    game_id = outcome.state.id
     refused = await w.mod.slash(w.channel, "bgtools verify", game=game_id)
     assert w.private(refused) == f"There is no game #{game_id} in this server."
     player = await w.alice.slash(w.channel, "bgtools verify", game=game_id)

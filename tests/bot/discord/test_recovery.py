@@ -24,7 +24,7 @@ def live_boards(w, channel=None) -> list:
 
 async def stored_not_posted(w):
     """Alice's opening play, stored but never shown (the bot dies before posting)."""
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     actor = game.to_act()
     outcome = await w.service.play(game.id, actor.user_id, "8/5 6/5", version=game.version)
     return game, outcome
@@ -42,7 +42,7 @@ async def test_a_board_stored_but_never_posted_is_posted_after_a_restart(world, 
     assert board.id != old.id and f"{w.bob.mention} to roll or double" in board.content
     assert "alice played 8/5 6/5" in board.content  # what happened meanwhile is told
     assert [m.id for m in live_boards(w)] == [board.id]  # one live board: the old one lost its buttons
-    state = await w.service.get_game(game.id)
+    state = await w.service.lookups.get_game(game.id)
     assert state.board_message == (w.channel.id, board.id) and state.board_version == state.version
     assert await w.service.store.outbox.owed() == []
     rolled = await w.bob.click(board, label="Roll")
@@ -54,18 +54,18 @@ async def test_a_board_posted_just_before_a_crash_is_taken_not_posted_twice(worl
     old = await w.start_game()
     game, outcome = await stored_not_posted(w)
     # the post reached Discord, the bot died before it could record it
-    payload = await w.bot.table.poster.payload(outcome.view, outcome.events)
+    payload = await w.bot.table.poster.payload(outcome.state, outcome.events)
     posted = await w.bot.get_partial_messageable(w.channel.id).send(
         **{k: v for k, v in payload.items() if v is not None}
     )
-    assert posted.attachments[0].filename == picture_name(outcome.view)
+    assert posted.attachments[0].filename == picture_name(outcome.state)
     clock.advance(seconds=5)
     count = len(w.channel.history())
     await w.env.restart_bot(make_bot())
 
     assert len(w.channel.history()) == count  # nothing new: the board found is the board
     assert [m.id for m in live_boards(w)] == [posted.id] and w.board().id == posted.id
-    state = await w.service.get_game(game.id)
+    state = await w.service.lookups.get_game(game.id)
     assert state.board_message == (w.channel.id, posted.id)
     assert await w.service.store.outbox.owed() == []
     assert old.id not in [m.id for m in live_boards(w)]
@@ -82,7 +82,7 @@ async def test_an_owed_board_is_not_posted_after_a_newer_board_went_up(world, cl
     game, outcome = await stored_not_posted(w)
     w.service.deliveries.release(outcome.owed)  # the command could not post it: the dispatcher's
     (owed,) = await w.service.deliveries.owed()
-    assert owed.outcome.view.version == outcome.view.version
+    assert owed.outcome.state.version == outcome.state.version
     # before the dispatcher posts it, the board goes up all the same, and Bob rolls on it
     where = InChannel(w.bot, w.channel.id, w.guild.id)
     await w.bot.table.poster.publish(outcome, where, old=game.board_message)
@@ -124,7 +124,7 @@ async def test_a_failing_channel_waits_and_holds_up_no_other_game(world, make_bo
     await w.start_game()
     await w.start_game(channel=other)
     for channel in (w.channel, other):
-        game = await w.service.game_in_channel(channel.id)
+        game = await w.service.lookups.game_in_channel(channel.id)
         await w.service.play(game.id, game.to_act().user_id, "8/5 6/5", version=game.version)
     w.env.inject_error("POST", f"/channels/{w.channel.id}/messages", status=503, times=1)
     clock.advance(seconds=5)
@@ -155,13 +155,13 @@ async def test_a_deleted_board_is_posted_again_by_the_next_action(world):
 async def test_time_the_bot_was_down_is_not_counted(world, make_bot, clock):
     w = world
     await w.start_game(days=1)
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     deadline = game.deadline
     clock.advance(days=2)  # the bot is down for two days: past the deadline
     await w.env.restart_bot(make_bot())
 
     assert await w.bot.scheduler.run_once() == []  # no forfeit, no reminder at once
-    game = await w.service.get_game(game.id)
+    game = await w.service.lookups.get_game(game.id)
     assert game.is_active and game.deadline == deadline + timedelta(days=2)
     clock.advance(hours=19)  # 75 % of the turn, counted without the downtime
     (reminder,) = await w.bot.scheduler.run_once()
@@ -174,7 +174,7 @@ async def test_time_the_bot_was_down_is_not_counted(world, make_bot, clock):
 async def test_time_cut_off_from_discord_is_not_counted(world, clock):
     w = world
     await w.start_game(days=1)
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     deadline = game.deadline
     await w.bot.on_disconnect()
     assert not w.bot.scheduler.gate.is_set()  # nobody can move: no clock may run out
@@ -182,7 +182,7 @@ async def test_time_cut_off_from_discord_is_not_counted(world, clock):
     await w.bot.on_resumed()
     await w.bot.come_back()
     assert w.bot.scheduler.gate.is_set()
-    assert (await w.service.get_game(game.id)).deadline == deadline + timedelta(hours=30)
+    assert (await w.service.lookups.get_game(game.id)).deadline == deadline + timedelta(hours=30)
     assert await w.bot.scheduler.run_once() == []
 
 

@@ -36,9 +36,9 @@ async def test_rematch_swaps_colours_and_needs_the_other_players_accept(world):
     challenge = w.channel.last_message
     assert f"a rematch of game #{game_id}" in challenge.content and "Jacoby" in challenge.content
     assert w.alice.mention in challenge.content  # the other player is asked, and pinged
-    assert await w.service.game_in_channel(w.channel.id) is None  # nobody seated yet
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None  # nobody seated yet
     await w.alice.click(challenge, label="Accept")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     # bob sat second in the first game: first now; the same settings
     assert [p.user_id for p in state.players] == [w.bob.id, w.alice.id]
     assert state.options.stake == 3 and state.options.jacoby and state.options.rematch_of == game_id
@@ -51,7 +51,7 @@ async def test_double_or_nothing_doubles_the_stake_within_the_limit(world):
     challenge = w.channel.last_message
     assert "money game at 80 per point" in challenge.content
     await w.bob.click(challenge, label="Accept")
-    state = await w.service.game_in_channel(w.channel.id)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.options.stake == 80 and state.options.rematch_of == game_id
     assert [p.user_id for p in state.players] == [w.bob.id, w.alice.id]  # alice sat first: second now
 
@@ -61,7 +61,7 @@ async def test_double_or_nothing_past_the_stake_limit_is_refused(world):
     await finish(w, stake=60)  # the limit is 100
     refused = await w.alice.click(w.board(), label="Double or nothing")
     assert "120 per point, over this server's limit of 100" in w.private(refused)
-    assert await w.service.game_in_channel(w.channel.id) is None
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
 
 
 async def test_a_match_is_played_again_without_double_or_nothing(world):

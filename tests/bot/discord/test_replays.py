@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.model import ChallengeOptions, GameRecord, PlayerRef
 from bot.discord import replays
-from bot.discord.errors import UserError
+from bot.discord.refusals import UserError
 from bot.discord.replays import Replays, choose
 from renderer import ReplayGif, ReplayJob
 from renderer.pool import RenderError
@@ -57,7 +57,7 @@ def service(records: tuple[GameRecord, ...]) -> Any:
     async def game_records(game_id: int) -> tuple[GameRecord, ...]:
         return records
 
-    return SimpleNamespace(game_records=game_records)
+    return SimpleNamespace(archive=SimpleNamespace(game_records=game_records))
 
 
 def test_the_whole_match_when_it_fits_else_its_last_game() -> None:

@@ -37,7 +37,7 @@ def answered_interaction(w) -> int:
 
 
 async def finish_by_forfeit(w, channel=None) -> int:
-    game = await w.service.game_in_channel((channel or w.channel).id)
+    game = await w.service.lookups.game_in_channel((channel or w.channel).id)
     result = await w.bob.slash(channel or w.channel, "bg forfeit")
     assert not result.ephemeral, w.private(result)
     return game.id
@@ -55,7 +55,7 @@ async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     await w.bob.click(challenge, label="Accept")
     click_id = answered_interaction(w)
     first = w.board()
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game.fair_dice["commitment"] == commitment  # the one posted before the first die
     assert f"commitment `{commitment}`" in first.content and game.fair_dice["nonce"] in first.content
     assert game.fair_dice["salt"] == f"accept={click_id}"  # Discord's id of the click
@@ -101,7 +101,7 @@ async def test_accept_with_my_own_seed(quick, dice):
     assert "only bob can accept" in w.private(denied).lower()
     form = await w.bob.click(challenge, label="Accept with my own seed")
     await w.bob.submit_modal(form, {"seed": "bob's lucky 7"})
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert game is not None and w.board() is not None
     expected = "accept={};accepter={}".format(
         answered_interaction(w), hashlib.sha256(b"bob's lucky 7").hexdigest()[:16]
@@ -161,7 +161,7 @@ async def test_position_id(quick):
     result = await w.carol.slash(w.channel, "bgtools position")
     assert not result.ephemeral
     gnubg_id = re.search(r"`([A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+)`", result.response.content).group(1)
-    game = await w.service.game_in_channel(w.channel.id)
+    game = await w.service.lookups.game_in_channel(w.channel.id)
     assert gnubg_id == game.game.gnubg_id()
     copy = Game.from_gnubg_id(gnubg_id)
     assert copy.gnubg_id() == gnubg_id
@@ -176,7 +176,7 @@ async def test_position_shows_the_xgid_too(quick):
     await w.bob.slash(w.channel, "bg roll")  # 6-5 for bob, player 1: the bottom player of the XGID
     result = await w.carol.slash(w.channel, "bgtools position")
     text = result.response.content
-    game = (await w.service.game_in_channel(w.channel.id)).game
+    game = (await w.service.lookups.game_in_channel(w.channel.id)).game
     xgid = re.search(r"XGID \(bob at the bottom\): `(XGID=[-A-Pa-p]{26}(?::-?\w+){9})`", text).group(1)
     assert xgid == game.xgid() and xgid.split(":")[3:5] == ["1", "65"]
     assert Game.from_xgid(xgid).gnubg_id() == game.gnubg_id() in text
@@ -193,7 +193,7 @@ async def test_setup_from_an_xgid(quick):
     practice = w.guild.create_text_channel("practice-xgid")
     started = await w.carol.slash(practice, "bgtools setup", position=xgid)
     assert not started.ephemeral, w.private(started)
-    game = await w.service.game_in_channel(practice.id)
+    game = await w.service.lookups.game_in_channel(practice.id)
     assert game.options.practice and game.players[0].user_id == w.carol.id
     setup = game.game.log[0]
     assert (setup.kind, setup.text) == ("setup", parse_xgid(xgid).gnubg_id())  # the GNU Backgammon ID it means
@@ -217,13 +217,13 @@ async def test_setup_against_the_computer_and_a_member(quick):
     w = quick
     await w.start_game()
     await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
-    source = await w.service.game_in_channel(w.channel.id)
+    source = await w.service.lookups.game_in_channel(w.channel.id)
     gnubg_id = source.game.gnubg_id()
 
     practice = w.guild.create_text_channel("practice")
     started = await w.carol.slash(practice, "bgtools setup", position=gnubg_id)
     assert not started.ephemeral, w.private(started)
-    game = await w.service.game_in_channel(practice.id)
+    game = await w.service.lookups.game_in_channel(practice.id)
     assert game.options.practice and not game.options.rated
     assert game.players[0].user_id == w.carol.id and game.players[1].user_id == w.bot.user.id
     assert "starts from the position" in "\n".join(m.content for m in w.public(practice))
@@ -237,13 +237,13 @@ async def test_setup_against_the_computer_and_a_member(quick):
     with_bob = await w.carol.slash(duo, "bgtools setup", position=gnubg_id, opponent=w.bob)
     assert not with_bob.ephemeral, w.private(with_bob)
     assert "practice game" in with_bob.response.content and gnubg_id in with_bob.response.content
-    assert await w.service.game_in_channel(duo.id) is None
+    assert await w.service.lookups.game_in_channel(duo.id) is None
     refused = await w.carol.click(with_bob.response, label="Accept")
     assert "only bob can accept" in w.private(refused).lower()
-    assert await w.service.game_in_channel(duo.id) is None
+    assert await w.service.lookups.game_in_channel(duo.id) is None
     accepted = await w.bob.click(with_bob.response, label="Accept")
     assert accepted.followups, w.private(accepted)
-    game = await w.service.game_in_channel(duo.id)
+    game = await w.service.lookups.game_in_channel(duo.id)
     assert [p.user_id for p in game.players] == [w.carol.id, w.bob.id] and game.options.practice
     assert not game.options.rated and game.game.gnubg_id().split(":")[0] == gnubg_id.split(":")[0]
 
@@ -294,7 +294,7 @@ async def test_show_board_of_the_bots_own_position_message(quick):
     await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     shown = (await w.carol.slash(w.channel, "bgtools position")).response
     text, image = await show_board(w, w.bob, shown)
-    game = (await w.service.game_in_channel(w.channel.id)).game
+    game = (await w.service.lookups.game_in_channel(w.channel.id)).game
     assert image is not None and f"XGID: `{game.xgid()}`" in text and game.gnubg_id() in text
 
 

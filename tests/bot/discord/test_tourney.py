@@ -77,7 +77,7 @@ async def test_a_knockout_from_announcement_to_bracket(world):
     states = []
     for thread in match_threads:
         board = w.board(thread)
-        state = await w.service.game_in_channel(thread.id)
+        state = await w.service.lookups.game_in_channel(thread.id)
         assert state is not None and state.options.tournament == tournament_id
         assert thread.history()[0].id == board.id  # the first message is the board
         assert sorted(pinged(w, board)) == sorted(p.user_id for p in state.players)
@@ -103,7 +103,7 @@ async def test_a_knockout_from_announcement_to_bracket(world):
     # the final opens in a third thread; the announcement shows round 2
     assert len(threads(w)) == 3
     final_thread = threads(w)[-1]
-    final = await w.service.game_in_channel(final_thread.id)
+    final = await w.service.lookups.game_in_channel(final_thread.id)
     assert {p.user_id for p in final.players} == {mover.id, other_state.players[0].user_id}
     announcement = w.channel.history()[0]
     assert attachment_names(announcement) == [f"tournament-{tournament_id}-bracket-r2.png"]
@@ -185,7 +185,7 @@ async def test_sign_up_closes_by_itself_and_the_round_deadline_decides(world, cl
     await w.bot.scheduler.run_once()
     await w.bot.dispatcher.idle()
     (thread,) = threads(w)
-    state = await w.service.game_in_channel(thread.id)
+    state = await w.service.lookups.game_in_channel(thread.id)
     mover = state.to_act()
     clock.advance(days=1)  # the round's (and the move's) time is up: the player to move loses
     await w.bot.scheduler.run_once()
@@ -208,18 +208,18 @@ async def test_a_restart_mid_tournament_loses_nothing(world, make_bot, clock):
     await w.env.restart_bot(make_bot())  # coming back, the outbox is delivered: the round's matches open
     first = threads(w)
     assert len(first) == 2
-    states = [await w.service.game_in_channel(t.id) for t in first]
+    states = [await w.service.lookups.game_in_channel(t.id) for t in first]
     assert all(s is not None and w.board(t) for s, t in zip(states, first))
 
     # the round's last result is stored, and the process dies before the round advances
     await w.service.forfeit(states[0].id, states[0].players[1].user_id)
-    w.service.finish_listeners.clear()
+    w.service.recorder.finish_listeners.clear()
     await w.service.forfeit(states[1].id, states[1].players[1].user_id)
     clock.advance(seconds=5)
     await w.env.restart_bot(make_bot())
     await w.bot.scheduler.run_once()  # its pass finds the round complete and starts the final
     await w.bot.dispatcher.idle()
     assert len(threads(w)) == 3
-    final = await w.service.game_in_channel(threads(w)[-1].id)
+    final = await w.service.lookups.game_in_channel(threads(w)[-1].id)
     assert {p.user_id for p in final.players} == {s.players[0].user_id for s in states}
     assert "Now playing the final" in w.channel.history()[0].content
