@@ -4,11 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test postgres gnubg bench lock clean
+.PHONY: run test lint postgres gnubg bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/bootstrap.txt
 
 # Every dependency comes from a lock file in requirements/, pinned with its
 # hashes (`make lock` regenerates them from pyproject.toml), so a fresh install
@@ -17,7 +17,7 @@ $(BIN)/python:
 # The computer opponent's engines are wheels for common platforms; where they
 # don't install, the bot runs without the computer opponent and analysis.
 INSTALL := $(BIN)/python -m pip install --quiet --require-hashes
-PROJECT := $(BIN)/python -m pip install --quiet --no-deps -e .
+PROJECT := $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 
 $(VENV)/.installed-run: pyproject.toml requirements/run.txt requirements/base.txt | $(BIN)/python
 	$(INSTALL) -r requirements/run.txt || $(INSTALL) -r requirements/base.txt
@@ -36,8 +36,14 @@ run: $(VENV)/.installed-run
 # themselves; `postgres` installs the server binaries where missing. The
 # engine's oracle tests import our .mat files into GNU Backgammon; `gnubg`
 # installs it where it can (never failing: without it those tests skip).
-test: $(VENV)/.installed-test postgres gnubg
+test: lint postgres gnubg
 	$(BIN)/python -m pytest -q
+
+# The code's own checks, run by `make test` first: format, lint (ruff) and types (mypy).
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 postgres:
 	sh scripts/ensure_postgres.sh
@@ -64,6 +70,7 @@ lock:
 	$(LOCK) -o requirements/base.txt pyproject.toml
 	$(LOCK) --extra ai -o requirements/run.txt pyproject.toml
 	$(LOCK) --extra test -o requirements/test.txt pyproject.toml
+	$(LOCK) -o requirements/bootstrap.txt requirements/bootstrap.in
 
 clean:
 	rm -rf $(VENV)
