@@ -104,11 +104,31 @@ def settle_memory() -> None:
 
 async def run(settings: Settings) -> None:
     from bot.discord.client import create_bot
+    from bot.ops.shutdown import Stopping
 
+    main = asyncio.current_task()
+    assert main is not None
     async with create_bot(settings) as bot:
-        await bot.login(settings.token)  # and setup_hook: the database, the commands, the drawing workers
-        settle_memory()
-        await bot.connect()
+
+        async def stop() -> None:
+            if bot.is_ready():
+                await bot.wind_down()  # no new work; what is in flight finishes
+            # Then the gateway's reader stops and the context closes the bot: cancelling
+            # the reader first makes discord.py's close frame a normal one (1000).
+            main.cancel()
+
+        stopping = Stopping(stop)
+        stopping.install()
+        try:
+            await bot.login(settings.token)  # and setup_hook: the database, the commands, the drawing workers
+            settle_memory()
+            await bot.connect()
+        except asyncio.CancelledError:
+            if not stopping.asked:
+                raise
+    stopping.uninstall()
+    if stopping.asked:
+        logging.getLogger("bot").info("stopped")
 
 
 def _run_loop(main: Coroutine[Any, Any, None]) -> None:

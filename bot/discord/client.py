@@ -73,6 +73,12 @@ CREDIT_PATIENCE_SECONDS = 120.0
 busy it is: until then no deadline runs (none can fall due early), so a few
 minutes' wait punishes nobody, while crediting 100,000 games under full load
 made every board of the load bench's first seconds half as slow again."""
+STOP_DRAIN_SECONDS = 6.0
+"""A clean stop waits this long at most for the interactions in flight
+(:data:`bot.ops.shutdown.STOP_SECONDS` bounds the whole stop)."""
+IN_FLIGHT = ("CommandTree-invoker", "discord-ui-", "bg-refuse")
+"""Names of the tasks that answer an interaction (discord.py's, and :meth:`BackgammonBot._refuse`'s)."""
+STOPPING_ANSWER = "The bot is restarting: try again in a minute."
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -159,6 +165,9 @@ class BackgammonBot(commands.Bot):
         self.credit_patience = CREDIT_PATIENCE_SECONDS
         self.credit_poll = POLL_SECONDS
         self._heartbeats: asyncio.Task[None] | None = None
+        self.stopping = False
+        """A clean stop is under way (:meth:`stop`): new interactions are turned away."""
+        self._turn_away_when_stopping()
 
     async def login(self, token: str) -> None:
         if self.http.connector is discord.utils.MISSING:
@@ -319,6 +328,51 @@ class BackgammonBot(commands.Bot):
                 await self.service.deadlines.beat(shard=self.settings.shard)
             except Exception:
                 log.warning("could not record the heartbeat", exc_info=True)
+
+    def _turn_away_when_stopping(self) -> None:
+        """Once stopping, an interaction gets a private "restarting" rather than a game
+        action that the stop could cut off. discord.py has no hook before it hands an
+        interaction to the command tree or a view, hence the wrapped gateway parser."""
+        parsers = self._connection.parsers
+        parse = parsers["INTERACTION_CREATE"]
+
+        def parse_interaction(data: Any) -> None:
+            if not self.stopping:
+                parse(data)
+            else:
+                asyncio.get_running_loop().create_task(self._refuse(data), name="bg-refuse")
+
+        parsers["INTERACTION_CREATE"] = parse_interaction
+
+    async def _refuse(self, data: Any) -> None:
+        interaction = discord.Interaction(data=data, state=self._connection)
+        try:
+            if interaction.type is discord.InteractionType.autocomplete:
+                await interaction.response.autocomplete([])
+            else:
+                await interaction.response.send_message(STOPPING_ANSWER, ephemeral=True)
+        except discord.HTTPException:
+            pass
+
+    async def wind_down(self) -> None:
+        """The first half of a clean stop: take no new work and let the interactions in
+        flight finish (the dispatcher's and the scheduler's work goes back to the
+        outbox and the due rows, for the next start). Then the caller stops the
+        gateway's reader and closes the bot: a close frame with code 1000."""
+        self.stopping = True
+        if self.scheduler is not None:
+            self.scheduler.close()
+        if self.dispatcher is not None:
+            await self.dispatcher.stop()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_DRAIN_SECONDS
+        while (left := deadline - loop.time()) > 0:
+            busy = [t for t in asyncio.all_tasks() if t.get_name().startswith(IN_FLIGHT) and not t.done()]
+            if not busy:
+                break
+            await asyncio.wait(busy, timeout=left)
+        else:
+            log.warning("stopping with interactions still in flight")
 
     async def close(self) -> None:
         for task in (self._heartbeats, self._coming_back):
