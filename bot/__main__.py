@@ -143,6 +143,11 @@ def _run_loop(main: Coroutine[Any, Any, None]) -> None:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["check"]:
+        from bot.ops.check import main as check
+
+        return check(environ)
     try:
         settings = Settings.from_env(environ)
     except ConfigError as error:
