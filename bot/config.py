@@ -40,6 +40,9 @@ against Discord a TLS handshake, for each). At the heaviest load measured, about
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
+DEFAULT_HEALTH_HOST = "127.0.0.1"
+"""The probes and metrics are for the machine's own supervisor and Prometheus, not the world."""
 
 COOLDOWN_FAMILIES: dict[str, tuple[int, float]] = {
     "challenge": (5, 60.0),  # /bg challenge, /bg computer, /bgtools setup, Accept / Decline / Withdraw
@@ -133,6 +136,14 @@ class Settings:
     """``SNAPSHOT_EVERY``: a game's state is stored with its actions every this many actions."""
     http_connections: int = DEFAULT_HTTP_CONNECTIONS
     """``HTTP_CONNECTIONS``: connections to Discord's API held open at once (more requests wait)."""
+    health_port: int | None = None
+    """``HEALTH_PORT``: serve ``/healthz``, ``/readyz`` and ``/metrics`` on this port (None: no server)."""
+    health_host: str = DEFAULT_HEALTH_HOST
+    """``HEALTH_HOST``: the address the health server listens on."""
+    log_format: str = "text"
+    """``LOG_FORMAT``: ``text`` (one readable line per record) or ``json`` (one object per line)."""
+    alert_webhook_url: str | None = field(default=None, repr=False)
+    """``ALERT_WEBHOOK_URL``: a Discord webhook for error summaries (its URL holds a token: never logged)."""
 
     @classmethod
     def from_env(
@@ -197,6 +208,13 @@ class Settings:
         cached = _whole("CACHED_GAMES", get("CACHED_GAMES"), 1, 10_000_000)
         snapshot_every = _whole("SNAPSHOT_EVERY", get("SNAPSHOT_EVERY"), 1, 100_000)
         connections = _whole("HTTP_CONNECTIONS", get("HTTP_CONNECTIONS"), 1, 10_000)
+        health_port = _whole("HEALTH_PORT", get("HEALTH_PORT"), 1, 65_535)
+        log_format = (get("LOG_FORMAT") or "text").lower()
+        if log_format not in LOG_FORMATS:
+            raise ConfigError(f"LOG_FORMAT must be text or json, not {log_format!r}")
+        alert_url = get("ALERT_WEBHOOK_URL") or None
+        if alert_url is not None and not alert_url.startswith(("https://", "http://")):
+            raise ConfigError("ALERT_WEBHOOK_URL must be a webhook URL (https://discord.com/api/webhooks/...)")
 
         cooldowns = []
         for family, default in COOLDOWN_FAMILIES.items():
@@ -222,6 +240,10 @@ class Settings:
             cached_games=DEFAULT_CACHED_GAMES if cached is None else cached,
             snapshot_every=DEFAULT_SNAPSHOT_EVERY if snapshot_every is None else snapshot_every,
             http_connections=DEFAULT_HTTP_CONNECTIONS if connections is None else connections,
+            health_port=health_port,
+            health_host=get("HEALTH_HOST") or DEFAULT_HEALTH_HOST,
+            log_format=log_format,
+            alert_webhook_url=alert_url,
         )
 
     @property
@@ -245,6 +267,15 @@ class Settings:
     def database_secrets(self) -> tuple[str, ...]:
         """The passwords inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
         return secrets_of(self.database_url_setting or "")
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every secret the log filter and the alerts hide: the token, the database
+        passwords, the alert webhook's URL and its token part."""
+        found = [self.token, *self.database_secrets]
+        if self.alert_webhook_url:
+            found += [self.alert_webhook_url, self.alert_webhook_url.rstrip("/").rsplit("/", 1)[-1]]
+        return tuple(s for s in found if s)
 
     @property
     def pool_options(self) -> dict[str, int]:

@@ -1107,6 +1107,11 @@ class GameService:
         known = self._boards.get(game_id)
         return known[0] if known is not None else None
 
+    @property
+    def cached_games(self) -> int:
+        """Games kept rebuilt in memory (the health server's gauge)."""
+        return len(self._cache)
+
     def shown_version(self, game_id: int) -> int | None:
         """The version of a game its newest board recorded by this process shows (no read)."""
         known = self._boards.get(game_id)

@@ -78,6 +78,11 @@ def drawing_kept_up_for() -> float:
     return _render_workers.kept_up_for()
 
 
+def drawing_queue() -> int:
+    """Drawings waiting for a worker (the health server's gauge)."""
+    return _render_workers.queued
+
+
 async def warm_up_renderer() -> None:
     """Start the drawing workers (and their board caches, and matplotlib for the
     charts) before the first click needs them."""
@@ -471,6 +476,8 @@ class BoardPoster:
                 if message is None:
                     deliveries.release(outcome.owed)
                 else:
+                    if asked is not None and (metrics := getattr(self.client, "metrics", None)) is not None:
+                        metrics.board_posted(asked)
                     self._remember(state.id, sent_by, message)
                     await self.shown(state, message, old, owed=outcome.owed, skip=skip)
             except BaseException:

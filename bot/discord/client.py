@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -40,17 +41,20 @@ from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
 from bot.discord.analysis_notes import AnalysisNotes
-from bot.discord.boards import BoardPoster, drawing_kept_up_for, replay_in_worker, warm_up_renderer
+from bot.discord.boards import BoardPoster, drawing_kept_up_for, drawing_queue, replay_in_worker, warm_up_renderer
 from bot.discord.components import DYNAMIC_ITEMS, let_go
 from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
 from bot.discord.direct import TurnMessages
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
+from bot.discord.instruments import FamilyOf, answer_trace
 from bot.discord.parts import Parts
 from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
+from bot.ops.health import HealthServer
+from bot.ops.metrics import ErrorCounter, Metrics
 from engine import DiceSource
 
 log = logging.getLogger("bot")
@@ -133,7 +137,9 @@ class BackgammonBot(commands.Bot):
     ) -> None:
         # A board game never joins a voice channel: no start-up warnings about voice libraries.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        metrics = Metrics() if settings.health_port is not None else None
         super().__init__(
+            http_trace=answer_trace(metrics) if metrics is not None else None,
             command_prefix=commands.when_mentioned,
             intents=INTENTS,
             help_command=None,
@@ -166,7 +172,11 @@ class BackgammonBot(commands.Bot):
         self.credit_poll = POLL_SECONDS
         self._heartbeats: asyncio.Task[None] | None = None
         self.stopping = False
-        """A clean stop is under way (:meth:`stop`): new interactions are turned away."""
+        """A clean stop is under way (:meth:`wind_down`): new interactions are turned away."""
+        self.metrics = metrics
+        """The process's metrics (``HEALTH_PORT`` set), else None."""
+        self.health: HealthServer | None = None
+        self._error_counter: logging.Handler | None = None
         self._turn_away_when_stopping()
 
     async def login(self, token: str) -> None:
@@ -225,9 +235,41 @@ class BackgammonBot(commands.Bot):
         if self.scheduler is not None:
             self.scheduler.start()
             self._heartbeats = asyncio.create_task(self._beat_forever(), name="bg-heartbeat")
+        if self.settings.health_port is not None:
+            await self._start_health()
         await warm_up_renderer()
         advice.available()  # import the engines now, not on the event loop when the first game ends
         await self.sync_commands()
+
+    async def _start_health(self) -> None:
+        service = self.service
+        assert service is not None
+        metrics = self.metrics
+        if metrics is not None:
+            metrics.level(
+                "bg_gateway_latency_seconds",
+                "The gateway's heartbeat round trip, by shard.",
+                self._gateway_latencies,
+                label="shard",
+            )
+            metrics.slow_level("bg_outbox_owed", "Messages owed to Discord (the outbox).", service.store.outbox.count)
+            metrics.level("bg_drawing_queue", "Drawings waiting for a drawing worker.", drawing_queue)
+            metrics.level("bg_cached_games", "Games kept rebuilt in memory.", lambda: service.cached_games)
+            metrics.start()
+            self._error_counter = ErrorCounter(metrics)
+            logging.getLogger().addHandler(self._error_counter)
+        self.health = HealthServer(
+            connected=lambda: self.connected and not self.stopping,
+            database=service.store.schema_version,
+            metrics=metrics,
+            host=self.settings.health_host,
+            port=self.settings.health_port or 0,
+        )
+        await self.health.start()
+
+    def _gateway_latencies(self) -> list[tuple[str, float]]:
+        found = self.latencies if isinstance(self, commands.AutoShardedBot) else [(self.shard_id or 0, self.latency)]
+        return [(str(shard), latency) for shard, latency in found if math.isfinite(latency)]
 
     async def sync_commands(self) -> None:
         """Sync the slash commands: to the dev guild (instant) if one is set, else globally."""
@@ -335,9 +377,12 @@ class BackgammonBot(commands.Bot):
         interaction to the command tree or a view, hence the wrapped gateway parser."""
         parsers = self._connection.parsers
         parse = parsers["INTERACTION_CREATE"]
+        metrics, family_of = self.metrics, FamilyOf(self.tree)
 
         def parse_interaction(data: Any) -> None:
             if not self.stopping:
+                if metrics is not None:  # here, not in a listener: no task per interaction
+                    metrics.received(int(data["id"]), family_of(data))
                 parse(data)
             else:
                 asyncio.get_running_loop().create_task(self._refuse(data), name="bg-refuse")
@@ -391,6 +436,12 @@ class BackgammonBot(commands.Bot):
         if self.parts is not None:
             await self.parts.advice.close()  # the analyst's worker processes
         await super().close()
+        if self.health is not None:
+            await self.health.close()
+        if self.metrics is not None:
+            await self.metrics.close()
+        if self._error_counter is not None:
+            logging.getLogger().removeHandler(self._error_counter)
         if self._owns_service and self.service is not None:
             await self.service.close()
 

@@ -116,6 +116,8 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     error = unwrap(error)
     text = player_message(error)
     if isinstance(error, BusyError):
+        if (metrics := getattr(interaction.client, "metrics", None)) is not None:
+            metrics.database_errors.inc()
         log.warning("database trouble in interaction %s: %s", interaction.id, error)
     elif text is None:
         command = (
