@@ -76,10 +76,15 @@ def setup_logging(settings: Settings) -> logging.Handler:
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
         root.removeHandler(old)
+    from bot.ops.logs import formatter_for
+
     handler = logging.StreamHandler()
     handler.set_name(_HANDLER_NAME)
-    handler.addFilter(RedactFilter(settings.token, *settings.database_secrets))
-    discord.utils.setup_logging(handler=handler, level=settings.log_level_number, root=True)
+    handler.addFilter(RedactFilter(*settings.secrets))
+    formatter = formatter_for(settings.log_format, handler.stream, list(settings.shard_ids or ()) or None)
+    discord.utils.setup_logging(
+        handler=handler, formatter=formatter or discord.utils.MISSING, level=settings.log_level_number, root=True
+    )
     return handler
 
 

@@ -76,6 +76,7 @@ async def test_probes_and_metrics(fake, tmp_path):
 
         bot.proc.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(bot.proc.wait(), 15) == 0
+        assert "\x1b[" not in bot.log_text()  # a file, not a terminal: no colour codes
     finally:
         fake.holds.clear()
         await bot.kill()
