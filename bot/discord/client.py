@@ -53,6 +53,8 @@ from bot.discord.parts import Parts
 from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
+from bot.ops.alerts import AlertHandler, Alerts
+from bot.ops.check import problems
 from bot.ops.health import HealthServer
 from bot.ops.metrics import ErrorCounter, Metrics
 from engine import DiceSource
@@ -176,6 +178,8 @@ class BackgammonBot(commands.Bot):
         self.metrics = metrics
         """The process's metrics (``HEALTH_PORT`` set), else None."""
         self.health: HealthServer | None = None
+        self.alerts: Alerts | None = None
+        self._alert_handler: logging.Handler | None = None
         self._error_counter: logging.Handler | None = None
         self._turn_away_when_stopping()
 
@@ -237,6 +241,12 @@ class BackgammonBot(commands.Bot):
             self._heartbeats = asyncio.create_task(self._beat_forever(), name="bg-heartbeat")
         if self.settings.health_port is not None:
             await self._start_health()
+        if self.settings.alert_webhook_url:
+            self.alerts = Alerts(self.settings.alert_webhook_url, self.settings.secrets)
+            self.alerts.start()
+            self.alerts.watch(lambda: problems(self.settings))
+            self._alert_handler = AlertHandler(self.alerts)
+            logging.getLogger().addHandler(self._alert_handler)
         await warm_up_renderer()
         advice.available()  # import the engines now, not on the event loop when the first game ends
         await self.sync_commands()
@@ -442,6 +452,10 @@ class BackgammonBot(commands.Bot):
             await self.metrics.close()
         if self._error_counter is not None:
             logging.getLogger().removeHandler(self._error_counter)
+        if self._alert_handler is not None:
+            logging.getLogger().removeHandler(self._alert_handler)
+        if self.alerts is not None:
+            await self.alerts.close()
         if self._owns_service and self.service is not None:
             await self.service.close()
 

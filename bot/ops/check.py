@@ -125,4 +125,23 @@ def main(environ: Mapping[str, str] | None = None, out: TextIO | None = None) ->
     found = asyncio.run(findings(settings))
     for finding in found:
         print(finding.line(), file=out)
-    return max(f.level for f in found)
+    worst = max(f.level for f in found)
+    if worst > OK and settings.alert_webhook_url:
+        asyncio.run(_alert(settings, [f for f in found if f.level > OK]))
+    return worst
+
+
+async def _alert(settings: Settings, found: list[Finding]) -> None:
+    from bot.ops.alerts import Alerts
+
+    assert settings.alert_webhook_url is not None
+    alerts = Alerts(settings.alert_webhook_url, settings.secrets)
+    try:
+        await alerts.send("**check** " + "\n".join(f.line() for f in found))
+    finally:
+        await alerts.close()
+
+
+async def problems(settings: Settings) -> list[tuple[str, str]]:
+    """What the check finds wrong, as (check name, line): for the bot's periodic alerts."""
+    return [(f.name, f.line()) for f in await findings(settings) if f.level > OK]

@@ -43,7 +43,9 @@ async def until_answered(port: int, path: str, timeout: float = 40.0) -> tuple[i
 
 async def test_probes_and_metrics(fake, tmp_path):
     port = free_port()
-    bot = BotProcess(fake, tmp_path, extra_env={"HEALTH_PORT": str(port)})
+    # the alerts are wired too (nothing goes wrong here: nothing is posted)
+    alerts = "http://127.0.0.1:9/api/webhooks/1/x"
+    bot = BotProcess(fake, tmp_path, extra_env={"HEALTH_PORT": str(port), "ALERT_WEBHOOK_URL": alerts})
     commands = fake.hold("PUT", r"/applications/\d+/(guilds/\d+/)?commands")  # the bot waits before it connects
     try:
         await bot.start(wait_ready=False)

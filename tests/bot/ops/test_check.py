@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import io
 import sqlite3
@@ -97,3 +98,30 @@ def test_the_command_line_runs_it_without_a_token(tmp_path) -> None:
     )
     assert done.returncode == CRITICAL, done.stderr
     assert done.stdout.startswith("critical database:")
+
+
+async def test_a_problem_goes_to_the_alert_webhook_without_secrets(tmp_path) -> None:
+    from aiohttp import web
+
+    posts: list[dict] = []
+
+    async def hook(request: web.Request) -> web.Response:
+        posts.append(await request.json())
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_post("/api/webhooks/{id}/{token}", hook)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    url = f"http://127.0.0.1:{port}/api/webhooks/1/check-secret"
+    await make_store(tmp_path / "db.sqlite3", beat_age=200)
+    try:
+        code, text = await asyncio.to_thread(run_check, tmp_path / "db.sqlite3", ALERT_WEBHOOK_URL=url)
+    finally:
+        await runner.cleanup()
+    assert code == WARNING
+    assert len(posts) == 1 and "warning heartbeat: shard 0 beat 200 s ago" in posts[0]["content"]
+    assert "ok " not in posts[0]["content"] and "check-secret" not in str(posts)
