@@ -159,6 +159,9 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         print(f"bot: {error}", file=sys.stderr)
         return EXIT_CONFIG
     setup_logging(settings)
+    from bot.ops.files import warn_exposed
+
+    warn_exposed(settings.private_files)
     try:
         _run_loop(run(settings))
     except discord.LoginFailure:

@@ -68,6 +68,19 @@ class ConfigError(ValueError):
     """A setting is missing or malformed; the message says which and how to fix it."""
 
 
+SECRET_FILES = ("DISCORD_TOKEN", "DATABASE_URL")
+"""Settings that may come from a file instead (``DISCORD_TOKEN_FILE=/run/secrets/token``):
+Docker and systemd secrets, kept out of the environment."""
+
+
+def _read_secret(name: str, path: str) -> str:
+    """A secret file's text, without the line break editors add (its content is never shown)."""
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{name}: cannot read {path} ({type(error).__name__})") from None
+
+
 def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
     """``KEY=value`` pairs of a dotenv file ({} if there is no such file).
 
@@ -142,6 +155,8 @@ class Settings:
     """``HEALTH_HOST``: the address the health server listens on."""
     log_format: str = "text"
     """``LOG_FORMAT``: ``text`` (one readable line per record) or ``json`` (one object per line)."""
+    secret_files: tuple[str, ...] = ()
+    """``DISCORD_TOKEN_FILE`` / ``DATABASE_URL_FILE`` as given (the start warns if others can read them)."""
     alert_webhook_url: str | None = field(default=None, repr=False)
     """``ALERT_WEBHOOK_URL``: a Discord webhook for error summaries (its URL holds a token: never logged)."""
 
@@ -163,6 +178,13 @@ class Settings:
 
         def get(name: str) -> str:
             return values.get(name, "").strip()
+
+        for name in SECRET_FILES:
+            path = get(f"{name}_FILE")
+            if path:
+                if get(name):
+                    raise ConfigError(f"set {name} or {name}_FILE, not both")
+                values[name] = _read_secret(f"{name}_FILE", path)
 
         token = get("DISCORD_TOKEN")
         if require_token and not token:
@@ -244,6 +266,7 @@ class Settings:
             health_host=get("HEALTH_HOST") or DEFAULT_HEALTH_HOST,
             log_format=log_format,
             alert_webhook_url=alert_url,
+            secret_files=tuple(get(f"{name}_FILE") for name in SECRET_FILES if get(f"{name}_FILE")),
         )
 
     @property
@@ -267,6 +290,15 @@ class Settings:
     def database_secrets(self) -> tuple[str, ...]:
         """The passwords inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
         return secrets_of(self.database_url_setting or "")
+
+    @property
+    def private_files(self) -> list[str]:
+        """Files that only the bot's user should read: ``.env``, the secret files, the SQLite database."""
+        files = [".env", *self.secret_files]
+        where = parse_database_url(self.database_url)
+        if where.backend == "sqlite" and where.location != ":memory:" and not where.location.startswith("file:"):
+            files.append(where.location)
+        return files
 
     @property
     def secrets(self) -> tuple[str, ...]:
