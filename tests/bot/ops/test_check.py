@@ -125,3 +125,17 @@ async def test_a_problem_goes_to_the_alert_webhook_without_secrets(tmp_path) -> 
     assert code == WARNING
     assert len(posts) == 1 and "warning heartbeat: shard 0 beat 200 s ago" in posts[0]["content"]
     assert "ok " not in posts[0]["content"] and "check-secret" not in str(posts)
+
+
+def test_little_free_disk_beside_the_database_warns_then_is_critical(tmp_path) -> None:
+    from bot.ops.check import judge
+    from bot.store.health import Health
+
+    health = Health(SCHEMA_VERSION, "sqlite", str(tmp_path / "db.sqlite3"), heartbeats={0: 1000.0})
+    levels = {
+        free: next(f for f in judge(health, 1000.0, free_bytes=lambda _, free=free: free) if f.name == "disk").level
+        for free in (5 << 30, 500 << 20, 50 << 20)
+    }
+    assert levels == {5 << 30: OK, 500 << 20: WARNING, 50 << 20: CRITICAL}
+    postgres = Health(SCHEMA_VERSION, "postgresql", None, heartbeats={0: 1000.0})
+    assert all(f.name != "disk" for f in judge(postgres, 1000.0))
