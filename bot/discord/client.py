@@ -48,7 +48,7 @@ from bot.discord.cooldowns import Cooldowns
 from bot.discord.direct import TurnMessages
 from bot.discord.dispatcher import Dispatcher
 from bot.discord.errors import report
-from bot.discord.instruments import FamilyOf, answer_trace
+from bot.discord.instruments import AnswerTimer, FamilyOf
 from bot.discord.parts import Parts
 from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
@@ -141,7 +141,6 @@ class BackgammonBot(commands.Bot):
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         metrics = Metrics() if settings.health_port is not None else None
         super().__init__(
-            http_trace=answer_trace(metrics) if metrics is not None else None,
             command_prefix=commands.when_mentioned,
             intents=INTENTS,
             help_command=None,
@@ -177,6 +176,7 @@ class BackgammonBot(commands.Bot):
         """A clean stop is under way (:meth:`wind_down`): new interactions are turned away."""
         self.metrics = metrics
         """The process's metrics (``HEALTH_PORT`` set), else None."""
+        self._answer_timer = AnswerTimer(metrics) if metrics is not None else None
         self.health: HealthServer | None = None
         self.alerts: Alerts | None = None
         self._alert_handler: logging.Handler | None = None
@@ -266,6 +266,8 @@ class BackgammonBot(commands.Bot):
             metrics.level("bg_drawing_queue", "Drawings waiting for a drawing worker.", drawing_queue)
             metrics.level("bg_cached_games", "Games kept rebuilt in memory.", lambda: service.cached_games)
             metrics.start()
+            assert self._answer_timer is not None
+            self._answer_timer.install()
             self._error_counter = ErrorCounter(metrics)
             logging.getLogger().addHandler(self._error_counter)
         self.health = HealthServer(
@@ -450,6 +452,8 @@ class BackgammonBot(commands.Bot):
             await self.health.close()
         if self.metrics is not None:
             await self.metrics.close()
+        if self._answer_timer is not None:
+            self._answer_timer.uninstall()
         if self._error_counter is not None:
             logging.getLogger().removeHandler(self._error_counter)
         if self._alert_handler is not None:
