@@ -116,8 +116,9 @@ async def run(settings: Settings) -> None:
     async with create_bot(settings) as bot:
 
         async def stop() -> None:
-            if bot.is_ready():
-                await bot.wind_down()  # no new work; what is in flight finishes
+            # No new work; what is in flight finishes (interactions come in before
+            # discord.py calls the bot ready, so this whatever the bot's state).
+            await bot.wind_down()
             # Then the gateway's reader stops and the context closes the bot: cancelling
             # the reader first makes discord.py's close frame a normal one (1000).
             main.cancel()

@@ -307,6 +307,8 @@ class BackgammonBot(commands.Bot):
             self.scheduler.close()  # nobody can move: no clock may run out meanwhile
 
     def _come_back(self) -> None:
+        if self.stopping:
+            return  # connected as the stop began: the next start comes back
         self.connected = True
         if self._coming_back is None or self._coming_back.done():
             self._coming_back = asyncio.create_task(self._come_backs(), name="bg-come-back")

@@ -112,6 +112,7 @@ async def test_sigterm_right_after_ready(fake, tmp_path):
 async def test_sigterm_during_load_loses_nothing(fake, launch):
     port = free_port()
     bot = await launch(REAL_BOT, log_level="INFO", extra_env={"HEALTH_PORT": str(port)})
+    await fake.wait_for(lambda: "ready as" in bot.log_text(), 60, "the bot to be ready")
     load = asyncio.create_task(run_games(fake, 20, timeout=8.0))
     await fake.wait_for(lambda: len(fake.interactions) >= 60, 30, "the load to be under way")
 
