@@ -165,6 +165,9 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     warn_exposed(settings.private_files)
     try:
         _run_loop(run(settings))
+    except ConfigError as error:  # found only once running (the health server's port)
+        print(f"bot: {error}", file=sys.stderr)
+        return EXIT_CONFIG
     except discord.LoginFailure:
         print(f"bot: Discord rejected DISCORD_TOKEN (improper or reset token): {TOKEN_HELP}", file=sys.stderr)
         return EXIT_LOGIN

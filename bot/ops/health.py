@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from bot.config import ConfigError
 from bot.ops.metrics import Metrics
 
 log = logging.getLogger("bot.ops")
@@ -57,7 +58,14 @@ class HealthServer:
         self._runner = web.AppRunner(self.app(), access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as error:
+            await self.close()
+            raise ConfigError(
+                f"HEALTH_PORT: cannot listen on {self.host}:{self.port} ({error.strerror or error}); "
+                "choose a free port or HEALTH_HOST"
+            ) from None
         server = site._server
         if self.port == 0 and server is not None and server.sockets:  # type: ignore[union-attr]
             self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]

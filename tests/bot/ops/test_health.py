@@ -91,3 +91,18 @@ async def test_every_metrics_line_parses() -> None:
     assert samples[("bg_board_seconds_count", ())] == 1
     assert ("bg_loop_lag_seconds", ()) in samples and ("bg_drawing_queue", ()) in samples
     assert not any(name == "bg_broken" for name, _ in samples)
+
+
+async def test_a_port_in_use_is_a_config_error() -> None:
+    import pytest
+
+    from bot.config import ConfigError
+
+    first = HealthServer(connected=lambda: True, database=asyncio.sleep)
+    await first.start()
+    try:
+        second = HealthServer(connected=lambda: True, database=asyncio.sleep, port=first.port)
+        with pytest.raises(ConfigError, match=f"HEALTH_PORT: cannot listen on 127.0.0.1:{first.port}"):
+            await second.start()
+    finally:
+        await first.close()
