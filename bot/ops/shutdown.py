@@ -68,11 +68,11 @@ class Stopping:
             self._loop.add_signal_handler(sig, self.on_signal, sig)
 
     def uninstall(self) -> None:
+        """Take the signal handlers off. A watchdog already running stays: the loop's own
+        shutdown (its executor's threads, the workers) is part of the bounded stop."""
         if self._loop is not None and not self._loop.is_closed():
             for sig in SIGNALS:
                 self._loop.remove_signal_handler(sig)
-        if self._watchdog is not None:
-            self._watchdog.cancel()
 
     def on_signal(self, sig: int) -> None:
         name = signal.Signals(sig).name
