@@ -26,6 +26,8 @@ async def test_first_signal_stops_once_and_logs(caplog) -> None:
             await asyncio.sleep(0.05)
     finally:
         stopping.uninstall()
+        if stopping._watchdog is not None:
+            stopping._watchdog.cancel()  # this test's process goes on
     assert stops == [1]
     assert stopping.signal_name == "SIGHUP"
     messages = [r.getMessage() for r in caplog.records]
