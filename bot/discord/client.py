@@ -47,7 +47,7 @@ from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
 from bot.discord.direct import TurnMessages
 from bot.discord.dispatcher import Dispatcher
-from bot.discord.errors import report
+from bot.discord.errors import answer_privately, report
 from bot.discord.instruments import AnswerTimer, FamilyOf
 from bot.discord.parts import Parts
 from bot.discord.quiet import POLL_SECONDS, until_quiet
@@ -405,13 +405,11 @@ class BackgammonBot(commands.Bot):
 
     async def _refuse(self, data: Any) -> None:
         interaction = discord.Interaction(data=data, state=self._connection)
-        try:
-            if interaction.type is discord.InteractionType.autocomplete:
-                await interaction.response.autocomplete([])
-            else:
-                await interaction.response.send_message(STOPPING_ANSWER, ephemeral=True)
-        except discord.HTTPException:
-            pass
+        if interaction.type is not discord.InteractionType.autocomplete:
+            await answer_privately(interaction, STOPPING_ANSWER)
+            return
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.autocomplete([])
 
     async def wind_down(self) -> None:
         """The first half of a clean stop: take no new work and let the interactions in
