@@ -4,9 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint postgres gnubg bench lock clean
+.PHONY: run test lint postgres gnubg bench lock clean env
 
+# Python 3.11 or newer, with venv, before anything is installed: one line saying what to
+# install beats an error deep inside pip. (Debian and Ubuntu ship venv separately.)
 $(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "make: the bot needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1 | head -n 1)." \
+	    "On Debian or Ubuntu: sudo apt install python3.11 python3.11-venv, then make PYTHON=python3.11" >&2; exit 1; }
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { \
+	  echo "make: $(PYTHON) cannot make a virtual environment." \
+	    "On Debian or Ubuntu: sudo apt install python$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv" >&2; \
+	  exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements/bootstrap.txt
 
@@ -31,6 +40,12 @@ $(VENV)/.installed-test: pyproject.toml requirements/test.txt | $(BIN)/python
 
 run: $(VENV)/.installed-run
 	$(BIN)/python -m bot
+
+# The settings file, readable by you only (it holds the token).
+env: .env
+.env:
+	install -m 600 .env.example .env
+	@echo "make: created .env (mode 600); set DISCORD_TOKEN in it"
 
 # The storage tests also run on a private PostgreSQL server they start
 # themselves; `postgres` installs the server binaries where missing. The

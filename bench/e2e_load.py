@@ -38,7 +38,8 @@ reference to compare runs made at different times.
 ``--store PATH`` runs the bot on a copy of a store (a SQLite file with the
 project's schema, e.g. from ``bench/build_store.py``); ``--store big`` is
 ``bench/.stores/big.sqlite``. ``--keep-store PATH`` keeps the run's database.
-``--profile PATH`` samples the bot's event loop (``E2E_PROFILE``, see
+``--env KEY=VALUE`` sets one of the bot's settings (``--env HEALTH_PORT=9102``:
+with its metrics on). ``--profile PATH`` samples the bot's event loop (``E2E_PROFILE``, see
 tests/e2e/launcher.py); ``bench/profile_report.py PATH`` sums it.
 
     python bench/e2e_load.py [--games 200] [--short] [--store PATH|big] [--think 0.5 2] [--ramp 0]
@@ -225,6 +226,7 @@ async def main(
     store: Path | None = None,
     profile: str | None = None,
     keep_store: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> int:
     """``runs`` runs, each with a new stand-in and bot; exit code 0 if every run met the targets."""
     results = []
@@ -233,7 +235,16 @@ async def main(
             print(f"-- run {number} of {runs}")
         results.append(
             await one_run(
-                games, as_json, timeout, ramp, think, full=full, store=store, profile=profile, keep_store=keep_store
+                games,
+                as_json,
+                timeout,
+                ramp,
+                think,
+                full=full,
+                store=store,
+                profile=profile,
+                keep_store=keep_store,
+                env=env,
             )
         )
     if runs > 1:
@@ -272,6 +283,7 @@ async def one_run(
     store: Path | None = None,
     profile: str | None = None,
     keep_store: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     reference = reference_board_ms()
     print(
@@ -289,7 +301,7 @@ async def one_run(
                 f"store: a copy of {store} ({store.stat().st_size / 2**20:.0f} MB, copied in "
                 f"{time.monotonic() - started:.1f} s)"
             )
-        extra_env = {"COOLDOWN_TURN": "off"}
+        extra_env = {"COOLDOWN_TURN": "off", **(env or {})}
         if profile:
             extra_env["E2E_PROFILE"] = str(Path(profile).resolve())
         bot = BotProcess(fake, Path(tmp), target=REAL_BOT, database=database, log_level="WARNING", extra_env=extra_env)
@@ -429,6 +441,13 @@ if __name__ == "__main__":
     )
     parser.add_argument("--keep-store", type=Path, default=None, help="copy the run's database here afterwards")
     parser.add_argument("--profile", default=None, help="write a sampling profile of the bot's event loop here")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for the bot (repeatable), e.g. --env HEALTH_PORT=9102 to measure it with its metrics on",
+    )
     args = parser.parse_args()
     if args.short and args.full:
         parser.error("--short or --full, not both")
@@ -444,6 +463,7 @@ if __name__ == "__main__":
         store=resolve_store(args.store),
         profile=args.profile,
         keep_store=args.keep_store,
+        env=dict(item.split("=", 1) for item in args.env),
     )
     # The stand-in and the players share the bot's two cores (Discord's own servers would
     # not): keep them light, and the lighter loop if installed. No garbage collections

@@ -86,10 +86,15 @@ def setup_logging(settings: Settings) -> logging.Handler:
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
         root.removeHandler(old)
+    from bot.ops.logs import formatter_for
+
     handler = logging.StreamHandler()
     handler.set_name(_HANDLER_NAME)
-    handler.addFilter(RedactFilter(settings.token, *settings.database_secrets))
-    discord.utils.setup_logging(handler=handler, level=settings.log_level_number, root=True)
+    handler.addFilter(RedactFilter(*settings.secrets))
+    formatter = formatter_for(settings.log_format, handler.stream, list(settings.shard_ids or ()) or None)
+    discord.utils.setup_logging(
+        handler=handler, formatter=formatter or discord.utils.MISSING, level=settings.log_level_number, root=True
+    )
     return handler
 
 
@@ -129,10 +134,32 @@ async def open_bot(settings: Settings, *, serving: bool = True) -> BackgammonBot
 
 
 async def run(settings: Settings) -> None:
+    from bot.ops.shutdown import Stopping
+
+    main = asyncio.current_task()
+    assert main is not None
     async with await open_bot(settings) as bot:
-        await bot.login(settings.token)  # and setup_hook: the parts, the cogs, the drawing workers
-        settle_memory()
-        await bot.connect()
+
+        async def stop() -> None:
+            # No new work; what is in flight finishes (interactions come in before
+            # discord.py calls the bot ready, so this whatever the bot's state).
+            await bot.wind_down()
+            # Then the gateway's reader stops and the context closes the bot: cancelling
+            # the reader first makes discord.py's close frame a normal one (1000).
+            main.cancel()
+
+        stopping = Stopping(stop)
+        stopping.install()
+        try:
+            await bot.login(settings.token)  # and setup_hook: the parts, the cogs, the drawing workers
+            settle_memory()
+            await bot.connect()
+        except asyncio.CancelledError:
+            if not stopping.asked:
+                raise
+    stopping.uninstall()
+    if stopping.asked:
+        logging.getLogger("bot").info("stopped")
 
 
 async def sync(settings: Settings) -> int:
@@ -173,7 +200,12 @@ def parser() -> argparse.ArgumentParser:
         help="sync the slash commands with Discord (globally, or to DEV_GUILD_ID when set) and exit",
         description="Log in, sync the slash commands (globally, or to DEV_GUILD_ID when set), print how many, exit.",
     ).set_defaults(command=sync_command)
-    # Listed here for --help; main() hands its arguments to bot.store.backup, which parses its own.
+    # Listed here for --help; main() hands their arguments to bot.ops.check and bot.store.backup.
+    commands.add_parser(
+        "check",
+        help="the store's health (schema, heartbeats, outbox, clock credit, disk): exit 0 ok, 1 warning, 2 critical",
+        add_help=False,
+    )
     commands.add_parser(
         "backup",
         help="an online backup of the SQLite store while the bot plays: backup DEST [--keep N]",
@@ -184,6 +216,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["check"]:
+        from bot.ops.check import main as check
+
+        return check(environ)
     if args[:1] == ["backup"]:
         from bot.store.backup import main as backup
 
@@ -212,6 +248,10 @@ def run_command(args: argparse.Namespace, environ: Mapping[str, str] | None) -> 
     if settings is None:
         return EXIT_CONFIG
 
+    from bot.ops.files import warn_exposed
+
+    warn_exposed(settings.private_files)
+
     async def serve() -> int:
         await run(settings)
         return 0
@@ -236,6 +276,9 @@ def _talking_to_discord(work: Callable[[], Coroutine[Any, Any, int]]) -> int:
 
     try:
         _run_loop(body())
+    except ConfigError as error:  # found only once running (the health server's port)
+        print(f"bot: {error}", file=sys.stderr)
+        return EXIT_CONFIG
     except discord.LoginFailure:
         print(f"bot: Discord rejected DISCORD_TOKEN (improper or reset token): {TOKEN_HELP}", file=sys.stderr)
         return EXIT_LOGIN

@@ -24,6 +24,9 @@ from bot.store.drivers.url import parse_database_url, redact, secrets_of
 MAX_POOL_SIZE = 1000
 MAX_SHARD_COUNT = 10_000
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
+DEFAULT_HEALTH_HOST = "127.0.0.1"
+"""The probes and metrics are for the machine's own supervisor and Prometheus, not the world."""
 
 COOLDOWN_FAMILIES: dict[str, tuple[int, float]] = {
     "challenge": (5, 60.0),  # /bg challenge, /bg computer, /bgtools setup, Accept / Decline / Withdraw
@@ -55,6 +58,19 @@ TOKEN_HELP = (
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+SECRET_FILES = ("DISCORD_TOKEN", "DATABASE_URL")
+"""Settings that may come from a file instead (``DISCORD_TOKEN_FILE=/run/secrets/token``):
+Docker and systemd secrets, kept out of the environment."""
+
+
+def _read_secret(name: str, path: str) -> str:
+    """A secret file's text, without the line break editors add (its content is never shown)."""
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{name}: cannot read {path} ({type(error).__name__})") from None
 
 
 def read_env_file(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -181,6 +197,19 @@ def _switch(setting: Setting, text: str) -> bool:
     raise ConfigError(f"{setting.name} must be on or off (1 or 0), not {text!r}")
 
 
+def _log_format(setting: Setting, text: str) -> str:
+    word = text.lower()
+    if word not in LOG_FORMATS:
+        raise ConfigError(f"{setting.name} must be text or json, not {word!r}")
+    return word
+
+
+def _webhook_url(setting: Setting, text: str) -> str:
+    if not text.startswith(("https://", "http://")):
+        raise ConfigError(f"{setting.name} must be a webhook URL (https://discord.com/api/webhooks/...)")
+    return text
+
+
 def _rate(setting: Setting, text: str) -> tuple[int, float] | None:
     """A cooldown: ``uses/seconds`` (``5/60``), or ``off`` (None)."""
     if text.lower() in ("off", "0", "none"):
@@ -297,6 +326,38 @@ SETTINGS: tuple[Setting, ...] = (
         10_000,
     ),
     Setting(
+        "DISCORD_TOKEN_FILE",
+        "secret_files",
+        _text,
+        None,
+        "A file holding the bot token (Docker or systemd secrets), instead of DISCORD_TOKEN.",
+    ),
+    Setting(
+        "DATABASE_URL_FILE",
+        "secret_files",
+        _text,
+        None,
+        "A file holding DATABASE_URL (it may hold a password), instead of DATABASE_URL.",
+    ),
+    Setting(
+        "HEALTH_PORT",
+        "health_port",
+        _whole,
+        None,
+        "Serve /healthz, /readyz and /metrics on this port (unset: no health server).",
+        1,
+        65_535,
+    ),
+    Setting("HEALTH_HOST", "health_host", _text, DEFAULT_HEALTH_HOST, "The address the health server listens on."),
+    Setting("LOG_FORMAT", "log_format", _log_format, "text", "text (one readable line per record) or json."),
+    Setting(
+        "ALERT_WEBHOOK_URL",
+        "alert_webhook_url",
+        _webhook_url,
+        None,
+        "A Discord webhook (a staff channel) for redacted, rate-limited error and health summaries.",
+    ),
+    Setting(
         "SQLITE_CHECKPOINTS",
         "sqlite_checkpoints",
         _switch,
@@ -400,6 +461,15 @@ class Settings:
     snapshot_before_migration: bool = _default("SNAPSHOT_BEFORE_MIGRATION")
     low_disk_mb: int | None = _default("LOW_DISK_MB")
     shard_wait: bool = _default("SHARD_WAIT")
+    health_port: int | None = _default("HEALTH_PORT")
+    """Serve ``/healthz``, ``/readyz`` and ``/metrics`` on this port (None: no server)."""
+    health_host: str = _default("HEALTH_HOST")
+    log_format: str = _default("LOG_FORMAT")
+    """``text`` (one readable line per record) or ``json`` (one object per line)."""
+    secret_files: tuple[str, ...] = ()
+    """``DISCORD_TOKEN_FILE`` / ``DATABASE_URL_FILE`` as given (the start warns if others can read them)."""
+    alert_webhook_url: str | None = field(default=None, repr=False)
+    """A Discord webhook for error summaries (its URL holds a token: never logged)."""
 
     @classmethod
     def from_env(
@@ -417,8 +487,19 @@ class Settings:
         source = os.environ if environ is None else environ
         values.update({k: v for k, v in source.items() if v != "" or k not in values})
 
+        secret_files: list[str] = []
+        for name in SECRET_FILES:  # Docker's and systemd's secrets: the value in a file
+            path = values.get(f"{name}_FILE", "").strip()
+            if path:
+                if values.get(name, "").strip():
+                    raise ConfigError(f"set {name} or {name}_FILE, not both")
+                values[name] = _read_secret(f"{name}_FILE", path)
+                secret_files.append(path)
+
         read: dict[str, Any] = {}
         for setting in SETTINGS:
+            if setting.attr == "secret_files":
+                continue
             text = values.get(setting.name, "").strip()
             read[setting.attr] = setting.parse(setting, text) if text else setting.default
 
@@ -450,7 +531,7 @@ class Settings:
                     cooldowns.append((name, *value))
             else:
                 fields[attr] = value
-        return cls(**fields, limits=Limits(**limits), cooldowns=tuple(cooldowns))
+        return cls(**fields, limits=Limits(**limits), cooldowns=tuple(cooldowns), secret_files=tuple(secret_files))
 
     @property
     def log_level_number(self) -> int:
@@ -473,6 +554,24 @@ class Settings:
     def database_secrets(self) -> tuple[str, ...]:
         """The passwords inside ``DATABASE_URL`` as written and decoded (() if none), for the log filter."""
         return secrets_of(self.database_url_setting or "")
+
+    @property
+    def private_files(self) -> list[str]:
+        """Files that only the bot's user should read: ``.env``, the secret files, the SQLite database."""
+        files = [".env", *self.secret_files]
+        where = parse_database_url(self.database_url)
+        if where.backend == "sqlite" and where.location != ":memory:" and not where.location.startswith("file:"):
+            files.append(where.location)
+        return files
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every secret the log filter and the alerts hide: the token, the database
+        passwords, the alert webhook's URL and its token part."""
+        found = [self.token, *self.database_secrets]
+        if self.alert_webhook_url:
+            found += [self.alert_webhook_url, self.alert_webhook_url.rstrip("/").rsplit("/", 1)[-1]]
+        return tuple(s for s in found if s)
 
     @property
     def pool_options(self) -> dict[str, int]:

@@ -412,6 +412,11 @@ class RenderWorkers:
         return max(0.0, time.monotonic() - self._last_queued)
 
     @property
+    def queued(self) -> int:
+        """Drawings waiting for a worker (boards and pictures, replays)."""
+        return sum(1 for _, _, waiter in self._waiting + self._replays_waiting if not waiter.done())
+
+    @property
     def pids(self) -> list[int]:
         """The workers' process ids."""
         return [worker.process.pid for worker in self._workers]

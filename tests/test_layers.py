@@ -12,6 +12,8 @@ The layers, lowest first (docs/architecture.md, "The layers"):
 - ``bot.store``: persistence, the only place that knows SQL.
 - ``bot.ai``: the neural-net adapter.
 - ``bot.core``: the application, with no Discord types and no pictures.
+- ``bot.ops``: running it as a service (stops, health, metrics, logs, alerts);
+  no Discord types: what it watches is handed in.
 - ``bot.discord``: the Discord layer; never the store or the AI directly.
 - ``bot.__main__``: the composition root, which may wire anything.
 
@@ -36,8 +38,9 @@ LAYERS: dict[str, set[str]] = {
     "bot.ai": {"engine"},
     "bot.config": {"bot.store"},
     "bot.core": {"engine", "bot.store", "bot.ai", "bot.config"},
-    "bot.discord": {"engine", "renderer", "bot.core", "bot.config"},
-    "bot.__main__": {"engine", "renderer", "bot.store", "bot.ai", "bot.config", "bot.core", "bot.discord"},
+    "bot.ops": {"bot.store", "bot.config"},
+    "bot.discord": {"engine", "renderer", "bot.core", "bot.config", "bot.ops"},
+    "bot.__main__": {"engine", "renderer", "bot.store", "bot.ai", "bot.config", "bot.core", "bot.discord", "bot.ops"},
     "bot": set(),  # bot/__init__.py
 }
 
@@ -51,7 +54,8 @@ LIBRARIES: dict[str, set[str]] = {
     "matplotlib": {"renderer"},
     "gnubg_nn": {"bot.ai"},
     "bgsage": {"bot.ai"},
-    "networkx": {"bot.core"},  # Swiss pairings (bot/core/tournaments/pairing.py)
+    "networkx": {"bot.core"},
+    "prometheus_client": {"bot.ops"},  # Swiss pairings (bot/core/tournaments/pairing.py)
 }
 
 UNPLACED: set[str] = set()

@@ -449,6 +449,8 @@ class BoardPoster:
                 if message is None:
                     deliveries.release(outcome.owed)
                 else:
+                    if asked is not None and (metrics := getattr(self.client, "metrics", None)) is not None:
+                        metrics.board_posted(asked)
                     self._remember(state.id, sent_by, message)
                     await self.shown(state, message, old, owed=outcome.owed, skip=skip)
             except BaseException:

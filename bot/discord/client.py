@@ -26,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 import discord
@@ -49,12 +51,17 @@ from bot.discord.computer_seat import ComputerSeat
 from bot.discord.cooldowns import Cooldowns
 from bot.discord.direct import ClosedDms, TurnMessages
 from bot.discord.dispatcher import Dispatcher
-from bot.discord.errors import report
+from bot.discord.errors import answer_privately, report
+from bot.discord.instruments import AnswerTimer, FamilyOf
 from bot.discord.parts import Parts
 from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
 from bot.discord.tourneys import Tourneys
+from bot.ops.alerts import AlertHandler, Alerts
+from bot.ops.check import problems
+from bot.ops.health import HealthServer
+from bot.ops.metrics import ErrorCounter, Metrics
 from renderer.pool import RenderWorkers
 
 log = logging.getLogger("bot")
@@ -77,6 +84,12 @@ CREDIT_PATIENCE_SECONDS = 120.0
 busy it is: until then no deadline runs (none can fall due early), so a few
 minutes' wait punishes nobody, while crediting 100,000 games under full load
 made every board of the load bench's first seconds half as slow again."""
+STOP_DRAIN_SECONDS = 6.0
+"""A clean stop waits this long at most for the interactions in flight
+(:data:`bot.ops.shutdown.STOP_SECONDS` bounds the whole stop)."""
+IN_FLIGHT = ("CommandTree-invoker", "discord-ui-", "bg-refuse")
+"""Names of the tasks that answer an interaction (discord.py's, and :meth:`BackgammonBot._refuse`'s)."""
+STOPPING_ANSWER = "The bot is restarting: try again in a minute."
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -133,6 +146,7 @@ class BackgammonBot(commands.Bot):
     ) -> None:
         # A board game never joins a voice channel: no start-up warnings about voice libraries.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        metrics = Metrics() if settings.health_port is not None else None
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=INTENTS,
@@ -163,6 +177,16 @@ class BackgammonBot(commands.Bot):
         self.credit_patience = CREDIT_PATIENCE_SECONDS
         self.credit_poll = POLL_SECONDS
         self._heartbeats: asyncio.Task[None] | None = None
+        self.stopping = False
+        """A clean stop is under way (:meth:`wind_down`): new interactions are turned away."""
+        self.metrics = metrics
+        """The process's metrics (``HEALTH_PORT`` set), else None."""
+        self._answer_timer = AnswerTimer(metrics) if metrics is not None else None
+        self.health: HealthServer | None = None
+        self.alerts: Alerts | None = None
+        self._alert_handler: logging.Handler | None = None
+        self._error_counter: logging.Handler | None = None
+        self._turn_away_when_stopping()
 
     async def login(self, token: str) -> None:
         if self.http.connector is discord.utils.MISSING:
@@ -221,6 +245,14 @@ class BackgammonBot(commands.Bot):
         if self.scheduler is not None:
             self.scheduler.start()
             self._heartbeats = asyncio.create_task(self._beat_forever(), name="bg-heartbeat")
+        if self.settings.health_port is not None:
+            await self._start_health()
+        if self.settings.alert_webhook_url:
+            self.alerts = Alerts(self.settings.alert_webhook_url, self.settings.secrets)
+            self.alerts.start()
+            self.alerts.watch(lambda: problems(self.settings))
+            self._alert_handler = AlertHandler(self.alerts)
+            logging.getLogger().addHandler(self._alert_handler)
         await warm_up(self.drawing)
         advice.available()  # import the engines now, not on the event loop when the first game ends
         if self.syncs_at_start:
@@ -234,6 +266,38 @@ class BackgammonBot(commands.Bot):
         (``python -m bot sync``)."""
         ids = self.settings.shard_ids
         return self.settings.dev_guild_id is not None and (ids is None or 0 in ids)
+
+    async def _start_health(self) -> None:
+        service = self.service
+        assert service is not None
+        metrics = self.metrics
+        if metrics is not None:
+            metrics.level(
+                "bg_gateway_latency_seconds",
+                "The gateway's heartbeat round trip, by shard.",
+                self._gateway_latencies,
+                label="shard",
+            )
+            metrics.slow_level("bg_outbox_owed", "Messages owed to Discord (the outbox).", service.store.outbox.count)
+            metrics.level("bg_drawing_queue", "Drawings waiting for a drawing worker.", lambda: self.drawing.queued)
+            metrics.level("bg_cached_games", "Games kept rebuilt in memory.", lambda: len(service.cache.matches))
+            metrics.start()
+            assert self._answer_timer is not None
+            self._answer_timer.install()
+            self._error_counter = ErrorCounter(metrics)
+            logging.getLogger().addHandler(self._error_counter)
+        self.health = HealthServer(
+            connected=lambda: self.connected and not self.stopping,
+            database=service.store.schema_version,
+            metrics=metrics,
+            host=self.settings.health_host,
+            port=self.settings.health_port or 0,
+        )
+        await self.health.start()
+
+    def _gateway_latencies(self) -> list[tuple[str, float]]:
+        found = self.latencies if isinstance(self, commands.AutoShardedBot) else [(self.shard_id or 0, self.latency)]
+        return [(str(shard), latency) for shard, latency in found if math.isfinite(latency)]
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         """Sync the slash commands: to the dev guild (instant) if one is set, else globally."""
@@ -260,6 +324,8 @@ class BackgammonBot(commands.Bot):
             self.scheduler.close()  # nobody can move: no clock may run out meanwhile
 
     def _come_back(self) -> None:
+        if self.stopping:
+            return  # connected as the stop began: the next start comes back
         self.connected = True
         if self._coming_back is None or self._coming_back.done():
             self._coming_back = asyncio.create_task(self._come_backs(), name="bg-come-back")
@@ -333,6 +399,52 @@ class BackgammonBot(commands.Bot):
             except Exception:
                 log.warning("could not record the heartbeat", exc_info=True)
 
+    def _turn_away_when_stopping(self) -> None:
+        """Once stopping, an interaction gets a private "restarting" rather than a game
+        action that the stop could cut off. discord.py has no hook before it hands an
+        interaction to the command tree or a view, hence the wrapped gateway parser."""
+        parsers = self._connection.parsers
+        parse = parsers["INTERACTION_CREATE"]
+        metrics, family_of = self.metrics, FamilyOf(self.tree)
+
+        def parse_interaction(data: Any) -> None:
+            if not self.stopping:
+                if metrics is not None:  # here, not in a listener: no task per interaction
+                    metrics.received(int(data["id"]), family_of(data))
+                parse(data)
+            else:
+                asyncio.get_running_loop().create_task(self._refuse(data), name="bg-refuse")
+
+        parsers["INTERACTION_CREATE"] = parse_interaction
+
+    async def _refuse(self, data: Any) -> None:
+        interaction = discord.Interaction(data=data, state=self._connection)
+        if interaction.type is not discord.InteractionType.autocomplete:
+            await answer_privately(interaction, STOPPING_ANSWER)
+            return
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.autocomplete([])
+
+    async def wind_down(self) -> None:
+        """The first half of a clean stop: take no new work and let the interactions in
+        flight finish (the dispatcher's and the scheduler's work goes back to the
+        outbox and the due rows, for the next start). Then the caller stops the
+        gateway's reader and closes the bot: a close frame with code 1000."""
+        self.stopping = True
+        if self.scheduler is not None:
+            self.scheduler.close()
+        if self.dispatcher is not None:
+            await self.dispatcher.stop()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_DRAIN_SECONDS
+        while (left := deadline - loop.time()) > 0:
+            busy = [t for t in asyncio.all_tasks() if t.get_name().startswith(IN_FLIGHT) and not t.done()]
+            if not busy:
+                break
+            await asyncio.wait(busy, timeout=left)
+        else:
+            log.warning("stopping with interactions still in flight")
+
     async def close(self) -> None:
         for task in (self._heartbeats, self._coming_back):
             if task is not None and not task.done():
@@ -350,6 +462,18 @@ class BackgammonBot(commands.Bot):
         if self._parts is not None:
             await self._parts.advice.close()  # the analyst's worker processes
         await super().close()
+        if self.health is not None:
+            await self.health.close()
+        if self.metrics is not None:
+            await self.metrics.close()
+        if self._answer_timer is not None:
+            self._answer_timer.uninstall()
+        if self._error_counter is not None:
+            logging.getLogger().removeHandler(self._error_counter)
+        if self._alert_handler is not None:
+            logging.getLogger().removeHandler(self._alert_handler)
+        if self.alerts is not None:
+            await self.alerts.close()
         # what the bot was given, once nothing of the bot's uses it any more
         self.drawing.close()
         await self.service.close()

@@ -99,6 +99,8 @@ class Dispatcher:
         self._bucket: TokenBucket | None = None
         """The deliveries that may start at once (below 0: promised to those
         waiting), on the loop's clock; None: a full burst."""
+        self._stopped = False
+        """Stopped (the bot is stopping): what is owed from now on waits for the next start."""
         self._pass = asyncio.Lock()  # one pass at a time: two would deliver the same entries
         self._wording = asyncio.Lock()
         self.deliveries.wakers.append(self.kick)
@@ -119,10 +121,12 @@ class Dispatcher:
         return self._task is not None and not self._task.done()
 
     def start(self) -> None:
+        self._stopped = False
         if not self.running:
             self._task = asyncio.create_task(self._run(), name="bg-dispatcher")
 
     async def stop(self) -> None:
+        self._stopped = True
         for task in (self._task, self._kicked):
             if task is not None and not task.done():
                 task.cancel()
@@ -132,6 +136,8 @@ class Dispatcher:
 
     def kick(self) -> None:
         """Something is owed now: a pass soon (another after it, if one is running)."""
+        if self._stopped:
+            return
         if self._kicked is None or self._kicked.done():
             self._kicked = asyncio.get_running_loop().create_task(self._passes(), name="bg-dispatch")
         else:

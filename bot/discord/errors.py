@@ -118,6 +118,8 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     if isinstance(error, SavingPausedError):
         pass  # the store logged it once when saving stopped working
     elif isinstance(error, BusyError):
+        if (metrics := getattr(interaction.client, "metrics", None)) is not None:
+            metrics.database_errors.inc()
         log.warning("database trouble in interaction %s: %s", interaction.id, error)
     elif text is None:
         command = (

@@ -132,6 +132,11 @@ class OutboxStore:
         )
         return [OutboxEntry.from_row(r) for r in rows]
 
+    async def count(self) -> int:
+        """Entries owed (the health server's gauge)."""
+        row = await self.db.fetchone("SELECT COUNT(*) AS n FROM outbox")
+        return int(row["n"]) if row is not None else 0
+
     async def for_game(self, game_id: int) -> list[OutboxEntry]:
         """Every entry a game still owes, oldest first."""
         rows = await self.db.fetchall("SELECT * FROM outbox WHERE game_id = ? ORDER BY id", (game_id,))

@@ -32,7 +32,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -227,7 +229,11 @@ class SqliteDriver:
             scratch = tempfile.mkdtemp(prefix="bg-sqlite-")
             path = str(Path(scratch) / "private.sqlite3")
         elif not path.startswith("file:"):
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            # Readable by the bot's user only: games, members' settings. SQLite gives its
+            # -wal and -shm files the database file's permissions.
+            Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         uri = path.startswith("file:")
         thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-writer")
         loop = asyncio.get_running_loop()
