@@ -37,36 +37,38 @@ from bot.store import open_store  # noqa: E402
 from engine import Phase, SeededDice  # noqa: E402
 
 
-async def _step(service: GameService, view, rng: random.Random):  # type: ignore[no-untyped-def]
-    player = view.to_act()
-    game = view.game
+async def _step(service: GameService, state, rng: random.Random):  # type: ignore[no-untyped-def]
+    player = state.to_act()
+    game = state.game
     if game.phase is Phase.ROLL:
-        return (await service.roll(view.id, player.user_id, version=view.version)).view
+        return (await service.roll(state.id, player.user_id, version=state.version)).state
     if game.phase is Phase.PLAY:
-        play = rng.choice(view.legal_play_texts())
-        return (await service.play(view.id, player.user_id, play, version=view.version)).view
+        play = rng.choice(state.legal_play_texts())
+        return (await service.play(state.id, player.user_id, play, version=state.version)).state
     if game.phase is Phase.DOUBLED:
-        return (await service.take(view.id, player.user_id, version=view.version)).view
-    return (await service.accept_resignation(view.id, player.user_id, version=view.version)).view
+        return (await service.take(state.id, player.user_id, version=state.version)).state
+    return (await service.accept_resignation(state.id, player.user_id, version=state.version)).state
 
 
-async def _play(service: GameService, views: list, rng: random.Random, until: float, channel: list[int]) -> list[float]:  # type: ignore[type-arg]
+async def _play(
+    service: GameService, states: list, rng: random.Random, until: float, channel: list[int]
+) -> list[float]:  # type: ignore[type-arg]
     latencies = []
     n = 0
     while time.monotonic() < until:
-        n = (n + 1) % len(views)
-        view = views[n]
+        n = (n + 1) % len(states)
+        state = states[n]
         started = time.perf_counter()
-        if not view.is_active:
+        if not state.is_active:
             channel[0] += 1
             challenge = await service.challenges.create(
                 9, channel[0], PlayerRef(1, "A"), PlayerRef(2, "B"), ChallengeOptions()
             )
-            view = (await service.challenges.accept(challenge.id, 2)).view
+            state = (await service.challenges.accept(challenge.id, 2)).state
         else:
-            view = await _step(service, view, rng)
+            state = await _step(service, state, rng)
         latencies.append(time.perf_counter() - started)
-        views[n] = view
+        states[n] = state
         await asyncio.sleep(0)
     return latencies
 
@@ -100,14 +102,14 @@ async def main() -> None:
         size = os.path.getsize(db)
         rng = random.Random(1)
         channel = [10_000_000]
-        views = []
+        states = []
         for _ in range(args.games):
             channel[0] += 1
             challenge = await service.challenges.create(
                 9, channel[0], PlayerRef(1, "A"), PlayerRef(2, "B"), ChallengeOptions()
             )
-            views.append((await service.challenges.accept(challenge.id, 2)).view)
-        alone = await _play(service, views, rng, time.monotonic() + args.seconds, channel)
+            states.append((await service.challenges.accept(challenge.id, 2)).state)
+        alone = await _play(service, states, rng, time.monotonic() + args.seconds, channel)
         before = {r["id"]: r["version"] for r in await store.db.fetchall("SELECT id, version FROM games")}
         env = dict(os.environ, DATABASE_PATH=str(db), PYTHONPATH=str(ROOT))
         started = time.monotonic()
@@ -117,7 +119,7 @@ async def main() -> None:
         )  # fmt: skip
         during: list[float] = []
         while backup.returncode is None:
-            during += await _play(service, views, rng, time.monotonic() + 0.2, channel)
+            during += await _play(service, states, rng, time.monotonic() + 0.2, channel)
             try:
                 await asyncio.wait_for(backup.wait(), timeout=0.001)
             except TimeoutError:

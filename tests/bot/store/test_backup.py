@@ -30,20 +30,20 @@ async def test_a_backup_taken_while_moves_go_on_is_whole_and_plays_on(tmp_path: 
     db = tmp_path / "live" / "bg.sqlite3"
     env = await open_env(db)
     rng = random.Random(5)
-    views = [await start_game(env.service, channel=100 + n) for n in range(6)]
+    states = [await start_game(env.service, channel=100 + n) for n in range(6)]
     for _ in range(40):  # enough pages that the copy takes many steps
-        n = rng.randrange(len(views))
-        if views[n].is_active:
-            views[n] = (await random_step(env.service, views[n], rng)).view
+        n = rng.randrange(len(states))
+        if states[n].is_active:
+            states[n] = (await random_step(env.service, states[n], rng)).state
     stop = asyncio.Event()
     moves_during = 0
 
     async def keep_playing() -> None:
         nonlocal moves_during
         while not stop.is_set():
-            n = rng.randrange(len(views))
-            if views[n].is_active:
-                views[n] = (await random_step(env.service, views[n], rng)).view
+            n = rng.randrange(len(states))
+            if states[n].is_active:
+                states[n] = (await random_step(env.service, states[n], rng)).state
                 moves_during += 1
             await asyncio.sleep(0)
 
@@ -73,10 +73,10 @@ async def test_a_backup_taken_while_moves_go_on_is_whole_and_plays_on(tmp_path: 
     restored = await open_env(result.path, clock=FakeClock())
     try:
         for game in copied:
-            view = await restored.service.get_game(game)
-            if view.is_active:
-                after = (await random_step(restored.service, view, rng)).view
-                assert after.version > view.version
+            state = await restored.service.lookups.get_game(game)
+            if state.is_active:
+                after = (await random_step(restored.service, state, rng)).state
+                assert after.version > state.version
                 break
         else:
             raise AssertionError("no active game in the backup")

@@ -79,14 +79,14 @@ async def test_a_copied_store_plays_on_with_its_histories_leaderboards_and_deadl
     assert not finished.is_active
     await play_out(env.service, await start_game(env.service, channel=102, b=CAROL), rng)
     playing = await start_game(env.service, channel=103)
-    playing = (await random_step(env.service, playing, rng)).view
+    playing = (await random_step(env.service, playing, rng)).state
     # an outage written down and not yet credited to the games' clocks
     await env.store.schedule.beat(None, clock.now, stale_after=90)
     clock.advance(minutes=10)
     assert await env.store.schedule.beat(None, clock.now, stale_after=90) == 600
     assert await env.store.schedule.credit_owed(None)
-    lite_history = await env.service.history(GUILD, ALICE.user_id)
-    lite_board = await env.service.leaderboard(GUILD)
+    lite_history = await env.service.archive.history(GUILD, ALICE.user_id)
+    lite_board = await env.service.lookups.leaderboard(GUILD)
     summaries = await env.store.db.fetchone("SELECT count(*) FROM game_summaries")
     assert summaries is not None and summaries[0] == 2
     await env.store.close()
@@ -99,8 +99,8 @@ async def test_a_copied_store_plays_on_with_its_histories_leaderboards_and_deadl
     pg_env = await open_env(pg_url, clock=clock)
     try:
         # the summaries came along: nothing is rebuilt on first look
-        assert await pg_env.service.history(GUILD, ALICE.user_id) == lite_history
-        assert await pg_env.service.leaderboard(GUILD) == lite_board
+        assert await pg_env.service.archive.history(GUILD, ALICE.user_id) == lite_history
+        assert await pg_env.service.lookups.leaderboard(GUILD) == lite_board
         # the owed outage came along: both stores move the deadline the same way
         for one in (lite_env, pg_env):
             while await one.store.schedule.credit_games(None) is not None:
@@ -112,9 +112,9 @@ async def test_a_copied_store_plays_on_with_its_histories_leaderboards_and_deadl
         assert deadlines[0] is not None and deadlines[0] == deadlines[1]
         assert deadlines[1] > clock.now
         # and the game goes on in PostgreSQL
-        view = await pg_env.service.get_game(playing.id)
-        after = (await random_step(pg_env.service, view, rng)).view
-        assert after.version == view.version + 1
+        state = await pg_env.service.lookups.get_game(playing.id)
+        after = (await random_step(pg_env.service, state, rng)).state
+        assert after.version == state.version + 1
         again = await start_game(pg_env.service, channel=104, a=BOB, b=CAROL)
         assert again.id > playing.id
     finally:
@@ -160,9 +160,9 @@ async def test_the_documented_pg_dump_and_pg_restore_drill(pg_server, pg_url: st
     env = await open_env(pg_url)
     rng = random.Random(2)
     try:
-        view = await start_game(env.service, channel=101)
+        state = await start_game(env.service, channel=101)
         for _ in range(6):
-            view = (await random_step(env.service, view, rng)).view
+            state = (await random_step(env.service, state, rng)).state
         await start_game(env.service, channel=102, b=CAROL)
     finally:
         await env.store.close()

@@ -33,23 +33,23 @@ async def test_a_full_disk_answers_clearly_logs_once_and_play_resumes(tmp_path: 
     rng = random.Random(11)
     caplog.set_level(logging.INFO)
     try:
-        view = await start_game(env.service)
+        state = await start_game(env.service)
         pages = writer.execute("PRAGMA page_count").fetchone()[0]
         writer.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full: the file cannot grow
         failure = None
         channel = 200
         for _ in range(2000):
             try:
-                if not view.is_active:
+                if not state.is_active:
                     channel += 1
-                    view = await start_game(env.service, channel=channel)
-                view = (await random_step(env.service, view, rng)).view
+                    state = await start_game(env.service, channel=channel)
+                state = (await random_step(env.service, state, rng)).state
             except SavingPausedError as error:
                 failure = error
                 break
         assert failure is not None, "the store never filled up"
         assert isinstance(failure.__cause__, StorageFullError)
-        stuck = view
+        stuck = state
         answered = 0
         for _ in range(5):  # every click meanwhile gets the same answer
             try:
@@ -84,7 +84,7 @@ async def test_a_full_disk_answers_clearly_logs_once_and_play_resumes(tmp_path: 
 
         monkeypatch.setattr(driver_module, "FULL_QUIET_SECONDS", 0.0)  # said at once, not a minute on
         writer.execute("PRAGMA max_page_count = 1073741823")  # room again
-        after = (await random_step(env.service, stuck, random.Random(1))).view
+        after = (await random_step(env.service, stuck, random.Random(1))).state
         assert after.version == stuck.version + 1
         assert [r for r in caplog.records if "writes work again" in r.getMessage()]
         await assert_replays(env.service, env.store, after.id)
