@@ -68,7 +68,7 @@ async def test_one_pending_rematch_per_finished_game(env: Env) -> None:
 
     view = await start_game(env.service)
     await env.service.forfeit(view.id, BOB.user_id)
-    game = await env.service.get_game(view.id)
+    game = await env.service.lookups.get_game(view.id)
     results = await asyncio.gather(
         env.service.challenges.rematch(game, ALICE),
         env.service.challenges.rematch(game, ALICE),

@@ -65,7 +65,7 @@ async def test_the_round_deadline_does_not_decide_a_turn_that_had_no_full_time(w
     (table,) = await w.open_tables(made.id)
     deadline = (await w.t.get(made.id)).round_deadline
     assert deadline is not None
-    state = await w.service.get_game(table.game_id)
+    state = await w.service.lookups.get_game(table.game_id)
     rng = random.Random(7)
     while True:
         left = deadline - w.clock.now
@@ -77,13 +77,13 @@ async def test_the_round_deadline_does_not_decide_a_turn_that_had_no_full_time(w
         while state.is_active and state.to_act() == mover:
             outcome = await random_step(w.service, state, rng)
             w.service.deliveries.release(outcome.owed)
-            state = outcome.view
+            state = outcome.state
         assert state.is_active
     victim = state.to_act()
     w.clock.now = deadline + timedelta(seconds=1)
     await w.service.deadlines.process_due(w.clock.now)
     await w.t.run_due(w.clock.now)
-    assert (await w.service.get_game(table.game_id)).is_active, "the table goes on under its move deadline"
+    assert (await w.service.lookups.get_game(table.game_id)).is_active, "the table goes on under its move deadline"
     assert (await w.t.get(made.id)).status == "running"
     # the victim's own turn deadline still decides, by the ordinary rule
     w.clock.advance(days=2, seconds=1)

@@ -40,10 +40,10 @@ def staff_only(w, *more) -> discord.TextChannel:
 async def analysed_game(w, channel, key: str) -> int:
     """alice and bob finish a game in ``channel`` whose analysis kept one error of alice's."""
     await w.start_game(channel=channel)
-    game = await w.service.game_in_channel(channel.id)
+    game = await w.service.lookups.game_in_channel(channel.id)
     forfeited = await w.bob.slash(channel, "bg forfeit")
     assert not forfeited.ephemeral, w.private(forfeited)
-    await w.service.save_analysis(game.id, 1, 0, "summary", detail(mistake(2, 0, 0.05, key)))
+    await w.service.archive.save_analysis(game.id, 1, 0, "summary", detail(mistake(2, 0, 0.05, key)))
     return game.id
 
 

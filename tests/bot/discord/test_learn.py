@@ -201,7 +201,7 @@ async def test_the_puzzle_of_the_day_answered_privately_once_and_revealed_next_d
     game_id = await short_game(w)
     # the real analysis has only blunders, which it spells out: errors it does not name, for the daily puzzle
     quiet = detail(mistake(2, 0, 0.06, position((3, 1))), mistake(4, 1, 0.05, position((4, 2))))
-    await w.service.save_analysis(game_id, 1, 0, "summary", quiet)
+    await w.service.archive.save_analysis(game_id, 1, 0, "summary", quiet)
     refused = await w.carol.slash(w.channel, "bglearn puzzle", daily="on")
     assert "Only moderators" in w.private(refused)
     configured = await w.mod.slash(w.channel, "bglearn puzzle", daily="on")
