@@ -13,7 +13,7 @@ import discord
 
 from bot.core.model import GameState, GameSummary
 from bot.core.openings import OpeningVerdict, ValuedPlay
-from bot.core.progress import GameTimeline, RatingHistory, timeline
+from bot.core.progress import GameTimeline, RatingHistory, recent_pr, shown_pr, timeline
 from bot.core.puzzles import Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
 from bot.discord.limits import plain, shown, visible
 from bot.discord.presenter import mention, timestamp
@@ -126,7 +126,7 @@ def game_chart(view: GameState | GameSummary, line: GameTimeline) -> GameChart:
     which = f", game {line.number}" if view.game_count > 1 else ""
     title = f"Game #{view.id}{which} · {_name(names[0])} vs {_name(names[1])}"
     footer = "   ".join(
-        f"{_name(names[seat])}: error rate {p.rate:.1f} · luck {p.luck:+.2f}"
+        f"{_name(names[seat])}: {shown_pr(p.pr)} · error rate {p.rate:.1f} · luck {p.luck:+.2f}"
         + (f" · {p.blunders} blunder{'s' if p.blunders != 1 else ''}" if p.blunders else "")
         for seat, p in enumerate(line.players)
     )
@@ -168,7 +168,10 @@ def rating_chart(name: str, place: str, history: RatingHistory, *, opponents: bo
     footer = ""
     if history.errors:
         recent = history.errors[-5:]
-        footer = f"Error rate, last {len(recent)} analysed: {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+        footer = (
+            f"Last {len(recent)} analysed: {shown_pr(recent_pr(recent))} on XG's scale · "
+            f"error rate {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+        )
     return RatingChart(
         title=f"{_name(name)} · {_name(place, 24)}",
         times=tuple(m.at for m in matches),
