@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bot.ai.analyst import Analyst
 from bot.ai.pr import pr_of
-from engine import GameSettings, Match, Phase, SeededDice
+from engine import Game, GameSettings, Match, Phase, Play, SeededDice
 from engine.mat import export_games
 
 HERE = Path(__file__).resolve().parent
@@ -31,10 +31,20 @@ sys.path.insert(0, str(HERE.parent / "tests" / "engine"))
 from gnubg_oracle import find_gnubg, run_gnubg  # noqa: E402
 
 NAMES = ("Zero", "One")
+SNOWIE_MET = "/usr/share/gnubg/met/snowie.xml"
+"""Debian gnubg's copy of the table gnubg-nn uses (gnubg's own default is Kazaross-XG2)."""
+NOISE = 0.06
+"""Checker-play noise: players of a PR between about 5 and 20, where PR is quoted."""
 
 
-def computer_match(seed: int, analyst: Analyst, length: int) -> Match:
-    """A match between two beginner-level computer players, a few cube whims added."""
+def _noisy_play(analyst: Analyst, game: Game, rng: random.Random, noise: float) -> Play:
+    """The best 0-ply play after Gaussian noise of ``noise`` (equity) on each: a player of some PR."""
+    ranked = analyst.play_equities(game.position, game.dice, ply=0)
+    return max(ranked, key=lambda c: c.equity + rng.gauss(0.0, noise)).play
+
+
+def computer_match(seed: int, analyst: Analyst, length: int, noise: float = NOISE) -> Match:
+    """A match between two noisy computer players (checker noise ``noise``), a few cube whims added."""
     rng = random.Random(seed)
     match = Match(GameSettings(match_length=length), dice=SeededDice(seed))
     while not match.is_over:
@@ -52,7 +62,7 @@ def computer_match(seed: int, analyst: Analyst, length: int) -> Match:
                         continue
                 game.roll(player)
             elif game.phase is Phase.PLAY:
-                game.play(game.turn, analyst.choose_play(game.position, game.dice, level="beginner", rng=rng))
+                game.play(game.turn, _noisy_play(analyst, game, rng, noise))
             elif game.phase is Phase.DOUBLED:
                 advice = analyst.cube_action(game, level="beginner")
                 if advice.take == (rng.random() < 0.9):
@@ -75,7 +85,9 @@ def bot_pr(match: Match, analyst: Analyst) -> list[tuple[float, int]]:
     return [(lost, n) for lost, n in totals]
 
 
-def gnubg_prs(program: str, texts: list[str], work: Path) -> list[dict[str, tuple[float | None, int]]]:
+def gnubg_prs(
+    program: str, texts: list[str], work: Path, options: list[dict] | None = None
+) -> list[dict[str, tuple[float | None, int]]]:
     """GNU Backgammon's PR of each player (by name) in each .mat text, with the decisions it counts:
     500 × (checker + cube EMG error) / (unforced moves + close or actual cube decisions)."""
     paths = []
@@ -83,7 +95,8 @@ def gnubg_prs(program: str, texts: list[str], work: Path) -> list[dict[str, tupl
         path = work / f"pr{i}.mat"
         path.write_text(text)
         paths.append(str(path))
-    answers = run_gnubg(program, {"paths": paths, "plies": 0}, work, script="gnubg_pr.py")
+    job = {"paths": paths, "plies": 0, "met": SNOWIE_MET, "options": options or [{}] * len(paths)}
+    answers = run_gnubg(program, job, work, script="gnubg_pr.py")
     out = []
     for stats in answers:
         per_name = {}

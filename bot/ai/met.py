@@ -37,14 +37,47 @@ def _read() -> dict[tuple[int, int], float]:
         return _table
 
 
-def mwc(away: int, opponent_away: int) -> float:
+POST_CRAWFORD = (
+    0.500,
+    0.485,
+    0.315,
+    0.305,
+    0.187,
+    0.181,
+    0.112,
+    0.109,
+    0.067,
+    0.066,
+    0.040,
+    0.040,
+    0.024,
+    0.024,
+    0.010,
+)
+"""The trailer's chance after the Crawford game at 1, 2, ... 15 away against 1-away: the
+same Snowie table's post-Crawford row (gnubg-nn keeps it inside and answers only the
+Crawford entries, so it is written here as the table prints it, e.g. GNU Backgammon's
+``met/snowie.xml``). Beyond 15 away each entry is taken as 0.6 of the one two points nearer."""
+
+
+def _post_crawford(trailer_away: int) -> float:
+    if trailer_away <= len(POST_CRAWFORD):
+        return POST_CRAWFORD[trailer_away - 1]
+    return 0.6 * _post_crawford(trailer_away - 2)
+
+
+def mwc(away: int, opponent_away: int, *, post_crawford: bool = False) -> float:
     """The chance to win the match of a player ``away`` points from winning against
     one ``opponent_away`` away, before a game (a score of 0 or less has won).
-    At 1-away the entry is the Crawford game's (the table's own convention)."""
+
+    A 1-away score is the Crawford game's (the table's entry) unless ``post_crawford``:
+    the Crawford game has been played (the leader was already 1 away)."""
     if away <= 0:
         return 1.0
     if opponent_away <= 0:
         return 0.0
+    if post_crawford and (away == 1) != (opponent_away == 1):
+        return 1.0 - _post_crawford(opponent_away) if away == 1 else _post_crawford(away)
     return _read()[(min(away, MAX_AWAY), min(opponent_away, MAX_AWAY))]
 
 
@@ -58,9 +91,11 @@ class ScoreValues:
 
     @classmethod
     def at(cls, away: int, opponent_away: int, cube: int = 1) -> ScoreValues:
+        # Once a side is 1 away (the Crawford game or after it), a 1-away score to come is post-Crawford.
+        post = 1 in (away, opponent_away)
         return cls(
-            tuple(mwc(away - k * cube, opponent_away) for k in (1, 2, 3)),  # type: ignore[arg-type]
-            tuple(mwc(away, opponent_away - k * cube) for k in (1, 2, 3)),  # type: ignore[arg-type]
+            tuple(mwc(away - k * cube, opponent_away, post_crawford=post) for k in (1, 2, 3)),  # type: ignore[arg-type]
+            tuple(mwc(away, opponent_away - k * cube, post_crawford=post) for k in (1, 2, 3)),  # type: ignore[arg-type]
         )
 
     def match_chance(self, probs: tuple[float, ...]) -> float:

@@ -76,12 +76,13 @@ def parse_score(text: str) -> tuple[int, int]:
     return int(head), int(tail)
 
 
-def take_point(taker_away: int, doubler_away: int, cube: int) -> float | None:
+def take_point(taker_away: int, doubler_away: int, cube: int, *, post_crawford: bool = False) -> float | None:
     """The dead-cube, gammonless take point of ``taker_away`` when the other side turns
     the cube from ``cube`` to twice it: (pass − lose) / (win − lose) in match winning chances."""
-    passed = table.mwc(taker_away, doubler_away - cube)
-    lost = table.mwc(taker_away, doubler_away - 2 * cube)
-    won = table.mwc(taker_away - 2 * cube, doubler_away)
+    post = post_crawford
+    passed = table.mwc(taker_away, doubler_away - cube, post_crawford=post)
+    lost = table.mwc(taker_away, doubler_away - 2 * cube, post_crawford=post)
+    won = table.mwc(taker_away - 2 * cube, doubler_away, post_crawford=post)
     if won <= lost:
         return None
     return (passed - lost) / (won - lost)
@@ -110,8 +111,8 @@ def match_equity(
         sides.append(
             Side(
                 away=mine,
-                chance=table.mwc(mine, theirs),
-                take_point=take_point(mine, theirs, cube) if can_double else None,
+                chance=table.mwc(mine, theirs, post_crawford=post),
+                take_point=take_point(mine, theirs, cube, post_crawford=post) if can_double else None,
                 gammon_value=values.gammon_values[0],
             )
         )

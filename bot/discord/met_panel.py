@@ -51,7 +51,7 @@ def met_embed(equity: MatchEquity, names: tuple[str, str], picture: str | None =
     embed = discord.Embed(title="Match equity", colour=COLOUR, description="\n".join(met_lines(equity, names)))
     embed.set_footer(
         text=f"Table: {equity.table_name} (gnubg-nn's match equity table). Take points: dead cube, gammons "
-        "left out (risk ÷ (risk + gain) in match winning chances); post-Crawford scores use the table's 1-away entries."
+        "left out (risk ÷ (risk + gain) in match winning chances)."
     )
     if picture:
         embed.set_image(url=f"attachment://{picture}")

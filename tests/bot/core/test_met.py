@@ -115,3 +115,15 @@ def test_for_a_game() -> None:
     assert (equity.sides[0].away, equity.sides[1].away) == (4, 2)
     with pytest.raises(ScoreError):
         for_game(Game(GameSettings()))
+
+
+def test_after_the_crawford_game_the_table_s_post_crawford_row() -> None:
+    # Snowie's post-Crawford row: 2-away against 1-away is 48.5% (the free drop), 3-away 31.5%.
+    assert mwc(2, 1, post_crawford=True) == pytest.approx(0.485)
+    assert mwc(1, 3, post_crawford=True) == pytest.approx(1 - 0.315)
+    assert mwc(2, 1) == pytest.approx(0.315, abs=1e-5)  # before it: the Crawford game's entry
+    # In the Crawford game a single win by the 3-away trailer leads to 2-away, post-Crawford.
+    trailer = ScoreValues.at(3, 1)
+    assert trailer.win[0] == pytest.approx(0.485) and trailer.win[1] == pytest.approx(0.5)  # a gammon: DMP
+    post = match_equity(7, (6, 4), post_crawford=True)  # 3-away trailer doubles, the leader takes or not
+    assert post.sides[0].take_point == pytest.approx((0.515 - 0.5) / (1.0 - 0.5))  # pass, lose at DMP, win
