@@ -118,3 +118,17 @@ def test_pr_agrees_with_gnubg_on_a_computer_match(tmp_path) -> None:
         gnubg_pr, gnubg_decisions = theirs[name]
         assert ours[seat][1] == gnubg_decisions, name
         assert pr_of(*ours[seat]) == pytest.approx(gnubg_pr, abs=0.5), name
+
+
+def test_the_summary_shown_by_analysis_and_game_over_gives_pr_first() -> None:
+    from bot.ai.values import GameAnalysis
+
+    players = (
+        PlayerAnalysis(0, checker_decisions=30, cube_decisions=2, close_no_doubles=8, equity_lost=0.4),
+        PlayerAnalysis(1),
+    )
+    text = GameAnalysis(players, 0).summary(("alice", "bob"))
+    assert "alice: 32 decisions, PR 5.0 (expert), error rate 12.5 (intermediate)" in text
+    assert "bob: 0 decisions, PR –, error rate 0.0" in text
+    detail = GameAnalysis(players, 0).detail()
+    assert detail["players"][0]["pr_decisions"] == 40
