@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.imports import MAX_FILE_BYTES, Imports
 from bot.core.met import MAX_LENGTH as MET_MAX_LENGTH
 from bot.core.met import afor_game, amatch_equity, parse_score
 from bot.core.puzzles import Drill, Puzzle, PuzzleDelivery
@@ -35,6 +36,7 @@ from bot.discord.met_panel import met_message
 from bot.discord.parts import Parts
 from bot.discord.replies import (
     asked_at,
+    defer,
     require_permissions,
     send_private,
     send_public,
@@ -121,6 +123,19 @@ class LearnCog(
             equity = await self.table.quick(interaction, amatch_equity(length, parse_score(score or "0-0"), cube))
             names = ("You", "Opponent")
         await send_private(interaction, **await met_message(interaction, equity, names))
+
+    # -- games played elsewhere -------------------------------------------------------------------
+
+    @cooldown("lookup")
+    @app_commands.command(name="import", description="Analyse a .mat match file from another site (privately)")
+    @app_commands.describe(file="A .mat export (GNU Backgammon, XG, DailyGammon, Galaxy, FIBS), up to 1 MB")
+    async def import_match(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        if file.size > MAX_FILE_BYTES:
+            raise UserError(f"That file is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
+        await defer(interaction, ephemeral=True)  # reading and analysing take longer than 3 s
+        data = await file.read()
+        imported = await Imports(self.advice.analyst).analyse(data)
+        await send_private(interaction, embed=lessons.imported_embed(imported))
 
     # -- puzzles ----------------------------------------------------------------------------------
 
