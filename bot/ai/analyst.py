@@ -31,6 +31,8 @@ from bot.ai.engines import (
     die_with_parent,
     gnubg_board,
 )
+from bot.ai.met import ScoreValues
+from bot.ai.pr import is_close_cube
 from bot.ai.values import (
     BLUNDER_THRESHOLD,
     CHOICES_KEPT,
@@ -379,6 +381,8 @@ class Analyst:
         assert replay.dice is not None
         chosen = match_play(replay.position, replay.dice, text, plays)
         ranked = self.play_equities(replay.position, replay.dice, ply=ply)
+        if not replay.is_money:
+            ranked = self._at_score(replay, ranked, ply)
         best = ranked[0]
         played = next(c for c in ranked if c.play == chosen)
         lost = max(best.equity - played.equity, 0.0)
@@ -404,6 +408,20 @@ class Analyst:
             analysis.mistakes.append(mistake)
             if lost > threshold:
                 analysis.blunders.append(mistake)
+
+    def _at_score(self, replay: Game, ranked: list[Candidate], ply: int) -> list[Candidate]:
+        """The plays re-ranked by their equity at the match score (EMG: gammons weigh what
+        they are worth at this score and cube, as GNU Backgammon and XG grade match play)."""
+        mover = replay.player_on_roll
+        n = replay.settings.match_length
+        values = ScoreValues.at(n - replay.score[mover], n - replay.score[1 - mover], replay.cube_value)
+        at_score = [Candidate(c.play, values.emg(self._after_probabilities(c.play, ply))) for c in ranked]
+        return sorted(at_score, key=lambda c: -c.equity)
+
+    def _after_probabilities(self, play: Play, ply: int) -> tuple[float, ...]:
+        """The mover's cubeless chances after ``play`` (the opponent about to roll)."""
+        after = self.evaluate(play.position.swap(), ply=ply).flipped()
+        return (after.win, after.win_gammon, after.win_backgammon, after.lose_gammon, after.lose_backgammon)
 
     def _record_cube(
         self,
@@ -447,20 +465,25 @@ class Analyst:
         self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
     ) -> None:
         advice = self._advice(_cube(CubeState.from_game(replay), level))
-        if advice.double:  # only a missed double counts as a decision
-            lost = min(advice.double_take, advice.double_pass) - advice.no_double
-            self._record_cube(
-                analysis,
-                replay,
-                turn,
-                "double",
-                "no double",
-                "double",
-                max(lost, 0.0),
-                threshold,
-                move,
-                self._doubling(advice),
-            )
+        if not advice.double:
+            # Held correctly: no error, but a close one still counts for PR (docs/analysis.md).
+            if is_close_cube(advice.no_double, advice.double_take, advice.double_pass):
+                analysis.close_no_doubles += 1
+            return
+        # A missed double counts for the error rate too.
+        lost = min(advice.double_take, advice.double_pass) - advice.no_double
+        self._record_cube(
+            analysis,
+            replay,
+            turn,
+            "double",
+            "no double",
+            "double",
+            max(lost, 0.0),
+            threshold,
+            move,
+            self._doubling(advice),
+        )
 
     def _grade_double(
         self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0

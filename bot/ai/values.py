@@ -7,6 +7,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from bot.ai.pr import format_pr, pr_of
 from engine import Game, Play, Position, format_play
 
 UNAVAILABLE_MESSAGE = "analysis is not available on this server"
@@ -250,6 +251,8 @@ class PlayerAnalysis:
     player: int
     checker_decisions: int = 0
     cube_decisions: int = 0
+    close_no_doubles: int = 0
+    """No-double decisions held correctly but close enough to count for PR (:func:`bot.ai.pr.is_close_cube`)."""
     equity_lost: float = 0.0
     luck: float = 0.0
     """Sum over this player's rolls of (best equity with the roll - average over all rolls)."""
@@ -259,6 +262,16 @@ class PlayerAnalysis:
     @property
     def decisions(self) -> int:
         return self.checker_decisions + self.cube_decisions
+
+    @property
+    def pr_decisions(self) -> int:
+        """The decisions PR counts: the graded ones and the close no-doubles (docs/analysis.md)."""
+        return self.decisions + self.close_no_doubles
+
+    @property
+    def pr(self) -> float | None:
+        """Performance rating on XG's scale (None without a decision that counts)."""
+        return pr_of(self.equity_lost, self.pr_decisions)
 
     @property
     def error_rate(self) -> float:
@@ -318,6 +331,7 @@ class GameAnalysis:
                     "decisions": p.decisions,
                     "lost": round(p.equity_lost, 4),
                     "rate": round(p.error_rate, 2),
+                    "pr_decisions": p.pr_decisions,
                     "luck": round(p.luck, 4),
                     "blunders": len(p.blunders),
                 }
@@ -348,7 +362,7 @@ class GameAnalysis:
         lines = []
         for p in self.players:
             lines.append(
-                f"{names[p.player]}: {p.decisions} decisions, error rate {p.error_rate:.1f} "
+                f"{names[p.player]}: {p.decisions} decisions, {format_pr(p.pr)}, error rate {p.error_rate:.1f} "
                 f"({p.rating}), equity lost {p.equity_lost:.3f}, luck {p.luck:+.3f}, "
                 f"{len(p.blunders)} blunder{'s' if len(p.blunders) != 1 else ''}"
             )

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.ai.pr import format_pr, pr_of
 from bot.core.model import storage_errors_as_service_errors
 from bot.store import GLOBAL_SCOPE, RatingPoint, Store
 from engine.ratings import DEFAULT_RATING
@@ -73,6 +74,8 @@ class PlayerLine:
     """Error rate: millipoints lost per decision."""
     luck: float
     blunders: int
+    pr: float | None = None
+    """Performance rating on XG's scale (:mod:`bot.ai.pr`); None without a decision that counts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,14 @@ def timeline(number: int, detail: Mapping[str, Any]) -> GameTimeline:
         for m in detail.get("moves") or ()
     )
     players = tuple(
-        PlayerLine(int(p["decisions"]), float(p["lost"]), float(p["rate"]), float(p["luck"]), int(p["blunders"]))
+        PlayerLine(
+            int(p["decisions"]),
+            float(p["lost"]),
+            float(p["rate"]),
+            float(p["luck"]),
+            int(p["blunders"]),
+            pr_of(float(p["lost"]), _pr_decisions(p)),
+        )
         for p in detail.get("players") or ()
     )
     if len(players) != 2:
@@ -125,12 +135,32 @@ def timeline(number: int, detail: Mapping[str, Any]) -> GameTimeline:
     return GameTimeline(number, moves, mistakes, players)  # type: ignore[arg-type]
 
 
+def shown_pr(pr: float | None) -> str:
+    """``PR 6.3 (expert)``: XG's scale in words, for the Discord layer (which never imports bot.ai)."""
+    return format_pr(pr)
+
+
+def _pr_decisions(player: Mapping[str, Any]) -> int:
+    """The decisions PR counts; an analysis stored before PR existed counts the graded ones."""
+    return int(player.get("pr_decisions", player["decisions"]))
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorPoint:
     game_id: int
     at: float
     rate: float
     decisions: int
+    pr: float | None = None
+    """The match's performance rating on XG's scale (:mod:`bot.ai.pr`)."""
+    lost: float = 0.0
+    pr_decisions: int = 0
+
+
+def recent_pr(points: Sequence[ErrorPoint]) -> float | None:
+    """PR over several analysed matches: their equity lost over their decisions together
+    (a PR of PRs would weigh a short match like a long one)."""
+    return pr_of(sum(p.lost for p in points), sum(p.pr_decisions for p in points))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,14 +214,17 @@ def error_points(analysed: Sequence[Mapping[str, Any]], user_id: int) -> tuple[E
         players = json.loads(row["detail"]).get("players") or ()
         if len(players) != 2:
             continue
-        entry = per_match.setdefault(row["game_id"], [row["finished_at"] or 0.0, 0, 0.0])
+        entry = per_match.setdefault(row["game_id"], [row["finished_at"] or 0.0, 0, 0.0, 0])
         entry[1] += int(players[seat]["decisions"])
         entry[2] += float(players[seat]["lost"])
+        entry[3] += _pr_decisions(players[seat])
     return tuple(
         sorted(
             (
-                ErrorPoint(game_id, float(at), 1000.0 * lost / decisions, decisions)
-                for game_id, (at, decisions, lost) in per_match.items()
+                ErrorPoint(
+                    game_id, float(at), 1000.0 * lost / decisions, decisions, pr_of(lost, counted), lost, counted
+                )
+                for game_id, (at, decisions, lost, counted) in per_match.items()
                 if decisions
             ),
             key=lambda e: (e.at, e.game_id),

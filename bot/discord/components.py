@@ -19,6 +19,7 @@ import discord
 from bot.core.model import GameState
 from bot.core.tournaments import TournamentView
 from bot.discord.builder import BuildButton, start_button
+from bot.discord.met_panel import MetButton
 from bot.discord.patience_panel import PatienceButton
 from bot.discord.replies import table_of, tourneys_of
 from engine import Phase
@@ -259,6 +260,7 @@ def answer_controls(what: str, item_id: int, labels: list[str]) -> discord.ui.Vi
 
 DYNAMIC_ITEMS = (
     GameButton,
+    MetButton,
     PlaySelect,
     ChallengeButton,
     RematchButton,
@@ -347,6 +349,8 @@ def game_controls(state: GameState) -> discord.ui.View | None:
     elif game.phase is Phase.RESIGNATION:
         items.append(GameButton("raccept", state.id, state.version))
         items.append(GameButton("rreject", state.id, state.version))
+    if items and not game.is_money and game.phase is not Phase.RESIGNATION and game.settings.cube:
+        items.append(MetButton(state.id))  # the score's take points, privately
     if not items:
         return None
     controls = discord.ui.View(timeout=None)

@@ -11,11 +11,12 @@ from typing import Any
 
 import discord
 
+from bot.core.imports import ImportedAnalysis
 from bot.core.model import GameState, GameSummary
 from bot.core.openings import OpeningVerdict, ValuedPlay
-from bot.core.progress import GameTimeline, RatingHistory, timeline
+from bot.core.progress import GameTimeline, RatingHistory, recent_pr, shown_pr, timeline
 from bot.core.puzzles import Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
-from bot.discord.limits import plain, shown, visible
+from bot.discord.limits import in_code, plain, shown, visible
 from bot.discord.presenter import mention, timestamp
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
@@ -126,7 +127,7 @@ def game_chart(state: GameState | GameSummary, line: GameTimeline) -> GameChart:
     which = f", game {line.number}" if state.game_count > 1 else ""
     title = f"Game #{state.id}{which} · {_name(names[0])} vs {_name(names[1])}"
     footer = "   ".join(
-        f"{_name(names[seat])}: error rate {p.rate:.1f} · luck {p.luck:+.2f}"
+        f"{_name(names[seat])}: {shown_pr(p.pr)} · error rate {p.rate:.1f} · luck {p.luck:+.2f}"
         + (f" · {p.blunders} blunder{'s' if p.blunders != 1 else ''}" if p.blunders else "")
         for seat, p in enumerate(line.players)
     )
@@ -168,7 +169,10 @@ def rating_chart(name: str, place: str, history: RatingHistory, *, opponents: bo
     footer = ""
     if history.errors:
         recent = history.errors[-5:]
-        footer = f"Error rate, last {len(recent)} analysed: {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+        footer = (
+            f"Last {len(recent)} analysed: {shown_pr(recent_pr(recent))} on XG's scale · "
+            f"error rate {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+        )
     return RatingChart(
         title=f"{_name(name)} · {_name(place, 24)}",
         times=tuple(m.at for m in matches),
@@ -357,4 +361,26 @@ def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | N
     if mine is not None and all(s.user_id != user_id for s in scores):
         lines.append(f"You: {mine.correct} of {mine.answered} right · streak {mine.streak} (best {mine.best_streak})")
     embed.description = "\n".join(lines)
+    return embed
+
+
+# -- games played elsewhere ---------------------------------------------------------------------
+
+
+def imported_embed(imported: ImportedAnalysis) -> discord.Embed:
+    """An imported match's analysis, game by game (private: the file is the asker's)."""
+    kind = f"{imported.length}-point match" if imported.length else "money session"
+    names = " vs ".join(_name(n) for n in imported.names)
+    embed = discord.Embed(title=f"📊 Imported {kind} · {names}", colour=0x2E7D32)
+    parts = [f"**Game {g.number}**\n```\n{in_code(g.summary)}\n```" for g in imported.games]
+    text = "\n".join(parts)
+    if len(text) > 3900:
+        text = text[:3880].rsplit("\n", 1)[0] + "\n…```"
+    embed.description = text or "No game to analyse."
+    skipped = imported.games_read - len(imported.games)
+    embed.set_footer(
+        text=f"{imported.games_read} games read"
+        + (f", the last {len(imported.games)} analysed" if skipped else "")
+        + ". Nothing of the file is kept: no rating, leaderboard or drill is touched."
+    )
     return embed

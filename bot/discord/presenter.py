@@ -527,7 +527,8 @@ def analysis_embed(state: GameState | GameSummary, summaries: Sequence[tuple[int
         text = text[: MAX_EMBED_DESCRIPTION - 110].rsplit("\n", 1)[0] + "\n…```"
     embed.description = text
     embed.set_footer(
-        text="Error rate: millipoints lost per decision (GNU Backgammon's scale); "
+        text="PR: equity lost per decision × 500 (XG's scale); "
+        "error rate: millipoints lost per decision (GNU Backgammon's scale); "
         "luck: equity gained by the dice. Blunders lose more than 0.08."
     )
     return embed

@@ -69,13 +69,14 @@ def find_gnubg() -> str | None:
     return "/usr/games/gnubg" if os.access("/usr/games/gnubg", os.X_OK) else None
 
 
-def run_gnubg(program: str, job: dict, workdir: Path, timeout: float = 900) -> dict:
-    """Run one batch job in one GNU Backgammon process and return its answer."""
+def run_gnubg(program: str, job: dict, workdir: Path, timeout: float = 900, *, script: str = DUMP_SCRIPT.name) -> dict:
+    """Run one batch job in one GNU Backgammon process (``script``, a file of this
+    folder, reads the job) and return its answer."""
     job_path, out_path = workdir / "job.json", workdir / "answer.json"
     job_path.write_text(json.dumps(job))
     env = dict(os.environ, GNUBG_JOB=str(job_path), GNUBG_OUT=str(out_path), PYTHONPATH=str(ROOT))
     result = subprocess.run(
-        [program, "-t", "-q", "-p", str(DUMP_SCRIPT)],
+        [program, "-t", "-q", "-p", str(HERE / script)],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -20,6 +20,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.imports import MAX_FILE_BYTES, Imports
+from bot.core.met import MAX_LENGTH as MET_MAX_LENGTH
+from bot.core.met import afor_game, amatch_equity, parse_score
 from bot.core.puzzles import Drill, Puzzle, PuzzleDelivery
 from bot.discord import lessons, privacy
 from bot.discord.cogs import Guarded
@@ -28,10 +31,12 @@ from bot.discord.cooldowns import cooldown, hold
 from bot.discord.dispatcher import NotDelivered
 from bot.discord.errors import report
 from bot.discord.limits import fit, pinging
+from bot.discord.met_panel import met_message
 from bot.discord.parts import Parts
 from bot.discord.refusals import UserError
 from bot.discord.replies import (
     asked_at,
+    defer,
     require_permissions,
     send_private,
     send_public,
@@ -92,6 +97,46 @@ class LearnCog(
         name = f"opening-{item.roll[0]}-{item.roll[1]}.png"
         embed.set_image(url=f"attachment://{name}")
         await send_public(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
+
+    # -- match equity -----------------------------------------------------------------------------
+
+    @cooldown("lookup")
+    @app_commands.command(name="met", description="Match equity, take points and gammon values at a score (privately)")
+    @app_commands.describe(
+        length="Match length (default: the match in this channel)",
+        score="Your score first, e.g. 2-4 (default 0-0)",
+        cube="The cube's value now (default 1)",
+    )
+    async def met(
+        self,
+        interaction: discord.Interaction,
+        length: app_commands.Range[int, 1, MET_MAX_LENGTH] | None = None,
+        score: app_commands.Range[str, 3, 5] | None = None,
+        cube: Literal[1, 2, 4, 8, 16, 32, 64] = 1,
+    ) -> None:
+        if length is None:
+            state = await self.table.quick(interaction, self.service.lookups.game_in_channel(interaction.channel_id or 0))
+            if state is None or state.match.game is None or state.game.is_money:
+                raise UserError("No match is played in this channel: give a `length` (and a `score`).")
+            equity = await self.table.quick(interaction, afor_game(state.game))
+            names = (state.players[0].name, state.players[1].name)
+        else:
+            equity = await self.table.quick(interaction, amatch_equity(length, parse_score(score or "0-0"), cube))
+            names = ("You", "Opponent")
+        await send_private(interaction, **await met_message(interaction, equity, names))
+
+    # -- games played elsewhere -------------------------------------------------------------------
+
+    @cooldown("lookup")
+    @app_commands.command(name="import", description="Analyse a .mat match file from another site (privately)")
+    @app_commands.describe(file="A .mat export (GNU Backgammon, XG, DailyGammon, Galaxy, FIBS), up to 1 MB")
+    async def import_match(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        if file.size > MAX_FILE_BYTES:
+            raise UserError(f"That file is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
+        await defer(interaction, ephemeral=True)  # reading and analysing take longer than 3 s
+        data = await file.read()
+        imported = await Imports(self.advice.analyst).analyse(data)
+        await send_private(interaction, embed=lessons.imported_embed(imported))
 
     # -- puzzles ----------------------------------------------------------------------------------
 

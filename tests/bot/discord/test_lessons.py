@@ -62,6 +62,9 @@ def test_the_game_chart_draws_the_analysis(seed):
     assert sorted((m.move, m.player, m.kind) for m in chart.marks) == sorted((m.move, m.player, m.kind) for m in marked)
     line = timeline(1, detail)
     assert [p.rate for p in line.players] == [round(p.error_rate, 2) for p in analysis.players]
-    assert "alice: error rate" in chart.footer and chart.title == "Game #42 · alice vs bob"
+    assert [p.pr for p in line.players] == [pytest.approx(p.pr, abs=1e-3) for p in analysis.players]
+    alice = analysis.players[0]
+    assert f"alice: PR {alice.pr:.1f}" in chart.footer and f"error rate {alice.error_rate:.1f}" in chart.footer
+    assert chart.title == "Game #42 · alice vs bob"
     png = chart.draw()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"

@@ -51,7 +51,7 @@ EXPECTED = {
 TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
 PATIENCE = {"daily", "hoyle", "random", "play", "leaderboard"}
 TOURNEY = {"create", "start", "standings", "bracket", "cancel", "withdraw", "list", "role"}
-LEARN = {"openings", "puzzle", "leaderboard", "drill"}
+LEARN = {"openings", "puzzle", "leaderboard", "drill", "met", "import"}
 
 
 @pytest.fixture

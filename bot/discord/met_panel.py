@@ -1,0 +1,105 @@
+"""Match equity in words and a table picture: ``/bglearn met``, and the button under
+a match board that shows it for the game's score and cube, privately."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from typing import Any
+
+import discord
+
+from bot.core.met import MatchEquity, afor_game
+from bot.discord.errors import UserError, report
+from bot.discord.limits import shown
+from bot.discord.replies import send_private, table_of
+from renderer.met import MetPicture
+
+COLOUR = 0x2E7D32
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def met_lines(equity: MatchEquity, names: tuple[str, str]) -> list[str]:
+    """Each side's chance, take point and gammon value, in words."""
+    lines = []
+    cube = f", cube at {equity.cube}" if equity.cube > 1 else ""
+    when = " (Crawford game: no double)" if equity.crawford else (" (post-Crawford)" if equity.post_crawford else "")
+    lines.append(
+        f"{equity.length}-point match, {equity.score[0]}-{equity.score[1]}{cube}{when}: "
+        f"{shown(names[0])} {equity.sides[0].away}-away, {shown(names[1])} {equity.sides[1].away}-away."
+    )
+    for me in (0, 1):
+        side = equity.sides[me]
+        text = f"**{shown(names[me])}** wins the match {_percent(side.chance)} of the time"
+        if side.take_point is not None:
+            text += (
+                f"; takes {shown(names[1 - me])}'s double to {2 * equity.cube} with {_percent(side.take_point)} "
+                "game winning chances or more"
+            )
+        else:
+            text += "; no double to take"
+        text += f"; a gammon is worth {side.gammon_value:.2f} of a single game."
+        lines.append(text)
+    return lines
+
+
+def met_embed(equity: MatchEquity, names: tuple[str, str], picture: str | None = None) -> discord.Embed:
+    embed = discord.Embed(title="Match equity", colour=COLOUR, description="\n".join(met_lines(equity, names)))
+    embed.set_footer(
+        text=f"Table: {equity.table_name} (gnubg-nn's match equity table). Take points: dead cube, gammons "
+        "left out (risk ÷ (risk + gain) in match winning chances)."
+    )
+    if picture:
+        embed.set_image(url=f"attachment://{picture}")
+    return embed
+
+
+def met_picture(equity: MatchEquity, names: tuple[str, str]) -> MetPicture:
+    return MetPicture(
+        title=f"Match equity · {equity.length}-point match · {equity.score[0]}-{equity.score[1]}",
+        names=names,
+        grid=equity.grid,
+        origin=equity.origin,
+        marked=(equity.sides[0].away, equity.sides[1].away),
+        footer=f"{names[0]}'s chance to win the match, in % · {equity.table_name} table (gnubg-nn)",
+    )
+
+
+async def met_message(interaction: discord.Interaction, equity: MatchEquity, names: tuple[str, str]) -> dict[str, Any]:
+    """The embed and its picture. A table of at most 7 × 7 cells draws in a few milliseconds, in a
+    thread: the drawing workers (:mod:`bot.discord.boards`) sit above the board's buttons, this one of them."""
+    png = await asyncio.to_thread(met_picture(equity, names).draw)
+    name = "match-equity.png"
+    return {"embed": met_embed(equity, names, name), "file": discord.File(io.BytesIO(png), filename=name)}
+
+
+class MetButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bgmet:(?P<game>[0-9]+)"):
+    """ "Match equity" under a match board: the table at the game's score and cube, privately."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Match equity", style=discord.ButtonStyle.secondary, custom_id=f"bgmet:{game_id}")
+        )
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> MetButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            state = await table_of(interaction).service.get_game(self.game_id)
+            if state.match.game is None or state.game.is_money:
+                raise UserError("A money game has no match score: the table is for matches.")
+            equity = await afor_game(state.game)
+            names = (state.players[0].name, state.players[1].name)
+            await send_private(interaction, **await met_message(interaction, equity, names))
+        except Exception as error:  # the one error path: a private, clear answer
+            await report(interaction, error)

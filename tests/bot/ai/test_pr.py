@@ -1,0 +1,134 @@
+"""PR on XG's scale (bot/ai/pr.py, docs/analysis.md): the formula, the words,
+which cube decisions count, and agreement with GNU Backgammon's own analysis."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.ai.pr import PR_BANDS, format_pr, is_close_cube, pr_label, pr_of
+from bot.ai.values import PlayerAnalysis
+from bot.core.progress import ErrorPoint, error_points, recent_pr, timeline
+
+
+def test_pr_is_500_times_the_equity_lost_per_decision() -> None:
+    assert pr_of(0.25, 50) == pytest.approx(2.5)
+    assert pr_of(1.0, 0) is None
+    player = PlayerAnalysis(0, checker_decisions=40, cube_decisions=2, close_no_doubles=8, equity_lost=0.5)
+    assert player.pr_decisions == 50
+    assert player.pr == pytest.approx(5.0)
+    assert player.error_rate == pytest.approx(1000 * 0.5 / 42)  # GNU Backgammon's rate keeps its own count
+
+
+@pytest.mark.parametrize(
+    ("pr", "words"),
+    [
+        (0.0, "world class+"),
+        (2.49, "world class+"),
+        (2.5, "world class"),
+        (4.9, "world class"),
+        (6.0, "expert"),
+        (10.0, "advanced"),
+        (15.0, "intermediate"),
+        (20.0, "casual player"),
+        (25.0, "beginner"),
+        (30.0, "awful"),
+        (None, "no decisions"),
+    ],
+)
+def test_xg_words(pr: float | None, words: str) -> None:
+    assert pr_label(pr) == words
+
+
+@given(st.floats(0, 200), st.floats(0, 200))
+def test_words_never_improve_as_pr_grows(a: float, b: float) -> None:
+    order = [w for _, w in PR_BANDS] + ["awful"]
+    low, high = sorted((a, b))
+    assert order.index(pr_label(low)) <= order.index(pr_label(high))
+
+
+def test_format() -> None:
+    assert format_pr(6.04) == "PR 6.0 (expert)"
+    assert format_pr(None) == "PR –"
+
+
+@pytest.mark.parametrize(
+    ("no_double", "double_take", "double_pass", "close"),
+    [
+        (0.30, 0.45, 1.0, True),  # a double: the actual best
+        (0.10, -0.05, 1.0, True),  # no double by 0.15: close
+        (0.10, -0.10, 1.0, False),  # no double by 0.20: not close
+        (1.10, 1.40, 1.0, True),  # too good by 0.10: close
+        (1.30, 1.40, 1.0, False),  # too good by 0.30: not close
+        (-0.29, -0.29, 1.0, False),  # a dead cube: doubling changes nothing
+        (0.20, 0.02, 2.0, True),  # normalised by double/pass: 0.09 of it
+    ],
+)
+def test_which_no_doubles_count(no_double: float, double_take: float, double_pass: float, close: bool) -> None:
+    assert is_close_cube(no_double, double_take, double_pass) is close
+
+
+def test_stored_analyses_give_the_pr_trend() -> None:
+    import json
+
+    def row(game_id: int, lost: float, decisions: int, counted: int | None) -> dict:
+        player = {"decisions": decisions, "lost": lost, "rate": 0, "luck": 0, "blunders": 0}
+        if counted is not None:
+            player["pr_decisions"] = counted
+        other = {"decisions": 1, "lost": 9.0, "rate": 0, "luck": 0, "blunders": 0}
+        return {
+            "game_id": game_id,
+            "players": [7, 8],
+            "finished_at": float(game_id),
+            "detail": json.dumps({"players": [player, other]}),
+        }
+
+    # An analysis stored before PR existed counts its graded decisions.
+    points = error_points([row(1, 0.2, 40, 50), row(2, 0.3, 30, None)], 7)
+    assert [p.pr for p in points] == [pytest.approx(2.0), pytest.approx(5.0)]
+    assert recent_pr(points) == pytest.approx(500 * 0.5 / 80)  # pooled, not an average of PRs
+    assert recent_pr(()) is None
+    line = timeline(1, {"players": [json.loads(row(1, 0.2, 40, 50)["detail"])["players"][0]] * 2})
+    assert line.players[0].pr == pytest.approx(2.0)
+    assert ErrorPoint(1, 0.0, 1.0, 1).pr is None
+
+
+# -- against GNU Backgammon -----------------------------------------------------------------
+
+
+def test_pr_agrees_with_gnubg_on_a_computer_match(tmp_path) -> None:
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bench.pr_vs_gnubg import NAMES, bot_pr, computer_match, find_gnubg, gnubg_prs
+
+    program = find_gnubg()
+    if program is None:
+        pytest.skip("GNU Backgammon (gnubg) is not installed")
+    from bot.ai.analyst import Analyst
+    from engine.mat import export_games
+
+    analyst = Analyst(rng=random.Random(5))
+    match = computer_match(5, analyst, 1)
+    ours = bot_pr(match, analyst)
+    (theirs,) = gnubg_prs(program, [export_games(match.games, NAMES, match_length=1)], tmp_path)
+    for seat, name in enumerate(NAMES):
+        gnubg_pr, gnubg_decisions = theirs[name]
+        assert ours[seat][1] == gnubg_decisions, name
+        assert pr_of(*ours[seat]) == pytest.approx(gnubg_pr, abs=0.5), name
+
+
+def test_the_summary_shown_by_analysis_and_game_over_gives_pr_first() -> None:
+    from bot.ai.values import GameAnalysis
+
+    players = (
+        PlayerAnalysis(0, checker_decisions=30, cube_decisions=2, close_no_doubles=8, equity_lost=0.4),
+        PlayerAnalysis(1),
+    )
+    text = GameAnalysis(players, 0).summary(("alice", "bob"))
+    assert "alice: 32 decisions, PR 5.0 (expert), error rate 12.5 (intermediate)" in text
+    assert "bob: 0 decisions, PR –, error rate 0.0" in text
+    detail = GameAnalysis(players, 0).detail()
+    assert detail["players"][0]["pr_decisions"] == 40
