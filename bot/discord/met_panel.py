@@ -95,7 +95,7 @@ class MetButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bgmet
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
             await interaction.response.defer(ephemeral=True, thinking=True)
-            state = await table_of(interaction).service.get_game(self.game_id)
+            state = await table_of(interaction).service.lookups.get_game(self.game_id)
             if state.match.game is None or state.game.is_money:
                 raise UserError("A money game has no match score: the table is for matches.")
             equity = await afor_game(state.game)

@@ -44,7 +44,7 @@ async def test_a_match_file_is_analysed_privately_and_nothing_is_stored(analysed
     (embed,) = private_embeds(result)
     assert "Imported" in embed.title and "Xavier" in embed.title
     assert "PR " in embed.description and "Nothing of the file is kept" in embed.footer.text
-    assert await w.service.game_list(w.guild.id, w.alice.id) == []
+    assert await w.service.lookups.game_list(w.guild.id, w.alice.id) == []
 
 
 async def test_a_bad_file_is_refused_with_its_line(world):
