@@ -242,7 +242,9 @@ class Rules:
         return {1: "a single game", 2: "a double game", 3: "a triple game"}[multiplier]
 
 
-def legal_tables_plays(rules: Rules, position: TablesPosition, roll: Roll, *, first_turn: bool = False) -> list[TablesPlay]:
+def legal_tables_plays(
+    rules: Rules, position: TablesPosition, roll: Roll, *, first_turn: bool = False
+) -> list[TablesPlay]:
     """Every legal play of ``roll``, one per resulting position.
 
     The common rules: each die moves one checker forward to an open point; a
@@ -410,7 +412,9 @@ def blocks_trapped(a: list[int], off_theirs: int, destination: int) -> bool:
     return True
 
 
-def audit_play(rules: Rules, before: TablesPosition, play: TablesPlay, roll: Roll, *, first_turn: bool = False) -> list[str]:
+def audit_play(
+    rules: Rules, before: TablesPosition, play: TablesPlay, roll: Roll, *, first_turn: bool = False
+) -> list[str]:
     """What is wrong with ``play`` of ``roll`` from ``before``, checked
     independently of the generator (for tests and benches): fifteen
     checkers a side, pins only under the other side, the opponent's
@@ -429,7 +433,9 @@ def audit_play(rules: Rules, before: TablesPosition, play: TablesPlay, roll: Rol
             errors.append(f"{move.source}/{move.destination} is no die of {roll}")
     if len(play.moves) > len(dice):
         errors.append(f"{len(play.moves)} moves for {roll}")
-    theirs_after = [min(n, 0) if not (n > 0 and pin == -1) else -1 for n, pin in zip(after.points, after.pins, strict=True)]
+    theirs_after = [
+        min(n, 0) if not (n > 0 and pin == -1) else -1 for n, pin in zip(after.points, after.pins, strict=True)
+    ]
     theirs_before = [
         min(n, 0) if not (n > 0 and pin == -1) else -1 for n, pin in zip(before.points, before.pins, strict=True)
     ]
@@ -537,6 +543,30 @@ class TablesGame:
             self.player_on_roll = self.turn = starter
             self.phase = TablesPhase.ROLL
 
+    @classmethod
+    def from_position(cls, position: TablesPosition, player: int = 0, *, dice: DiceSource | None = None) -> TablesGame:
+        """A game set up at ``position`` (seen from ``player``, to roll), logged as ``setup``.
+
+        :raises GameError: for a finished position or one of another game's kind.
+        """
+        game = cls(position.game, dice=dice)
+        game._setup(position.position_id(), player)
+        return game
+
+    def _setup(self, text: str, player: int) -> None:
+        if self.log:
+            raise GameError("a game can only be set up before it starts")
+        position = decode_tables_id(text)
+        if position.game != self.game:
+            raise GameError(f"that is a position of {position.game}, not {self.game}")
+        if CHECKERS in position.off or self.rules.result(position) or self.rules.result(position.swap()):
+            raise GameError("that position is a finished game")
+        self.log.append(Action("setup", player, text=text))
+        self.position = position
+        self.player_on_roll = self.turn = _player(player)
+        self.plays_made = [1, 1]  # past the first turns
+        self.phase = TablesPhase.ROLL
+
     @property
     def is_over(self) -> bool:
         return self.phase is TablesPhase.OVER
@@ -566,7 +596,13 @@ class TablesGame:
     def roll(self, player: int, dice: Roll | tuple[int, int] | None = None) -> Roll:
         """Throw both dice; a roll with no legal play is a lost turn, logged."""
         self._expect(TablesPhase.ROLL, player)
-        thrown = dice if isinstance(dice, Roll) else Roll(*dice) if dice else Roll(self.dice_source.die(), self.dice_source.die())
+        thrown = (
+            dice
+            if isinstance(dice, Roll)
+            else Roll(*dice)
+            if dice
+            else Roll(self.dice_source.die(), self.dice_source.die())
+        )
         self.log.append(Action("roll", player, dice=(thrown.die1, thrown.die2)))
         self.dice = thrown
         self.phase = TablesPhase.PLAY
@@ -676,12 +712,19 @@ class TablesGame:
             self.play(_player(player), action.text or "")
         elif kind == "forfeit":
             self.forfeit(_player(player), action.value or 1, action.text or "forfeit")
+        elif kind == "setup":
+            try:
+                self._setup(action.text or "", _player(player))
+            except TablesIdError as error:
+                raise LogError(str(error)) from None
         else:
             raise LogError(f"{kind!r} is no action of {self.game}")
         self._cursor = start + 1
 
     @classmethod
-    def replay(cls, game: str, actions: Iterable[Action | dict[str, Any]], *, dice: DiceSource | None = None) -> TablesGame:
+    def replay(
+        cls, game: str, actions: Iterable[Action | dict[str, Any]], *, dice: DiceSource | None = None
+    ) -> TablesGame:
         """Rebuild a game from its log.
 
         :raises LogError: for an entry that is not an action.
