@@ -20,7 +20,8 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 from engine.dice import SeededDice
-from engine.tables import GAMES, RULES, TablesGame, TablesPhase, audit_play
+from engine.tables import GAMES, audit_play
+from engine.variants import RULES, TablesGame, TablesPhase
 
 TURN_LIMIT = 5000
 

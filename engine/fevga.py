@@ -19,7 +19,7 @@ Scoring: a single game 1, a double game (the loser has borne off none) 2.
 from __future__ import annotations
 
 from engine.dice import Roll
-from engine.tables import CHECKERS, HEAD, Rules, blocks_trapped, register
+from engine.tables import CHECKERS, HEAD, Rules, blocks_trapped
 
 
 class Fevga(Rules):
@@ -38,4 +38,4 @@ class Fevga(Rules):
         return not blocks_trapped(a, off_theirs, destination)
 
 
-FEVGA = register(Fevga())
+FEVGA = Fevga()

@@ -21,7 +21,7 @@ federation's rules, which count no koks.
 from __future__ import annotations
 
 from engine.dice import Roll
-from engine.tables import CHECKERS, HEAD, Rules, TablesPosition, blocks_trapped, register
+from engine.tables import CHECKERS, HEAD, Rules, TablesPosition, blocks_trapped
 
 OPENING_DOUBLES = frozenset({6, 4, 3})
 """The doubles that let two checkers leave the head on a player's first turn."""
@@ -52,4 +52,4 @@ class Nardy(Rules):
         return {1: "oin (a single game)", 2: "mars (a double game)", 3: "koks (a triple game)"}[multiplier]
 
 
-NARDY = register(Nardy())
+NARDY = Nardy()

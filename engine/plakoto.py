@@ -17,7 +17,7 @@ the mother was pinned). No cube, no triple game.
 
 from __future__ import annotations
 
-from engine.tables import CHECKERS, Rules, TablesPosition, register
+from engine.tables import CHECKERS, Rules, TablesPosition
 
 
 class Plakoto(Rules):
@@ -40,4 +40,4 @@ class Plakoto(Rules):
         return "a double game (*diplo*)" if multiplier == 2 else "a single game"
 
 
-PLAKOTO = register(Plakoto())
+PLAKOTO = Plakoto()

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.game import Action, Game, GameError, GameSettings, LogError, final_score
-from engine.tables import TablesGame
+from engine.variants import TablesGame
 
 CYCLE = ("portes", "plakoto", "fevga")
 """The order of the games, started again after fevga."""

@@ -5,9 +5,9 @@ import pytest
 
 from engine.dice import Roll
 from engine.fevga import FEVGA
-from engine.tables import TablesGame, legal_tables_plays
-
-from .tables_helpers import board
+from engine.tables import legal_tables_plays
+from engine.tables import tables_position as board
+from engine.variants import TablesGame
 
 
 def texts(position, roll):

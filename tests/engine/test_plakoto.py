@@ -5,9 +5,9 @@ import pytest
 from engine.dice import Roll
 from engine.game import WinKind
 from engine.plakoto import PLAKOTO
-from engine.tables import TablesGame, TablesPhase, legal_tables_plays
-
-from .tables_helpers import board
+from engine.tables import legal_tables_plays
+from engine.tables import tables_position as board
+from engine.variants import TablesGame, TablesPhase
 
 
 def texts(position, roll):

@@ -12,10 +12,7 @@ from engine.game import GameError, LogError, Phase
 from engine.notation import IllegalPlayError, NotationError
 from engine.tables import (
     GAMES,
-    RULES,
-    TablesGame,
     TablesIdError,
-    TablesPhase,
     TablesPosition,
     TablesPositionError,
     audit_play,
@@ -24,9 +21,9 @@ from engine.tables import (
     legal_tables_plays,
     match_tables_play,
 )
+from engine.tables import tables_position as board
 from engine.tavli import Tavli
-
-from .tables_helpers import board
+from engine.variants import RULES, TablesGame, TablesPhase
 
 
 def random_game(game: str, seed: int, *, check=None) -> TablesGame:
