@@ -46,7 +46,7 @@ def random_game(game: str, seed: int, *, check=None) -> TablesGame:
     raise AssertionError(f"{game} seed {seed} did not end")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**32))
 def test_random_self_play_keeps_every_rule_and_ends(game, seed):
     rules = RULES[game]
@@ -65,8 +65,8 @@ def test_random_self_play_keeps_every_rule_and_ends(game, seed):
     assert again.position == table.position and again.result == table.result
 
 
-@settings(max_examples=20, deadline=None)
-@given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**32), turns=st.integers(0, 60))
+@settings(max_examples=10, deadline=None)
+@given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**32), turns=st.integers(0, 40))
 def test_every_play_reads_back_from_its_spelling(game, seed, turns):
     rng = random.Random(seed)
     table = TablesGame(game, dice=SeededDice(seed))
