@@ -1,6 +1,6 @@
 """The computer against a random mover in plakoto, fevga and long nardy, and its decision time.
 
-    PYTHONPATH=. python -m bench.variants_ai [--games 500] [--lookahead 2] [--game nardy]
+    PYTHONPATH=. python -m bench.variants_ai [--games 500] [--lookahead 1] [--game nardy]
 
 For each game: ``--games`` seeded games of the computer (:func:`bot.ai.tables.choose_play`)
 against a mover that picks a legal play at random, the computer taking
@@ -52,7 +52,7 @@ def match_up(game: str, seed: int, lookahead: int, times: list[float]) -> tuple[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=500)
-    parser.add_argument("--lookahead", type=int, default=2)
+    parser.add_argument("--lookahead", type=int, default=1)
     parser.add_argument("--game", choices=GAMES, action="append")
     args = parser.parse_args(argv)
     short = False
