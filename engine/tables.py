@@ -284,8 +284,8 @@ def legal_tables_plays(
         best = _search(context, a, pins, [roll.die1] * 4, (), 0, results, set())
     else:
         best = max(
-            _search(context, a, pins, [roll.die1, roll.die2], (), 0, results, set()),
-            _search(context, a, pins, [roll.die2, roll.die1], (), 0, results, set()),
+            _search_pair(context, a, pins, roll.die1, roll.die2, results),
+            _search_pair(context, a, pins, roll.die2, roll.die1, results),
         )
     if best == 0:
         return [TablesPlay((), position)]
@@ -372,6 +372,37 @@ def _apply(a: list[int], pins: list[int], move: tuple[int, int, bool]) -> tuple[
     else:
         b[destination] += 1
     return b, q
+
+
+def _search_pair(context: _Context, a: list[int], pins: list[int], first: int, second: int, results: _Results) -> int:
+    """Play ``first`` then ``second`` (two different dice); record every end; return the most dice used.
+    The same search as :func:`_search`, unrolled: most rolls are not doubles."""
+    allowed = context.rules.allowed
+    off_theirs = context.off_theirs
+    best = 0
+    for move in _single_moves(context, a, pins, first):
+        b, q = _apply(a, pins, move)
+        if not allowed(b, off_theirs, move[1]):
+            continue
+        went = False
+        for move2 in _single_moves(context, b, q, second):
+            c, r = _apply(b, q, move2)
+            if not allowed(c, off_theirs, move2[1]):
+                continue
+            went = True
+            key = tuple(c)
+            known = results.get(key)
+            if known is None or len(known[0]) < 2:
+                results[key] = ((move, move2), first, r)
+        if went:
+            best = 2
+        else:
+            best = max(best, 1)
+            key = tuple(b)
+            known = results.get(key)
+            if known is None or (len(known[0]) == 1 and first > known[1]):
+                results[key] = ((move,), first, q)
+    return best
 
 
 def _search(
