@@ -22,7 +22,7 @@ from engine.gnubgid import MatchState, decode_match_id, encode_match_id
 from engine.moves import legal_plays, pack_moves, play_of_moves, unpack_moves
 from engine.notation import IllegalPlayError, match_play
 from engine.play import Play, format_play
-from engine.position import CHECKERS, Position, decode_position_id
+from engine.position import CHECKERS, STARTS, Position, decode_position_id
 from engine.xgid import MAX_CUBE, format_xgid, parse_xgid
 
 
@@ -121,6 +121,12 @@ class GameSettings:
     double_before_first_play: bool = True
     """False: nobody may double until the game's first play is made (seed 003:
     "at any time after the first turn")."""
+    winner_throws_first: bool = False
+    """In a match, the winner of every game (single, gammon or backgammon)
+    throws first in the next game without an opening throw (Turkey, Iran,
+    Greece: docs/rules.md section 16)."""
+    start: str = "standard"
+    """The starting position: ``standard`` or ``nackgammon`` (:data:`engine.position.STARTS`)."""
 
     def __post_init__(self) -> None:
         if self.match_length < 0:
@@ -129,14 +135,18 @@ class GameSettings:
             raise ValueError("Jacoby, beavers and automatic doubles are for money games only")
         if self.cube_limit < 1 or self.cube_limit & (self.cube_limit - 1):
             raise ValueError(f"the cube limit must be a power of two, not {self.cube_limit}")
-        if self.backgammon_value not in (3, 4):
-            raise ValueError("a backgammon counts 3 (or 4 by agreement)")
+        if self.backgammon_value not in (2, 3, 4):
+            raise ValueError("a backgammon counts 3 (4 by agreement, 2 where it counts as a gammon)")
         if self.automatic_doubles < UNLIMITED:
             raise ValueError("automatic doubles are a count of ties, or UNLIMITED (-1) for every tie")
         if self.closed_out not in CLOSED_OUT_RULES:
             raise ValueError(f"closed_out is 'roll' or 'skip', not {self.closed_out!r}")
         if self.opening_reroll and self.opening_choice:
             raise ValueError("opening_reroll always throws again; opening_choice lets the winner choose: pick one")
+        if self.hit_winner_throws_first and self.winner_throws_first:
+            raise ValueError("hit_winner_throws_first and winner_throws_first both say who starts: pick one")
+        if self.start not in STARTS:
+            raise ValueError(f"the start is one of {', '.join(STARTS)}, not {self.start!r}")
 
     def __deepcopy__(self, memo: dict[int, object]) -> GameSettings:
         return self  # immutable: copies of a game share it
@@ -153,6 +163,42 @@ class GameSettings:
             backgammon_value=backgammon_value,
             hit_winner_throws_first=True,
             opening_choice=True,
+        )
+
+    @classmethod
+    def tavla(cls, match_length: int = 5, *, backgammon_value: int = 2) -> GameSettings:
+        """Turkish tavla (docs/rules.md section 16): no cube; a gammon (*mars*)
+        counts two and there is no backgammon (it counts as a gammon:
+        ``backgammon_value = 2``); the winner of the opening throw throws both
+        dice again; the winner of a game starts the next; a match to 5."""
+        return cls._traditional(match_length, backgammon_value)
+
+    @classmethod
+    def takhteh(cls, match_length: int = 7, *, backgammon_value: int = 2) -> GameSettings:
+        """Iranian takhteh (takhteh nard, docs/rules.md section 17): tavla's
+        rules (no cube, a gammon two, no backgammon, the opening winner throws
+        again, the winner starts the next game), customarily to 7."""
+        return cls._traditional(match_length, backgammon_value)
+
+    @classmethod
+    def portes(cls, match_length: int = 5, *, backgammon_value: int = 2) -> GameSettings:
+        """Greek portes, the first game of tavli (docs/rules.md section 18): no
+        cube; a gammon (*diplo*) counts two and a backgammon counts as a
+        gammon (``backgammon_value = 3`` where it is agreed); the opening
+        winner throws both dice again; the winner starts the next game;
+        matches to 3, 5 or 7 (5 by default)."""
+        return cls._traditional(match_length, backgammon_value)
+
+    @classmethod
+    def _traditional(cls, match_length: int, backgammon_value: int) -> GameSettings:
+        if match_length < 1:
+            raise ValueError("these games are played as matches: the length is at least 1")
+        return cls(
+            match_length=match_length,
+            cube=False,
+            backgammon_value=backgammon_value,
+            opening_reroll=True,
+            winner_throws_first=True,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -325,7 +371,7 @@ class Game:
         """The player who must act now."""
         self.player_on_roll = 0
         """The player whose turn it is to roll and play (differs from :attr:`turn` during a cube or resignation decision)."""
-        self.position = Position.start()
+        self.position = STARTS[self.settings.start]
         """The board seen from :attr:`player_on_roll`."""
         self.dice: Roll | None = None
         """The dice to play now (phase PLAY), else None."""
@@ -489,9 +535,12 @@ class Game:
         return multiplier * self.cube_value
 
     def counted_kind(self, kind: WinKind) -> WinKind:
-        """``kind`` as it counts: single under Jacoby while the cube was never turned."""
+        """``kind`` as it counts: single under Jacoby while the cube was never
+        turned; a gammon where a backgammon counts two (tavla, portes)."""
         if self.is_money and self.settings.jacoby and not self.cube_turned:
             return WinKind.SINGLE
+        if kind is WinKind.BACKGAMMON and self.settings.backgammon_value == 2:
+            return WinKind.GAMMON
         return kind
 
     # -- the opening ----------------------------------------------------------

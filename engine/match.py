@@ -111,12 +111,14 @@ class Match:
 
     def next_starter(self) -> int | None:
         """Who throws first in the next game without an opening throw: under
-        ``hit_winner_throws_first``, the winner of a single game (a hit); after
-        a gammon or backgammon, or in the first game, None (both throw)."""
-        if not self.settings.hit_winner_throws_first or not self.games:
+        ``hit_winner_throws_first``, the winner of a single game (a hit), after
+        a gammon or backgammon None (both throw); under ``winner_throws_first``
+        the winner of the last game, whatever it won; in the first game None."""
+        settings = self.settings
+        if not (settings.hit_winner_throws_first or settings.winner_throws_first) or not self.games:
             return None
         result = self.games[-1].result
-        if result is None or result.kind is not WinKind.SINGLE:
+        if result is None or (settings.hit_winner_throws_first and result.kind is not WinKind.SINGLE):
             return None
         return result.winner
 

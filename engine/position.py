@@ -199,7 +199,16 @@ for _point, _count in ((24, 2), (13, 5), (8, 3), (6, 5)):
     _START_BOARD[_point - 1] = _count
     _START_BOARD[24 - _point] = -_count
 STARTING_POSITION = Position(tuple(_START_BOARD))
+_START_BOARD = [0] * 24
+for _point, _count in ((24, 2), (23, 2), (13, 4), (8, 3), (6, 4)):
+    _START_BOARD[_point - 1] = _count
+    _START_BOARD[24 - _point] = -_count
+NACKGAMMON_POSITION = Position(tuple(_START_BOARD))
+"""Nackgammon's start (Nick Ballard's variant): 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6 a side."""
 del _point, _count, _START_BOARD
+
+STARTS: dict[str, Position] = {"standard": STARTING_POSITION, "nackgammon": NACKGAMMON_POSITION}
+"""The starting positions a game may be played from (``GameSettings.start``)."""
 
 
 # -- the GNU Backgammon Position ID (formats: shared research, "Position ID") -----
