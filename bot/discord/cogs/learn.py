@@ -115,7 +115,9 @@ class LearnCog(
         cube: Literal[1, 2, 4, 8, 16, 32, 64] = 1,
     ) -> None:
         if length is None:
-            state = await self.table.quick(interaction, self.service.lookups.game_in_channel(interaction.channel_id or 0))
+            state = await self.table.quick(
+                interaction, self.service.lookups.game_in_channel(interaction.channel_id or 0)
+            )
             if state is None or state.match.game is None or state.game.is_money:
                 raise UserError("No match is played in this channel: give a `length` (and a `score`).")
             equity = await self.table.quick(interaction, afor_game(state.game))
