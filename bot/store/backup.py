@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import secrets
 import sqlite3
 import sys
 import time
@@ -98,8 +99,9 @@ def copy_database(
     :raises BackupError: the copy failed its integrity check or could not be written.
     """
     final = Path(dest)
-    partial = final.with_name(final.name + ".partial")
-    partial.unlink(missing_ok=True)
+    # A name of this copy's own: processes starting together may each copy the same store
+    # before migrating it, and one must never unlink or overwrite the file another writes.
+    partial = final.with_name(f"{final.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
     target = sqlite3.connect(partial, isolation_level=None)
     try:
         source.execute("BEGIN")

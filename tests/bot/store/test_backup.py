@@ -234,3 +234,31 @@ def test_the_settings_reach_the_store() -> None:
     }
     with pytest.raises(ConfigError, match="SQLITE_CHECKPOINTS must be on or off"):
         options(SQLITE_CHECKPOINTS="sometimes")
+
+
+def test_copies_of_one_store_made_at_once_do_not_spoil_each_other(tmp_path):
+    """Processes that open an old store together each copy it before migrating: every copy
+    writes a file of its own, so none unlinks or overwrites another's half-made copy."""
+    import sqlite3
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.store.backup import copy_database
+
+    source = tmp_path / "store.sqlite3"
+    with sqlite3.connect(source) as conn:
+        conn.execute("CREATE TABLE t (x BLOB)")
+        conn.executemany("INSERT INTO t VALUES (?)", [(b"x" * 4000,) for _ in range(2000)])
+    final = tmp_path / "store.sqlite3.pre-migration-1"
+
+    def copy(_: int) -> None:
+        conn = sqlite3.connect(source, isolation_level=None, check_same_thread=False)
+        try:
+            copy_database(conn, final, pause=0)
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(copy, range(8)))
+    with sqlite3.connect(final) as conn:
+        assert conn.execute("SELECT count(*) FROM t").fetchone() == (2000,)
+    assert not list(tmp_path.glob("*.partial"))
