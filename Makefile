@@ -28,12 +28,16 @@ $(BIN)/python:
 INSTALL := $(BIN)/python -m pip install --quiet --require-hashes
 PROJECT := $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 
-$(VENV)/.installed-run: pyproject.toml requirements/run.txt requirements/base.txt | $(BIN)/python
+# The pinned installers first (a venv made before they were pinned gets them too): the
+# project is built with them, not with whatever setuptools the venv came with.
+$(VENV)/.installed-run: pyproject.toml requirements/bootstrap.txt requirements/run.txt requirements/base.txt | $(BIN)/python
+	$(INSTALL) -r requirements/bootstrap.txt
 	$(INSTALL) -r requirements/run.txt || $(INSTALL) -r requirements/base.txt
 	$(PROJECT)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml requirements/test.txt | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml requirements/bootstrap.txt requirements/test.txt | $(BIN)/python
+	$(INSTALL) -r requirements/bootstrap.txt
 	$(INSTALL) -r requirements/test.txt
 	$(PROJECT)
 	touch $@ $(VENV)/.installed-run
