@@ -25,7 +25,13 @@ def shim(tmp_path: Path, body: str) -> Path:
 
 def make(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "requirements").mkdir(exist_ok=True)
-    for name in ("pyproject.toml", "requirements/run.txt", "requirements/base.txt", "requirements/test.txt"):
+    for name in (
+        "pyproject.toml",
+        "requirements/bootstrap.txt",
+        "requirements/run.txt",
+        "requirements/base.txt",
+        "requirements/test.txt",
+    ):
         (tmp_path / name).touch()  # what the install rules depend on
     return subprocess.run(
         ["make", "-s", "-f", str(ROOT / "Makefile"), "-C", str(tmp_path), *args],

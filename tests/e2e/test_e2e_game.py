@@ -22,7 +22,14 @@ async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
     assert set(commands) == {"bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board"}
     assert commands["Show board"]["type"] == 3 and commands["Show board"]["description"] == ""  # Message -> Apps
-    assert {o["name"] for o in commands["bglearn"]["options"]} == {"openings", "puzzle", "leaderboard", "drill"}
+    assert {o["name"] for o in commands["bglearn"]["options"]} == {
+        "openings",
+        "puzzle",
+        "leaderboard",
+        "drill",
+        "met",
+        "import",
+    }
     bg = commands["bg"]
     assert bg["guild_id"] == str(fake.guild_id)
     subs = {o["name"]: o for o in bg["options"]}
