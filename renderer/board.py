@@ -818,6 +818,7 @@ def theme_palette(theme: Theme) -> Image.Image:
 
 
 _this_thread = threading.local()
+_copying = threading.Lock()
 
 
 def _palette_here(theme: Theme) -> Image.Image:
@@ -827,7 +828,9 @@ def _palette_here(theme: Theme) -> Image.Image:
     palettes: dict[Theme, Image.Image] = _this_thread.__dict__.setdefault("palettes", {})
     palette = palettes.get(theme)
     if palette is None:
-        palette = palettes[theme] = theme_palette(theme).copy()
+        shared = theme_palette(theme)
+        with _copying:  # Image.copy loads the image first, which may write to it
+            palette = palettes[theme] = shared.copy()
     return palette
 
 

@@ -68,6 +68,10 @@ HAVE_RAQM = features.check_feature("raqm")
 """Pillow can shape and reorder complex and right-to-left text itself."""
 
 _local = threading.local()
+_opening = threading.Lock()
+"""FreeType shares one library handle among all faces: opening (and closing) a
+face must not overlap another thread's (FreeType's documentation for
+``FT_New_Face``); drawing with a face of one's own may."""
 
 
 def font(size: int) -> Font:
@@ -77,10 +81,11 @@ def font(size: int) -> Font:
         cache = _local.fonts = {}
     found = cache.get(size)
     if found is None:
-        if FONT_BYTES is not None:
-            found = ImageFont.truetype(io.BytesIO(FONT_BYTES), size)
-        else:
-            found = ImageFont.load_default(size=size)
+        with _opening:
+            if FONT_BYTES is not None:
+                found = ImageFont.truetype(io.BytesIO(FONT_BYTES), size)
+            else:
+                found = ImageFont.load_default(size=size)
         cache[size] = found
     return found
 

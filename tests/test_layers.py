@@ -8,6 +8,8 @@ import dodged into a function or a type-checking block is still a tie.
 The layers, lowest first (docs/architecture.md, "The layers"):
 
 - ``engine``: the rules; imports nothing of ours but itself.
+- ``i18n``: the translation catalogues; imports nothing of ours, and any layer
+  above the engine may word its messages with it.
 - ``renderer``: pictures; imports the engine.
 - ``bot.store``: persistence, the only place that knows SQL.
 - ``bot.ai``: the neural-net adapter.
@@ -28,19 +30,30 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "renderer", "bot")
+PACKAGES = ("engine", "i18n", "renderer", "bot")
 
 LAYERS: dict[str, set[str]] = {
     # layer: the layers of ours it may import (besides itself)
     "engine": set(),
-    "renderer": {"engine"},
-    "bot.store": {"engine"},
-    "bot.ai": {"engine"},
-    "bot.config": {"bot.store"},
-    "bot.core": {"engine", "bot.store", "bot.ai", "bot.config"},
-    "bot.ops": {"bot.store", "bot.config"},
-    "bot.discord": {"engine", "renderer", "bot.core", "bot.config", "bot.ops"},
-    "bot.__main__": {"engine", "renderer", "bot.store", "bot.ai", "bot.config", "bot.core", "bot.discord", "bot.ops"},
+    "i18n": set(),
+    "renderer": {"engine", "i18n"},
+    "bot.store": {"i18n", "engine"},
+    "bot.ai": {"i18n", "engine"},
+    "bot.config": {"i18n", "bot.store"},
+    "bot.core": {"i18n", "engine", "bot.store", "bot.ai", "bot.config"},
+    "bot.ops": {"i18n", "bot.store", "bot.config"},
+    "bot.discord": {"i18n", "engine", "renderer", "bot.core", "bot.config", "bot.ops"},
+    "bot.__main__": {
+        "i18n",
+        "engine",
+        "renderer",
+        "bot.store",
+        "bot.ai",
+        "bot.config",
+        "bot.core",
+        "bot.discord",
+        "bot.ops",
+    },
     "bot": set(),  # bot/__init__.py
 }
 
@@ -55,7 +68,8 @@ LIBRARIES: dict[str, set[str]] = {
     "gnubg_nn": {"bot.ai"},
     "bgsage": {"bot.ai"},
     "networkx": {"bot.core"},
-    "prometheus_client": {"bot.ops"},  # Swiss pairings (bot/core/tournaments/pairing.py)
+    "prometheus_client": {"bot.ops"},
+    "babel": {"i18n"},  # Swiss pairings (bot/core/tournaments/pairing.py)
 }
 
 UNPLACED: set[str] = set()

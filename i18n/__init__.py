@@ -1,0 +1,143 @@
+"""Every word a member reads, in their language.
+
+The bot speaks one language per message: the member's for an answer to them,
+the server's for a public post. Which one is in force is a context variable,
+set around the work for one interaction or one post (:func:`speaking`), so the
+code that words a message needs no locale argument: it calls :func:`_`,
+:func:`ngettext` (plural forms) or :func:`npgettext`, and formats numbers and
+dates with :func:`number` and :func:`date`.
+
+Catalogues are gettext ``.po`` files managed with Babel, one per language under
+``i18n/locales/<language>/LC_MESSAGES/messages.po``, read once on first use
+(no compiled ``.mo`` files to keep in step). A message a catalogue lacks is
+said in English. Logs and exceptions meant for the operator stay English: they
+never go through here.
+
+>>> with speaking("en"):
+...     _("Your turn")
+'Your turn'
+>>> ngettext("{count} point", "{count} points", 3).format(count=3)
+'3 points'
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+from babel import Locale
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+ENGLISH = "en"
+LANGUAGES: tuple[str, ...] = (ENGLISH, "el", "tr", "ru", "de", "fr", "es", "it", "pt_BR", "ar")
+"""The languages the bot speaks, as catalogue names (Babel's locale identifiers)."""
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+
+_DISCORD: dict[str, str] = {
+    "es-ES": "es",
+    "es-419": "es",  # Latin American Spanish falls back to Spain's
+    "pt-BR": "pt_BR",
+}
+
+_current: ContextVar[str] = ContextVar("language", default=ENGLISH)
+
+
+def language_of(discord_locale: str | None) -> str:
+    """The catalogue for a Discord locale (``"el"``, ``"es-419"``, ``"pt-BR"`` ...), English
+    when the bot does not speak it.
+
+    >>> language_of("es-419"), language_of("el"), language_of("ja"), language_of(None)
+    ('es', 'el', 'en', 'en')
+    """
+    if not discord_locale:
+        return ENGLISH
+    name = _DISCORD.get(discord_locale, discord_locale.replace("-", "_"))
+    if name in LANGUAGES:
+        return name
+    base = name.split("_")[0]
+    return base if base in LANGUAGES else ENGLISH
+
+
+def current() -> str:
+    """The language in force."""
+    return _current.get()
+
+
+@contextmanager
+def speaking(language: str | None) -> Iterator[str]:
+    """Word everything inside in ``language`` (a catalogue name or a Discord locale)."""
+    chosen = language if language in LANGUAGES else language_of(language)
+    token = _current.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _current.reset(token)
+
+
+@functools.cache
+def catalogue(language: str) -> Catalog | None:
+    """The language's catalogue, or None (English needs none)."""
+    path = LOCALES / language / "LC_MESSAGES" / "messages.po"
+    if language == ENGLISH or not path.exists():
+        return None
+    with path.open("rb") as file:
+        return read_po(file, locale=language)
+
+
+def _lookup(key: str | tuple[str, str], language: str) -> str | list[str] | tuple[str, ...] | None:
+    found = catalogue(language)
+    if found is None:
+        return None
+    message = found.get(key[0] if isinstance(key, tuple) else key, context=key[1] if isinstance(key, tuple) else None)
+    if message is None or message.fuzzy or not message.string:
+        return None
+    return message.string  # type: ignore[no-any-return]
+
+
+def _(message: str) -> str:
+    """``message`` in the language in force (itself in English, or when untranslated)."""
+    found = _lookup(message, current())
+    return found if isinstance(found, str) and found else message
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the sense ``context`` names (e.g. "cube" for "Double" the verb)."""
+    found = _lookup((message, context), current())
+    return found if isinstance(found, str) and found else message
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """The form for ``count`` in the language in force (its own plural rule)."""
+    language = current()
+    found = _lookup(singular, language)
+    if isinstance(found, (list, tuple)) and all(found):
+        index = _plural_index(language, count)
+        if index < len(found):
+            return found[index]
+    return singular if count == 1 else plural
+
+
+def N_(message: str) -> str:
+    """Marks a message for the catalogue where it is defined (a constant); translate it with :func:`_` where used."""
+    return message
+
+
+@functools.cache
+def _plural_rule(language: str) -> Callable[[int], int]:
+    """gettext's plural rule for ``language`` (Babel's C expression, compiled by the standard library)."""
+    return gettext.c2py(Catalog(locale=language).plural_expr)
+
+
+def _plural_index(language: str, count: int) -> int:
+    return _plural_rule(language)(count)
+
+
+def locale(language: str | None = None) -> Locale:
+    """Babel's locale for numbers and dates."""
+    return Locale.parse(language or current())
