@@ -3,8 +3,11 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# pytest-xdist workers for `make test`: the suite waits on real bot processes
+# and sockets much of the time, so more workers than cores overlap the waits.
+TEST_WORKERS ?= 3
 
-.PHONY: run test lint postgres gnubg bench lock clean env
+.PHONY: run test lint postgres gnubg bench soak lock clean env
 
 # Python 3.11 or newer, with venv, before anything is installed: one line saying what to
 # install beats an error deep inside pip. (Debian and Ubuntu ship venv separately.)
@@ -56,7 +59,7 @@ env: .env
 # engine's oracle tests import our .mat files into GNU Backgammon; `gnubg`
 # installs it where it can (never failing: without it those tests skip).
 test: lint postgres gnubg
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 # The code's own checks, run by `make test` first: format, lint (ruff) and types (mypy).
 lint: $(VENV)/.installed-test
@@ -69,6 +72,10 @@ postgres:
 
 gnubg:
 	sh scripts/ensure_gnubg.sh
+
+# The long randomized runs the suite keeps short: 60 SIGKILLs of the real bot mid-game.
+soak: $(VENV)/.installed-test postgres gnubg
+	BG_CRASH_KILLS=60 $(BIN)/python -m pytest -q tests/e2e/test_e2e_crashes.py
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/engine.py
