@@ -78,15 +78,15 @@ soak: $(VENV)/.installed-test postgres gnubg
 	BG_CRASH_KILLS=60 $(BIN)/python -m pytest -q tests/e2e/test_e2e_crashes.py
 
 bench: $(VENV)/.installed-test
-	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/render.py
-	$(BIN)/python bench/patience.py
-	$(BIN)/python bench/service.py
-	$(BIN)/python bench/rebuild.py
-	$(BIN)/python bench/ai.py
-	$(BIN)/python bench/e2e_load.py
-	$(BIN)/python bench/loop_stall.py
-	$(BIN)/python bench/startup.py
+	$(BIN)/python -m bench.engine
+	$(BIN)/python -m bench.render
+	$(BIN)/python -m bench.patience
+	$(BIN)/python -m bench.service
+	$(BIN)/python -m bench.rebuild
+	$(BIN)/python -m bench.ai
+	$(BIN)/python -m bench.e2e_load
+	$(BIN)/python -m bench.loop_stall
+	$(BIN)/python -m bench.startup
 
 # Regenerate the lock files after changing a dependency in pyproject.toml.
 LOCK := $(VENV)/tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe \

@@ -1,6 +1,6 @@
 """Seconds per computer decision at each level, and gnubg-nn against bgsage.
 
-    python bench/ai.py [--positions 60] [--games 20]
+    python -m bench.ai [--positions 60] [--games 20]
 
 Prints, for each level, the median and p95 time of a checker-play decision
 and of a cube decision over a fixed, seeded set of positions; then a
@@ -12,20 +12,12 @@ static level: comparable), and how often the two agree on cube decisions
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
-import sys
 import time
 
-# Run as a script, this folder comes first on sys.path; other benches here
-# (bench/engine.py) would shadow the packages of the same name.
-_here = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
-sys.path.insert(0, os.path.dirname(_here))
-
-from bot.ai import Analyst, CubeState, Level, engines, gnubg_board, sage_board  # noqa: E402
-from engine import Game, GameSettings, Position, Roll, SeededDice, legal_plays  # noqa: E402
+from bot.ai import Analyst, CubeState, Level, engines, gnubg_board, sage_board
+from engine import Game, GameSettings, Position, Roll, SeededDice, legal_plays
 
 
 def sample(count: int, seed: int) -> list[tuple[Position, Roll]]:

@@ -1,6 +1,6 @@
 """What an online backup costs the bot: moves while ``python -m bot backup`` copies the store.
 
-    .venv/bin/python bench/backup.py [--store bench/.stores/big.sqlite] [--seconds 5] [--games 20]
+    .venv/bin/python -m bench.backup [--store bench/.stores/big.sqlite] [--seconds 5] [--games 20]
 
 On a copy of the store (the original is never written), the service plays random
 legal moves in ``--games`` games, one after another as fast as it can, first for
@@ -26,15 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from bot.core import ChallengeOptions, GameService, PlayerRef
+from bot.store import open_store
+from engine import Phase, SeededDice
+
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
-sys.path.insert(0, str(ROOT))
-
-from bot.core import ChallengeOptions, GameService, PlayerRef  # noqa: E402
-from bot.store import open_store  # noqa: E402
-from engine import Phase, SeededDice  # noqa: E402
 
 
 async def _step(service: GameService, state, rng: random.Random):  # type: ignore[no-untyped-def]

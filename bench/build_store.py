@@ -1,6 +1,6 @@
 """Build a large store with the project's own schema: a server a few years on.
 
-    .venv/bin/python bench/build_store.py [--out bench/.stores/big.sqlite | --database-url postgresql://...]
+    .venv/bin/python -m bench.build_store [--out bench/.stores/big.sqlite | --database-url postgresql://...]
         [--finished 1000000] [--active 100000] [--guilds 1000] [--players 50000]
         [--computer 4000] [--due 400] [--pool 300] [--no-summaries] [--seed 1]
 
@@ -42,7 +42,6 @@ import math
 import os
 import random
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -50,19 +49,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
-sys.path.insert(0, str(ROOT))
+from bot.ai import Level
+from bot.core import ChallengeOptions, GameService, PlayerRef
+from bot.core.computer import ComputerPlayer
+from bot.core.model import SERVICE_ACTIONS
+from bot.store import open_store
+from engine import Match, SeededDice
+from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
 
-from bot.ai import Level  # noqa: E402
-from bot.core import ChallengeOptions, GameService, PlayerRef  # noqa: E402
-from bot.core.computer import ComputerPlayer  # noqa: E402
-from bot.core.model import SERVICE_ACTIONS  # noqa: E402
-from bot.store import open_store  # noqa: E402
-from engine import Match, SeededDice  # noqa: E402
-from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DEFAULT_OUT = HERE / ".stores" / "big.sqlite"
 COMPUTER_ID = 1  # the computer's player id (bot.core: the bot's own user id in a real run)

@@ -42,7 +42,7 @@ project's schema, e.g. from ``bench/build_store.py``); ``--store big`` is
 with its metrics on). ``--profile PATH`` samples the bot's event loop (``E2E_PROFILE``, see
 tests/e2e/launcher.py); ``bench/profile_report.py PATH`` sums it.
 
-    python bench/e2e_load.py [--games 200] [--short] [--store PATH|big] [--think 0.5 2] [--ramp 0]
+    python -m bench.e2e_load [--games 200] [--short] [--store PATH|big] [--think 0.5 2] [--ramp 0]
                              [--runs 1] [--json] [--profile PATH] [--keep-store PATH]
 """
 
@@ -52,7 +52,6 @@ import argparse
 import asyncio
 import functools
 import gc
-import importlib.util
 import json
 import os
 import re
@@ -65,19 +64,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.__main__ import settle_memory
+from tests.e2e import limits
+from tests.e2e.botproc import REAL_BOT, BotProcess
+from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.load import run_games
+
 HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
-
-from bot.__main__ import settle_memory  # noqa: E402
-
-# after the bot's own imports: tests/bot would otherwise stand in for the bot package
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from e2e import limits  # noqa: E402
-from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
-from e2e.fake_discord import FakeDiscord  # noqa: E402
-from e2e.load import run_games  # noqa: E402
 
 TARGETS_MS = {"full": (100.0, 500.0), "short": (300.0, 1500.0)}
 """p99 first response and p99 board image (ms) of each mode."""
@@ -115,10 +108,8 @@ def cpu_seconds(root: int) -> dict[int, float]:
 @functools.cache
 def _reference_boards() -> tuple[Callable[[Any], bytes], list[Any]]:
     """``bench/render.py``'s drawing function and 120 of its boards of played games (made once)."""
-    spec = importlib.util.spec_from_file_location("bench_render", Path(__file__).with_name("render.py"))
-    assert spec is not None and spec.loader is not None
-    render = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(render)
+    from bench import render
+
     return render.render_board, render.varied_scenes(30, 4)
 
 

@@ -1,6 +1,6 @@
 """Benchmark the rules engine.
 
-Run: .venv/bin/python bench/engine.py [--pairs 2000] [--seconds 5]
+Run: .venv/bin/python -m bench.engine [--pairs 2000] [--seconds 5]
 
 1. Legal-play generation on a fixed set of (position, roll) pairs reached by
    seeded random self-play: our ``legal_plays`` against gnubg_nn's C move
@@ -17,13 +17,10 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.dice import Roll  # noqa: E402
-from engine.moves import legal_plays  # noqa: E402
-from engine.position import Position  # noqa: E402
+from engine.dice import Roll
+from engine.moves import legal_plays
+from engine.position import Position
 
 SEED = 12345
 

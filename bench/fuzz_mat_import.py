@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
 from engine.mat import export_games
 from engine.mat_import import MatImportError, read_mat
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engine"))
-from gnubg_oracle import random_match  # noqa: E402
+from tests.engine.gnubg_oracle import random_match
 
 JUNK = ["", "x", "99)", "Doubles => 2", "Takes", "Drops", "Wins 3 points", "66: 25/1", "\x00", "Game 7", "é", ":" * 9]
 

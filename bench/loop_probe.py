@@ -1,6 +1,6 @@
 """The bot's real entry point with a probe on its event loop (for ``bench/loop_stall.py``).
 
-    LOOP_PROBE_FILE=stalls.txt python tests/e2e/launcher.py bench/loop_probe.py:main
+    LOOP_PROBE_FILE=stalls.txt python -m tests.e2e.launcher bench.loop_probe:main
 
 Runs ``bot.__main__:main`` unchanged, except that once the bot has set itself up a
 task wakes every :data:`PERIOD` seconds and writes a line ``<monotonic time>

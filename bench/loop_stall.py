@@ -16,7 +16,7 @@ completion times. Targets: no stall over 100 ms, players' p99 first response
 under 300 ms. Exit code 1 if a target is missed. (Benches print figures;
 tests never assert timings.)
 
-    .venv/bin/python bench/loop_stall.py [--matches 4] [--storm 8] [--runs 1] [--json] [--stacks]
+    .venv/bin/python -m bench.loop_stall [--matches 4] [--storm 8] [--runs 1] [--json] [--stacks]
 
 ``--stacks`` also records where the bot's loop was during each stall over 40 ms
 (written next to the bot's log copy).
@@ -36,23 +36,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
+from bot.core import ChallengeOptions, GameService, GameState, PlayerRef
+from bot.store import open_store
+from engine import Phase, SeededDice
+from tests.e2e.botproc import BotProcess
+from tests.e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction
+from tests.e2e.load import percentile
+from tests.e2e.players import GameDriver
 
-from bot.core import ChallengeOptions, GameService, GameState, PlayerRef  # noqa: E402
-from bot.store import open_store  # noqa: E402
-from engine import Phase, SeededDice  # noqa: E402
-
-# after the bot's own imports: tests/bot would otherwise stand in for the bot package
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from e2e.botproc import BotProcess  # noqa: E402
-from e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction  # noqa: E402
-from e2e.load import percentile  # noqa: E402
-from e2e.players import GameDriver  # noqa: E402
-
-PROBE = f"{HERE / 'loop_probe.py'}:main"
+PROBE = "bench.loop_probe:main"
 TARGET_STALL_MS = 100.0
 TARGET_FIRST_P99_MS = 300.0
 LOG_COPY = Path(tempfile.gettempdir()) / "loop_stall_bot.log"

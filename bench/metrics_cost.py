@@ -8,7 +8,7 @@ count at arrival, the wrapped callback (:class:`bot.discord.instruments.AnswerTi
 and its histogram, and a board's histogram. Prints microseconds per interaction
 and their share of the bot's CPU per interaction (``--bot-ms``, from the load bench).
 
-    python bench/metrics_cost.py [--bot-ms 6.35]
+    python -m bench.metrics_cost [--bot-ms 6.35]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Benchmark Serpent Poker Patience: the exact solver and the picture.
 
-Run: .venv/bin/python bench/patience.py [--deals 100] [--pictures 60]
+Run: .venv/bin/python -m bench.patience [--deals 100] [--pictures 60]
 
 1. The one-time tables: listing the 8,648 rook's paths, grouping them into
    the 1,081 classes the solver scores, and each score table's points by
@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.patience import AMERICAN, ENGLISH, HOYLE_DEAL, Layout, best_score, deal_from_seed, solve  # noqa: E402
-from engine.patience.grid import rook_path_numbers  # noqa: E402
-from engine.patience.solver import prepare  # noqa: E402
-from renderer.patience import render_patience  # noqa: E402
+from engine.patience import AMERICAN, ENGLISH, HOYLE_DEAL, Layout, best_score, deal_from_seed, solve
+from engine.patience.grid import rook_path_numbers
+from engine.patience.solver import prepare
+from renderer.patience import render_patience
 
 TARGET_SOLVE_MS = 1000.0
 TARGET_PICTURE_MS = 50.0

@@ -17,7 +17,6 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
@@ -25,10 +24,7 @@ from bot.ai.analyst import Analyst
 from bot.ai.pr import pr_of
 from engine import Game, GameSettings, Match, Phase, Play, SeededDice
 from engine.mat import export_games
-
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "engine"))
-from gnubg_oracle import find_gnubg, run_gnubg  # noqa: E402
+from tests.engine.gnubg_oracle import find_gnubg, run_gnubg
 
 NAMES = ("Zero", "One")
 SNOWIE_MET = "/usr/share/gnubg/met/snowie.xml"

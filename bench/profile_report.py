@@ -1,6 +1,6 @@
 """Sum a sampling profile of the bot (``E2E_PROFILE``, see tests/e2e/launcher.py) by function.
 
-    python bench/profile_report.py PROFILE [--top 40] [--under NAME]
+    python -m bench.profile_report PROFILE [--top 40] [--under NAME]
 
 Prints the functions with the most samples on the stack (inclusive: where the
 time goes, callees included) and at the top of it (self), as shares of all

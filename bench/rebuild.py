@@ -1,6 +1,6 @@
 """Benchmark: rebuilding a long match, with and without its stored snapshot.
 
-    .venv/bin/python bench/rebuild.py [--actions 1000] [--every 50] [--repeat 20]
+    .venv/bin/python -m bench.rebuild [--actions 1000] [--every 50] [--repeat 20]
                                       [--backends sqlite,postgres] [--pg-url URL]
 
 Plays one long match (a 25-point match, provably fair dice) through the game
@@ -23,19 +23,15 @@ import argparse
 import asyncio
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.service import act, postgres_databases  # noqa: E402
-from bot.core import ChallengeOptions, GameService, Limits, PlayerRef  # noqa: E402
-from bot.store import open_store  # noqa: E402
-from engine import format_snapshot  # noqa: E402
-from engine.snapshot import FORMAT  # noqa: E402
+from bench.service import act, postgres_databases
+from bot.core import ChallengeOptions, GameService, Limits, PlayerRef
+from bot.store import open_store
+from engine import format_snapshot
+from engine.snapshot import FORMAT
 
 A, B = PlayerRef(20_001, "Ann"), PlayerRef(20_002, "Ben")
 

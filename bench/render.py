@@ -24,7 +24,7 @@ players (partway through, as the bot shows it after a result) and a 33-player
 Swiss's standings, and prints the median and 95th percentile time per picture
 including the PNG, and its size. Target: 64-player bracket median <= 50 ms.
 
-    python bench/render.py [--rounds 60] [--games 150] [--per-game 4] [--pictures 20] [--chart-rounds 20]
+    python -m bench.render [--rounds 60] [--games 150] [--per-game 4] [--pictures 20] [--chart-rounds 20]
 """
 
 from __future__ import annotations
@@ -32,18 +32,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from engine.dice import SeededDice  # noqa: E402
-from engine.game import Game, GameSettings, Phase  # noqa: E402
-from engine.play import Move  # noqa: E402
-from engine.position import Position  # noqa: E402
-from renderer.board import render_board  # noqa: E402
-from renderer.bracket import (  # noqa: E402
+from engine.dice import SeededDice
+from engine.game import Game, GameSettings, Phase
+from engine.play import Move
+from engine.position import Position
+from renderer.board import render_board
+from renderer.bracket import (
     BracketMatch,
     BracketPicture,
     PairingLine,
@@ -53,10 +49,10 @@ from renderer.bracket import (  # noqa: E402
     bracket_size,
     standings_size,
 )
-from renderer.charts import GameChart, Mark, RatingChart, warm_up  # noqa: E402
-from renderer.from_game import scene_from_game  # noqa: E402
-from renderer.scene import BoardScene  # noqa: E402
-from renderer.themes import HIGH_CONTRAST  # noqa: E402
+from renderer.charts import GameChart, Mark, RatingChart, warm_up
+from renderer.from_game import scene_from_game
+from renderer.scene import BoardScene
+from renderer.themes import HIGH_CONTRAST
 
 TARGET_MS = 25.0
 TARGET_KB = 100.0

@@ -1,6 +1,6 @@
 """Scale: the bot's reads on a large store (see bench/build_store.py).
 
-    .venv/bin/python bench/scale.py [--db bench/.stores/big.sqlite | postgresql://...] [--repeat 200]
+    .venv/bin/python -m bench.scale [--db bench/.stores/big.sqlite | postgresql://...] [--repeat 200]
         [--touch 20000] [--shards 2] [--only queries,memory,startup] [--json]
 
 On a store made by ``bench/build_store.py`` (default: the SQLite one it
@@ -33,20 +33,15 @@ import os
 import random
 import resource
 import statistics
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
-sys.path.insert(0, str(ROOT))
+from bot.__main__ import settle_memory
+from bot.core import GameService
 
-from bot.__main__ import settle_memory  # noqa: E402
-from bot.core import GameService  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DEFAULT_DB = HERE / ".stores" / "big.sqlite"
 TARGET_P99_MS = 20.0
@@ -226,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not args.db.startswith("postgres") and not Path(args.db).exists():
-        raise SystemExit(f"no store at {args.db}: make one with `python bench/build_store.py`")
+        raise SystemExit(f"no store at {args.db}: make one with `python -m bench.build_store`")
     figures = asyncio.run(run(args))
     over = [name for name, f in figures.get("queries", {}).items() if f["p99"] > TARGET_P99_MS]
     if args.json:

@@ -1,6 +1,6 @@
 """Benchmark of the game service: SQLite and PostgreSQL, one and two processes.
 
-    .venv/bin/python bench/service.py [--games 200] [--actions 2000] [--backends sqlite,postgres]
+    .venv/bin/python -m bench.service [--games 200] [--actions 2000] [--backends sqlite,postgres]
                                       [--processes 1,2] [--pg-url URL]
         The comparison (the default, run by ``make bench``): for each backend
         and process count, N processes (as N bot processes on one database)
@@ -11,7 +11,7 @@
         temporary folder, like the tests' ``pg_server`` fixture), unless
         ``--pg-url`` names a database to use; SQLite is a temporary file.
 
-    .venv/bin/python bench/service.py --detail [--db PATH_OR_URL] [--games 1000] [--actions 5000]
+    .venv/bin/python -m bench.service --detail [--db PATH_OR_URL] [--games 1000] [--actions 5000]
                                       [--finish 200] [--concurrency 1] [--profile]
         The detailed single-process report (SQLite unless ``--db`` is a
         ``postgresql://`` URL):
@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
-import importlib.util
 import json
 import os
 import pstats
@@ -50,12 +49,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bot.core import ChallengeOptions, GameService, GameState, PlayerRef
+from bot.store import open_store, parse_database_url
+from engine import Phase, SeededDice
 
-from bot.core import ChallengeOptions, GameService, GameState, PlayerRef  # noqa: E402
-from bot.store import open_store, parse_database_url  # noqa: E402
-from engine import Phase, SeededDice  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 GUILD = 1
 
@@ -227,7 +225,8 @@ def measure(db: str, processes: int, games: int, actions: int, seed: int) -> dic
         subprocess.Popen(
             [
                 sys.executable,
-                str(Path(__file__).resolve()),
+                "-m",
+                "bench.service",
                 "--worker",
                 str(k),
                 "--db",
@@ -282,11 +281,9 @@ def measure(db: str, processes: int, games: int, actions: int, seed: int) -> dic
 
 def _load_pg_server_helper() -> Any:
     """The tests' throw-away PostgreSQL server (``tests/conftest.py``: ``PgServer``, ``find_pg_bin``)."""
-    spec = importlib.util.spec_from_file_location("bg_test_conftest", ROOT / "tests" / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from tests import conftest
+
+    return conftest
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ of that store, and prints:
 - how long until every computer game was resumed: its computer's move posted
   (a board in its channel), and how many were.
 
-    .venv/bin/python bench/startup.py [--games 4000] [--humans 200] [--owed 50] [--clicks 40]
+    .venv/bin/python -m bench.startup [--games 4000] [--humans 200] [--owed 50] [--clicks 40]
                                       [--cache /tmp/bg-startup] [--timeout 900] [--json]
 """
 
@@ -35,22 +35,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
-sys.path.insert(0, str(HERE.parent))
-
-from bot.__main__ import settle_memory  # noqa: E402
-from bot.core import ChallengeOptions, GameService, GameState, PlayerRef  # noqa: E402
-from engine import Phase  # noqa: E402
-
-# after the bot's own imports: tests/bot would otherwise stand in for the bot package
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from e2e import payloads  # noqa: E402
-from e2e.botproc import REAL_BOT, BotProcess  # noqa: E402
-from e2e.fake_discord import EPHEMERAL, FakeDiscord, custom_ids  # noqa: E402
-from e2e.load import percentile  # noqa: E402
+from bot.__main__ import settle_memory
+from bot.core import ChallengeOptions, GameService, GameState, PlayerRef
+from engine import Phase
+from tests.e2e import payloads
+from tests.e2e.botproc import REAL_BOT, BotProcess
+from tests.e2e.fake_discord import EPHEMERAL, FakeDiscord, custom_ids
+from tests.e2e.load import percentile
 
 LEVEL = "beginner"
 """The computer's level in the bench's games (the cheapest: the figures are the bot's, not the nets')."""

@@ -11,7 +11,7 @@ withdrawn player ranks after everyone who finished (round robin, Swiss).
 Prints how many tournaments ran, how many had withdrawals, how many ended with
 no champion, and the time taken. Exit code 1 on a broken rule.
 
-    .venv/bin/python bench/tournament_withdrawals.py [--tournaments 200] [--seed 1]
+    .venv/bin/python -m bench.tournament_withdrawals [--tournaments 200] [--seed 1]
 """
 
 from __future__ import annotations
@@ -27,16 +27,10 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)  # bench/engine.py is a bench, not the engine
-sys.path.insert(0, str(ROOT))
-
-from bot.core import GameService, PlayerRef  # noqa: E402
-from bot.core.tournaments import ROUND_KIND, TournamentError, TournamentOptions  # noqa: E402
-from bot.store import open_store  # noqa: E402
-from engine import SeededDice  # noqa: E402
+from bot.core import GameService, PlayerRef
+from bot.core.tournaments import ROUND_KIND, TournamentError, TournamentOptions
+from bot.store import open_store
+from engine import SeededDice
 
 GUILD = 555
 CHANNEL = 4242

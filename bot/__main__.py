@@ -215,15 +215,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] == ["check"]:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["check"]:
         from bot.ops.check import main as check
 
         return check(environ)
-    if args[:1] == ["backup"]:
+    if words[:1] == ["backup"]:
         from bot.store.backup import main as backup
 
-        return backup(args[1:], lambda: Settings.from_env(environ, require_token=False).database_url)
+        return backup(words[1:], lambda: Settings.from_env(environ, require_token=False).database_url)
     try:
         args = parser().parse_args(argv)
     except SystemExit as done:  # --help (0) or a bad command line (2, usage on stderr)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from bot.store import Shard
 from bot.store.drivers.url import parse_database_url, redact, secrets_of
@@ -432,6 +432,13 @@ class Limits:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
 
 
+class ShardOptions(TypedDict, total=False):
+    """The sharding keyword arguments of :class:`discord.AutoShardedClient`."""
+
+    shard_count: int
+    shard_ids: list[int]
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What the bot needs to run. Build it with :meth:`from_env` (each field's setting is in :data:`SETTINGS`)."""
@@ -535,7 +542,7 @@ class Settings:
 
     @property
     def log_level_number(self) -> int:
-        return logging.getLevelName(self.log_level)  # type: ignore[no-any-return]
+        return logging.getLevelName(self.log_level)
 
     @property
     def database_url(self) -> str:
@@ -610,11 +617,11 @@ class Settings:
         return self.shard_count is not None
 
     @property
-    def shard_options(self) -> dict[str, object]:
+    def shard_options(self) -> ShardOptions:
         """Keyword arguments for the client: ``shard_count`` and ``shard_ids`` ({} when unsharded)."""
         if self.shard_count is None:
             return {}
-        options: dict[str, object] = {"shard_count": self.shard_count}
+        options: ShardOptions = {"shard_count": self.shard_count}
         if self.shard_ids is not None:
             options["shard_ids"] = list(self.shard_ids)
         return options

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import enum
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, Literal, overload
 
 from engine.dice import DiceSource, Roll, SecureDice
 from engine.gnubgid import MatchState, decode_match_id, encode_match_id
@@ -1115,6 +1115,10 @@ def _check_setup(position: Position, state: MatchState, settings: GameSettings) 
         raise SetupError("the dice are thrown, so the player on roll is the one to act")
 
 
+@overload
+def _logged_dice(action: Action, *, required: Literal[True]) -> tuple[int, int]: ...
+@overload
+def _logged_dice(action: Action, *, required: bool = False) -> tuple[int, int] | None: ...
 def _logged_dice(action: Action, *, required: bool = False) -> tuple[int, int] | None:
     if action.dice is None:
         if required:

@@ -198,7 +198,7 @@ def _game_from_dict(data: dict[str, Any], settings: GameSettings, dice: DiceSour
             raise SnapshotError(f"{where}: a result is a JSON object, not {result!r}")
         game.result = GameResult(
             winner=_seat(result.get("winner"), where, "winner"),
-            kind=WinKind(result.get("kind")),
+            kind=WinKind(_number(result.get("kind"), where, "result's kind")),
             cube=_number(result.get("cube"), where, "result's cube"),
             points=_number(result.get("points"), where, "result's points"),
             reason=_field(result, "reason", str, where),

@@ -97,7 +97,7 @@ def _lookup(key: str | tuple[str, str], language: str) -> str | list[str] | tupl
     message = found.get(key[0] if isinstance(key, tuple) else key, context=key[1] if isinstance(key, tuple) else None)
     if message is None or message.fuzzy or not message.string:
         return None
-    return message.string  # type: ignore[no-any-return]
+    return message.string
 
 
 def _(message: str) -> str:

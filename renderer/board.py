@@ -30,16 +30,8 @@ from __future__ import annotations
 import functools
 import struct
 import threading
+import types
 import zlib
-
-try:  # ISA-L (python-isal): Intel's deflate, the fastest on these boards
-    from isal import isal_zlib as _isal
-except ImportError:  # pragma: no cover - a platform without its wheel
-    _isal = None  # type: ignore[assignment]
-try:  # zlib-ng: the same deflate streams as zlib, about twice as fast on these boards
-    from zlib_ng import zlib_ng as _deflate
-except ImportError:  # pragma: no cover - a platform without its wheel
-    _deflate = zlib  # type: ignore[assignment]
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -52,6 +44,16 @@ from renderer import layout as L
 from renderer import text as T
 from renderer.scene import ON_ROLL, OPPONENT, BoardScene
 from renderer.themes import RGB, Theme
+
+_deflate: types.ModuleType
+try:  # ISA-L (python-isal): Intel's deflate, the fastest on these boards
+    from isal import isal_zlib as _isal
+except ImportError:  # pragma: no cover - a platform without its wheel
+    _isal = None  # type: ignore[assignment]
+try:  # zlib-ng: the same deflate streams as zlib, about twice as fast on these boards
+    from zlib_ng import zlib_ng as _deflate
+except ImportError:  # pragma: no cover - a platform without its wheel
+    _deflate = zlib
 
 ISAL_LEVEL = 1
 """ISA-L's level for the PNG, when it is installed. On boards from played games

@@ -42,9 +42,11 @@ rcParams["axes.unicode_minus"] = False
 rcParams["path.simplify"] = True
 
 
-def _c(rgb: tuple[int, int, int], alpha: float | None = None) -> tuple[float, ...]:
-    colour = tuple(v / 255 for v in rgb)
-    return colour if alpha is None else (*colour, alpha)
+def _c(
+    rgb: tuple[int, int, int], alpha: float | None = None
+) -> tuple[float, float, float] | tuple[float, float, float, float]:
+    red, green, blue = (v / 255 for v in rgb)
+    return (red, green, blue) if alpha is None else (red, green, blue, alpha)
 
 
 BACKGROUND = _c(CLASSIC.background)
@@ -84,6 +86,7 @@ def _style(ax, *, ylabel: str = "") -> None:
 def _png(figure: Figure) -> bytes:
     """Drawn once on the Agg canvas, saved as an RGB PNG (no alpha: a quarter fewer bytes to deflate)."""
     canvas = figure.canvas
+    assert isinstance(canvas, FigureCanvasAgg)  # set by _figure
     canvas.draw()
     image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     out = io.BytesIO()
@@ -101,10 +104,10 @@ def _short(name: str, limit: int = 18) -> str:
     return _t(name if len(name) <= limit else name[: limit - 1] + "…")
 
 
-def _quietly(draw):  # type: ignore[no-untyped-def]
+def _quietly(draw):
     """Draw without the warnings of glyphs the font lacks (emoji in names): they are left out."""
 
-    def drawn(self):  # type: ignore[no-untyped-def]
+    def drawn(self):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return draw(self)

@@ -1,6 +1,6 @@
 """Draw the example pictures of ``/bglearn`` and the charts into docs/ (README).
 
-    .venv/bin/python scripts/learn_examples.py [--out docs]
+    .venv/bin/python -m scripts.learn_examples [--out docs]
 
 - ``chart-game.png``: the game chart of a long game two computers played
   (seeded dice, a little noise on every play: they err now and then), analysed at 0-ply;
@@ -16,22 +16,19 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bot.ai import Analyst  # noqa: E402
-from bot.core.model import PlayerRef  # noqa: E402
-from bot.core.openings import verdict  # noqa: E402
-from bot.core.progress import ErrorPoint, RatingHistory, mistake_of, timeline  # noqa: E402
-from bot.core.puzzles import decision_of  # noqa: E402
-from bot.discord import lessons  # noqa: E402
-from bot.store import RatingPoint  # noqa: E402
-from engine import Game, GameSettings, Position, Roll, SeededDice  # noqa: E402
-from engine.ratings import Rating, rate_match  # noqa: E402
-from renderer import render_board  # noqa: E402
+from bot.ai import Analyst
+from bot.core.model import PlayerRef
+from bot.core.openings import verdict
+from bot.core.progress import ErrorPoint, RatingHistory, mistake_of, timeline
+from bot.core.puzzles import decision_of
+from bot.discord import lessons
+from bot.store import RatingPoint
+from engine import Game, GameSettings, Position, Roll, SeededDice
+from engine.ratings import Rating, rate_match
+from renderer import render_board
 
 NOISE = 0.05
 """The players' noise on each play's equity: club players who err now and then."""

@@ -5,8 +5,8 @@ the Discord layer would, decided by forfeits, the better seed mostly winning)
 on a throwaway SQLite database, then drawn exactly as the bot draws it
 (:func:`bot.discord.tourneys.picture_of`)::
 
-    .venv/bin/python scripts/tournament_pictures.py            # docs/bracket-4.png, -16, -64, docs/standings-swiss.png
-    .venv/bin/python scripts/tournament_pictures.py --out /tmp
+    .venv/bin/python -m scripts.tournament_pictures            # docs/bracket-4.png, -16, -64, docs/standings-swiss.png
+    .venv/bin/python -m scripts.tournament_pictures --out /tmp
 """
 
 from __future__ import annotations
@@ -14,18 +14,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import sys
 import tempfile
 from itertools import count
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bot.core import GameService, PlayerRef  # noqa: E402
-from bot.core.tournaments import ROUND_KIND, TournamentOptions, TournamentView  # noqa: E402
-from bot.discord.tourneys import picture_of  # noqa: E402
-from bot.store import open_store  # noqa: E402
-from engine import SeededDice  # noqa: E402
+from bot.core import GameService, PlayerRef
+from bot.core.tournaments import ROUND_KIND, TournamentOptions, TournamentView
+from bot.discord.tourneys import picture_of
+from bot.store import open_store
+from engine import SeededDice
 
 NAMES = [
     "Alice",

@@ -1,22 +1,19 @@
 """Draw the pictures of plakoto, fevga and long nardy kept in docs/: each game's start and a
 middle position from a seeded game of the computer against itself.
 
-    PYTHONPATH=. python scripts/variant_pictures.py [--out docs]
+    python -m scripts.variant_pictures [--out docs]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bot.ai.tables import choose_play  # noqa: E402
-from engine.dice import SeededDice  # noqa: E402
-from engine.tables import TablesPosition  # noqa: E402
-from engine.variants import RULES, TablesGame, TablesPhase  # noqa: E402
-from renderer.tables import render_tables  # noqa: E402
+from bot.ai.tables import choose_play
+from engine.dice import SeededDice
+from engine.tables import TablesPosition
+from engine.variants import RULES, TablesGame, TablesPhase
+from renderer.tables import render_tables
 
 MIDDLE = {"plakoto": (3, 24), "fevga": (5, 40), "nardy": (2, 40)}
 """(seed, turns) of each game's middle position."""

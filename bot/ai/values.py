@@ -52,7 +52,7 @@ class Level(str, enum.Enum):  # noqa: UP042 (str() and format() of a member stay
     """2-ply best play, 2-ply (bgsage) cube: the strongest setting under 0.5 s a decision here."""
 
     @classmethod
-    def parse(cls, value: Level | str | None) -> Level:
+    def parse(cls, value: object) -> Level:
         if value is None:
             return DEFAULT_LEVEL
         if isinstance(value, Level):

@@ -139,8 +139,8 @@ class Deadlines:
             or len(deadlines) >= self.due_per_sweep
         )
         before = len(notices)
-        for row in expired:
-            view = self.challenges.keep(await self.challenges.view_of(row))
+        for challenge in expired:
+            view = self.challenges.keep(await self.challenges.view_of(challenge))
             notices.append(
                 Notice(
                     "challenge_expired",

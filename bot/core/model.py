@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from bot.ai import UNAVAILABLE_MESSAGE
 from bot.config import DUE_PER_SWEEP, EXPIRIES_PER_SWEEP, Limits  # the limits are settings
@@ -38,7 +38,7 @@ REMINDER_FRACTION = 0.75
 """A reminder goes out when this much of the time per move has passed."""
 AUTOMATIC_DOUBLES_LIMIT = 2
 """How many opening ties double the cube when automatic doubles are simply on."""
-CUBE_LIMIT = 64
+CUBE_LIMIT: Final = 64
 """The highest cube by default; a challenge may set a lower one (a power of two)."""
 CUBE_LIMITS = (2, 4, 8, 16, 32, 64)
 HOYLE_LENGTH = 2

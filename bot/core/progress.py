@@ -132,7 +132,7 @@ def timeline(number: int, detail: Mapping[str, Any]) -> GameTimeline:
     if len(players) != 2:
         players = (PlayerLine(0, 0.0, 0.0, 0.0, 0), PlayerLine(0, 0.0, 0.0, 0.0, 0))
     mistakes = tuple(mistake_of(m) for m in detail.get("mistakes") or ())
-    return GameTimeline(number, moves, mistakes, players)  # type: ignore[arg-type]
+    return GameTimeline(number, moves, mistakes, players)
 
 
 def shown_pr(pr: float | None) -> str:

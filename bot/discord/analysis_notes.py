@@ -46,7 +46,7 @@ class _Ended(NamedTuple):
     """A game-over message waiting for its games' analysis."""
 
     state: GameState
-    count: int
+    games_ended: int
     """How many games ended in it (the last ones of the match)."""
     message: discord.Message
     embeds: list[discord.Embed]
@@ -105,7 +105,7 @@ class AnalysisNotes:
         while self._waiting:
             await self._until_quiet(self._waiting[0].over_since)
             ended = self._waiting.popleft()
-            await self._annotate(ended.state, ended.count, ended.message, ended.embeds)
+            await self._annotate(ended.state, ended.games_ended, ended.message, ended.embeds)
 
     async def _annotate(
         self, state: GameState, ended: int, message: discord.Message, embeds: list[discord.Embed]

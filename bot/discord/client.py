@@ -95,10 +95,10 @@ STOPPING_ANSWER = "The bot is restarting: try again in a minute."
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
     """The command tree; its ``on_error`` is the one error path of every slash command."""
 
-    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:  # type: ignore[override]
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
         await report(interaction, error)
 
-    def _from_interaction(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    def _from_interaction(self, interaction: discord.Interaction[BackgammonBot]) -> None:
         """discord.py's own (2.7: run the command or autocomplete, then report an
         error), and then untie the interaction (:func:`let_go`). An interaction
         and its response point at each other: once clicks were untied, each
@@ -154,7 +154,8 @@ class BackgammonBot(commands.Bot):
             tree_cls=BackgammonTree,
             # nobody is pinged unless a send names them (bot.discord.limits.pinging)
             allowed_mentions=discord.AllowedMentions.none(),
-            **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),
+            # shard_ids is for AutoShardedBot, next in ShardedBackgammonBot's MRO; mypy reads Bot's signature
+            **(settings.shard_options if isinstance(self, commands.AutoShardedBot) else {}),  # type: ignore[misc]
         )
         self.settings = settings
         self.service = service

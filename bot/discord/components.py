@@ -97,7 +97,7 @@ class PlaySelect(
         return cls(int(match["game"]), int(match["version"]), options)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        values = self.item.values or (interaction.data or {}).get("values", [])  # type: ignore[union-attr]
+        values = self.item.values or _chosen(interaction)
         play = values[0] if values else ""
         try:
             await table_of(interaction).click_play(interaction, self.game_id, self.version, play)
@@ -247,7 +247,7 @@ class AnswerSelect(
         return cls(match["what"], int(match["id"]), labels)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        values = self.item.values or (interaction.data or {}).get("values", [])  # type: ignore[union-attr]
+        values = self.item.values or _chosen(interaction)
         index = int(values[0]) if values and str(values[0]).isdigit() else -1
         await learning_of(interaction).answer(interaction, self.what, self.item_id, index)
 
@@ -292,7 +292,14 @@ def rematch_controls(state: GameState) -> discord.ui.View | None:
     return controls
 
 
-def let_go(view: discord.ui.View | None, interaction: discord.Interaction | None = None) -> None:
+def _chosen(interaction: discord.Interaction) -> list[str]:
+    """A select's values as the click's payload holds them (when the item had none)."""
+    data = interaction.data
+    values = data.get("values") if data else None
+    return [str(value) for value in values] if isinstance(values, list) else []
+
+
+def let_go(view: discord.ui.view.BaseView | None, interaction: discord.Interaction | None = None) -> None:
     """Break a finished view's ties with its items, and a finished click's with
     itself. discord.py's views and items point at each other, and so do an
     interaction and its response (and the message it answered with): each would
@@ -303,7 +310,9 @@ def let_go(view: discord.ui.View | None, interaction: discord.Interaction | None
     ``interaction.response`` would be a fresh one that does not know it answered."""
     if interaction is not None:
         try:
-            del interaction._cs_response  # InteractionResponse._parent is the interaction
+            delattr(
+                interaction, "_cs_response"
+            )  # a private cached slot: InteractionResponse._parent is the interaction
         except AttributeError:
             pass
         interaction._original_response = None  # its message's state holds the interaction
@@ -412,6 +421,6 @@ def disabled_copy(message: discord.Message) -> discord.ui.View | None:
     view = discord.ui.View.from_message(message, timeout=None)
     for item in view.children:
         if hasattr(item, "disabled"):
-            item.disabled = True  # type: ignore[attr-defined]
+            item.disabled = True
     view.stop()
     return view

@@ -125,8 +125,8 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
         command = (
             interaction.command.qualified_name
             if interaction.command
-            else getattr(interaction, "data", {}) and interaction.data.get("custom_id")
-        )  # type: ignore[union-attr]
+            else interaction.data and interaction.data.get("custom_id")
+        )
         log.error("unexpected error in %s by user %s", command, interaction.user.id, exc_info=error)
         text = SOMETHING_WRONG
-    await answer_privately(interaction, text)
+    await answer_privately(interaction, text if text is not None else SOMETHING_WRONG)

@@ -87,7 +87,7 @@ class AnswerTimer:
             finally:
                 answered(int(interaction_id))
 
-        adapter.create_interaction_response = create_interaction_response
+        adapter.__dict__["create_interaction_response"] = create_interaction_response  # shadows the method
 
     def uninstall(self) -> None:
         adapter, self._adapter = self._adapter, None

@@ -30,7 +30,7 @@ from bot.core.tournaments import TournamentRecord
 from bot.discord.limits import clip, in_code, plain, shown
 from engine import Phase, WinKind, XgidError
 
-Listed = TypeVar("Listed", GameState, GameListing)
+Listed = TypeVar("Listed", bound=GameState | GameListing)
 """A game in a list: as it stands (rebuilt), or as its row says (``/bg games``)."""
 
 COLOUR = discord.Colour(0x2E7D5B)

@@ -106,6 +106,7 @@ async def send_public(interaction: discord.Interaction, **payload: Any) -> disco
 
     It pings only the members its ``allowed_mentions`` names (nobody by default)."""
     kwargs = fit(**{k: v for k, v in payload.items() if v is not None})
+    message: discord.Message
     if not interaction.response.is_done():
         callback = await interaction.response.send_message(**kwargs)
         resource = callback.resource

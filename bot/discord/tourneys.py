@@ -22,7 +22,7 @@ import asyncio
 import io
 import logging
 from datetime import UTC
-from typing import Any
+from typing import Any, Literal
 
 import discord
 
@@ -57,7 +57,7 @@ NAMES_SHOWN = 60
 TABLES_SHOWN = 16
 """Tables of the current round written under the picture."""
 STANDINGS_SHOWN = 20
-THREAD_ARCHIVE_MINUTES = 10080
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080
 
 
 # -- words -------------------------------------------------------------------------------------

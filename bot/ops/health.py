@@ -67,8 +67,8 @@ class HealthServer:
                 "choose a free port or HEALTH_HOST"
             ) from None
         server = site._server
-        if self.port == 0 and server is not None and server.sockets:  # type: ignore[union-attr]
-            self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        if self.port == 0 and isinstance(server, asyncio.Server) and server.sockets:
+            self.port = server.sockets[0].getsockname()[1]
         log.info("health server on http://%s:%d (/healthz, /readyz, /metrics)", self.host, self.port)
 
     async def close(self) -> None:

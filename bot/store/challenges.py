@@ -87,8 +87,8 @@ class ChallengeStore:
 
         async def transaction(tx: Tx) -> Row | None:
             people = sorted({challenger, *([challenged] if challenged is not None else [])})
-            for user_id in people:  # in id order, as the lock below: no deadlock between two challenges
-                await players.touch(tx, user_id, now)
+            for person in people:  # in id order, as the lock below: no deadlock between two challenges
+                await players.touch(tx, person, now)
             if rematch_of is not None or any(limit is not None for limit, _, _ in limits):
                 # PostgreSQL: a racing challenge by or to the same member waits here, then counts ours.
                 # SQLite: BEGIN IMMEDIATE already serialises every write.

@@ -12,7 +12,7 @@ placeholders and portable SQL; the drivers run them.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
@@ -31,8 +31,8 @@ DEFAULT_DB_PATH: Final = Path("data") / "backgammon.sqlite3"
 BUSY_TIMEOUT_MS: Final = 5000
 
 
-class Tx(Protocol):
-    """The statements of one transaction, in the shared (``?``-placeholder) SQL."""
+class ReadTx(Protocol):
+    """The read statements of one snapshot, in the shared (``?``-placeholder) SQL."""
 
     dialect: str
     for_update: str
@@ -40,11 +40,16 @@ class Tx(Protocol):
     skip_locked: str
     """`` FOR UPDATE SKIP LOCKED`` on PostgreSQL, empty on SQLite."""
 
-    async def execute(self, sql: str, params: Sequence[object] = ()) -> int: ...
-    async def executemany(self, sql: str, rows: object) -> None: ...
-    async def insert_id(self, sql: str, params: Sequence[object] = ()) -> int: ...
     async def fetchone(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
     async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
+
+
+class Tx(ReadTx, Protocol):
+    """The statements of one transaction, in the shared (``?``-placeholder) SQL."""
+
+    async def execute(self, sql: str, params: Sequence[object] = ()) -> int: ...
+    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None: ...
+    async def insert_id(self, sql: str, params: Sequence[object] = ()) -> int: ...
 
 
 class Driver(Protocol):
@@ -55,7 +60,7 @@ class Driver(Protocol):
 
     async def close(self) -> None: ...
     async def transact(self, body: Callable[[Tx], Awaitable[T]], *, quick: bool = False) -> T: ...
-    def snapshot(self) -> AbstractAsyncContextManager[Tx]: ...
+    def snapshot(self) -> AbstractAsyncContextManager[ReadTx]: ...
     async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
     async def fetchone(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
     async def schema_version(self) -> int: ...
@@ -143,9 +148,7 @@ class Database:
 
     def now(self) -> float:
         """The clock's time as Unix seconds."""
-        ts = to_ts(self.clock())
-        assert ts is not None
-        return ts
+        return to_ts(self.clock())
 
     async def transact(self, body: Callable[[Tx], Awaitable[T]], *, quick: bool = False) -> T:
         """Run ``body`` as one write transaction; committed when it returns,
@@ -157,7 +160,7 @@ class Database:
         that may read many rows, or rows nobody touched lately, must not say so."""
         return await self.driver.transact(body, quick=quick)
 
-    def snapshot(self) -> AbstractAsyncContextManager[Tx]:
+    def snapshot(self) -> AbstractAsyncContextManager[ReadTx]:
         """Read statements that all see one consistent state."""
         return self.driver.snapshot()
 

@@ -119,7 +119,8 @@ class OutboxStore:
         ``not_kinds``), oldest first (only guilds on ``shard``, and other shards'
         once they are long overdue)."""
         ts = to_ts(now) if now is not None else self.db.now()
-        where, params = shard_clause(shard, "created_at", ts)
+        where, shard_params = shard_clause(shard, "created_at", ts)
+        params: tuple[object, ...] = shard_params
         if kinds is not None:
             where += f" AND kind IN ({', '.join('?' for _ in kinds)})"
             params = (*params, *kinds)

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 GLOBAL_SCOPE: Final = 0
 """Rating scope of the global leaderboard (per-guild scopes use the guild id)."""
@@ -28,6 +28,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def to_ts(value: datetime) -> float: ...
+@overload
+def to_ts(value: None) -> None: ...
+@overload
+def to_ts(value: datetime | None) -> float | None: ...
 def to_ts(value: datetime | None) -> float | None:
     """Convert a datetime (naive = UTC) to Unix seconds."""
     if value is None:

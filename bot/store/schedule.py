@@ -253,13 +253,15 @@ class ScheduleStore:
             if owed is None:
                 return None
             after = owed["games_after"]
-            found, last = await tx.fetchone(
+            counted = await tx.fetchone(
                 """
                 SELECT count(*), max(id) FROM
                     (SELECT id FROM games WHERE status = 'active' AND id > ? ORDER BY id LIMIT ?) AS next_games
                 """,
                 (after, batch),
             )
+            assert counted is not None  # an aggregate without GROUP BY always gives one row
+            found, last = counted
             if not found:
                 await tx.execute("DELETE FROM clock_credits WHERE id = ?", (owed["id"],))
                 return 0

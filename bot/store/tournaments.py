@@ -674,7 +674,6 @@ class TournamentStore:
     async def due_starts(self, now: datetime, *, shard: Shard | None = None, limit: int = 20) -> list[TournamentRow]:
         """Tournaments whose sign-up closed (``starts_at`` passed) still signing up."""
         ts = to_ts(now)
-        assert ts is not None
         where, params = shard_clause(shard, "starts_at", ts)
         rows = await self.db.fetchall(
             "SELECT * FROM tournaments WHERE status = 'signup' AND starts_at IS NOT NULL AND starts_at <= ?"
@@ -687,7 +686,6 @@ class TournamentStore:
     async def due_rounds(self, now: datetime, *, shard: Shard | None = None, limit: int = 20) -> list[TournamentRow]:
         """Running tournaments whose round deadline passed."""
         ts = to_ts(now)
-        assert ts is not None
         where, params = shard_clause(shard, "round_deadline", ts)
         rows = await self.db.fetchall(
             "SELECT * FROM tournaments WHERE status = 'running' AND round_deadline IS NOT NULL AND round_deadline <= ?"

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def small_store(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("big") / "small.sqlite"
     subprocess.run(
-        [sys.executable, "bench/build_store.py", "--scale", "0.0004", "--pool", "6", "--out", str(out)],
+        [sys.executable, "-m", "bench.build_store", "--scale", "0.0004", "--pool", "6", "--out", str(out)],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -76,7 +76,7 @@ async def test_the_built_store_reads_back_through_the_service(small_store: Path)
 
 def test_the_scale_bench_runs_on_it(small_store: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "bench/scale.py", "--db", str(small_store), "--repeat", "3", "--touch", "20", "--json"],
+        [sys.executable, "-m", "bench.scale", "--db", str(small_store), "--repeat", "3", "--touch", "20", "--json"],
         cwd=ROOT,
         check=True,
         capture_output=True,

@@ -1,4 +1,4 @@
-"""The bot as a subprocess, started through :mod:`e2e.launcher` against a :class:`FakeDiscord`."""
+"""The bot as a subprocess, started through :mod:`tests.e2e.launcher` against a :class:`FakeDiscord`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import signal
 import sys
 from pathlib import Path
 
-from e2e.fake_discord import FakeDiscord
+from tests.e2e.fake_discord import FakeDiscord
 
-LAUNCHER = Path(__file__).resolve().parent / "launcher.py"
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = ("-m", "tests.e2e.launcher")
+"""After the interpreter: the launcher as a module, found through ``PYTHONPATH`` (see :meth:`BotProcess.env`)."""
 REAL_BOT = "bot.__main__:main"
-TOY_BOT = f"{Path(__file__).resolve().parent / 'toy_bot.py'}:main"
+TOY_BOT = "tests.e2e.toy_bot:main"
 
 
 class BotProcess:
@@ -54,6 +56,8 @@ class BotProcess:
             FAKE_DISCORD_GATEWAY=self.fake.gateway_url,
             PYTHONUNBUFFERED="1",
             PYTHONDONTWRITEBYTECODE="1",
+            # the repository first: the launcher's package, and the bot these tests are beside
+            PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
         )
         env.update(self.extra_env)
         return env
@@ -66,7 +70,7 @@ class BotProcess:
         identifies = len(self.fake.identifies)
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
-            str(LAUNCHER),
+            *LAUNCHER,
             self.target,
             cwd=str(self.workdir),  # no stray .env from the repository
             env=self.env(),

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from e2e.botproc import REAL_BOT, TOY_BOT, BotProcess
-from e2e.fake_discord import FakeDiscord
+from tests.e2e.botproc import REAL_BOT, TOY_BOT, BotProcess
+from tests.e2e.fake_discord import FakeDiscord
 
 
 @pytest.fixture

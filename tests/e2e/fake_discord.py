@@ -1,7 +1,7 @@
 """A local stand-in for Discord: REST API, interaction webhooks and the gateway.
 
 :class:`FakeDiscord` is an aiohttp server on 127.0.0.1 that a real discord.py
-bot (redirected by :mod:`e2e.launcher`) logs in to, syncs its commands with,
+bot (redirected by :mod:`tests.e2e.launcher`) logs in to, syncs its commands with,
 connects its gateway websocket to and answers interactions through. Tests
 drive it as the users would: :meth:`FakeDiscord.slash`, :meth:`FakeDiscord.click`,
 :meth:`FakeDiscord.autocomplete` dispatch ``INTERACTION_CREATE`` and return an
@@ -40,8 +40,8 @@ from typing import Any
 import orjson
 from aiohttp import WSMsgType, web
 
-from e2e import limits, payloads
-from e2e.payloads import APPLICATION_COMMAND, AUTOCOMPLETE, MESSAGE_COMPONENT
+from tests.e2e import limits, payloads
+from tests.e2e.payloads import APPLICATION_COMMAND, AUTOCOMPLETE, MESSAGE_COMPONENT
 
 log = logging.getLogger("fake_discord")
 

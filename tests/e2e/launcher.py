@@ -1,14 +1,14 @@
 """Run a bot's real entry point against the local stand-in for Discord.
 
     FAKE_DISCORD_API=http://127.0.0.1:PORT/api/v10 FAKE_DISCORD_GATEWAY=ws://127.0.0.1:PORT/gateway \\
-        python tests/e2e/launcher.py [module:function [arguments]]
+        python -m tests.e2e.launcher [module:function [arguments]]
 
 Points discord.py's REST base (``Route.BASE``, also used for webhooks and
 interaction callbacks) and its default gateway at the stand-in, then calls
 ``module:function`` (default ``bot.__main__:main``, the bot's own entry point)
-and exits with its return value. The bot's code needs no test hook. Run it by
-file path; it takes its own directory off ``sys.path`` so that nothing here
-shadows the bot's imports. A target may also be a file (``path/to/toy_bot.py:main``).
+and exits with its return value. The bot's code needs no test hook. Run it as a
+module with the repository on the path (``tests.e2e.botproc`` sets ``PYTHONPATH``).
+A target may also be a file (``path/to/toy_bot.py:main``).
 
 ``E2E_PROFILE=path``: a sampling profile of the bot process's CPU, like
 py-spy's: every ``E2E_PROFILE_INTERVAL`` seconds of the process's CPU time
@@ -27,10 +27,6 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-if sys.path and Path(sys.path[0]).resolve() == HERE:
-    sys.path.pop(0)
 
 
 def redirect(api_base: str, gateway_url: str) -> None:

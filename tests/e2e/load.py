@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from e2e.fake_discord import FakeDiscord, Interaction
-from e2e.players import GameDriver, private_answer
+from tests.e2e.fake_discord import FakeDiscord, Interaction
+from tests.e2e.players import GameDriver, private_answer
 
 
 def percentile(values: list[float], q: float) -> float:

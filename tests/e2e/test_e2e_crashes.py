@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from e2e.botproc import REAL_BOT, BotProcess
-from e2e.fake_discord import ACK_DEADLINE, FakeDiscord, select_options
-from e2e.players import actor_of, control, game_controls
+from tests.e2e.botproc import REAL_BOT, BotProcess
+from tests.e2e.fake_discord import ACK_DEADLINE, FakeDiscord, select_options
+from tests.e2e.players import actor_of, control, game_controls
 
 KILLS = int(os.environ.get("BG_CRASH_KILLS", "12"))
 CONTROL = re.compile(r"^bg:[a-z]+:(\d+):(\d+)")

@@ -6,8 +6,8 @@ import io
 
 from PIL import Image
 
-from e2e.fake_discord import EPHEMERAL, has_png
-from e2e.players import GameDriver, actor_of, control, game_controls
+from tests.e2e.fake_discord import EPHEMERAL, has_png
+from tests.e2e.players import GameDriver, actor_of, control, game_controls
 
 
 def snapshot(fake, channel):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from e2e import limits
-from e2e.botproc import REAL_BOT
-from e2e.load import run_games
+from tests.e2e import limits
+from tests.e2e.botproc import REAL_BOT
+from tests.e2e.load import run_games
 
 GAMES = 20
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from e2e.players import GameDriver, actor_of
+from tests.e2e.players import GameDriver, actor_of
 
 
 async def test_gateway_drop_resume_and_game_goes_on(fake, real):
@@ -53,7 +53,7 @@ async def test_a_burst_of_requests_waits_for_a_bounded_pool_of_connections(fake,
     through; the rest wait for a connection, and all are answered once they free up."""
     import asyncio
 
-    from e2e.botproc import REAL_BOT
+    from tests.e2e.botproc import REAL_BOT
 
     await launch(REAL_BOT, log_level="WARNING", extra_env={"HTTP_CONNECTIONS": "3", "COOLDOWN_LOOKUP": "off"})
     members = [fake.add_user(f"member{n}") for n in range(8)]

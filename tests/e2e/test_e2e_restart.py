@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from e2e.botproc import REAL_BOT
-from e2e.fake_discord import EPHEMERAL
-from e2e.players import GameDriver, actor_of, control, game_controls
+from tests.e2e.botproc import REAL_BOT
+from tests.e2e.fake_discord import EPHEMERAL
+from tests.e2e.players import GameDriver, actor_of, control, game_controls
 
 
 def players(fake, n):

@@ -6,8 +6,8 @@ import json
 
 import aiohttp
 
-from e2e import limits
-from e2e.fake_discord import EPHEMERAL, has_png, split_multipart
+from tests.e2e import limits
+from tests.e2e.fake_discord import EPHEMERAL, has_png, split_multipart
 
 
 async def test_login_sync_slash_and_button(fake, toy):

@@ -13,10 +13,10 @@ import time
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from e2e.botproc import REAL_BOT, BotProcess
-from e2e.fake_discord import LOADING, FakeDiscord, Interaction
-from e2e.load import run_games
-from e2e.players import GameDriver
+from tests.e2e.botproc import REAL_BOT, BotProcess
+from tests.e2e.fake_discord import LOADING, FakeDiscord, Interaction
+from tests.e2e.load import run_games
+from tests.e2e.players import GameDriver
 
 STOP_BOUND = 10.0
 DEFERRED_MESSAGE, DEFERRED_UPDATE = 5, 6

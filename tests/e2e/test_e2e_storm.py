@@ -14,10 +14,10 @@ from pathlib import Path
 
 from bot.core import ChallengeOptions, GameService, PlayerRef
 from bot.store import open_store
-from e2e.botproc import REAL_BOT
-from e2e.fake_discord import EPHEMERAL, LOADING
-from e2e.players import GameDriver
 from engine import Phase, SeededDice
+from tests.e2e.botproc import REAL_BOT
+from tests.e2e.fake_discord import EPHEMERAL, LOADING
+from tests.e2e.players import GameDriver
 
 STORM = 8
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from e2e.botproc import LAUNCHER, REAL_BOT, BotProcess
+from tests.e2e.botproc import LAUNCHER, REAL_BOT, BotProcess
 
 TOP_LEVEL = ["bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board"]
 
@@ -17,7 +17,7 @@ async def sync(fake, tmp_path, dev_guild: str) -> tuple[int, str, str]:
     env["DEV_GUILD_ID"] = dev_guild
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
-        str(LAUNCHER),
+        *LAUNCHER,
         REAL_BOT,
         "sync",
         cwd=str(tmp_path),

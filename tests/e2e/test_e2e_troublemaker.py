@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import re
 
-from e2e.botproc import REAL_BOT
-from e2e.fake_discord import EPHEMERAL, LOADING
-from e2e.players import GameDriver, actor_of
+from tests.e2e.botproc import REAL_BOT
+from tests.e2e.fake_discord import EPHEMERAL, LOADING
+from tests.e2e.players import GameDriver, actor_of
 
 LOOKUPS = 3
 READS = ("bg export", "bgtools verify", "bgtools replay", "bg analysis")

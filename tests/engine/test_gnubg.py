@@ -18,14 +18,13 @@ each (about half a minute).
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from gnubg_oracle import (  # noqa: E402
+from engine import Game, GameSettings, Match, Position, WinKind
+from engine.gnubgid import MatchState, encode_match_id
+from tests.engine.gnubg_oracle import (
     NotationCase,
     Sample,
     compare_notation,
@@ -38,9 +37,6 @@ from gnubg_oracle import (  # noqa: E402
     session_stats,
     write_samples,
 )
-
-from engine import Game, GameSettings, Match, Position, WinKind  # noqa: E402
-from engine.gnubgid import MatchState, encode_match_id  # noqa: E402
 
 PROGRAM = find_gnubg()
 if PROGRAM is None:

@@ -4,19 +4,16 @@ first bad line, never a traceback."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-from gnubg_oracle import find_gnubg, random_match, random_session, run_gnubg  # noqa: E402
-
-from engine import Game  # noqa: E402
-from engine.mat import export_games  # noqa: E402
-from engine.mat_import import MAX_BYTES, MatImportError, read_mat  # noqa: E402
+from engine import Game
+from engine.mat import export_games
+from engine.mat_import import MAX_BYTES, MatImportError, read_mat
+from tests.engine.gnubg_oracle import find_gnubg, random_match, random_session, run_gnubg
 
 COMPARED = ("opening", "roll", "play", "double", "take", "pass", "beaver")
 NAMES = ("Alice", "Bob")

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Move, Play, Position, Roll, legal_plays, next_steps
 from engine.play import format_point
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_properties import positions, rolls  # noqa: E402  (the shared strategies)
+from tests.engine.test_properties import positions, rolls  # the shared strategies
 
 
 def steps_of(play: Play) -> Counter[tuple[int, int]]:

@@ -26,18 +26,14 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from gnubg_oracle import find_gnubg, run_gnubg  # noqa: E402
-
-from engine import Game, GameSettings, Phase, Position, SeededDice  # noqa: E402
-from engine.gnubgid import MatchState, decode_match_id  # noqa: E402
-from engine.xgid import Xgid, format_xgid, parse_xgid  # noqa: E402
+from engine import Game, GameSettings, Phase, Position, SeededDice
+from engine.gnubgid import MatchState, decode_match_id
+from engine.xgid import Xgid, format_xgid, parse_xgid
+from tests.engine.gnubg_oracle import find_gnubg, run_gnubg
 
 PROGRAM = find_gnubg()
 if PROGRAM is None:

@@ -151,8 +151,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         challenge = await self.table.quick(
             interaction,
             self.service.challenges.create(
-                interaction.guild_id,
-                interaction.channel_id,
+                interaction.guild_id or 0,
+                interaction.channel_id or 0,
                 player_ref(interaction.user),
                 player_ref(opponent),
                 options,
@@ -188,8 +188,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         outcome = await self.table.quick(
             interaction,
             self.service.play_computer(
-                interaction.guild_id,
-                interaction.channel_id,
+                interaction.guild_id or 0,
+                interaction.channel_id or 0,
                 player_ref(interaction.user),
                 self.table.computer.ref(),
                 options,
@@ -338,7 +338,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         await self._reply(interaction, embed=embed, files=files or None, ephemeral=private)
 
     async def _latest_finished(self, interaction: discord.Interaction) -> int:
-        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id or 0, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `/bg analysis game:12`.")
@@ -356,7 +356,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="games", description="Your games in this server, with links to their boards")
     async def games(self, interaction: discord.Interaction) -> None:
         games = await self.table.quick(
-            interaction, self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
+            interaction, self.service.lookups.game_list(interaction.guild_id or 0, interaction.user.id)
         )
         embed = presenter.games_embed(games, interaction.user.id)
         await self._reply(
@@ -371,7 +371,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         mine = who.id == interaction.user.id
         games = await self.table.quick(
             interaction,
-            self.service.archive.history(interaction.guild_id, who.id, limit=10 if mine else HISTORY_SEARCH),
+            self.service.archive.history(interaction.guild_id or 0, who.id, limit=10 if mine else HISTORY_SEARCH),
         )
         if not mine:  # only the games the asker could read by number
             games = [v for v in games if self.table.may_read(interaction, v)][:10]
@@ -415,7 +415,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         here = await self.service.lookups.game_in_channel(interaction.channel_id or 0)
         if here is not None:
             return here.id
-        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id or 0, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("No game to export here: give a game number, e.g. `/bg export game:12`.")
@@ -499,7 +499,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet="Off: no quiet hours",
         vacation_days="Go on vacation in this server for this many days (your clocks wait); 0: come back",
     )
-    async def settings(
+    async def member_settings(
         self,
         interaction: discord.Interaction,
         turn: Literal["ping", "dm", "digest"] | None = None,
@@ -552,12 +552,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
                 f"({int(away.days_left)} day(s) of this year's allowance left)."
             )
         else:
-            away = await self.table.quick(interaction, members.away(guild_id, user))
-            if away is not None:
-                lines.append(f"🏖️ On vacation here until {presenter.timestamp(away.until)}.")
+            still_away = await self.table.quick(interaction, members.away(guild_id, user))
+            if still_away is not None:
+                lines.append(f"🏖️ On vacation here until {presenter.timestamp(still_away.until)}.")
         await send_private(interaction, content="\n".join(lines))
 
-    @settings.autocomplete("timezone")
+    @member_settings.autocomplete("timezone")
     async def timezone_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:

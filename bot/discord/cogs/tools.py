@@ -136,8 +136,8 @@ class ToolsCog(
             challenge = await self.table.quick(
                 interaction,
                 self.service.challenges.create_practice(
-                    interaction.guild_id,
-                    interaction.channel_id,
+                    interaction.guild_id or 0,
+                    interaction.channel_id or 0,
                     player_ref(interaction.user),
                     player_ref(opponent),
                     position.strip(),
@@ -153,8 +153,8 @@ class ToolsCog(
         outcome = await self.table.quick(
             interaction,
             self.service.setup_practice(
-                interaction.guild_id,
-                interaction.channel_id,
+                interaction.guild_id or 0,
+                interaction.channel_id or 0,
                 player_ref(interaction.user),
                 self.table.computer.ref(),
                 position.strip(),
@@ -201,10 +201,10 @@ class ToolsCog(
             break
         if shown_id is None:
             assert refusal is not None
-            kind, text, error = refusal
+            kind, text, unread = refusal
             raise UserError(
                 f"That message has {'an' if kind == 'xgid' else 'a'} {presenter.POSITION_KINDS[kind]} I can't read, "
-                f"{quote(text)}: {reason(str(error))}."
+                f"{quote(text)}: {reason(str(unread))}."
             )
         kind, gnubg_id, xgid = shown_id
         if xgid is None:
@@ -266,7 +266,7 @@ class ToolsCog(
     # -- helpers ----------------------------------------------------------------------------------
 
     async def _default_game(self, interaction: discord.Interaction) -> int:
-        recent = await self.service.archive.history(interaction.guild_id, interaction.user.id, limit=1)
+        recent = await self.service.archive.history(interaction.guild_id or 0, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
         raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")

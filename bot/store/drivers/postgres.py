@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import asyncpg
 from asyncpg import exceptions as pgx
@@ -41,6 +41,9 @@ from bot.store.errors import (
     StorageFullError,
 )
 from bot.store.schema import Migration
+
+if TYPE_CHECKING:
+    from bot.store.database import Tx
 
 log = logging.getLogger(__name__)
 
@@ -344,7 +347,7 @@ class PostgresDriver:
         """``BEGIN`` ... ``COMMIT`` on one pooled connection (rollback on error)."""
         return self._transaction("BEGIN", commit=True)
 
-    async def transact(self, body: Callable[[PostgresTx], Awaitable[T]], *, quick: bool = False) -> T:
+    async def transact(self, body: Callable[[Tx], Awaitable[T]], *, quick: bool = False) -> T:
         """Run ``body`` inside :meth:`write` and return what it returns (``quick``
         changes nothing here: the statements are a trip each to the server)."""
         async with self.write() as tx:

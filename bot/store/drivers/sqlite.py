@@ -43,13 +43,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiosqlite
 
 from bot.store.backup import BackupError, snapshot_before_migration
 from bot.store.errors import ConstraintError, DatabaseBusyError, StorageError, StorageFullError
 from bot.store.schema import Migration
+
+if TYPE_CHECKING:
+    from bot.store.database import Tx
 
 T = TypeVar("T")
 
@@ -153,7 +156,7 @@ def run_to_end(body: Awaitable[T]) -> T:
     try:
         coroutine.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     coroutine.close()
     raise RuntimeError("a SQLite transaction body awaited something other than its statements")
 
@@ -286,7 +289,7 @@ class SqliteDriver:
 
     # ------------------------------------------------------------ transactions
 
-    async def transact(self, body: Callable[[SqliteTx], Awaitable[T]], *, quick: bool = False) -> T:
+    async def transact(self, body: Callable[[Tx], Awaitable[T]], *, quick: bool = False) -> T:
         """Run ``body`` inside ``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back if it
         raises); the connection is left outside any transaction.
 

@@ -3,10 +3,7 @@ which cube decisions count, and agreement with GNU Backgammon's own analysis."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -105,12 +102,8 @@ def test_stored_analyses_give_the_pr_trend() -> None:
 def test_pr_agrees_with_gnubg_on_a_computer_match(tmp_path) -> None:
     pytest.importorskip("gnubg_nn")
     pytest.importorskip("bgsage")
-    path = Path(__file__).resolve().parents[3] / "bench" / "pr_vs_gnubg.py"
-    spec = importlib.util.spec_from_file_location("bench_pr_vs_gnubg", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    from bench import pr_vs_gnubg as bench
+
     NAMES, bot_pr, computer_match, find_gnubg, gnubg_prs = (  # noqa: N806
         bench.NAMES,
         bench.bot_pr,

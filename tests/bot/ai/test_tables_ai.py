@@ -2,32 +2,16 @@
 win when it has one, sees the rules' dangers, and beats a random mover in a small sample
 (the 500-game figures come from bench/variants_ai.py)."""
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
+from bench.variants_ai import match_up
 from bot.ai.tables import choose_play, evaluate
 from engine.dice import Roll
 from engine.tables import GAMES, TablesPosition, legal_tables_plays
 from engine.tables import tables_position as board
 from engine.variants import RULES
-
-
-def _bench(name: str):  # noqa: ANN202
-    """A bench script as a module, by its path (``bench`` is not a package the tests import)."""
-    path = Path(__file__).resolve().parents[3] / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-match_up = _bench("variants_ai").match_up
 
 
 def test_it_pins_the_mother_when_it_can():

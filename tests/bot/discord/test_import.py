@@ -3,15 +3,10 @@ nothing stored; a bad file refused in words with its line."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "engine"))
-from gnubg_oracle import random_match  # noqa: E402
-
-from engine.mat import export_games  # noqa: E402
+from engine.mat import export_games
+from tests.engine.gnubg_oracle import random_match
 
 
 @pytest.fixture
