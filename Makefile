@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint postgres gnubg bench lock clean env
+.PHONY: run test lint postgres gnubg bench lock clean env catalogues
 
 # Python 3.11 or newer, with venv, before anything is installed: one line saying what to
 # install beats an error deep inside pip. (Debian and Ubuntu ship venv separately.)
@@ -63,6 +63,11 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# The translation catalogues: the template (i18n/messages.pot) extracted from the code and
+# the command tree, and each language's .po brought up to date with it (docs/translating.md).
+catalogues: $(VENV)/.installed-test
+	$(BIN)/python scripts/catalogues.py
 
 postgres:
 	sh scripts/ensure_postgres.sh

@@ -68,11 +68,9 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
                 text = Said("{name} wins the money game", name=names[winner])
             else:
                 s = match.score
+                score = f"{max(s)}-{min(s)}"
                 text = Said(
-                    "{name} wins the {length}-point match {score}",
-                    name=names[winner],
-                    length=match.length,
-                    score=f"{max(s)}-{min(s)}",
+                    "{name} wins the {length}-point match {score}", name=names[winner], length=match.length, score=score
                 )
             if state.result and state.result.get("forfeited"):
                 text = Said("{result} (forfeit)", result=text)
@@ -126,8 +124,8 @@ def describe_action(action: Action, names: list[str]) -> str:
         )
     if kind == "roll":
         assert action.dice is not None
-        high, low = max(action.dice), min(action.dice)
-        return Said("{name} rolled {dice}", name=who, dice=f"{high}-{low}")
+        dice = f"{max(action.dice)}-{min(action.dice)}"
+        return Said("{name} rolled {dice}", name=who, dice=dice)
     if kind == "play":
         if action.auto:
             return Said("{name} can't move and loses the turn", name=who)

@@ -59,6 +59,7 @@ from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
 from bot.discord.tourneys import Tourneys
+from bot.discord.translator import CatalogueTranslator
 from bot.ops.alerts import AlertHandler, Alerts
 from bot.ops.check import problems
 from bot.ops.health import HealthServer
@@ -239,6 +240,7 @@ class BackgammonBot(commands.Bot):
             ),
             scheduler=self.scheduler,
         )
+        await self.tree.set_translator(CatalogueTranslator())  # descriptions in each member's language
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
