@@ -80,6 +80,14 @@ def speaking(language: str | None) -> Iterator[str]:
         _current.reset(token)
 
 
+def speak(language: str | None) -> str:
+    """Word the rest of the current task in ``language`` (an interaction's task, once the
+    member chose a new language: its answer is in the new one)."""
+    chosen = language if language in LANGUAGES else language_of(language)
+    _current.set(chosen)
+    return chosen
+
+
 @functools.cache
 def catalogue(language: str) -> Catalog | None:
     """The language's catalogue, or None (English needs none)."""

@@ -76,6 +76,8 @@ class Languages:
         """Write the locales seen since the last write."""
         self._flushing = None
         pending, self._pending = self._pending, {}
+        if not pending:
+            return
         try:
             await self.store.languages.remember(pending.items())
         except Exception as error:  # the database: remembered on their next interaction

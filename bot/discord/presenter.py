@@ -47,7 +47,7 @@ def sentence(text: str) -> str:
 
     Only for our own words: a text that may start with what a player typed or
     their name is shown through :func:`bot.discord.limits.plain` as it is."""
-    text = text.strip()
+    text = str(text).strip()  # a message made elsewhere (i18n.Said) worded in the language in force
     return text[:1].upper() + text[1:] if text else text
 
 
@@ -195,9 +195,10 @@ def commitment_line(state: GameState, events: Sequence[Event]) -> str:
 def event_line(state: GameState, event: Event) -> str:
     """The event's text, capitalised unless it starts with a player's name (names keep their
     case), and neutralised: it holds names, which may hold markdown or mentions."""
-    if any(p.name and event.text.startswith(p.name) for p in state.players):
-        return plain(event.text, MAX_EVENT_CHARS)
-    return plain(sentence(event.text), MAX_EVENT_CHARS)
+    text = str(event.text)  # worded now, in the language of the message (i18n.Said)
+    if any(p.name and text.startswith(p.name) for p in state.players):
+        return plain(text, MAX_EVENT_CHARS)
+    return plain(sentence(text), MAX_EVENT_CHARS)
 
 
 def state_summary(state: GameState) -> str:

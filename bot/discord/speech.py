@@ -32,3 +32,23 @@ async def member(client: discord.Client, user_id: int) -> str:
     if service is None:
         return i18n.ENGLISH
     return str(await service.languages.member(user_id))
+
+
+def language_name(language: str) -> str:
+    """A language's name in itself (``Ελληνικά``, ``Deutsch``): how its speakers find it in a list."""
+    name = i18n.locale(language).get_display_name(language) or language
+    return name[:1].upper() + name[1:]
+
+
+CLIENT = "client"
+"""``/bg settings language``'s choice for "the language of my Discord client"."""
+SERVER = "server"
+"""``/bgtools language``'s choice for "the server's preferred locale"."""
+MEMBER_CHOICES = [
+    discord.app_commands.Choice(name="Your Discord's language", value=CLIENT),
+    *(discord.app_commands.Choice(name=language_name(language), value=language) for language in i18n.LANGUAGES),
+]
+SERVER_CHOICES = [
+    discord.app_commands.Choice(name="The server's language (its Community settings)", value=SERVER),
+    *(discord.app_commands.Choice(name=language_name(language), value=language) for language in i18n.LANGUAGES),
+]

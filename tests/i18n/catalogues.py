@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from babel.messages.catalog import Catalog
@@ -61,7 +62,7 @@ def pseudo_catalogue(locale: str = PSEUDO) -> Catalog:
     return catalog
 
 
-def small_catalogue(locale: str, translations: Mapping[str | tuple[str, str], str]) -> Catalog:
+def small_catalogue(locale: str, translations: Mapping[Any, str]) -> Catalog:
     """A catalogue of a few messages (keys: msgid, or (context, msgid))."""
     catalog = Catalog(locale=locale)
     for key, text in translations.items():
