@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # and sockets much of the time, so more workers than cores overlap the waits.
 TEST_WORKERS ?= 3
 
-.PHONY: run test lint postgres gnubg bench soak lock clean env
+.PHONY: run test lint postgres gnubg bench soak lock clean env catalogues
 
 # Python 3.11 or newer, with venv, before anything is installed: one line saying what to
 # install beats an error deep inside pip. (Debian and Ubuntu ship venv separately.)
@@ -66,6 +66,11 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# The translation catalogues: the template (i18n/messages.pot) extracted from the code and
+# the command tree, and each language's .po brought up to date with it (docs/translating.md).
+catalogues: $(VENV)/.installed-test
+	$(BIN)/python scripts/catalogues.py
 
 postgres:
 	sh scripts/ensure_postgres.sh

@@ -80,6 +80,14 @@ def speaking(language: str | None) -> Iterator[str]:
         _current.reset(token)
 
 
+def speak(language: str | None) -> str:
+    """Word the rest of the current task in ``language`` (an interaction's task, once the
+    member chose a new language: its answer is in the new one)."""
+    chosen = language if language in LANGUAGES else language_of(language)
+    _current.set(chosen)
+    return chosen
+
+
 @functools.cache
 def catalogue(language: str) -> Catalog | None:
     """The language's catalogue, or None (English needs none)."""
@@ -121,6 +129,50 @@ def ngettext(singular: str, plural: str, count: int) -> str:
         if index < len(found):
             return found[index]
     return singular if count == 1 else plural
+
+
+class Said(str):
+    """A message worded where it is shown, not where it is made: the core words what
+    happened during a member's click (their language), and the board that shows it
+    is public (the server's). Its value is the English text; ``str()`` and f-strings
+    give it in the language in force then (its placeholders, themselves :class:`Said`
+    or not, formatted after translation).
+
+    >>> said = Said("{who} doubles", who="Ann")
+    >>> said, f"{said}!"
+    ('Ann doubles', 'Ann doubles!')
+    """
+
+    message: str
+    plural: str | None
+    number: int
+    args: dict[str, object]
+
+    def __new__(cls, message: str, /, *, plural: str | None = None, count: int = 1, **args: object) -> Said:
+        english = message if plural is None or count == 1 else plural
+        values = {key: str.__str__(value) if isinstance(value, str) else value for key, value in args.items()}
+        self = super().__new__(cls, english.format(count=count, **values))
+        self.message, self.plural, self.number, self.args = message, plural, count, args
+        return self
+
+    def __str__(self) -> str:
+        worded = _(self.message) if self.plural is None else ngettext(self.message, self.plural, self.number)
+        return worded.format(count=self.number, **{key: str(value) for key, value in self.args.items()})
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_said, (self.message, self.plural, self.number, self.args))
+
+
+def _said(message: str, plural: str | None, count: int, args: dict[str, object]) -> Said:
+    return Said(message, plural=plural, count=count, **args)
+
+
+def said_n(singular: str, plural: str, count: int, /, **args: object) -> Said:
+    """A :class:`Said` with plural forms (``{count}`` is the count)."""
+    return Said(singular, plural=plural, count=count, **args)
 
 
 def N_(message: str) -> str:

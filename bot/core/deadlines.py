@@ -175,7 +175,8 @@ class Deadlines:
                 f"{player.name}, it's your move in game #{row.id}: {narration.span(left)} left before it is forfeited"
             )
             channel_id = row.board_channel_id or row.channel_id
-            payload: dict[str, object] = {"user_id": player.user_id, "text": text}
+            payload: dict[str, object] = {"user_id": player.user_id, "text": text, "name": player.name}
+            payload["game"], payload["left"] = row.id, left.total_seconds()  # worded in the reader's language
             if prefs is not None and prefs.turn == "dm":
                 payload["dm"] = True
             if prefs is not None and not prefs.pinged(now):

@@ -353,6 +353,7 @@ class Deliveries:
             text=str(entry.payload.get("text", "")),
             ping=(int(user_id),) if user_id and not entry.payload.get("quiet") else (),
             dm_to=int(user_id) if user_id and entry.payload.get("dm") else None,
+            data={k: entry.payload[k] for k in ("name", "game", "left") if k in entry.payload},
         )
 
     async def _digest(self, entry: OutboxEntry) -> Delivery:

@@ -34,6 +34,7 @@ from bot.core.challenges import Challenges, new_fair_dice, practice_id
 from bot.core.deadlines import Deadlines
 from bot.core.deliveries import Deliveries
 from bot.core.game_cache import GameCache
+from bot.core.languages import Languages
 from bot.core.lookups import Lookups
 from bot.core.members import Members
 from bot.core.model import (
@@ -124,6 +125,7 @@ class GameService:
             members=self.members,
             due_per_sweep=self.limits.due_per_sweep,
         )
+        self.languages = Languages(store)
         self.patience = PatienceService(store, self.names, self.clock, seed_source)
         self.tournaments = Tournaments(
             store,
@@ -157,6 +159,7 @@ class GameService:
 
     async def close(self) -> None:
         """Close the database if this service opened it."""
+        await self.languages.close()  # the locales seen, written before the store closes
         if self._owns_store:
             await self.store.close()
 

@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from bot.core.model import Event, GameState
 from engine import Action, Match, Phase, WinKind
+from i18n import N_, Said, said_n
 
 
 def describe(state: GameState, match: Match, before: int, forced: set[int]) -> list[Event]:
@@ -27,7 +28,7 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
         if offset <= before:
             continue
         if marker >= before and number > 1:
-            events.append(Event("new_game", None, f"game {number} begins"))
+            events.append(Event("new_game", None, Said("game {number} begins", number=number)))
         for action in game.log[max(0, before - marker - 1) :]:
             text = describe_action(action, names)
             if not text:
@@ -37,18 +38,25 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
                 kind = "dance"
             elif id(action) in forced:
                 kind = "forced"
-                text = f"{names[action.player or 0]} has only one play: {action.text}"
+                text = Said("{name} has only one play: {play}", name=names[action.player or 0], play=action.text)
             events.append(Event(kind, action.player, text))
         if game.result is not None:
             r = game.result
-            how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(
+            how = {"bearoff": "", "pass": Said(" (double passed)"), "resign": Said(" (resignation)")}.get(
                 r.reason, f" ({r.reason})"
             )
             events.append(
                 Event(
                     "game_over",
                     r.winner,
-                    f"{names[r.winner]} wins {r.kind.phrase}{how}: {r.points} point{'s' if r.points != 1 else ''}",
+                    said_n(
+                        "{name} wins {kind}{how}: {count} point",
+                        "{name} wins {kind}{how}: {count} points",
+                        r.points,
+                        name=names[r.winner],
+                        kind=phrase(r.kind),
+                        how=how,
+                    ),
                 )
             )
     if match.is_over or state.status == "finished":
@@ -57,70 +65,93 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             winner = state.result.get("winner_seat")
         if winner is not None:
             if match.is_money:
-                text = f"{names[winner]} wins the money game"
+                text = Said("{name} wins the money game", name=names[winner])
             else:
                 s = match.score
-                text = f"{names[winner]} wins the {match.length}-point match {max(s)}-{min(s)}"
+                score = f"{max(s)}-{min(s)}"
+                text = Said(
+                    "{name} wins the {length}-point match {score}", name=names[winner], length=match.length, score=score
+                )
             if state.result and state.result.get("forfeited"):
-                text += " (forfeit)"
+                text = Said("{result} (forfeit)", result=text)
             events.append(Event("match_over", winner, text))
     elif state.is_active:
         game = state.game
         if game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
-            events.append(Event("bar", game.player_on_roll, f"{names[game.player_on_roll]} is on the bar"))
+            events.append(
+                Event("bar", game.player_on_roll, Said("{name} is on the bar", name=names[game.player_on_roll]))
+            )
     return events
+
+
+PHRASES = {WinKind.SINGLE: N_("a single game"), WinKind.GAMMON: N_("a gammon"), WinKind.BACKGAMMON: N_("a backgammon")}
+""":attr:`engine.WinKind.phrase`, for the catalogue."""
+
+
+def phrase(kind: WinKind) -> Said:
+    """What is won or resigned (``a gammon``), in the reader's language."""
+    return Said(PHRASES.get(kind, kind.phrase))
 
 
 def span(delta: timedelta) -> str:
     hours = max(int(delta.total_seconds() // 3600), 0)
     if hours >= 48:
-        return f"{hours // 24} days"
+        return said_n("{count} day", "{count} days", hours // 24)
     if hours >= 1:
-        return f"{hours} hour{'s' if hours != 1 else ''}"
+        return said_n("{count} hour", "{count} hours", hours)
     minutes = max(int(delta.total_seconds() // 60), 1)
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return said_n("{count} minute", "{count} minutes", minutes)
 
 
 def describe_action(action: Action, names: list[str]) -> str:
     who = names[action.player] if action.player is not None else ""
     kind = action.kind
     if kind == "setup":
-        return f"the game starts from the position {action.text}"
+        return Said("the game starts from the position {position}", position=action.text)
     if kind == "opening":
         assert action.dice is not None
         d0, d1 = action.dice
         if d0 == d1:
-            return f"opening throw: both threw {d0}, throwing again"
+            return Said("opening throw: both threw {number}, throwing again", number=d0)
         starter = 0 if d0 > d1 else 1
-        return f"opening throw: {names[0]} {d0}, {names[1]} {d1}: {names[starter]} starts"
+        return Said(
+            "opening throw: {first} {first_die}, {second} {second_die}: {starter} starts",
+            first=names[0],
+            first_die=d0,
+            second=names[1],
+            second_die=d1,
+            starter=names[starter],
+        )
     if kind == "roll":
         assert action.dice is not None
-        high, low = max(action.dice), min(action.dice)
-        return f"{who} rolled {high}-{low}"
+        dice = f"{max(action.dice)}-{min(action.dice)}"
+        return Said("{name} rolled {dice}", name=who, dice=dice)
     if kind == "play":
         if action.auto:
-            return f"{who} can't move and loses the turn"
-        return f"{who} played {action.text}"
+            return Said("{name} can't move and loses the turn", name=who)
+        return Said("{name} played {play}", name=who, play=action.text)
     if kind == "closed_out":
-        return f"{who} is closed out and can't roll"
+        return Said("{name} is closed out and can't roll", name=who)
     if kind == "throws_first":
-        return f"{who} won the last game with a hit and throws first"
+        return Said("{name} won the last game with a hit and throws first", name=who)
     if kind == "use_opening":
-        return f"{who} plays the opening throw"
+        return Said("{name} plays the opening throw", name=who)
     if kind == "double":
-        return f"{who} doubles to {action.value}"
+        return Said("{name} doubles to {value}", name=who, value=action.value)
     if kind == "take":
-        return f"{who} takes"
+        return Said("{name} takes", name=who)
     if kind == "pass":
-        return f"{who} passes"
+        return Said("{name} passes", name=who)
     if kind == "beaver":
-        return f"{who} beavers: the cube is at {action.value}"
+        return Said("{name} beavers: the cube is at {value}", name=who, value=action.value)
     if kind == "resign":
-        return f"{who} offers to resign {WinKind(action.value or 1).phrase}"
+        return Said("{name} offers to resign {kind}", name=who, kind=phrase(WinKind(action.value or 1)))
     if kind == "accept":
-        return f"{who} accepts the resignation"
+        return Said("{name} accepts the resignation", name=who)
     if kind == "reject":
-        return f"{who} rejects the resignation; play goes on"
+        return Said("{name} rejects the resignation; play goes on", name=who)
     if kind == "forfeit":
-        return f"{who} {'ran out of time' if action.text == 'timeout' else 'forfeits'}"
+        if action.text == "timeout":
+            return Said("{name} ran out of time", name=who)
+        return Said("{name} forfeits", name=who)
     return ""

@@ -28,10 +28,11 @@ from typing import Any, Protocol
 
 import discord
 
+import i18n
 from bot.core.games import GameService
 from bot.core.lru import Lru
 from bot.core.model import Event, GameState, Outcome
-from bot.discord import presenter
+from bot.discord import presenter, speech
 from bot.discord.components import game_controls, let_go
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
@@ -375,7 +376,10 @@ class BoardPoster:
             and bool(await members.pings([actor.user_id], turn=True))
         )
         pings = await members.pings(list(pings))
-        content = presenter.board_content(state, events, ping=ping, away=away)
+        with i18n.speaking(await speech.public(self.client, state.guild_id)):  # a board is public
+            content = presenter.board_content(state, events, ping=ping, away=away)
+            view = game_controls(state)
+            embed = presenter.result_embed(state, events, rating_changes)
         if headline:
             content = f"{headline}\n{content}"[: presenter.MAX_CONTENT]
         name = picture_name(state)
@@ -383,10 +387,9 @@ class BoardPoster:
             "content": content,
             "file": discord.File(io.BytesIO(png), filename=name),
             "embeds": [],
-            "view": game_controls(state),
+            "view": view,
             "allowed_mentions": pinging(*pings, *presenter.turn_pings(state, ping=ping)),
         }
-        embed = presenter.result_embed(state, events, rating_changes)
         if embed is not None:
             embed.set_image(url=f"attachment://{name}")
             payload["embeds"] = [embed]

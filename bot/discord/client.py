@@ -36,6 +36,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import i18n
 from bot.config import Settings
 from bot.core.advice import Advice
 from bot.core.deadlines import HEARTBEAT
@@ -58,10 +59,12 @@ from bot.discord.quiet import POLL_SECONDS, until_quiet
 from bot.discord.replays import Replays
 from bot.discord.table import Table
 from bot.discord.tourneys import Tourneys
+from bot.discord.translator import CatalogueTranslator
 from bot.ops.alerts import AlertHandler, Alerts
 from bot.ops.check import problems
 from bot.ops.health import HealthServer
 from bot.ops.metrics import ErrorCounter, Metrics
+from i18n import N_, _
 from renderer.pool import RenderWorkers
 
 log = logging.getLogger("bot")
@@ -89,7 +92,7 @@ STOP_DRAIN_SECONDS = 6.0
 (:data:`bot.ops.shutdown.STOP_SECONDS` bounds the whole stop)."""
 IN_FLIGHT = ("CommandTree-invoker", "discord-ui-", "bg-refuse")
 """Names of the tasks that answer an interaction (discord.py's, and :meth:`BackgammonBot._refuse`'s)."""
-STOPPING_ANSWER = "The bot is restarting: try again in a minute."
+STOPPING_ANSWER = N_("The bot is restarting: try again in a minute.")
 
 
 class BackgammonTree(app_commands.CommandTree["BackgammonBot"]):
@@ -205,6 +208,7 @@ class BackgammonBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         service = self.service
+        await service.languages.load()
         advice = Advice(service)
         poster = BoardPoster(self, service, self.drawing)
         notes = AnalysisNotes(advice, self.drawing, kept_up_for=self._kept_up_for)
@@ -237,6 +241,7 @@ class BackgammonBot(commands.Bot):
             ),
             scheduler=self.scheduler,
         )
+        await self.tree.set_translator(CatalogueTranslator())  # descriptions in each member's language
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
@@ -409,19 +414,30 @@ class BackgammonBot(commands.Bot):
         metrics, family_of = self.metrics, FamilyOf(self.tree)
 
         def parse_interaction(data: Any) -> None:
-            if not self.stopping:
-                if metrics is not None:  # here, not in a listener: no task per interaction
-                    metrics.received(int(data["id"]), family_of(data))
-                parse(data)
-            else:
-                asyncio.get_running_loop().create_task(self._refuse(data), name="bg-refuse")
+            # The member's language is in force for everything the interaction starts: the
+            # tasks discord.py creates for the command, the click or the modal copy it.
+            with i18n.speaking(self.language_of(data)):
+                if not self.stopping:
+                    if metrics is not None:  # here, not in a listener: no task per interaction
+                        metrics.received(int(data["id"]), family_of(data))
+                    parse(data)
+                else:
+                    asyncio.get_running_loop().create_task(self._refuse(data), name="bg-refuse")
 
         parsers["INTERACTION_CREATE"] = parse_interaction
+
+    def language_of(self, data: Any) -> str:
+        """The language to answer an interaction's member in (:mod:`bot.core.languages`)."""
+        try:
+            who = (data.get("member") or {}).get("user") or data.get("user") or {}
+            return self.service.languages.for_interaction(int(who["id"]), data.get("locale"))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return i18n.language_of(data.get("locale") if isinstance(data, dict) else None)
 
     async def _refuse(self, data: Any) -> None:
         interaction = discord.Interaction(data=data, state=self._connection)
         if interaction.type is not discord.InteractionType.autocomplete:
-            await answer_privately(interaction, STOPPING_ANSWER)
+            await answer_privately(interaction, _(STOPPING_ANSWER))
             return
         with contextlib.suppress(discord.HTTPException):
             await interaction.response.autocomplete([])

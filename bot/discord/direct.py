@@ -7,14 +7,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from datetime import timedelta
 from typing import Any
 
 import discord
 
+import i18n
 from bot.core.lru import Lru
 from bot.core.model import Delivery, Outcome
-from bot.discord import presenter
+from bot.core.narration import span
+from bot.discord import presenter, speech
 from bot.discord.limits import fit, pinging, plain, shown
+from i18n import _, ngettext
 
 log = logging.getLogger(__name__)
 
@@ -74,37 +78,57 @@ async def send_direct(client: discord.Client, user_id: int, content: str) -> dis
 def digest_text(data: dict[str, Any]) -> str:
     """The daily digest from its games (core: :meth:`bot.core.members.Members.digest`)."""
     games = data.get("games") or []
+    waiting = len(games) + int(data.get("more") or 0)
     lines = [
-        f"☀️ Your daily digest: {len(games) + int(data.get('more') or 0)} game"
-        f"{'s' if len(games) + int(data.get('more') or 0) != 1 else ''} waiting for your move."
+        "☀️ "
+        + ngettext(
+            "Your daily digest: {count} game waiting for your move.",
+            "Your daily digest: {count} games waiting for your move.",
+            waiting,
+        ).format(count=waiting)
     ]
     for game in games:
-        line = f"• Game #{int(game['game'])} vs {shown(str(game.get('opponent', '?')))}: {game.get('left', '?')} left"
+        line = "• " + _("Game #{game} vs {opponent}: {left} left").format(
+            game=int(game["game"]), opponent=shown(str(game.get("opponent", "?"))), left=game.get("left", "?")
+        )
         if game.get("last"):
-            line += f"; they played {plain(str(game['last']))}"
+            line += _("; they played {play}").format(play=plain(str(game["last"])))
         if game.get("link"):
-            line += f" · [board]({game['link']})"
+            line += f" · [{_('board')}]({game['link']})"
         lines.append(line)
     if data.get("more"):
-        lines.append(f"… and {int(data['more'])} more: `/bg games` in each server.")
-    lines.append("Change this with `/bg settings`.")
+        more = int(data["more"])
+        lines.append(
+            "… "
+            + ngettext(
+                "and {count} more: `/bg games` in each server.", "and {count} more: `/bg games` in each server.", more
+            ).format(count=more)
+        )
+    lines.append(_("Change this with `/bg settings`."))
     return "\n".join(lines)
 
 
 def digest_pointer(user_id: int) -> str:
     """The digest's stand-in in a channel (direct messages closed): a pointer, never the list
     (its games may be in channels, or servers, this channel's readers cannot see)."""
-    return (
-        f"{presenter.mention(user_id)} ☀️ Your daily digest could not be sent by direct message: "
-        "`/bg games` shows the games waiting for your move."
+    return f"{presenter.mention(user_id)} ☀️ " + _(
+        "Your daily digest could not be sent by direct message: `/bg games` shows the games waiting for your move."
     )
 
 
 def reminder_text(delivery: Delivery, *, mention: bool) -> str:
     who = " ".join(presenter.mention(u) for u in delivery.ping) if mention else ""
-    text = " ".join(p for p in ("⏰", who, f"{plain(delivery.text)}.") if p)
+    data = delivery.data or {}
+    said = plain(delivery.text)  # owed before reminders were worded where they are read
+    if "game" in data and "left" in data:
+        said = _("{name}, it's your move in game #{game}: {left} left before it is forfeited").format(
+            name=shown(str(data.get("name", ""))),
+            game=int(data["game"]),
+            left=str(span(timedelta(seconds=float(data["left"])))),
+        )
+    text = " ".join(p for p in ("⏰", who, f"{said}.") if p)
     if delivery.board_message is not None:
-        text += f" [Go to the board]({presenter.jump_url(delivery.guild_id, *delivery.board_message)})"
+        text += f" [{_('Go to the board')}]({presenter.jump_url(delivery.guild_id, *delivery.board_message)})"
     return text
 
 
@@ -137,14 +161,20 @@ class TurnMessages:
             prefs = await self.members.prefs(user_id)
             if not prefs.messages_on_turn(self.members.clock()):
                 return
-            what = presenter.what_to_do(state) or "to move"
+            i18n.speak(await speech.member(self.client, user_id))  # this task's: a message to them
+            what = presenter.what_to_do(state) or _("to move")
             opponent = next((p.name for p in state.players if p.user_id != user_id), "?")
             link = presenter.jump_url(state.guild_id, message.channel.id, message.id)
-            text = f"🎲 Your move in game #{state.id} vs {shown(opponent)}: {what}. [Go to the board]({link})"
+            text = "🎲 " + _("Your move in game #{game} vs {opponent}: {what}.").format(
+                game=state.id, opponent=shown(opponent), what=what
+            )
+            text += f" [{_('Go to the board')}]({link})"
             if await send_direct(self.client, user_id, text) is None:
+                i18n.speak(await speech.public(self.client, state.guild_id))  # the channel's readers
                 await message.channel.send(
                     **fit(
-                        content=f"{presenter.mention(user_id)} it's your move (I couldn't send you a direct message).",
+                        content=f"{presenter.mention(user_id)} "
+                        + _("it's your move (I couldn't send you a direct message)."),
                         allowed_mentions=pinging(user_id),
                     )
                 )

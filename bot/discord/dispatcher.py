@@ -21,10 +21,11 @@ from collections.abc import Awaitable, Callable
 
 import discord
 
+import i18n
 from bot.core.deliveries import OwedEntries
 from bot.core.games import GameService
 from bot.core.model import Delivery, GameState, ServiceError, Shard
-from bot.discord import direct, presenter
+from bot.discord import direct, presenter, speech
 from bot.discord.boards import AlreadyShown, BoardPoster, InChannel, picture_name
 from bot.discord.buckets import TokenBucket
 from bot.discord.direct import digest_pointer, digest_text, reminder_text, send_direct
@@ -256,7 +257,8 @@ class Dispatcher:
             first = entries[0]
             try:
                 async with self._wording:  # one at a time, in turn: they start in the order owed
-                    delivery = await self.deliveries.word(entries)
+                    with i18n.speaking(await speech.public(self.client, first.guild_id)):
+                        delivery = await self.deliveries.word(entries)
             except ServiceError as error:  # the database: the entries stay owed
                 log.warning("could not word a %s message: %s", first.kind, error)
                 return True
@@ -323,7 +325,10 @@ class Dispatcher:
             log.warning("no way to deliver a %s message: dropped", delivery.kind)
             await self.deliveries.delivered(delivery.entries)
             return
-        await handler(delivery)
+        # a channel's post in the server's language; what goes to a member's direct
+        # messages is worded in theirs (:meth:`_reminder`, :meth:`_digest`)
+        with i18n.speaking(await speech.public(self.client, delivery.guild_id)):
+            await handler(delivery)
 
     def _where(self, delivery: Delivery) -> InChannel:
         return InChannel(self.client, delivery.channel_id, delivery.guild_id, nonce=f"bg-outbox-{delivery.entries[-1]}")
@@ -385,15 +390,20 @@ class Dispatcher:
         return None
 
     async def _reminder(self, delivery: Delivery) -> None:
-        if delivery.dm_to is not None and await self._direct(delivery, reminder_text(delivery, mention=False)):
-            return
+        if delivery.dm_to is not None:
+            with i18n.speaking(await speech.member(self.client, delivery.dm_to)):
+                text = reminder_text(delivery, mention=False)
+            if await self._direct(delivery, text):
+                return
         await self.post_text(delivery, reminder_text(delivery, mention=True))
 
     async def _digest(self, delivery: Delivery) -> None:
         """The daily digest by direct message; when their direct messages are closed, a
         pointer to ``/bg games`` in the channel of the most urgent game (pinging the
         member), never the list: it names games of other channels and servers."""
-        if await self._direct(delivery, digest_text(delivery.data)):
+        with i18n.speaking(await speech.member(self.client, delivery.dm_to or 0)):
+            text = digest_text(delivery.data)
+        if await self._direct(delivery, text):
             return
         await self.post_text(delivery, digest_pointer(delivery.dm_to or 0))
 

@@ -113,8 +113,9 @@ def quote(text: str, limit: int = QUOTE_MAX, *, around: int | None = None) -> st
 
 
 def plain(text: str, limit: int = PLAIN_MAX) -> str:
-    """A sentence from the core or the engine (plain text that may hold names or typed text)."""
-    return neutral(text, limit)
+    """A sentence from the core or the engine (plain text that may hold names or typed text),
+    worded in the language in force if the core made it an :class:`i18n.Said`."""
+    return neutral(str(text), limit)
 
 
 _LITERAL = re.compile(r"""(?<!\w)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?!\w)""")

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import discord
 
+import i18n
 from bot.core.model import (
     ChallengeView,
     Event,
@@ -25,10 +26,30 @@ from bot.core.model import (
     PlayerStats,
     RatingChange,
 )
+from bot.core.narration import phrase
 from bot.core.shots import BlotOdds
 from bot.core.tournaments import TournamentRecord
 from bot.discord.limits import clip, in_code, plain, shown
 from engine import Phase, WinKind, XgidError
+from i18n import N_, _, ngettext
+
+STATUSES = {
+    "active": N_("active"),
+    "finished": N_("finished"),
+    "abandoned": N_("abandoned"),
+    "pending": N_("pending"),
+    "accepted": N_("accepted"),
+    "declined": N_("declined"),
+    "cancelled": N_("cancelled"),
+    "expired": N_("expired"),
+}
+"""A game's or a challenge's status, for the catalogue."""
+
+
+def status_word(status: str) -> str:
+    """A status as a member reads it."""
+    return _(STATUSES[status]) if status in STATUSES else status
+
 
 Listed = TypeVar("Listed", bound=GameState | GameListing)
 """A game in a list: as it stands (rebuilt), or as its row says (``/bg games``)."""
@@ -47,7 +68,7 @@ def sentence(text: str) -> str:
 
     Only for our own words: a text that may start with what a player typed or
     their name is shown through :func:`bot.discord.limits.plain` as it is."""
-    text = text.strip()
+    text = str(text).strip()  # a message made elsewhere (i18n.Said) worded in the language in force
     return text[:1].upper() + text[1:] if text else text
 
 
@@ -74,7 +95,7 @@ def board_link(state: GameState | GameListing) -> str | None:
 def opponent_of(state: GameState | GameListing | GameSummary, user_id: int) -> str:
     seat = state.seat(user_id)
     if seat is None:
-        return " vs ".join(shown(p.name) for p in state.players)
+        return _(" vs ").join(shown(p.name) for p in state.players)
     return shown(state.players[1 - seat].name)
 
 
@@ -82,8 +103,14 @@ def describe_kind(state: GameState) -> str:
     options = state.options
     if options.match_length:
         score = state.match.score
-        return f"{options.match_length}-point match, {shown(state.players[0].name)} {score[0]} - {score[1]} {shown(state.players[1].name)}"
-    return f"money game at {options.stake} per point, cube {state.game.cube_value}"
+        return _("{length}-point match, {first} {first_score} - {second_score} {second}").format(
+            length=options.match_length,
+            first=shown(state.players[0].name),
+            first_score=score[0],
+            second_score=score[1],
+            second=shown(state.players[1].name),
+        )
+    return _("money game at {stake} per point, cube {cube}").format(stake=options.stake, cube=state.game.cube_value)
 
 
 # -- whose turn -----------------------------------------------------------------
@@ -99,25 +126,26 @@ def what_to_do(state: GameState) -> str | None:
     if phase is Phase.ROLL:
         if game.opening_offer is not None:
             offer = game.opening_offer
-            return f"to play the opening {offer.high}-{offer.low} or throw again"
-        return "to roll or double" if game.can_double(game.turn) else "to roll"
+            return _("to play the opening {dice} or throw again").format(dice=f"{offer.high}-{offer.low}")
+        return _("to roll or double") if game.can_double(game.turn) else _("to roll")
     if phase is Phase.PLAY:
         dice = game.dice
-        todo = f"to play {dice.high}-{dice.low}" if dice is not None else "to play"
+        todo = _("to play {dice}").format(dice=f"{dice.high}-{dice.low}") if dice is not None else _("to play")
         if len(state.legal_play_texts()) > SELECT_LIMIT:
-            todo += " (type it with `/bg move`)"
+            todo += " " + _("(type it with `/bg move`)")
         return todo
     if phase is Phase.DOUBLED:
         cube = game.offered_cube or game.cube_value * 2
-        extra = ", beaver" if game.can_beaver(game.turn) else ""
-        return f"to take{extra} or pass the double to {cube}"
+        if game.can_beaver(game.turn):
+            return _("to take, beaver or pass the double to {cube}").format(cube=cube)
+        return _("to take or pass the double to {cube}").format(cube=cube)
     if phase is Phase.RESIGNATION:
         level = game.resignation[1] if game.resignation else 1
-        return (
-            f"to accept or reject the offer to resign {WinKind(level).phrase if level in tuple(WinKind) else 'a game'}"
+        return _("to accept or reject the offer to resign {what}").format(
+            what=phrase(WinKind(level)) if level in tuple(WinKind) else _("a game")
         )
     if phase is Phase.OPENING:
-        return "to throw the opening die"
+        return _("to throw the opening die")
     return None
 
 
@@ -129,13 +157,13 @@ def turn_line(state: GameState, *, ping: bool = True, away: datetime | None = No
     if actor is None or todo is None:
         return ""
     if actor.is_bot:  # the computer: no mention, no deadline
-        return f"▶ 🤖 **{shown(actor.name)}** {todo} (thinking…)"
+        return f"▶ 🤖 **{shown(actor.name)}** {todo} " + _("(thinking…)")
     who = mention(actor.user_id) if ping else f"**{shown(actor.name)}**"
     line = f"▶ {who} {todo}"
     if away is not None:
-        line += f" · 🏖️ on vacation until {timestamp(away)}: their clock waits until then"
+        line += " · 🏖️ " + _("on vacation until {when}: their clock waits until then").format(when=timestamp(away))
     elif state.deadline is not None:
-        line += f" (time runs out {timestamp(state.deadline)})"
+        line += " " + _("(time runs out {when})").format(when=timestamp(state.deadline))
     return line
 
 
@@ -155,15 +183,15 @@ def board_content(
     The header and the turn line (with its mention) always stay; when there
     is too much to tell, the oldest events give way.
     """
-    header = f"**Game #{state.id}** · {describe_kind(state)}"
+    header = f"**{_('Game #{game}').format(game=state.id)}** · {describe_kind(state)}"
     commitment = commitment_line(state, events)
     if commitment:
         header += "\n" + commitment
     footer = turn_line(state, ping=ping, away=away)
     if not footer and state.status == "abandoned":
-        footer = "The game was abandoned. Start a new one with `/bg challenge`."
+        footer = _("The game was abandoned. Start a new one with `/bg challenge`.")
     elif not footer and not state.is_active:
-        footer = "The match is over. Play again with `/bg challenge`."
+        footer = _("The match is over. Play again with `/bg challenge`.")
     lines = [f"• {clip(event_line(state, e), MAX_EVENT_CHARS)}" for e in events if e.text]
     budget = MAX_CONTENT - len(header) - len(footer) - 2
     dropped = 0
@@ -171,7 +199,9 @@ def board_content(
         lines.pop(0)
         dropped += 1
     if dropped:
-        lines.insert(0, f"• … {dropped} earlier event{'s' if dropped != 1 else ''}")
+        lines.insert(
+            0, "• … " + ngettext("{count} earlier event", "{count} earlier events", dropped).format(count=dropped)
+        )
     return "\n".join([header, *lines, *([footer] if footer else [])])[:MAX_CONTENT]
 
 
@@ -185,33 +215,34 @@ def commitment_line(state: GameState, events: Sequence[Event]) -> str:
     fair = state.fair_dice
     if not fair or not starts_match(state, events):
         return ""
-    salt = f", salt `{fair['salt']}`" if fair.get("salt") else ""
-    return (
-        f"🎲 Fair dice: commitment `{fair['commitment']}`, nonce `{fair['nonce']}`{salt}. "
+    salt = ", " + _("salt {salt}").format(salt=f"`{fair['salt']}`") if fair.get("salt") else ""
+    return "🎲 " + _(
+        "Fair dice: commitment {commitment}, nonce {nonce}{salt}. "
         "The seed is revealed when the game ends: check every roll with `/bgtools verify`."
-    )
+    ).format(commitment=f"`{fair['commitment']}`", nonce=f"`{fair['nonce']}`", salt=salt)
 
 
 def event_line(state: GameState, event: Event) -> str:
     """The event's text, capitalised unless it starts with a player's name (names keep their
     case), and neutralised: it holds names, which may hold markdown or mentions."""
-    if any(p.name and event.text.startswith(p.name) for p in state.players):
-        return plain(event.text, MAX_EVENT_CHARS)
-    return plain(sentence(event.text), MAX_EVENT_CHARS)
+    text = str(event.text)  # worded now, in the language of the message (i18n.Said)
+    if any(p.name and text.startswith(p.name) for p in state.players):
+        return plain(text, MAX_EVENT_CHARS)
+    return plain(sentence(text), MAX_EVENT_CHARS)
 
 
 def state_summary(state: GameState) -> str:
     """One or two lines on where a game stands (for private answers)."""
     if not state.is_active:
-        return f"Game #{state.id} is {state.status}."
+        return _("Game #{game} is {status}.").format(game=state.id, status=status_word(state.status))
     actor = state.to_act()
     todo = what_to_do(state)
-    text = f"Game #{state.id}: {describe_kind(state)}."
+    text = _("Game #{game}: {kind}.").format(game=state.id, kind=describe_kind(state))
     if actor is not None and todo is not None:
-        text += f" Now: {shown(actor.name)} {todo}."
+        text += " " + _("Now: {name} {todo}.").format(name=shown(actor.name), todo=todo)
     link = board_link(state)
     if link:
-        text += f" [Current board]({link})"
+        text += f" [{_('Current board')}]({link})"
     return text
 
 
@@ -230,46 +261,55 @@ def result_embed(
     if not ended and state.is_active:
         return None
     match_over = any(e.kind == "match_over" for e in events) or not state.is_active
-    title = "Match over" if match_over and state.options.match_length else "Game over"
+    title = _("Match over") if match_over and state.options.match_length else _("Game over")
     if state.status == "abandoned":
-        title = "Game abandoned"
-    embed = discord.Embed(title=f"{title} · game #{state.id}", colour=WIN_COLOUR)
-    lines = [event_line(state, e) for e in ended] or [f"The game is {state.status}."]
+        title = _("Game abandoned")
+    embed = discord.Embed(title=f"{title} · " + _("game #{game}").format(game=state.id), colour=WIN_COLOUR)
+    lines = [event_line(state, e) for e in ended] or [
+        _("The game is {status}.").format(status=status_word(state.status))
+    ]
     embed.description = "\n".join(lines)
     score = state.match.score
     if state.options.match_length:
         embed.add_field(
-            name="Score",
-            value=f"{shown(state.players[0].name)} {score[0]} - {score[1]} {shown(state.players[1].name)} (to {state.options.match_length})",
+            name=_("Score"),
+            value=f"{shown(state.players[0].name)} {score[0]} - {score[1]} {shown(state.players[1].name)} "
+            + _("(to {length})").format(length=state.options.match_length),
             inline=False,
         )
     else:
         stake = state.options.stake
         embed.add_field(
-            name="Points",
+            name=_("Points"),
             value=f"{shown(state.players[0].name)} {score[0]} - {score[1]} {shown(state.players[1].name)}"
-            + (f" (x{stake} stake)" if stake != 1 else ""),
+            + (" " + _("(x{stake} stake)").format(stake=stake) if stake != 1 else ""),
             inline=False,
         )
     fair = state.fair_dice
     if fair and fair.get("seed") and not state.is_active:
         embed.add_field(
-            name="Fair dice",
+            name=_("Fair dice"),
             value=(
-                f"Seed `{fair['seed']}` (commitment `{fair['commitment']}`, nonce `{fair['nonce']}`). "
-                f"Check every roll: `/bgtools verify game:{state.id}`"
+                _("Seed {seed} (commitment {commitment}, nonce {nonce}). Check every roll: {command}").format(
+                    seed=f"`{fair['seed']}`",
+                    commitment=f"`{fair['commitment']}`",
+                    nonce=f"`{fair['nonce']}`",
+                    command=f"`/bgtools verify game:{state.id}`",
+                )
             )[:1024],
             inline=False,
         )
     if not state.options.rated:
         embed.set_footer(
-            text="Unrated: " + ("a game against the computer" if state.options.computer_level else "a practice game")
+            text=_("Unrated: a game against the computer")
+            if state.options.computer_level
+            else _("Unrated: a practice game")
         )
     changes = [c for c in rating_changes if c.scope == state.guild_id] or list(rating_changes)
     if changes:
         names = {p.user_id: shown(p.name) for p in state.players}
         embed.add_field(
-            name="Rating",
+            name=_("Rating"),
             value="\n".join(
                 f"{names.get(c.user_id, c.user_id)}: {c.before:.1f} → {c.after:.1f} ({c.delta:+.1f})" for c in changes
             ),
@@ -282,36 +322,42 @@ def result_embed(
 
 
 def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
-    where = " The game gets its own thread." if thread else ""
-    expires = f" Answer {timestamp(challenge.expires_at)}." if challenge.expires_at else ""
+    where = " " + _("The game gets its own thread.") if thread else ""
+    expires = " " + _("Answer {when}.").format(when=timestamp(challenge.expires_at)) if challenge.expires_at else ""
     hints = (
-        " Hints are on: accepting agrees that both players may ask `/bg hint` on their turn."
+        " " + _("Hints are on: accepting agrees that both players may ask `/bg hint` on their turn.")
         if challenge.options.hints
         else ""
     )
     text = (
-        f"{mention(challenge.challenged.user_id)}, {mention(challenge.challenger.user_id)} challenges you to "
-        f"{challenge.options.describe()}.{hints}{where}{expires}"
+        _("{challenged}, {challenger} challenges you to {what}.").format(
+            challenged=mention(challenge.challenged.user_id),
+            challenger=mention(challenge.challenger.user_id),
+            what=str(challenge.options.describe()),
+        )
+        + f"{hints}{where}{expires}"
     )
     fair = challenge.fair_dice
     if fair:
-        text += (
-            f"\n🎲 Dice committed now: `{fair['commitment']}` (nonce `{fair['nonce']}`). Accepting mixes in the "
+        text += "\n🎲 " + _(
+            "Dice committed now: {commitment} (nonce {nonce}). Accepting mixes in the "
             "click's Discord id (and your own seed, if you give one), so nobody can pick the dice; the seed is "
             "revealed when the game ends. This message keeps these words."
-        )
+        ).format(commitment=f"`{fair['commitment']}`", nonce=f"`{fair['nonce']}`")
     return text
 
 
 def challenge_closed_content(challenge: ChallengeView, status: str, extra: str = "") -> str:
     challenger, challenged = shown(challenge.challenger.name), shown(challenge.challenged.name)
     words = {
-        "accepted": f"✅ {challenged} accepted {challenger}'s challenge",
-        "declined": f"❌ {challenged} declined {challenger}'s challenge",
-        "cancelled": f"↩️ {challenger} withdrew the challenge to {challenged}",
-        "expired": f"⌛ {challenger}'s challenge to {challenged} expired",
+        "accepted": "✅ " + _("{challenged} accepted {challenger}'s challenge"),
+        "declined": "❌ " + _("{challenged} declined {challenger}'s challenge"),
+        "cancelled": "↩️ " + _("{challenger} withdrew the challenge to {challenged}"),
+        "expired": "⌛ " + _("{challenger}'s challenge to {challenged} expired"),
     }
-    text = words.get(status, f"The challenge is {status}")
+    text = words.get(status, _("The challenge is {status}")).format(
+        challenged=challenged, challenger=challenger, status=status
+    )
     text += f" ({challenge.options.describe()})."
     return text + (f" {extra}" if extra else "")
 
@@ -324,9 +370,9 @@ def computer_line(record: tuple[int, int] | None) -> str:
     if not record or not any(record):
         return ""
     wins, losses = record
-    return (
-        f"🤖 Computer: {wins} win{'s' if wins != 1 else ''}, {losses} loss{'es' if losses != 1 else ''} "
-        "against this server (unrated)"
+    return "🤖 " + _("Computer: {wins}, {losses} against this server (unrated)").format(
+        wins=ngettext("{count} win", "{count} wins", wins).format(count=wins),
+        losses=ngettext("{count} loss", "{count} losses", losses).format(count=losses),
     )
 
 
@@ -337,16 +383,20 @@ def leaderboard_embed(
     computer: tuple[int, int] | None = None,
 ) -> discord.Embed:
     where = f" · {plain(guild_name, 100)}" if guild_name else ""
-    embed = discord.Embed(title=f"Leaderboard by {kind}{where}", colour=COLOUR)
+    by = _("Leaderboard by points") if kind == "points" else _("Leaderboard by rating")
+    embed = discord.Embed(title=f"{by}{where}", colour=COLOUR)
     if not page.entries:
-        embed.description = "Nobody is ranked yet. Finish a game with `/bg challenge` to get on the board."
+        embed.description = _("Nobody is ranked yet. Finish a game with `/bg challenge` to get on the board.")
     else:
         rows = []
         for entry in page.entries:
             s = entry.stats
-            name = shown(s.display_name or f"player {s.user_id}")
+            name = shown(s.display_name or _("player {id}").format(id=s.user_id))
             if kind == "points":
-                rows.append(f"`{entry.rank:>3}` **{name}** · {s.net_points:+d} points · {s.wins}-{s.losses}")
+                points = ngettext("{count} point", "{count} points", abs(s.net_points)).format(
+                    count=f"{s.net_points:+d}"
+                )
+                rows.append(f"`{entry.rank:>3}` **{name}** · {points} · {s.wins}-{s.losses}")
             else:
                 rows.append(f"`{entry.rank:>3}` **{name}** · {s.rating:.1f} · {s.wins}-{s.losses}")
         embed.description = "\n".join(rows)
@@ -354,11 +404,17 @@ def leaderboard_embed(
     if line:
         embed.description += "\n\n" + line
     pages = max((page.total + page.limit - 1) // page.limit, 1) if page.limit else 1
-    embed.set_footer(text=f"Page {page.offset // max(page.limit, 1) + 1} of {pages} · {page.total} ranked")
+    embed.set_footer(
+        text=_("Page {page} of {pages} · {total} ranked").format(
+            page=page.offset // max(page.limit, 1) + 1, pages=pages, total=page.total
+        )
+    )
     return embed
 
 
 def ordinal(n: int) -> str:
+    if i18n.current() != i18n.ENGLISH:
+        return _("{number}.").format(number=n)  # "1st" is English: other languages' own ordinal
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
@@ -367,32 +423,43 @@ def tournament_line(record: TournamentRecord | None) -> str | None:
     """Titles and the best finish in finished tournaments (None: none played)."""
     if record is None or not record.played:
         return None
-    titles = f"{record.titles} title{'s' if record.titles != 1 else ''}"
+    titles = ngettext("{count} title", "{count} titles", record.titles).format(count=record.titles)
     best = ""
     if record.best_place is not None:
-        of = f" of {record.best_field}" if record.best_field else ""
+        of = " " + _("of {field}").format(field=record.best_field) if record.best_field else ""
         where = f" ({plain(record.best_name)})" if record.best_name else ""
-        best = f" · best finish {ordinal(record.best_place)}{of}{where}"
-    return f"{titles}{best} · {record.played} played"
+        best = " · " + _("best finish {place}").format(place=ordinal(record.best_place)) + f"{of}{where}"
+    return f"{titles}{best} · " + _("{count} played").format(count=record.played)
 
 
 def stats_embed(name: str, stats: PlayerStats | None, tournaments: TournamentRecord | None = None) -> discord.Embed:
-    embed = discord.Embed(title=f"Stats · {shown(name)}", colour=COLOUR)
+    embed = discord.Embed(title=_("Stats") + f" · {shown(name)}", colour=COLOUR)
     record = tournament_line(tournaments)
     if stats is None:
-        embed.description = "No finished games yet. Challenge someone with `/bg challenge`."
+        embed.description = _("No finished games yet. Challenge someone with `/bg challenge`.")
         if record:
-            embed.add_field(name="Tournaments", value=record)
+            embed.add_field(name=_("Tournaments"), value=record)
         return embed
     s = stats.stats
-    embed.add_field(name="Rating", value=f"{s.rating:.1f} (best {s.best_rating:.1f})")
-    embed.add_field(name="Rank", value=f"{stats.rank} of {stats.ranked_players}")
-    embed.add_field(name="Experience", value=str(s.experience))
-    embed.add_field(name="Matches", value=f"{s.games} played · {s.wins} won · {s.losses} lost")
-    embed.add_field(name="Gammons / backgammons", value=f"{s.gammons} / {s.backgammons}")
-    embed.add_field(name="Points", value=f"{s.points_won} won · {s.points_lost} lost ({s.net_points:+d})")
+    embed.add_field(
+        name=_("Rating"),
+        value=_("{rating} (best {best})").format(rating=f"{s.rating:.1f}", best=f"{s.best_rating:.1f}"),
+    )
+    embed.add_field(name=_("Rank"), value=_("{rank} of {ranked}").format(rank=stats.rank, ranked=stats.ranked_players))
+    embed.add_field(name=_("Experience"), value=str(s.experience))
+    embed.add_field(
+        name=_("Matches"),
+        value=_("{games} played · {wins} won · {losses} lost").format(games=s.games, wins=s.wins, losses=s.losses),
+    )
+    embed.add_field(name=_("Gammons / backgammons"), value=f"{s.gammons} / {s.backgammons}")
+    embed.add_field(
+        name=_("Points"),
+        value=_("{won} won · {lost} lost ({net})").format(
+            won=s.points_won, lost=s.points_lost, net=f"{s.net_points:+d}"
+        ),
+    )
     if record:
-        embed.add_field(name="Tournaments", value=record)
+        embed.add_field(name=_("Tournaments"), value=record)
     return embed
 
 
@@ -410,27 +477,30 @@ def by_urgency(games: Sequence[Listed], user_id: int) -> list[Listed]:
 
 def games_embed(games: Sequence[GameState | GameListing], user_id: int) -> discord.Embed:
     """``/bg games``: the member's games, the most urgent first."""
-    embed = discord.Embed(title="Your games in this server", colour=COLOUR)
+    embed = discord.Embed(title=_("Your games in this server"), colour=COLOUR)
     if not games:
-        embed.description = "No games going on. Start one with `/bg challenge`."
+        embed.description = _("No games going on. Start one with `/bg challenge`.")
         return embed
     rows = []
     for state in by_urgency(games, user_id)[:20]:
         actor = state.to_act()
         status = (
-            "**your turn**"
+            f"**{_('your turn')}**"
             if actor and actor.user_id == user_id
-            else f"waiting for {shown(actor.name)}"
+            else _("waiting for {name}").format(name=shown(actor.name))
             if actor
-            else state.status
+            else status_word(state.status)
         )
         if state.deadline is not None and actor is not None and not actor.is_bot:
-            status += f", time runs out {timestamp(state.deadline)}"
+            status += ", " + _("time runs out {when}").format(when=timestamp(state.deadline))
         link = board_link(state)
-        where = f"[board]({link})" if link else f"<#{state.channel_id}>"
-        rows.append(f"#{state.id} vs {opponent_of(state, user_id)} · {status} · {where}")
+        where = f"[{_('board')}]({link})" if link else f"<#{state.channel_id}>"
+        rows.append(
+            _("#{game} vs {opponent}").format(game=state.id, opponent=opponent_of(state, user_id))
+            + f" · {status} · {where}"
+        )
     if len(games) > 20:
-        rows.append(f"… and {len(games) - 20} more")
+        rows.append("… " + _("and {count} more").format(count=len(games) - 20))
     embed.description = "\n".join(rows)
     return embed
 
@@ -446,7 +516,7 @@ def games_buttons(games: Sequence[GameState | GameListing], user_id: int) -> dis
         mark = "▶ " if actor is not None and actor.user_id == user_id else ""
         seat = state.seat(user_id)
         opponent = state.players[1 - seat].name if seat is not None else "?"
-        label = f"{mark}#{state.id} vs {opponent}"  # a label shows no markup: the name as it is
+        label = mark + _("#{game} vs {opponent}").format(game=state.id, opponent=opponent)  # no markup in a label
         buttons.add_item(discord.ui.Button(label=label[:80], url=link))
         if len(buttons.children) == 25:
             break
@@ -454,43 +524,50 @@ def games_buttons(games: Sequence[GameState | GameListing], user_id: int) -> dis
 
 
 def history_embed(games: Sequence[GameSummary], user_id: int, name: str) -> discord.Embed:
-    embed = discord.Embed(title=f"Recent games · {shown(name)}", colour=COLOUR)
+    embed = discord.Embed(title=_("Recent games") + f" · {shown(name)}", colour=COLOUR)
     if not games:
-        embed.description = "No finished games yet."
+        embed.description = _("No finished games yet.")
         return embed
     rows = []
     for game in games:
         seat = game.seat(user_id)
         if game.status == "abandoned":
-            verdict = "abandoned"
+            verdict = _("abandoned")
         elif game.winner_seat is None or seat is None:
-            verdict = game.status
+            verdict = status_word(game.status)
         else:
-            verdict = "won" if game.winner_seat == seat else "lost"
+            verdict = _("won") if game.winner_seat == seat else _("lost")
         score = game.score
         mine, theirs = (score[seat], score[1 - seat]) if seat is not None else score
-        kind = f"{game.options.match_length}-pt" if game.options.match_length else "money"
-        row = f"#{game.id} vs {opponent_of(game, user_id)} · {kind} · **{verdict}** {mine}-{theirs}"
+        kind = _("{length}-pt").format(length=game.options.match_length) if game.options.match_length else _("money")
+        row = _("#{game} vs {opponent}").format(game=game.id, opponent=opponent_of(game, user_id))
+        row += f" · {kind} · **{verdict}** {mine}-{theirs}"
         change = next((c for c in game.rating_changes if c.user_id == user_id and c.scope == game.guild_id), None)
         if change is not None:
-            row += f" · rating {change.delta:+.1f}"
+            row += " · " + _("rating {delta}").format(delta=f"{change.delta:+.1f}")
         rows.append(row)
     embed.description = "\n".join(rows)
-    embed.set_footer(text="/bg export game:<number> gives a game as a .mat file")
+    embed.set_footer(text=_("{command} gives a game as a .mat file").format(command="/bg export game:<number>"))
     return embed
 
 
 def shots_text(state: GameState, odds: Sequence[BlotOdds]) -> str:
     """``/bg shots``: each player's blots and the throws of 36 that hit them."""
-    lines = [f"🎯 **Shots at the blots** of game #{state.id} (throws out of 36, if the other side threw now):"]
+    lines = [
+        "🎯 "
+        + _("**Shots at the blots** of game #{game} (throws out of 36, if the other side threw now):").format(
+            game=state.id
+        )
+    ]
     for side in odds:
         name = shown(state.players[side.seat].name)
         if not side.blots:
-            lines.append(f"**{name}**: no blots")
+            lines.append(f"**{name}**: " + _("no blots"))
             continue
-        each = ", ".join(f"{point}-point {ways}" for point, ways in side.blots)
-        lines.append(f"**{name}**: {each} · hit at all: {side.any_hit}/36 ({side.any_hit / 36:.0%})")
-    lines.append("Points are counted from each player's own side. The old texts' table: `/bg rules topic:odds`.")
+        each = ", ".join(_("{point}-point {ways}").format(point=point, ways=ways) for point, ways in side.blots)
+        hit = _("hit at all: {ways}/36 ({share})").format(ways=side.any_hit, share=f"{side.any_hit / 36:.0%}")
+        lines.append(f"**{name}**: {each} · {hit}")
+    lines.append(_("Points are counted from each player's own side. The old texts' table: `/bg rules topic:odds`."))
     return clip("\n".join(lines), MAX_CONTENT)
 
 
@@ -503,33 +580,37 @@ def hint_text(state: GameState, lines: Sequence[str]) -> str:
     """The private answer to ``/bg hint``."""
     game = state.game
     if not lines:
-        return "There's nothing to advise right now."
+        return _("There's nothing to advise right now.")
     if game.phase is Phase.PLAY and game.dice is not None:
-        title = f"Best plays for {game.dice.high}-{game.dice.low} (equity, cubeless):"
+        title = _("Best plays for {dice} (equity, cubeless):").format(dice=f"{game.dice.high}-{game.dice.low}")
     elif game.phase is Phase.DOUBLED:
-        title = "Take or pass:"
+        title = _("Take or pass:")
     else:
-        title = "Cube action:"
+        title = _("Cube action:")
     return clip(title + "\n```\n" + in_code("\n".join(lines)) + "\n```", MAX_CONTENT)
 
 
 def analysis_embed(state: GameState | GameSummary, summaries: Sequence[tuple[int, str]]) -> discord.Embed:
     """Each player's error rate, blunders and luck, game by game (``(number, summary)`` pairs)."""
-    names = " vs ".join(shown(p.name) for p in state.players)
-    embed = discord.Embed(title=f"📊 Analysis · game #{state.id} · {names}", colour=COLOUR)
+    names = _(" vs ").join(shown(p.name) for p in state.players)
+    embed = discord.Embed(
+        title="📊 " + _("Analysis · game #{game}").format(game=state.id) + f" · {names}", colour=COLOUR
+    )
     several = state.game_count > 1
     parts = []
     for number, summary in summaries:
-        head = f"**Game {number}**\n" if several else ""
-        parts.append(f"{head}```\n{in_code(summary) or 'no decisions'}\n```")
-    text = "\n".join(parts) or "Nothing to analyse."
+        head = "**" + _("Game {number}").format(number=number) + "**\n" if several else ""
+        parts.append(f"{head}```\n{in_code(summary) or _('no decisions')}\n```")
+    text = "\n".join(parts) or _("Nothing to analyse.")
     if len(text) > MAX_EMBED_DESCRIPTION - 100:
         text = text[: MAX_EMBED_DESCRIPTION - 110].rsplit("\n", 1)[0] + "\n…```"
     embed.description = text
     embed.set_footer(
-        text="PR: equity lost per decision × 500 (XG's scale); "
-        "error rate: millipoints lost per decision (GNU Backgammon's scale); "
-        "luck: equity gained by the dice. Blunders lose more than 0.08."
+        text=_(
+            "PR: equity lost per decision × 500 (XG's scale); "
+            "error rate: millipoints lost per decision (GNU Backgammon's scale); "
+            "luck: equity gained by the dice. Blunders lose more than 0.08."
+        )
     )
     return embed
 
@@ -540,36 +621,44 @@ def analysis_embed(state: GameState | GameSummary, summaries: Sequence[tuple[int
 def position_text(state: GameState) -> str:
     """The current position as a GNU Backgammon ID and an XGID (when an XGID can show it)."""
     game = state.game
-    lines = [f"**Game #{state.id}** · the current position", f"GNU Backgammon ID: `{game.gnubg_id()}`"]
+    lines = [
+        "**" + _("Game #{game}").format(game=state.id) + "** · " + _("the current position"),
+        _("GNU Backgammon ID: {id}").format(id=f"`{game.gnubg_id()}`"),
+    ]
     try:
         xgid = game.xgid()
     except XgidError:
         lines.append(f"XGID: {_no_xgid(game.phase)}")
     else:
-        lines.append(f"XGID ({shown(state.players[1].name)} at the bottom): `{xgid}`")
-    lines.append("Paste either into GNU Backgammon or XG, or practise from it with `/bgtools setup`.")
+        lines.append(_("XGID ({name} at the bottom): {id}").format(name=shown(state.players[1].name), id=f"`{xgid}`"))
+    lines.append(_("Paste either into GNU Backgammon or XG, or practise from it with `/bgtools setup`."))
     return "\n".join(lines)
 
 
 def _no_xgid(phase: Phase) -> str:
     if phase is Phase.RESIGNATION:
-        return "none while a resignation waits for an answer (an XGID can't show one)"
+        return _("none while a resignation waits for an answer (an XGID can't show one)")
     if phase is Phase.OPENING:
-        return "none before the opening throw"
-    return "none now"
+        return _("none before the opening throw")
+    return _("none now")
 
 
-POSITION_KINDS = {"xgid": "XGID", "gnubg": "GNU Backgammon ID", "position": "Position ID"}
+POSITION_KINDS = {"xgid": "XGID", "gnubg": N_("GNU Backgammon ID"), "position": N_("Position ID")}
 """How :func:`engine.ids.find_ids`'s kinds are named to players."""
 
 
 def found_position_text(kind: str, gnubg_id: str, xgid: str | None, link: str, found: int) -> str:
     """The words with a board drawn from a message ("Show board"): both IDs, who is who."""
-    lines = [f"The {POSITION_KINDS[kind]} in {link}:", f"GNU Backgammon ID: `{gnubg_id}`"]
+    lines = [
+        _("The {kind} in {link}:").format(kind=_(POSITION_KINDS[kind]), link=link),
+        _("GNU Backgammon ID: {id}").format(id=f"`{gnubg_id}`"),
+    ]
     if xgid is not None:
         lines.append(f"XGID: `{xgid}`")
-    lines.append("O is GNU Backgammon's player 0 (the top player of an XGID), X its player 1 (the bottom player).")
+    lines.append(_("O is GNU Backgammon's player 0 (the top player of an XGID), X its player 1 (the bottom player)."))
     if found > 1:
-        lines.append(f"(That message has {found} positions written in it: this is the first I can read.)")
-    lines.append("Practise from it with `/bgtools setup`.")
+        lines.append(
+            _("(That message has {count} positions written in it: this is the first I can read.)").format(count=found)
+        )
+    lines.append(_("Practise from it with `/bgtools setup`."))
     return "\n".join(lines)

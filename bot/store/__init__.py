@@ -21,6 +21,7 @@ repository per concern sits on one :class:`~bot.store.database.Database`::
 - ``store.patience``: Serpent Poker Patience, the daily deals and the members' layouts;
 - ``store.members``: notification preferences, digests and vacations;
 - ``store.servers``: each server's settings (one merge under a lock for every writer);
+- ``store.languages``: the language each member reads;
 - ``store.tournaments``: tournaments, their entrants, rounds and tables;
 - ``store.puzzles``: the servers' puzzles, answers and streaks, the members' drills.
 
@@ -53,6 +54,7 @@ from bot.store.errors import (
     StorageFullError,
 )
 from bot.store.games import GameStore
+from bot.store.languages import LanguageStore
 from bot.store.members import MemberStore, VacationRow
 from bot.store.outbox import OutboxEntry, OutboxStore, Owed
 from bot.store.patience import AttemptRow, DailyDealRow, DailyScore, PatienceStore
@@ -196,6 +198,7 @@ class Store:
         self.shard_locks: ShardLocks | None = None
         """The advisory locks of the shards this process runs (PostgreSQL, see :func:`claim_shards`)."""
         self.servers = ServerStore(db)
+        self.languages = LanguageStore(db)
 
     @property
     def backend(self) -> str:

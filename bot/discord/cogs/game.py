@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+import i18n
 from bot.config import SETTING
 from bot.core.advice import parse_level
 from bot.core.model import (
@@ -28,7 +29,7 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter, privacy, replays
+from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter, privacy, replays, speech
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.limits import shown
@@ -498,7 +499,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet_to="Quiet hours end (your time)",
         quiet="Off: no quiet hours",
         vacation_days="Go on vacation in this server for this many days (your clocks wait); 0: come back",
+        language="The language I write to you in",
     )
+    @app_commands.choices(language=speech.MEMBER_CHOICES)
     async def member_settings(
         self,
         interaction: discord.Interaction,
@@ -511,9 +514,14 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet_to: app_commands.Range[int, 0, 23] | None = None,
         quiet: bool | None = None,
         vacation_days: app_commands.Range[int, 0, 60] | None = None,
+        language: str | None = None,
     ) -> None:
         members = self.service.members
         user, guild_id = interaction.user.id, interaction.guild_id or 0
+        if language is not None:
+            chosen = None if language == speech.CLIENT else language
+            await self.table.quick(interaction, self.service.languages.choose(user, chosen))
+            i18n.speak(chosen or str(interaction.locale))  # the answer already in the new language
         prefs = await self.table.quick(interaction, members.prefs(user))
         changes: dict[str, Any] = {}
         if turn is not None:

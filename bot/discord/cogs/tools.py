@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.core.model import ChallengeOptions, GameSummary
-from bot.discord import dice_text, presenter, replays
+from bot.discord import dice_text, presenter, replays, speech
 from bot.discord.boards import scene_for_id
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
@@ -38,6 +38,7 @@ from bot.discord.replies import (
 )
 from engine import IdError, Xgid
 from engine.ids import find_ids, read_id
+from i18n import _
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
@@ -177,6 +178,25 @@ class ToolsCog(
         await self.table.quick(interaction, self.service.members.set_allowance(interaction.guild_id or 0, days))
         await send_private(
             interaction, content=f"Members may now take {days} day(s) of vacation a year in this server."
+        )
+
+    @cooldown("lookup")
+    @app_commands.command(name="language", description="Server managers: the language of the bot's public posts here")
+    @app_commands.describe(language="Boards, challenges, tournaments and puzzles in this server are written in it")
+    @app_commands.choices(language=speech.SERVER_CHOICES)
+    async def language(self, interaction: discord.Interaction, language: str) -> None:
+        permissions = getattr(interaction, "permissions", None)
+        if permissions is None or not permissions.manage_guild:
+            raise UserError(_("Only members who can manage this server can set its language."))
+        chosen = None if language == speech.SERVER else language
+        guild_id = interaction.guild_id or 0
+        await self.table.quick(interaction, self.service.languages.set_server(guild_id, chosen))
+        now = await speech.public(interaction.client, guild_id)
+        await send_private(
+            interaction,
+            content=_("The bot's public posts in this server are now in {language}.").format(
+                language=speech.language_name(now)
+            ),
         )
 
     async def show_board(self, interaction: discord.Interaction, message: discord.Message) -> None:

@@ -48,7 +48,7 @@ EXPECTED = {
     "shots",
     "settings",
 }
-TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance"}
+TOOLS = {"verify", "dice", "position", "setup", "replay", "vacation-allowance", "language"}
 PATIENCE = {"daily", "hoyle", "random", "play", "leaderboard"}
 TOURNEY = {"create", "start", "standings", "bracket", "cancel", "withdraw", "list", "role"}
 LEARN = {"openings", "puzzle", "leaderboard", "drill", "met", "import"}
