@@ -56,8 +56,8 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from engine.play import Move, format_moves
-from i18n import _, ngettext, pgettext, speaking
 from engine.position import BAR, OFF, Position
+from i18n import _, ngettext, pgettext, speaking
 from renderer import layout as L
 from renderer import text as T
 from renderer.scene import DEFAULT_NAMES, ON_ROLL, OPPONENT, BoardScene
@@ -910,7 +910,7 @@ def _bare_scanlines(theme: Theme) -> bytes:
 def _row_spans(boxes: Iterable[Box]) -> list[tuple[int, int]]:
     """The rows ``boxes`` cover, as sorted, disjoint (y0, y1) spans."""
     spans: list[tuple[int, int]] = []
-    for _, y0, _, y1 in sorted(boxes, key=lambda box: box[1]):
+    for _x0, y0, _x1, y1 in sorted(boxes, key=lambda box: box[1]):
         if spans and y0 <= spans[-1][1]:
             if y1 > spans[-1][1]:
                 spans[-1] = (spans[-1][0], y1)

@@ -41,7 +41,7 @@ import io
 import threading
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from PIL import ImageFont, features
 
@@ -91,6 +91,7 @@ def rtl_language() -> str | None:
     language = i18n.current()
     return language if language.split("_")[0] in RTL_LANGUAGES else None
 
+
 _local = threading.local()
 _opening = threading.Lock()
 """FreeType shares one library handle among all faces: opening (and closing) a
@@ -114,7 +115,14 @@ def font(size: int) -> Font:
     return found
 
 
-def layout(rtl: str | None) -> dict[str, str]:
+class LayoutOptions(TypedDict, total=False):
+    """Keyword arguments of ``ImageDraw.text`` and ``FreeTypeFont.getmask2``."""
+
+    direction: str
+    language: str
+
+
+def layout(rtl: str | None) -> LayoutOptions:
     """``ImageDraw.text``'s and ``getmask2``'s layout options for a text in a
     right-to-left language ``rtl`` (None: Raqm finds the direction itself)."""
     return {"direction": "rtl", "language": rtl} if rtl and HAVE_RAQM else {}
