@@ -339,7 +339,10 @@ def last_play_text(scene: BoardScene) -> str | None:
     notation, as the message beside the picture writes it (``13/4``, not ``13/7 7/4``)."""
     if not scene.last_play:
         return None
-    return _("played {play}").format(play=format_moves(scene.last_play))
+    play = format_moves(scene.last_play)
+    if T.rtl_language():
+        play = f"\u2066{play}\u2069"  # notation reads left to right, as a block, inside a right-to-left line
+    return _("played {play}").format(play=play)
 
 
 # -- the canvas: a copy of the static board, and what was drawn where -----------------------

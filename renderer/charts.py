@@ -108,6 +108,20 @@ def _t(text: str) -> str:
     return text if MATPLOTLIB_SHAPES else T.visual(text)
 
 
+def _key(figure: Figure, items: list[tuple[str, tuple[float, ...]]], start: float, y: float) -> None:
+    """A chart's key: ``items`` one after another in a line from ``start`` (figure
+    fraction), each placed after the last one's measured width, whatever its
+    alphabet. Right to left (from the right edge) in a right-to-left language."""
+    rtl = _rtl()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    width = figure.bbox.width
+    x = 1 - 0.015 if rtl else start
+    for text, colour in items:
+        drawn = figure.text(x, y, text, color=colour, fontsize=12, va="center", ha="right" if rtl else "left")
+        extent = drawn.get_window_extent(renderer)
+        x = extent.x0 / width - 0.018 if rtl else extent.x1 / width + 0.018
+
+
 def _rtl() -> bool:
     """The picture's language is written right to left: titles go on the right."""
     return T.rtl_language() is not None
@@ -247,10 +261,7 @@ class GameChart(Picture):
             ("◆ " + _t(_("cube error")), CUBE),
             (_t(_("darker/lighter: gammons")), MUTED),
         ]
-        x = 0.085
-        for text, colour in legend:
-            figure.text(x, 0.875, text, color=colour, fontsize=12, va="center")
-            x += 0.012 + 0.0102 * len(text)
+        _key(figure, legend, 0.085, 0.875)
         if self.footer:
             figure.text(left, 0.03, _t(self.footer), color=MUTED, fontsize=11, va="center", ha=align)
         return _png(figure)

@@ -35,7 +35,7 @@ from PIL import Image, ImageDraw
 
 from engine.patience import ENGLISH, SIZE, Card, Cell, Deal, Layout, LineScore, Scoring, Suit, scoring_named
 from engine.patience.hands import Category
-from i18n import N_, _, current, ngettext, pgettext
+from i18n import N_, _, current, ngettext
 from renderer import text as T
 from renderer.pictures import Picture, spoken
 from renderer.themes import CLASSIC, HIGH_CONTRAST, RGB, Theme
@@ -241,7 +241,7 @@ HAND_NAMES: dict[Category, str] = {
 
 def hand_name(category: Category) -> str:
     """The hand's name in the language in force."""
-    return pgettext("poker hand", HAND_NAMES[category])
+    return _(HAND_NAMES[category])
 
 
 def _two_lines(name: str) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw
 
 from engine.dice import Roll
 from engine.tables import HEAD, TablesPosition
-from i18n import N_, _, ngettext, pgettext
+from i18n import N_, _, ngettext
 from renderer import layout as L
 from renderer import text as T
 from renderer.board import checker_sprite, die_sprite, static_board, theme_palette
@@ -107,7 +107,7 @@ def render_tables_image(
         x, _y = L.checker_center(point, 0)
         top_row = L.point_box(point).top
         y = L.MIDDLE_Y - 22 if top_row else L.MIDDLE_Y + 22
-        word = pgettext("starting point", START_WORDS[position.game])
+        word = _(START_WORDS[position.game])
         draw.text((x, y), word, font=T.font(LABEL_SIZE), fill=theme.text, anchor="mm")
 
     # Borne off: a count in each half of the tray.
