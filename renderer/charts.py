@@ -31,7 +31,6 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display: before anything else of matplotlib is imported
 
-from babel.dates import format_date  # noqa: E402
 from matplotlib import ft2font, rcParams  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -392,7 +391,8 @@ def _day_label(day: float, _position: object) -> str:
     if not math.isfinite(day):
         return ""
     moment = datetime.fromtimestamp(day * 86400.0, UTC)
-    return _t(format_date(moment, "d MMM", locale=locale()))
+    month = locale().months["format"]["abbreviated"][moment.month]
+    return _t(f"{moment.day} {month}")
 
 
 def warm_up() -> None:
