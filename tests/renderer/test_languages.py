@@ -312,3 +312,16 @@ def test_an_arabic_board_mirrors_its_header_and_keeps_the_points(catalogues: Pat
     # The points and their numbers are where they were.
     field = (0, L.BOARD_Y, L.WIDTH, L.BOARD_BOTTOM)
     assert english.crop(field).tobytes() == arabic.crop(field).tobytes()
+
+
+def test_the_command_line_draws_in_the_language_asked(catalogues: Path) -> None:
+    from renderer.__main__ import scene_from_request
+
+    request = {"position_id": "4HPwATDgc/ABMA", "dice": [6, 4]}
+    assert scene_from_request(request).language == "en"
+    assert scene_from_request({**request, "language": "pt-BR"}).language == "pt_BR"
+    assert scene_from_request({**request, "language": "ja"}).language == "en"
+    with pytest.raises(ValueError, match="language"):
+        scene_from_request({**request, "language": 7})
+    greek = render_board(scene_from_request({**request, "language": "el"}))
+    assert greek != render_board(scene_from_request(request))
