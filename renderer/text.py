@@ -29,9 +29,8 @@ joining forms), so one face serves them all. In a right-to-left language
 (:data:`RTL_LANGUAGES`) every text is laid out as a right-to-left paragraph
 by Raqm (``direction="rtl"`` and the language, for its shaping); a name in
 Latin letters keeps its own order inside it. Where the layout cannot shape
-(Pillow without Raqm, and matplotlib, which never shapes), Arabic letters are
-turned into their joining forms here (:func:`shape_arabic`) and reordered
-(:func:`visual`).
+(Pillow without Raqm, matplotlib before 3.11), Arabic letters are turned into
+their joining forms here (:func:`shape_arabic`) and reordered (:func:`visual`).
 """
 
 from __future__ import annotations
