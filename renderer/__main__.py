@@ -27,13 +27,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from i18n import LANGUAGES, language_of
 from renderer.board import render_board
 from renderer.scene import BoardScene
 from renderer.themes import THEMES
 
 
 def scene_from_request(request: dict[str, Any]) -> BoardScene:
-    """A scene from one request: IDs plus optional dice, names, viewpoint and theme.
+    """A scene from one request: IDs plus optional dice, names, viewpoint, theme and
+    language (a catalogue name such as ``"el"``, or a Discord locale).
 
     Explicit ``dice`` win over the Match ID's dice.
 
@@ -65,6 +67,11 @@ def scene_from_request(request: dict[str, Any]) -> BoardScene:
         if theme not in THEMES:
             raise ValueError(f"unknown theme {theme!r} (known: {', '.join(THEMES)})")
         options["theme"] = THEMES[theme]
+    language = request.get("language")
+    if language is not None:
+        if not isinstance(language, str):
+            raise ValueError('"language" must be a string')
+        options["language"] = language if language in LANGUAGES else language_of(language)
     return BoardScene.from_ids(position_id, match_id, **options)
 
 
@@ -98,6 +105,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
     render.add_argument("--names", nargs=2, metavar=("ON_ROLL", "OPPONENT"))
     render.add_argument("--viewpoint", type=int, choices=(0, 1), default=0)
     render.add_argument("--theme", choices=sorted(THEMES), default="classic")
+    render.add_argument("--language", help="the language of the board's words (el, ru, ar, pt-BR, ...)")
     render.add_argument("--out", default="board.png", help="PNG file to write (single mode)")
     render.add_argument("--jsonl", action="store_true", help="read one JSON request per stdin line")
     render.add_argument("--out-dir", help="directory for the numbered PNGs (--jsonl mode)")
@@ -120,6 +128,8 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None) -> i
         request["dice"] = list(args.dice)
     if args.names:
         request["names"] = list(args.names)
+    if args.language:
+        request["language"] = args.language
     try:
         png = render_board(scene_from_request(request))
     except ValueError as error:

@@ -23,6 +23,15 @@ holds all of it to the pixels of plain drawing and mapping.
 Everything is drawn from the side of the *bottom player*: the player on roll
 for viewpoint 0, the opponent for viewpoint 1. Their home board is bottom
 right and the point numbers are theirs.
+
+The words on a board (the status line, "pips", "Score", the match) are in the
+scene's :attr:`~renderer.scene.BoardScene.language`: the board is drawn inside
+:func:`i18n.speaking`, so a drawing worker needs nothing else to know it. Text
+caches are keyed by the text, so a label in one language never stands in for
+another's. In a right-to-left language the players' bands and the status line
+are mirrored (name on the right, pips and score on the left, every text a
+right-to-left paragraph); the board itself, its points and their numbers are
+the same in every language.
 """
 
 from __future__ import annotations
@@ -40,9 +49,10 @@ from PIL import Image, ImageDraw
 
 from engine.play import Move, format_moves
 from engine.position import BAR, OFF, Position
+from i18n import _, ngettext, pgettext, speaking
 from renderer import layout as L
 from renderer import text as T
-from renderer.scene import ON_ROLL, OPPONENT, BoardScene
+from renderer.scene import DEFAULT_NAMES, ON_ROLL, OPPONENT, BoardScene
 from renderer.themes import RGB, Theme
 
 _deflate: types.ModuleType
@@ -86,7 +96,6 @@ TRAY_COUNT_SIZE = 20
 NAME_MAX_WIDTH = 330
 """Longest name in a band; longer names end in an ellipsis."""
 STATUS_NAME_MAX_WIDTH = 260
-DEFAULT_NAMES = ("Player", "Opponent")
 
 
 # -- small helpers ---------------------------------------------------------------
@@ -330,7 +339,12 @@ def _marks(scene: BoardScene, bottom: int) -> _Marks | None:
 def last_play_text(scene: BoardScene) -> str | None:
     """What the mover's band says of the last play: the engine's canonical
     notation, as the message beside the picture writes it (``13/4``, not ``13/7 7/4``)."""
-    return "played " + format_moves(scene.last_play) if scene.last_play else None
+    if not scene.last_play:
+        return None
+    play = format_moves(scene.last_play)
+    if T.rtl_language():
+        play = f"\u2066{play}\u2069"  # notation reads left to right, as a block, inside a right-to-left line
+    return _("played {play}").format(play=play)
 
 
 # -- the canvas: a copy of the static board, and what was drawn where -----------------------
@@ -396,11 +410,13 @@ class _Canvas:
     wants the whole RGB picture.
     """
 
-    __slots__ = ("dirty", "draw", "image", "painted", "patches", "theme", "unpainted", "unpainted_reach")
+    __slots__ = ("dirty", "draw", "image", "painted", "patches", "rtl", "theme", "unpainted", "unpainted_reach")
 
     def __init__(self, theme: Theme, image: Image.Image | None = None) -> None:
         """Draw on ``image``, which must show the bare static board; None: on a fresh copy of it."""
         self.theme = theme
+        self.rtl = T.rtl_language()
+        """The language in force when it is written right to left: texts are drawn as its paragraphs."""
         self.image = static_board(theme).copy() if image is None else image
         self.draw = ImageDraw.Draw(self.image)
         self.dirty: list[Box] = []
@@ -498,10 +514,10 @@ class _Canvas:
             self.sprite(checker_sprite(self.theme, colour), center)
 
     def text(self, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
-        """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor)``,
-        from cached masks (of its words, mostly)."""
+        """Exactly ``ImageDraw.text(xy, text, font=T.font(size), fill=fill, anchor=anchor,
+        **T.layout(self.rtl))``, from cached masks (of its words, mostly)."""
         x, y = xy
-        laid = T.masks(text, size, anchor)
+        laid = T.masks(text, size, anchor, self.rtl)
         box: Box | None = None
         for mask, (dx, dy) in laid:
             width, height = mask.size
@@ -658,7 +674,7 @@ def _draw_dice(canvas: _Canvas, scene: BoardScene, bottom: int, colours_by_side:
 
 
 def _name(scene: BoardScene, side: int) -> str:
-    return T.clean(scene.names[side], DEFAULT_NAMES[side])
+    return T.clean(scene.names[side], _(DEFAULT_NAMES[side]))
 
 
 def _status_text(scene: BoardScene) -> str:
@@ -667,23 +683,32 @@ def _status_text(scene: BoardScene) -> str:
     me = T.fit(_name(scene, ON_ROLL), INFO_SIZE, STATUS_NAME_MAX_WIDTH)
     them = T.fit(_name(scene, OPPONENT), INFO_SIZE, STATUS_NAME_MAX_WIDTH)
     if scene.cube_offered:
-        return f"{me} doubles to {scene.cube_value * 2}: {them} to take or pass"
+        return _("{player} doubles to {value}: {opponent} to take or pass").format(
+            player=me, value=scene.cube_value * 2, opponent=them
+        )
     if scene.dice is not None:
-        a, b = scene.dice
+        dice = "{}-{}".format(*scene.dice)
         if scene.opening:
-            return f"Opening roll {a}-{b}: {me} to play"
-        return f"{me} to play {a}-{b}"
+            return _("Opening roll {dice}: {player} to play").format(dice=dice, player=me)
+        return _("{player} to play {dice}").format(player=me, dice=dice)
     may_double = not scene.crawford and scene.cube_owner in (None, ON_ROLL)
-    return f"{me} to roll or double" if may_double else f"{me} to roll"
+    return (_("{player} to roll or double") if may_double else _("{player} to roll")).format(player=me)
 
 
 def _match_text(scene: BoardScene) -> str:
     if scene.match_length:
-        text = f"Match to {scene.match_length}"
-        return text + " · Crawford" if scene.crawford else text
+        text = _("Match to {length}").format(length=scene.match_length)
+        return text + " · " + pgettext("match", "Crawford") if scene.crawford else text
     if scene.stake:
-        return f"Money game · {scene.stake} per point"
-    return "Money game"
+        return _("Money game · {stake} per point").format(stake=scene.stake)
+    return _("Money game")
+
+
+def _at(x: int, anchor: str, rtl: str | None) -> tuple[int, str]:
+    """``x`` and ``anchor`` of a header text, mirrored for a right-to-left language."""
+    if rtl is None:
+        return x, anchor
+    return L.WIDTH - x, {"l": "r", "r": "l"}.get(anchor[0], anchor[0]) + anchor[1]
 
 
 def _draw_band(
@@ -691,41 +716,57 @@ def _draw_band(
 ) -> None:
     """One player's band: checker colour, name, last play, score and pip count."""
     theme = scene.theme
+    rtl = canvas.rtl
     y0 = L.band_y(bottom_player)
     cy = y0 + L.BAND_HEIGHT // 2
     if side == scene.to_act:
         canvas.rounded_rectangle((4, y0 + 5, L.WIDTH - 5, y0 + L.BAND_HEIGHT - 6), radius=10, fill=theme.turn_band)
     # A light rim under the colour chip keeps the dark checker visible on a dark band.
-    canvas.sprite(checker_sprite(theme, 0, 18), (30, cy))
-    canvas.sprite(checker_sprite(theme, colour, 16), (30, cy))
-    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH, "lm"))
-    canvas.text((56, cy), name, NAME_SIZE, theme.text, "lm")
+    chip = _at(30, "mm", rtl)[0]
+    canvas.sprite(checker_sprite(theme, 0, 18), (chip, cy))
+    canvas.sprite(checker_sprite(theme, colour, 16), (chip, cy))
+    name_x, name_anchor = _at(56, "lm", rtl)
+    name = T.for_drawing(T.fit(_name(scene, side), NAME_SIZE, NAME_MAX_WIDTH, name_anchor, rtl))
+    canvas.text((name_x, cy), name, NAME_SIZE, theme.text, name_anchor)
     right_parts = []
     if scene.match_length:
-        right_parts.append(f"Score {scene.score[side]}")
-    right_parts.append(f"{pips} pips")
+        right_parts.append(_("Score {score}").format(score=scene.score[side]))
+    right_parts.append(ngettext("{count} pip", "{count} pips", pips).format(count=pips))
     right = "  ·  ".join(right_parts)
     right_x = L.WIDTH - 16
-    canvas.text((right_x, cy), right, INFO_SIZE, theme.text, "rm")
+    info_x, info_anchor = _at(right_x, "rm", rtl)
+    canvas.text((info_x, cy), right, INFO_SIZE, theme.text, info_anchor)
     if last:
         x = 56 + round(T.length(name, NAME_SIZE)) + 18
         room = right_x - round(T.length(right, INFO_SIZE)) - 18 - x
         if room > 60:
-            canvas.text((x, cy), T.fit(last, INFO_SIZE, room, "lm"), INFO_SIZE, theme.highlight, "lm")
+            last_x, last_anchor = _at(x, "lm", rtl)
+            fitted = T.fit(last, INFO_SIZE, room, last_anchor, rtl)
+            canvas.text((last_x, cy), fitted, INFO_SIZE, theme.highlight, last_anchor)
 
 
 def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
     theme = scene.theme
+    rtl = canvas.rtl
     cy = L.STATUS_Y + L.STATUS_HEIGHT // 2
     match = _match_text(scene)
     match_width = round(T.length(match, INFO_SIZE))
-    canvas.text((L.WIDTH - 16, cy), match, INFO_SIZE, theme.muted_text, "rm")
-    status = T.fit("▶ " + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16, "lm")
-    canvas.text((16, cy), T.for_drawing(status), INFO_SIZE, theme.text, "lm")
+    match_x, match_anchor = _at(L.WIDTH - 16, "rm", rtl)
+    canvas.text((match_x, cy), match, INFO_SIZE, theme.muted_text, match_anchor)
+    status_x, status_anchor = _at(16, "lm", rtl)
+    arrow = "◀ " if rtl else "▶ "  # pointing at the text, on its reading side
+    status = T.fit(arrow + _status_text(scene), INFO_SIZE, L.WIDTH - 16 - match_width - 32 - 16, status_anchor, rtl)
+    canvas.text((status_x, cy), T.for_drawing(status), INFO_SIZE, theme.text, status_anchor)
 
 
 def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
-    """The board of ``scene`` drawn on ``image`` (the bare static board), or on a copy of it."""
+    """The board of ``scene`` drawn on ``image`` (the bare static board), or on a copy of it,
+    with its words in the scene's language."""
+    with speaking(scene.language):
+        return _draw_spoken(scene, image)
+
+
+def _draw_spoken(scene: BoardScene, image: Image.Image | None) -> _Canvas:
     theme = scene.theme
     bottom = scene.viewpoint  # the side drawn at the bottom (0 = on roll)
     board = scene.position if bottom == ON_ROLL else scene.position.swap()
@@ -779,7 +820,8 @@ def theme_palette(theme: Theme) -> Image.Image:
     element: both checker colours, stacks and counts, the bar, borne-off
     checkers, dice, an offered cube, and a highlighted last play with a hit."""
     samples = [
-        BoardScene(Position.start(), names=("Ann", "Bob"), dice=(6, 5), theme=theme),
+        # In English whatever language is in force: the palette is the same for every board.
+        BoardScene(Position.start(), names=("Ann", "Bob"), dice=(6, 5), theme=theme, language="en"),
         BoardScene(
             Position.from_position_id("jGfkATDgc/ABMA"),
             names=("Ann", "Bob"),
@@ -788,6 +830,7 @@ def theme_palette(theme: Theme) -> Image.Image:
             cube_owner=1,
             last_play=(Move(13, 9, True), Move(24, 23, False)),
             theme=theme,
+            language="en",
         ),
         BoardScene(
             Position((0, -1, 3, 2, 4, 1) + (0,) * 17 + (-2,), (1, 2), (4, 10)),
@@ -800,6 +843,7 @@ def theme_palette(theme: Theme) -> Image.Image:
             last_play=(Move(6, 2, False), Move(25, 22, False)),
             last_play_by=0,
             theme=theme,
+            language="en",
         ),
     ]
     images = [render_image(scene) for scene in samples]
@@ -871,7 +915,7 @@ def _bare_scanlines(theme: Theme) -> bytes:
 def _row_spans(boxes: Iterable[Box]) -> list[tuple[int, int]]:
     """The rows ``boxes`` cover, as sorted, disjoint (y0, y1) spans."""
     spans: list[tuple[int, int]] = []
-    for _, y0, _, y1 in sorted(boxes, key=lambda box: box[1]):
+    for _x0, y0, _x1, y1 in sorted(boxes, key=lambda box: box[1]):
         if spans and y0 <= spans[-1][1]:
             if y1 > spans[-1][1]:
                 spans[-1] = (spans[-1][0], y1)

@@ -21,6 +21,10 @@ ramps from each background to each text colour drawn on it, so the RGB
 drawing maps onto a fixed palette (a lookup, far quicker than learning a
 palette from 4.6 million pixels): the 64-player bracket takes well under 50 ms
 (``bench/render.py``).
+
+The pictures' own words ("champion", "Player", the columns' heads, "bye", the
+rounds' names) are in the picture's ``language`` (see
+:mod:`renderer.pictures`); titles and names come from the bot as they are.
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ from __future__ import annotations
 import functools
 import io
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
+from i18n import N_, _, current, pgettext
 from renderer import text as T
-from renderer.pictures import Picture
+from renderer.pictures import Picture, spoken
 from renderer.themes import CLASSIC, RGB, THEMES, Theme
 
 PAD = 22
@@ -104,7 +109,10 @@ class BracketPicture(Picture):
     champion: str | None = None
     footer: str = ""
     theme: str = CLASSIC.name
+    language: str = field(default_factory=current)
+    """The language of the picture's own words (see :mod:`renderer.pictures`)."""
 
+    @spoken
     def draw(self) -> bytes:
         theme = THEMES.get(self.theme, CLASSIC)
         return _png(render_bracket_image(self), theme)
@@ -146,7 +154,10 @@ class StandingsPicture(Picture):
     champion: str | None = None
     footer: str = ""
     theme: str = CLASSIC.name
+    language: str = field(default_factory=current)
+    """The language of the picture's own words (see :mod:`renderer.pictures`)."""
 
+    @spoken
     def draw(self) -> bytes:
         theme = THEMES.get(self.theme, CLASSIC)
         return _png(render_standings_image(self), theme)
@@ -228,7 +239,8 @@ def _png(image: Image.Image, theme: Theme) -> bytes:
 
 
 def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
-    draw.text(xy, T.for_drawing(text), font=T.font(size), fill=fill, anchor=anchor)
+    rtl = T.rtl_language()
+    draw.text(xy, T.for_drawing(text), font=T.font(size), fill=fill, anchor=anchor, **T.layout(rtl))
 
 
 def _fitted(text: str, size: int, width: int, fallback: str = "?") -> str:
@@ -244,9 +256,9 @@ def _header(
     if champion:
         label = f"{TROPHY} {_fitted(champion, TITLE_SIZE - 6, 360)}"
         _text(draw, (right, 36), label, TITLE_SIZE - 6, theme.highlight, "rm")
-        _text(draw, (right, 70), "champion", SUBTITLE_SIZE, theme.muted_text, "rm")
+        _text(draw, (right, 70), _("champion"), SUBTITLE_SIZE, theme.muted_text, "rm")
         right -= int(T.length(T.for_drawing(label), TITLE_SIZE - 6)) + 30
-    _text(draw, (PAD, 36), _fitted(title, TITLE_SIZE, right - PAD, "Tournament"), TITLE_SIZE, theme.text, "lm")
+    _text(draw, (PAD, 36), _fitted(title, TITLE_SIZE, right - PAD, _("Tournament")), TITLE_SIZE, theme.text, "lm")
     _text(draw, (PAD, 70), _fitted(subtitle, SUBTITLE_SIZE, right - PAD, ""), SUBTITLE_SIZE, theme.muted_text, "lm")
 
 
@@ -331,7 +343,7 @@ def _draw_box(draw: ImageDraw.ImageDraw, theme: Theme, left: int, top: int, matc
     for index, (slot, y) in enumerate(((match.top, top), (match.bottom, top + LINE_HEIGHT))):
         won = match.winner == index
         lost = decided and not won and slot is not None
-        placeholder = "bye" if match.state == "bye" or (decided and slot is None) else "—"
+        placeholder = pgettext("tournament", "bye") if match.state == "bye" or (decided and slot is None) else "—"
         _slot_line(draw, theme, left, y, slot, won=won, lost=lost, placeholder=placeholder)
 
 
@@ -353,11 +365,12 @@ def _connectors(draw: ImageDraw.ImageDraw, theme: Theme, rounds: int, first: int
 
 
 def default_round_names(rounds: int) -> tuple[str, ...]:
-    """ "Round 1", ..., "Quarter-finals", "Semi-finals", "Final"."""
+    """ "Round 1", ..., "Quarter-finals", "Semi-finals", "Final", in the language in force."""
     names = []
     for r in range(rounds):
         left = rounds - r
-        names.append({1: "Final", 2: "Semi-finals", 3: "Quarter-finals"}.get(left, f"Round {r + 1}"))
+        last = {1: N_("Final"), 2: N_("Semi-finals"), 3: N_("Quarter-finals")}.get(left)
+        names.append(_(last) if last else _("Round {number}").format(number=r + 1))
     return tuple(names)
 
 
@@ -409,10 +422,13 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
     draw = ImageDraw.Draw(image)
     _header(draw, width, theme, picture.title, picture.subtitle, picture.champion)
     right = width - PAD
-    columns = [("Pts", 70), ("W-L", 96)] + ([("Bh", 70), ("SB", 70)] if picture.tie_breaks else [])
+    # Heads of narrow columns: short words, with a context for the translators.
+    columns = [(pgettext("standings: points", "Pts"), 70), (pgettext("standings: wins-losses", "W-L"), 96)]
+    if picture.tie_breaks:
+        columns += [(pgettext("standings: Buchholz", "Bh"), 70), (pgettext("standings: Sonneborn-Berger", "SB"), 70)]
     xs: list[int] = []
     x = right
-    for _, column_width in reversed(columns):
+    for _label, column_width in reversed(columns):
         xs.append(x - column_width // 2)
         x -= column_width
     xs.reverse()
@@ -428,8 +444,8 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
     )
     middle = top + ROW_HEIGHT // 2
     _text(draw, (PAD + 30, middle), "#", SUBTITLE_SIZE, theme.muted_text, "mm")
-    _text(draw, (PAD + 64, middle), "Player", SUBTITLE_SIZE, theme.muted_text, "lm")
-    for (label, _), cx in zip(columns, xs):
+    _text(draw, (PAD + 64, middle), _("Player"), SUBTITLE_SIZE, theme.muted_text, "lm")
+    for (label, _width), cx in zip(columns, xs):
         _text(draw, (cx, middle), label, SUBTITLE_SIZE, theme.muted_text, "mm")
     stripe = _stripe_fill(theme)
     for n, row in enumerate(picture.rows):
@@ -444,7 +460,7 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
         _text(
             draw, (PAD + 30, middle), str(row.place), TABLE_SIZE, theme.highlight if podium else theme.muted_text, "mm"
         )
-        name = row.name + (" (withdrew)" if row.withdrawn else "")
+        name = _("{player} (withdrew)").format(player=row.name) if row.withdrawn else row.name
         _text(draw, (PAD + 64, middle), _fitted(name, TABLE_SIZE, name_right - PAD - 64), TABLE_SIZE, colour, "lm")
         values = [str(row.score), f"{row.wins}-{row.losses}"]
         if picture.tie_breaks:
@@ -472,9 +488,14 @@ def render_standings_image(picture: StandingsPicture) -> Image.Image:
                 "rm",
             )
             _text(
-                draw, (width // 2, middle), line.result or ("" if line.b is None else "v"), SUBTITLE_SIZE, muted, "mm"
+                draw,
+                (width // 2, middle),
+                line.result or ("" if line.b is None else pgettext("pairing", "v")),
+                SUBTITLE_SIZE,
+                muted,
+                "mm",
             )
-            other = line.b if line.b is not None else "bye"
+            other = line.b if line.b is not None else pgettext("tournament", "bye")
             _text(
                 draw,
                 (width - PAD - half, middle),

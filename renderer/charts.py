@@ -11,7 +11,10 @@ PNG bytes out):
   with their record, the trend of their error rate and their best win.
 
 Each is built for a phone: wide, few big words, the board's colours on its
-dark frame. No pyplot (no global state, no GUI backend): a
+dark frame. Their words are in the picture's ``language`` (axes, legends, the
+months of the dates; titles come translated). Matplotlib from 3.11 shapes and
+orders right-to-left text with Raqm itself; an older one is handed Arabic
+already shaped and in visual order (:func:`renderer.text.visual`). No pyplot (no global state, no GUI backend): a
 :class:`matplotlib.figure.Figure` on an Agg canvas per picture, about
 20-60 ms each here (``bench/render.py`` prints them).
 """
@@ -21,20 +24,22 @@ from __future__ import annotations
 import io
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display: before anything else of matplotlib is imported
 
-from matplotlib import rcParams  # noqa: E402
+from matplotlib import ft2font, rcParams  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from renderer.pictures import Picture  # noqa: E402
+from i18n import _, current, locale  # noqa: E402
+from renderer import text as T  # noqa: E402
+from renderer.pictures import Picture, spoken  # noqa: E402
 from renderer.themes import CLASSIC  # noqa: E402
 
 rcParams["font.family"] = "DejaVu Sans"  # matplotlib ships it: the board's own face
@@ -94,9 +99,34 @@ def _png(figure: Figure) -> bytes:
     return out.getvalue()
 
 
+MATPLOTLIB_SHAPES = hasattr(ft2font, "__libraqm_version__")
+"""Matplotlib lays text out with Raqm (3.11 on): right-to-left text goes in as written."""
+
+
 def _t(text: str) -> str:
-    """Text drawn as written: a ``$`` would start matplotlib's maths."""
-    return text.replace("$", r"\$")
+    """Text drawn as written: a ``$`` would start matplotlib's maths; right-to-left
+    letters shaped and reordered here when matplotlib does not."""
+    text = text.replace("$", r"\$")
+    return text if MATPLOTLIB_SHAPES else T.visual(text)
+
+
+def _key(figure: Figure, items: list[tuple[str, tuple[float, ...]]], start: float, y: float) -> None:
+    """A chart's key: ``items`` one after another in a line from ``start`` (figure
+    fraction), each placed after the last one's measured width, whatever its
+    alphabet. Right to left (from the right edge) in a right-to-left language."""
+    rtl = _rtl()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    width = figure.bbox.width
+    x = 1 - 0.015 if rtl else start
+    for text, colour in items:
+        drawn = figure.text(x, y, text, color=colour, fontsize=12, va="center", ha="right" if rtl else "left")
+        extent = drawn.get_window_extent(renderer)
+        x = extent.x0 / width - 0.018 if rtl else extent.x1 / width + 0.018
+
+
+def _rtl() -> bool:
+    """The picture's language is written right to left: titles go on the right."""
+    return T.rtl_language() is not None
 
 
 def _short(name: str, limit: int = 18) -> str:
@@ -149,7 +179,10 @@ class GameChart(Picture):
     """The luck of each move's roll for its mover (equity; 0 when none was measured)."""
     marks: tuple[Mark, ...] = ()
     footer: str = ""
+    language: str = field(default_factory=current)
+    """The language of the chart's words (see :mod:`renderer.pictures`)."""
 
+    @spoken
     @_quietly
     def draw(self) -> bytes:
         figure = _figure(5.6)
@@ -173,7 +206,7 @@ class GameChart(Picture):
         chances.stackplot(xs, *layers, colors=colours, linewidth=0, antialiased=False)
         chances.plot(xs, [100 * w for w in win], color=BACKGROUND, linewidth=1.6)
         chances.axhline(50, color=BACKGROUND, linewidth=1, linestyle=(0, (4, 4)), alpha=0.7)
-        _style(chances, ylabel="wins %")
+        _style(chances, ylabel=_t(_("wins %")))
         chances.set_ylim(0, 100)
         chances.set_xlim(0, max(xs[-1], 1))
         chances.yaxis.set_major_locator(MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]))
@@ -214,27 +247,25 @@ class GameChart(Picture):
             heights = [v if p == seat else 0.0 for v, p in zip(bars, self.movers)]
             luck.fill_between(self.moves, heights, step="mid", color=SIDE[seat], linewidth=0)
         luck.axhline(0, color=MUTED, linewidth=0.8)
-        _style(luck, ylabel="luck")
+        _style(luck, ylabel=_t(_("luck")))
         top = max((abs(v) for v in bars), default=0.1)
         luck.set_ylim(-max(top, 0.1) * 1.1, max(top, 0.1) * 1.1)
         luck.yaxis.set_major_locator(MaxNLocator(nbins=3, symmetric=True))
-        luck.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:+.1f}" if v else "0"))
+        luck.yaxis.set_major_formatter(FuncFormatter(lambda v, _position: f"{v:+.1f}" if v else "0"))
         luck.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
-        luck.set_xlabel("move", color=MUTED, fontsize=12, labelpad=2)
-        figure.text(0.085, 0.935, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center")
+        luck.set_xlabel(_t(_("move")), color=MUTED, fontsize=12, labelpad=2)
+        left, align = (0.985, "right") if _rtl() else (0.085, "left")
+        figure.text(left, 0.935, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center", ha=align)
         legend = [
             (f"■ {_short(self.names[0])}", SIDE[0]),
             (f"■ {_short(self.names[1])}", SIDE[1]),
-            ("▼ blunder", BLUNDER),
-            ("◆ cube error", CUBE),
-            ("darker/lighter: gammons", MUTED),
+            ("▼ " + _t(_("blunder")), BLUNDER),
+            ("◆ " + _t(_("cube error")), CUBE),
+            (_t(_("darker/lighter: gammons")), MUTED),
         ]
-        x = 0.085
-        for text, colour in legend:
-            figure.text(x, 0.875, text, color=colour, fontsize=12, va="center")
-            x += 0.012 + 0.0102 * len(text)
+        _key(figure, legend, 0.085, 0.875)
         if self.footer:
-            figure.text(0.085, 0.03, _t(self.footer), color=MUTED, fontsize=11, va="center")
+            figure.text(left, 0.03, _t(self.footer), color=MUTED, fontsize=11, va="center", ha=align)
         return _png(figure)
 
 
@@ -260,7 +291,10 @@ class RatingChart(Picture):
     best_win_label: str = ""
     subtitle: str = ""
     footer: str = ""
+    language: str = field(default_factory=current)
+    """The language of the chart's words (see :mod:`renderer.pictures`)."""
 
+    @spoken
     @_quietly
     def draw(self) -> bytes:
         figure = _figure(6.4)
@@ -293,7 +327,7 @@ class RatingChart(Picture):
                     fontweight="bold",
                     bbox={"boxstyle": "round,pad=0.2", "fc": BACKGROUND, "ec": BLUNDER, "lw": 1.2},
                 )
-        _style(rating, ylabel="rating")
+        _style(rating, ylabel=_t(_("rating")))
         low, high = min(ys), max(ys)
         pad = max((high - low) * 0.18, 12.0)
         rating.set_ylim(low - pad, high + pad * 1.6)
@@ -306,10 +340,10 @@ class RatingChart(Picture):
         points.fill_between(xs, [0, *cumulative], step="post", color=SIDE[0], alpha=0.35, linewidth=0)
         points.plot(xs, [0, *cumulative], drawstyle="steps-post", color=SIDE[0], linewidth=1.8)
         points.axhline(0, color=MUTED, linewidth=0.8)
-        _style(points, ylabel="points")
+        _style(points, ylabel=_t(_("points")))
         points.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=True))
         points.tick_params(labelbottom=False)
-        _style(errors, ylabel="error rate")
+        _style(errors, ylabel=_t(_("error rate")))
         if self.error_rates:
             edays = [t / 86400.0 for t in self.error_times]
             errors.scatter(edays, self.error_rates, s=22, color=CUBE, linewidths=0, zorder=3)
@@ -322,7 +356,7 @@ class RatingChart(Picture):
             errors.text(
                 0.5,
                 0.5,
-                "no analysed match yet",
+                _t(_("no analysed match yet")),
                 transform=errors.transAxes,
                 ha="center",
                 va="center",
@@ -333,13 +367,17 @@ class RatingChart(Picture):
         errors.set_xlim(first, (days[-1] if days else 1.0) + max(span * 0.03, 0.3))
         errors.xaxis.set_major_locator(MaxNLocator(nbins=6))
         errors.xaxis.set_major_formatter(FuncFormatter(_day_label))
-        figure.text(0.1, 0.94, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center")
+        rtl = _rtl()
+        left, align = (0.985, "right") if rtl else (0.1, "left")
+        figure.text(left, 0.94, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center", ha=align)
         if self.subtitle:
-            figure.text(0.1, 0.885, _t(self.subtitle), color=MUTED, fontsize=12.5, va="center")
-        for x, text, colour in ((0.80, "● won", SIDE[0]), (0.89, "● lost", SIDE[1])):
+            figure.text(left, 0.885, _t(self.subtitle), color=MUTED, fontsize=12.5, va="center", ha=align)
+        # The key sits opposite the title.
+        key = ((0.1, "● " + _t(_("won")), SIDE[0]), (0.19, "● " + _t(_("lost")), SIDE[1]))
+        for x, text, colour in key if rtl else ((0.80, key[0][1], SIDE[0]), (0.89, key[1][1], SIDE[1])):
             figure.text(x, 0.94, text, color=colour, fontsize=12, va="center")
         if self.footer:
-            figure.text(0.1, 0.03, _t(self.footer), color=MUTED, fontsize=11, va="center")
+            figure.text(left, 0.03, _t(self.footer), color=MUTED, fontsize=11, va="center", ha=align)
         return _png(figure)
 
 
@@ -351,11 +389,13 @@ def _moving_average(values: tuple[float, ...], window: int) -> list[float]:
     return out
 
 
-def _day_label(day: float, _: object) -> str:
+def _day_label(day: float, _position: object) -> str:
+    """A date on the time axis, "3 Jan", with the month in the chart's language."""
     if not math.isfinite(day):
         return ""
     moment = datetime.fromtimestamp(day * 86400.0, UTC)
-    return f"{moment.day} {moment:%b}"
+    month = locale().months["format"]["abbreviated"][moment.month]
+    return _t(f"{moment.day} {month}")
 
 
 def warm_up() -> None:

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from engine.game import Action, Game, GameSettings, Phase
-from renderer.scene import BoardScene
+from i18n import _, current, ngettext, speaking
+from renderer.scene import DEFAULT_NAMES, BoardScene
 from renderer.themes import CLASSIC, Theme
 
 FRAME_ACTIONS = {
@@ -37,6 +38,7 @@ def scene_from_game(
     viewer: int | None = None,
     stake: int | None = None,
     theme: Theme = CLASSIC,
+    language: str | None = None,
 ) -> BoardScene:
     """The scene of ``game`` as it stands.
 
@@ -44,7 +46,15 @@ def scene_from_game(
     :param viewer: the player (0 or 1) whose home board is drawn bottom right;
         None draws it for the player on roll.
     :param stake: money game stake per point, shown when the game is for money.
+    :param language: the language of the board's words; None: the one in force.
     """
+    with speaking(language or current()) as spoken:
+        return _scene_from_game(game, names, viewer, stake, theme, spoken)
+
+
+def _scene_from_game(
+    game: Game, names: tuple[str, str], viewer: int | None, stake: int | None, theme: Theme, language: str
+) -> BoardScene:
     on = game.player_on_roll
     other = 1 - on
     dice: tuple[int, int] | None = None
@@ -63,9 +73,11 @@ def scene_from_game(
         last_play, last_play_by = play.moves, int(player != on)
     label = None
     if game.result is not None:
-        winner = names[game.result.winner] or ("Player", "Opponent")[int(game.result.winner != on)]
+        winner = names[game.result.winner] or _(DEFAULT_NAMES[int(game.result.winner != on)])
         points = game.result.points
-        label = f"{winner} wins {points} point{'s' if points != 1 else ''}"
+        label = ngettext("{player} wins {count} point", "{player} wins {count} points", points).format(
+            player=winner, count=points
+        )
     return BoardScene(
         position=game.position,
         viewpoint=0 if viewer is None or viewer == on else 1,
@@ -84,6 +96,7 @@ def scene_from_game(
         last_play_by=last_play_by,
         to_act_label=label,
         theme=theme,
+        language=language,
     )
 
 
@@ -97,6 +110,7 @@ def scenes_from_game(
     viewer: int = 0,
     stake: int | None = None,
     theme: Theme = CLASSIC,
+    language: str | None = None,
 ) -> Iterator[BoardScene]:
     """One scene per logged action of a game, for :func:`renderer.replay.render_replay`.
 
@@ -105,10 +119,11 @@ def scenes_from_game(
 
     :raises engine.game.GameError: if the log does not replay.
     """
+    language = language or current()
     game = Game(settings, score=score, crawford=crawford)
-    yield scene_from_game(game, names, viewer=viewer, stake=stake, theme=theme)
+    yield scene_from_game(game, names, viewer=viewer, stake=stake, theme=theme, language=language)
     for raw in actions:
         action = raw if isinstance(raw, Action) else Action.from_dict(dict(raw))
         game.apply(action)
         if not action.auto and action.kind in FRAME_ACTIONS:
-            yield scene_from_game(game, names, viewer=viewer, stake=stake, theme=theme)
+            yield scene_from_game(game, names, viewer=viewer, stake=stake, theme=theme, language=language)

@@ -1,15 +1,17 @@
 """A match equity table around a score: each cell the first player's chance to win
-the match at that many points away against the column's, the score marked."""
+the match at that many points away against the column's, the score marked.
+Its words ("3-away") are in the picture's ``language`` (see :mod:`renderer.pictures`)."""
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
+from i18n import _, current
 from renderer import text as T
-from renderer.pictures import Picture
+from renderer.pictures import Picture, spoken
 from renderer.themes import CLASSIC, RGB, THEMES
 
 CELL_W, CELL_H, PAD, TITLE_H, FOOT_H = 64, 34, 16, 58, 30
@@ -31,7 +33,10 @@ class MetPicture(Picture):
     """The score's cell (points away each), drawn outlined."""
     footer: str = ""
     theme: str = CLASSIC.name
+    language: str = field(default_factory=current)
+    """The language of the picture's words (see :mod:`renderer.pictures`)."""
 
+    @spoken
     def draw(self) -> bytes:
         theme = THEMES.get(self.theme, CLASSIC)
         rows = len(self.grid)
@@ -42,26 +47,33 @@ class MetPicture(Picture):
         image = Image.new("RGB", (width, height), theme.background)
         draw = ImageDraw.Draw(image)
         text, light = theme.text, _mix(theme.background, theme.text, 0.12)
+        layout = T.layout(T.rtl_language())
         draw.text(
-            (PAD, PAD), T.for_drawing(T.fit(T.clean(self.title, "?"), 22, width - 2 * PAD)), font=T.font(22), fill=text
+            (PAD, PAD),
+            T.for_drawing(T.fit(T.clean(self.title, "?"), 22, width - 2 * PAD)),
+            font=T.font(22),
+            fill=text,
+            **layout,
         )
         top = PAD + TITLE_H
         head = (
             f"{T.fit(T.clean(self.names[0], '?'), 13, label_w - 8)} ↓ · {T.fit(T.clean(self.names[1], '?'), 13, 90)} →"
         )
-        draw.text((PAD, top - 22), T.for_drawing(head), font=T.font(13), fill=text)
+        draw.text((PAD, top - 22), T.for_drawing(head), font=T.font(13), fill=text, **layout)
         left = PAD + label_w
         for j in range(cols):
             cx = left + j * CELL_W + CELL_W // 2
-            draw.text((cx, top + CELL_H // 2), f"{self.origin[1] + j}-away", font=T.font(14), fill=text, anchor="mm")
+            away = _("{count}-away").format(count=self.origin[1] + j)
+            draw.text((cx, top + CELL_H // 2), away, font=T.font(14), fill=text, anchor="mm", **layout)
         for i in range(rows):
             y = top + (i + 1) * CELL_H
             draw.text(
                 (PAD + label_w - 10, y + CELL_H // 2),
-                f"{self.origin[0] + i}-away",
+                _("{count}-away").format(count=self.origin[0] + i),
                 font=T.font(14),
                 fill=text,
                 anchor="rm",
+                **layout,
             )
             for j in range(cols):
                 x = left + j * CELL_W
@@ -83,6 +95,7 @@ class MetPicture(Picture):
                 T.for_drawing(T.fit(T.clean(self.footer), 13, width - 2 * PAD)),
                 font=T.font(13),
                 fill=text,
+                **layout,
             )
         out = io.BytesIO()
         image.save(out, format="PNG", optimize=False)

@@ -20,20 +20,24 @@ Pillow's fast octree, no dithering), and is safe to draw in worker threads
 (cached images are only pasted from). The same layout gives the same bytes.
 
 :class:`PatiencePicture` is a layout to draw in the bot's drawing workers
-(:mod:`renderer.pictures`), so no drawing happens on its event loop.
+(:mod:`renderer.pictures`), so no drawing happens on its event loop. Its words
+(the hands' names, the header and the status line) are in its ``language``;
+the cards keep their ranks' letters and the columns theirs.
 """
 
 from __future__ import annotations
 
 import functools
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
 from engine.patience import ENGLISH, SIZE, Card, Cell, Deal, Layout, LineScore, Scoring, Suit, scoring_named
+from engine.patience.hands import Category
+from i18n import N_, _, current, ngettext
 from renderer import text as T
-from renderer.pictures import Picture
+from renderer.pictures import Picture, spoken
 from renderer.themes import CLASSIC, HIGH_CONTRAST, RGB, Theme
 
 # -- geometry (final-image pixels) ----------------------------------------------------------
@@ -80,7 +84,7 @@ COLUMN_HAND_SIZE = 20
 STATUS_SIZE = 22
 TITLE_MAX_WIDTH = 560
 
-DEFAULT_TITLE = "Serpent Poker Patience"
+DEFAULT_TITLE = N_("Serpent Poker Patience")
 
 PALETTE_COLOURS = 64
 """Colours in the PNG's palette: flat fills and antialiased edges need few, and
@@ -217,9 +221,41 @@ def card_box(cell: Cell) -> tuple[int, int, int, int]:
 
 # -- drawing ----------------------------------------------------------------------------------
 
+_SCORING_NAMES = {"english": N_("English scoring"), "american": N_("American scoring")}
+
+
+HAND_NAMES: dict[Category, str] = {
+    Category.NOTHING: N_("nothing"),
+    Category.PAIR: N_("pair"),
+    Category.TWO_PAIRS: N_("two pairs"),
+    Category.THREES: N_("threes"),
+    Category.STRAIGHT: N_("straight"),
+    Category.FLUSH: N_("flush"),
+    Category.FULL_HOUSE: N_("full house"),
+    Category.FOURS: N_("fours"),
+    Category.STRAIGHT_FLUSH: N_("straight flush"),
+    Category.ROYAL_FLUSH: N_("royal flush"),
+}
+"""The poker hands' names (the engine's labels), translated where drawn."""
+
+
+def hand_name(category: Category) -> str:
+    """The hand's name in the language in force."""
+    return _(HAND_NAMES[category])
+
+
+def _two_lines(name: str) -> tuple[str, ...]:
+    """A hand's name under a column: a word a line, at most two lines."""
+    words = name.split(" ")
+    if len(words) <= 2:
+        return tuple(words)
+    half = len(words) // 2
+    return " ".join(words[:half]), " ".join(words[half:])
+
 
 def _text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, size: int, fill: RGB, anchor: str) -> None:
-    draw.text(xy, T.for_drawing(text), font=T.font(size), fill=fill, anchor=anchor)
+    rtl = T.rtl_language()
+    draw.text(xy, T.for_drawing(text), font=T.font(size), fill=fill, anchor=anchor, **T.layout(rtl))
 
 
 def _hand_colours(theme: Theme, points: int, complete: bool) -> tuple[RGB, RGB]:
@@ -267,7 +303,7 @@ def _draw_path(draw: ImageDraw.ImageDraw, layout: Layout, theme: Theme) -> None:
 
 def _draw_order(draw: ImageDraw.ImageDraw, cell: Cell, number: int, theme: Theme, mark: bool) -> None:
     """The card's place in the deal, in a small tab at its top left corner."""
-    left, top, _, _ = card_box(cell)
+    left, top, _right, _bottom = card_box(cell)
     label = str(number)
     width = 14 + 10 * len(label)
     box = (left + 4, top + 4, left + 4 + width, top + 25)
@@ -285,7 +321,7 @@ def _draw_cards(image: Image.Image, draw: ImageDraw.ImageDraw, layout: Layout, t
     for row in range(SIZE):
         for col in range(SIZE):
             cell = Cell(row, col)
-            left, top, _, _ = card_box(cell)
+            left, top, _right, _bottom = card_box(cell)
             order = layout.order_at(cell)
             if order is None:
                 image.paste(slot_sprite(theme), (left, top), slot_sprite(theme))
@@ -312,13 +348,13 @@ def _draw_hands(draw: ImageDraw.ImageDraw, layout: Layout, scoring: Scoring, the
     for row, score in enumerate(lines[:SIZE]):
         if not _shown(score):
             continue
-        _, y = cell_center(Cell(row, 0))
+        _x, y = cell_center(Cell(row, 0))
         points_colour, name_colour = _hand_colours(theme, score.points, score.complete)
         _text(draw, (middle, y - 16), str(score.points), POINTS_SIZE, points_colour, "mm")
         _text(
             draw,
             (middle, y + 16),
-            T.fit(score.category.label, HAND_SIZE, WIDTH - PAD - LABEL_LEFT),
+            T.fit(hand_name(score.category), HAND_SIZE, WIDTH - PAD - LABEL_LEFT),
             HAND_SIZE,
             name_colour,
             "mm",
@@ -327,22 +363,27 @@ def _draw_hands(draw: ImageDraw.ImageDraw, layout: Layout, scoring: Scoring, the
     for col, score in enumerate(lines[SIZE:]):
         if not _shown(score):
             continue
-        x, _ = cell_center(Cell(0, col))
+        x, _y = cell_center(Cell(0, col))
         points_colour, name_colour = _hand_colours(theme, score.points, score.complete)
         _text(draw, (x, top + 26), str(score.points), POINTS_SIZE, points_colour, "mm")
-        for n, word in enumerate(score.category.label.split(" ")):  # at most two words
+        for n, word in enumerate(_two_lines(hand_name(score.category))):
             _text(draw, (x, top + 56 + 22 * n), word, COLUMN_HAND_SIZE, name_colour, "mm")
 
 
 def _draw_header(draw: ImageDraw.ImageDraw, layout: Layout, scoring: Scoring, theme: Theme, title: str) -> None:
-    title = T.fit(T.clean(title, DEFAULT_TITLE), TITLE_SIZE, TITLE_MAX_WIDTH)
+    title = T.fit(T.clean(_(title) if title == DEFAULT_TITLE else title, _(DEFAULT_TITLE)), TITLE_SIZE, TITLE_MAX_WIDTH)
     _text(draw, (PAD, 26), title, TITLE_SIZE, theme.text, "lm")
-    table = f"{scoring.name.capitalize()} scoring"
-    progress = "all 25 cards laid" if layout.is_complete else f"{layout.placed} of 25 cards laid"
+    table = _(_SCORING_NAMES.get(scoring.name, scoring.name.capitalize() + " scoring"))
+    if layout.is_complete:
+        progress = _("all 25 cards laid")
+    else:
+        progress = _("{count} of 25 cards laid").format(count=layout.placed)
     _text(draw, (PAD, 54), f"{table} · {progress}", SUBTITLE_SIZE, theme.muted_text, "lm")
     score = layout.score(scoring)
-    words = "point" if score == 1 else "points"
-    label = f"{score} {words}" if layout.is_complete else f"{score} so far"
+    if layout.is_complete:
+        label = ngettext("{count} point", "{count} points", score).format(count=score)
+    else:
+        label = _("{count} so far").format(count=score)
     _text(draw, (WIDTH - PAD, HEADER_HEIGHT // 2), label, SCORE_SIZE, theme.highlight, "rm")
 
 
@@ -352,14 +393,14 @@ def _draw_status(draw: ImageDraw.ImageDraw, layout: Layout, scoring: Scoring, th
     y = top + STATUS_HEIGHT // 2
     card = layout.next_card
     if card is not None:
-        text = f"▶ Next: card {layout.placed + 1} of 25, {card.label}"
-        hint = "on a marked square" if layout.placed else "on any marked square"
+        text = "▶ " + _("Next: card {number} of 25, {card}").format(number=layout.placed + 1, card=card.label)
+        hint = _("on a marked square") if layout.placed else _("on any marked square")
     else:
         score = layout.score(scoring)
-        text = "▶ Finished"
+        text = "▶ " + _("Finished")
         hint = ""
         if best is not None:
-            hint = "the best possible score" if score >= best else f"best possible: {best}"
+            hint = _("the best possible score") if score >= best else _("best possible: {score}").format(score=best)
     _text(draw, (PAD, y), text, STATUS_SIZE, theme.text, "lm")
     if hint:
         _text(draw, (WIDTH - PAD, y), hint, STATUS_SIZE, theme.muted_text, "rm")
@@ -422,6 +463,8 @@ class PatiencePicture(Picture):
     title: str = DEFAULT_TITLE
     best: int | None = None
     show_legal: bool = True
+    language: str = field(default_factory=current)
+    """The language of the picture's words (see :mod:`renderer.pictures`)."""
 
     @classmethod
     def of(
@@ -438,6 +481,7 @@ class PatiencePicture(Picture):
     def layout(self) -> Layout:
         return Layout.parse(Deal.parse(self.deal), self.path)
 
+    @spoken
     def draw(self) -> bytes:
         return render_patience(
             self.layout(), scoring_named(self.scoring), title=self.title, best=self.best, show_legal=self.show_legal

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
 
 from engine.game import GameSettings
+from i18n import current
 from renderer.board import render_image
 from renderer.from_game import FRAME_ACTIONS, scenes_from_game
 from renderer.scene import BoardScene
@@ -61,6 +62,9 @@ class ReplayJob:
     frame_ms: int = 1200
     max_frames: int = MAX_FRAMES
     max_bytes: int = MAX_BYTES
+    language: str = field(default_factory=current)
+    """The language of the boards' words: by default the one in force where the job
+    is made, which the worker that draws it does not know otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +91,13 @@ def draw_replay(job: ReplayJob) -> ReplayGif:
         settings = GameSettings.from_dict(dict(game.settings))
         scenes.extend(
             scenes_from_game(
-                game.actions, settings, job.names, score=game.score, crawford=game.crawford, stake=job.stake
+                game.actions,
+                settings,
+                job.names,
+                score=game.score,
+                crawford=game.crawford,
+                stake=job.stake,
+                language=job.language,
             )
         )
     keep = spread(len(scenes), job.max_frames)

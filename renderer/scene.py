@@ -17,12 +17,15 @@ from dataclasses import dataclass, field, fields
 from engine.gnubgid import decode_match_id
 from engine.play import Move
 from engine.position import Position
+from i18n import N_, current
 from renderer.themes import CLASSIC, Theme
 
 ON_ROLL = 0
 """Side index of the player on roll."""
 OPPONENT = 1
 """Side index of the opponent."""
+DEFAULT_NAMES = (N_("Player"), N_("Opponent"))
+"""The names shown for a side with an empty name (translated where drawn)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,11 @@ class BoardScene:
     """Overrides the status line ("Ann to play 6-4", "Bob to take or pass", ...)."""
     theme: Theme = field(default=CLASSIC)
     """Colours; see :mod:`renderer.themes`."""
+    language: str = field(default_factory=current)
+    """The language of the board's words (a catalogue name, see :mod:`i18n`): by
+    default the one in force where the scene is made (English outside any
+    :func:`i18n.speaking`), so a scene made for a message carries the message's
+    language to whichever worker draws it. ``to_act_label`` is already in it."""
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # Pickled for a drawing worker with every board: its values in order,

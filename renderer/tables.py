@@ -12,6 +12,8 @@ what these games need shown plainly:
   next to it, and a stack taller than the point shows its count;
 - the checkers borne off are counted in the tray, the dice and a title line
   (game, whose turn, pip counts) drawn in the bands.
+
+Its words are in the language in force (:func:`i18n.speaking`).
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from PIL import Image, ImageDraw
 
 from engine.dice import Roll
 from engine.tables import HEAD, TablesPosition
+from i18n import N_, _, ngettext
 from renderer import layout as L
 from renderer import text as T
 from renderer.board import checker_sprite, die_sprite, static_board, theme_palette
 from renderer.themes import CLASSIC, Theme
 
-GAME_NAMES = {"plakoto": "Plakoto", "fevga": "Fevga", "nardy": "Long nardy"}
-START_WORDS = {"plakoto": "mother", "fevga": "start", "nardy": "head"}
+GAME_NAMES = {"plakoto": N_("Plakoto"), "fevga": N_("Fevga"), "nardy": N_("Long nardy")}
+START_WORDS = {"plakoto": N_("mother"), "fevga": N_("start"), "nardy": N_("head")}
 """What each game calls the point every checker starts on."""
 
 TITLE_SIZE = 24
@@ -54,7 +57,7 @@ def render_tables_image(
     *,
     theme: Theme = CLASSIC,
     dice: Roll | None = None,
-    names: tuple[str, str] = ("on roll", "opponent"),
+    names: tuple[str, str] | None = None,
     caption: str | None = None,
 ) -> Image.Image:
     """The board of ``position`` with the player it is seen from at the bottom."""
@@ -101,10 +104,10 @@ def render_tables_image(
     # Each side's starting point, labelled in the middle gap beside it.
     for bottom in (True, False):
         point = start_point(position, bottom)
-        x, _ = L.checker_center(point, 0)
+        x, _y = L.checker_center(point, 0)
         top_row = L.point_box(point).top
         y = L.MIDDLE_Y - 22 if top_row else L.MIDDLE_Y + 22
-        word = START_WORDS[position.game]
+        word = _(START_WORDS[position.game])
         draw.text((x, y), word, font=T.font(LABEL_SIZE), fill=theme.text, anchor="mm")
 
     # Borne off: a count in each half of the tray.
@@ -124,17 +127,19 @@ def render_tables_image(
             image.paste(sprite, (center[0] - sprite.width // 2, center[1] - sprite.height // 2), sprite)
 
     ours, theirs = position.pip_counts()
-    title = caption or GAME_NAMES[position.game]
+    title = caption or _(GAME_NAMES[position.game])
+    names = names or (_("on roll"), _("opponent"))
     draw.text(
         (L.WIDTH // 2, L.BAND_HEIGHT // 2),
-        f"{title}  ·  {names[1]}: {theirs} pips",
+        f"{title}  ·  "
+        + ngettext("{player}: {count} pip", "{player}: {count} pips", theirs).format(player=names[1], count=theirs),
         font=T.font(TITLE_SIZE),
         fill=theme.text,
         anchor="mm",
     )
     draw.text(
         (L.WIDTH // 2, L.BOTTOM_BAND_Y + L.BAND_HEIGHT // 2),
-        f"{names[0]}: {ours} pips",
+        ngettext("{player}: {count} pip", "{player}: {count} pips", ours).format(player=names[0], count=ours),
         font=T.font(TITLE_SIZE),
         fill=theme.text,
         anchor="mm",

@@ -21,6 +21,16 @@ drawn as boxes, and text too wide for its place is cut with an ellipsis.
 Right-to-left names are laid out by Pillow's Raqm engine when it is
 available, and otherwise by a simple reordering here, so they never crash and
 read in the right direction.
+
+Labels are in the language of the message a picture belongs to
+(:func:`i18n.speaking` around the drawing). DejaVu Sans Bold has the glyphs of
+every language the bot speaks: Latin, Greek, Cyrillic and Arabic (with its
+joining forms), so one face serves them all. In a right-to-left language
+(:data:`RTL_LANGUAGES`) every text is laid out as a right-to-left paragraph
+by Raqm (``direction="rtl"`` and the language, for its shaping); a name in
+Latin letters keeps its own order inside it. Where the layout cannot shape
+(Pillow without Raqm, matplotlib before 3.11), Arabic letters are turned into
+their joining forms here (:func:`shape_arabic`) and reordered (:func:`visual`).
 """
 
 from __future__ import annotations
@@ -30,9 +40,11 @@ import io
 import threading
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from PIL import ImageFont, features
+
+import i18n
 
 if TYPE_CHECKING:
     from PIL._imaging import ImagingCore
@@ -66,6 +78,18 @@ FONT_BYTES, FONT_SOURCE = _read_font_file()
 
 HAVE_RAQM = features.check_feature("raqm")
 """Pillow can shape and reorder complex and right-to-left text itself."""
+LAYOUT = ImageFont.Layout.RAQM if HAVE_RAQM else ImageFont.Layout.BASIC
+"""Raqm (HarfBuzz shaping, FriBiDi ordering) wherever Pillow has it."""
+RTL_LANGUAGES = frozenset({"ar", "fa", "he", "ur"})
+"""Languages written right to left: their pictures' texts are right-to-left paragraphs."""
+
+
+def rtl_language() -> str | None:
+    """The language in force when it is written right to left (the pictures mirror their
+    headers and lay every text out right to left), else None."""
+    language = i18n.current()
+    return language if language.split("_")[0] in RTL_LANGUAGES else None
+
 
 _local = threading.local()
 _opening = threading.Lock()
@@ -83,24 +107,39 @@ def font(size: int) -> Font:
     if found is None:
         with _opening:
             if FONT_BYTES is not None:
-                found = ImageFont.truetype(io.BytesIO(FONT_BYTES), size)
+                found = ImageFont.truetype(io.BytesIO(FONT_BYTES), size, layout_engine=LAYOUT)
             else:
                 found = ImageFont.load_default(size=size)
         cache[size] = found
     return found
 
 
+class LayoutOptions(TypedDict, total=False):
+    """Keyword arguments of ``ImageDraw.text`` and ``FreeTypeFont.getmask2``."""
+
+    direction: str
+    language: str
+
+
+def layout(rtl: str | None) -> LayoutOptions:
+    """``ImageDraw.text``'s and ``getmask2``'s layout options for a text in a
+    right-to-left language ``rtl`` (None: Raqm finds the direction itself)."""
+    return {"direction": "rtl", "language": rtl} if rtl and HAVE_RAQM else {}
+
+
 @functools.lru_cache(maxsize=2048)  # names repeat on every board of a game: ~1,000 games at once, a few MB
-def mask(text: str, size: int, anchor: str) -> Mask:
-    """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor)`` lays on an
-    RGB image, as the mask it fills through and the mask's offset from ``xy``.
+def mask(text: str, size: int, anchor: str, rtl: str | None = None) -> Mask:
+    """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor, **layout(rtl))``
+    lays on an RGB image, as the mask it fills through and the mask's offset from ``xy``.
 
     Read-only once made: callers fill through it (``ImageDraw``'s ``draw_bitmap``,
-    as Pillow does), which gives the very pixels ``ImageDraw.text`` gives.
+    as Pillow does), which gives the very pixels ``ImageDraw.text`` gives. Keyed
+    by the text itself and the paragraph's direction: a label in one language
+    never stands in for another's.
     """
     face = font(size)
     if isinstance(face, ImageFont.FreeTypeFont):
-        return face.getmask2(text, "L", anchor=anchor)
+        return face.getmask2(text, "L", anchor=anchor, **layout(rtl))
     return face.getmask(text, "L"), (0, 0)  # a bitmap font ignores anchors in ImageDraw too
 
 
@@ -189,13 +228,15 @@ def _word_mask(word: str, size: int, vertical: str, phase: int) -> Mask:
 
 
 @functools.lru_cache(maxsize=2048)
-def masks(text: str, size: int, anchor: str) -> tuple[Mask, ...]:
-    """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor)`` lays on an
-    RGB image, as masks to fill through and their offsets from ``xy``: one per
-    word where :func:`words` allows, else the text's own :func:`mask`."""
-    placed = words(text, size) if anchor[1] in _STEADY_ANCHORS else None
+def masks(text: str, size: int, anchor: str, rtl: str | None = None) -> tuple[Mask, ...]:
+    """What ``ImageDraw.text(xy, text, font=font(size), anchor=anchor, **layout(rtl))``
+    lays on an RGB image, as masks to fill through and their offsets from ``xy``: one
+    per word where :func:`words` allows, else the text's own :func:`mask`. A
+    right-to-left paragraph is taken whole: its neutral characters (a colon, a
+    bracket) go where its direction puts them."""
+    placed = words(text, size) if anchor[1] in _STEADY_ANCHORS and rtl is None else None
     if placed is None:
-        return (mask(text, size, anchor),)
+        return (mask(text, size, anchor, rtl),)
     positions, advance = placed
     # Where Pillow puts the pen's start relative to xy: the anchor's share of the advance.
     start = {"l": 0, "m": -((advance // 2 + 32) >> 6), "r": -((advance + 32) >> 6)}[anchor[0]]
@@ -259,6 +300,88 @@ def _is_rtl(char: str) -> bool:
     return unicodedata.bidirectional(char) in ("R", "AL")
 
 
+@functools.cache
+def _arabic_forms() -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]]]:
+    """Each Arabic letter's joining forms (``"ISOLATED"``, ``"FINAL"``, ``"INITIAL"``,
+    ``"MEDIAL"``) and each alef's ligature with a lam before it, from the names
+    of Unicode's presentation forms: no table to keep here."""
+    letters: dict[str, dict[str, str]] = {}
+    lam_alef: dict[str, dict[str, str]] = {}
+    for code in range(0xFE70, 0xFF00):
+        name = unicodedata.name(chr(code), "")
+        for kind in ("ISOLATED", "FINAL", "INITIAL", "MEDIAL"):
+            suffix = f" {kind} FORM"
+            if not name.endswith(suffix):
+                continue
+            base = name[: -len(suffix)]
+            if base.startswith("ARABIC LIGATURE LAM WITH "):
+                alef = "ARABIC LETTER " + base.removeprefix("ARABIC LIGATURE LAM WITH ")
+                table, key = lam_alef, alef
+            elif base.startswith("ARABIC LETTER "):
+                table, key = letters, base
+            else:
+                continue
+            try:
+                char = unicodedata.lookup(key)
+            except KeyError:
+                continue
+            table.setdefault(char, {})[kind] = chr(code)
+    return letters, lam_alef
+
+
+_LAM = "\u0644"
+
+
+def shape_arabic(text: str) -> str:
+    """``text`` with its Arabic letters in the forms their neighbours join them in
+    (Unicode's presentation forms, lam-alef as one ligature), still in logical
+    order: shaping for a layout that does none (matplotlib, Pillow without Raqm).
+    Marks (harakat) neither join nor break a join."""
+    letters, lam_alef = _arabic_forms()
+    if not any(char in letters for char in text):
+        return text
+    shaped: list[str] = []
+    joins_on = False  # the letter before joins the next one
+    index, count = 0, len(text)
+    while index < count:
+        char = text[index]
+        forms = letters.get(char)
+        if forms is None:
+            shaped.append(char)
+            if unicodedata.category(char) != "Mn":
+                joins_on = False
+            index += 1
+            continue
+        after = index + 1
+        while after < count and unicodedata.category(text[after]) == "Mn":
+            after += 1
+        following = text[after] if after < count else ""
+        if char == _LAM and following in lam_alef:
+            ligature = lam_alef[following]
+            shaped.append(ligature["FINAL" if joins_on and "FINAL" in ligature else "ISOLATED"])
+            shaped.extend(text[index + 1 : after])
+            joins_on = False  # an alef never joins what follows
+            index = after + 1
+            continue
+        joins_back = joins_on and "FINAL" in forms
+        joins_next = "INITIAL" in forms and "FINAL" in letters.get(following, {})
+        kind = {(True, True): "MEDIAL", (True, False): "FINAL", (False, True): "INITIAL"}.get(
+            (joins_back, joins_next), "ISOLATED"
+        )
+        shaped.append(forms.get(kind) or forms.get("ISOLATED", char))
+        joins_on = "INITIAL" in forms
+        index += 1
+    return "".join(shaped)
+
+
+def visual(text: str) -> str:
+    """``text`` shaped and put in the order it is seen, for a layout that does
+    neither: matplotlib's, or Pillow's without Raqm."""
+    if not any(_is_rtl(c) for c in text):
+        return text
+    return visual_order(shape_arabic(text))
+
+
 def visual_order(text: str) -> str:
     """A crude bidi reordering for when Raqm is missing: right-to-left runs are
     reversed, and the runs themselves when the text starts right-to-left.
@@ -290,15 +413,15 @@ def visual_order(text: str) -> str:
 
 
 def for_drawing(text: str) -> str:
-    """The string to hand to Pillow: reordered here only if Pillow cannot do it."""
-    return text if HAVE_RAQM else visual_order(text)
+    """The string to hand to Pillow: shaped and reordered here only if Pillow cannot do it."""
+    return text if HAVE_RAQM else visual(text)
 
 
 ELLIPSIS = "…"
 
 
 @functools.lru_cache(maxsize=1024)
-def fit(text: str, size: int, max_width: int, anchor: str | None = None) -> str:
+def fit(text: str, size: int, max_width: int, anchor: str | None = None, rtl: str | None = None) -> str:
     """``text`` cut at the end with an ellipsis so it is at most ``max_width`` pixels wide.
 
     ``anchor``: the text is about to be drawn with this anchor. Its mask is
@@ -306,11 +429,13 @@ def fit(text: str, size: int, max_width: int, anchor: str | None = None) -> str:
     spares measuring the text: measuring costs about as much again as
     drawing. A FreeType mask spans at least the text's advance width rounded
     to the nearest pixel, so a mask at least one pixel narrower than
-    ``max_width`` means the text fits.
+    ``max_width`` means the text fits. ``rtl``: the text is drawn as a
+    right-to-left paragraph in that language (:func:`layout`).
     """
     drawn = for_drawing(text)
-    if anchor is not None and words(drawn, size) is None and isinstance(font(size), ImageFont.FreeTypeFont):
-        image, _ = mask(drawn, size, anchor)
+    whole = rtl is not None or words(drawn, size) is None  # drawn from its own mask (:func:`masks`)
+    if anchor is not None and whole and isinstance(font(size), ImageFont.FreeTypeFont):
+        image, _ = mask(drawn, size, anchor, rtl)
         if image.size[0] + 1 <= max_width:
             return text
     if length(drawn, size) <= max_width:

@@ -18,6 +18,7 @@ from bot.core.games import GameService
 from bot.core.lru import Lru
 from bot.core.model import GameRecord, GameState, GameSummary
 from bot.discord.refusals import UserError
+from i18n import current
 from renderer import ReplayGame, ReplayGif, ReplayJob
 from renderer.pool import RenderError
 from renderer.replay import MAX_BYTES, MAX_FRAMES
@@ -29,8 +30,10 @@ KEPT_REPLAYS = 32
 KEPT_BYTES = 96 * 1024 * 1024
 """Replays kept for asking again: at most this many, and this many bytes in all."""
 
-Key = tuple[int, int, int | None]
-"""(game id, version, the game of the match asked for: None for all that fit)."""
+Key = tuple[int, int, int | None, str]
+"""(game id, version, the game of the match asked for: None for all that fit, the
+language its boards are worded in: a replay drawn for a Greek asker is no answer
+to an English one)."""
 Draw = Callable[[ReplayJob], Awaitable[ReplayGif]]
 
 
@@ -90,12 +93,12 @@ class Replays:
         :raises UserError: if it can't be drawn, or would not fit in ``limit`` bytes.
         """
         check_number(game, number)
-        key: Key = (game.id, game.version, number)
+        key: Key = (game.id, game.version, number, current())
         replay = self._kept.get(key)
         if replay is None:
             drawing = self._drawing.get(key)
             if drawing is None:
-                drawing = self._drawing[key] = asyncio.ensure_future(self._draw(game, number))
+                drawing = self._drawing[key] = asyncio.ensure_future(self._draw(game, number, key[3]))
                 drawing.add_done_callback(lambda done: self._finished(key, done))
             replay = await asyncio.shield(drawing)
         if len(replay.gif) > limit:
@@ -105,7 +108,7 @@ class Replays:
             )
         return replay
 
-    async def _draw(self, game: GameState | GameSummary, number: int | None) -> Replay:
+    async def _draw(self, game: GameState | GameSummary, number: int | None, language: str) -> Replay:
         shown, note = choose(await self.service.archive.game_records(game.id), number)
         names = (game.players[0].name, game.players[1].name)
         stake = game.options.stake if not game.options.match_length else None
@@ -116,6 +119,7 @@ class Replays:
             frame_ms=FRAME_MS,
             max_frames=MAX_FRAMES,
             max_bytes=MAX_BYTES,
+            language=language,
         )
         try:
             gif = await self.draw(job)

@@ -13,6 +13,7 @@ from bot.core.model import ChallengeOptions, GameRecord, PlayerRef
 from bot.discord import replays
 from bot.discord.refusals import UserError
 from bot.discord.replays import Replays, choose
+from i18n import speaking
 from renderer import ReplayGif, ReplayJob
 from renderer.pool import RenderError
 
@@ -83,6 +84,18 @@ async def test_asked_twice_or_at_once_it_is_drawn_once() -> None:
     await cache.render(game(version=41))  # the game moved on: a new replay
     await cache.render(game(), 2)  # one game of the match: another
     assert len(draw.jobs) == 3
+
+
+async def test_a_replay_is_kept_per_language_and_drawn_in_it() -> None:
+    draw = Drawing()
+    cache = Replays(service((record(1, 10),)), draw)
+    with speaking("el"):
+        greek = await cache.render(game(count=1))
+    english = await cache.render(game(count=1))
+    with speaking("el"):
+        assert await cache.render(game(count=1)) is greek
+    assert english is not greek
+    assert [job.language for job in draw.jobs] == ["el", "en"]
 
 
 async def test_the_cache_keeps_a_bounded_number_of_replays(monkeypatch: pytest.MonkeyPatch) -> None:
