@@ -8,13 +8,12 @@ each game's own rules are :mod:`engine.plakoto`, :mod:`engine.fevga` and
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from typing import Any
 
 from engine.dice import DiceSource, Roll, SecureDice
 from engine.fevga import FEVGA
-from engine.game import Action, GameError, GameResult, LogError, WinKind
+from engine.game import Action, Game, GameError, GameResult, GameSettings, LogError, Phase, WinKind, final_score
 from engine.nardy import NARDY
 from engine.notation import IllegalPlayError
 from engine.plakoto import PLAKOTO
@@ -37,11 +36,40 @@ RULES: dict[str, Rules] = {"plakoto": PLAKOTO, "fevga": FEVGA, "nardy": NARDY}
 assert tuple(RULES) == GAMES
 
 
-class TablesPhase(enum.Enum):
-    OPENING = "opening"
-    ROLL = "roll"
-    PLAY = "play"
-    OVER = "over"
+TablesPhase = Phase
+"""A game here passes through backgammon's phases (opening, roll, play, over), never a cube's or a resignation's."""
+
+PRESETS = ("backgammon", "nackgammon", "tavla", "takhteh", "portes")
+"""The games played with backgammon's movement (:class:`engine.game.Game` under preset settings)."""
+
+VARIANTS = (*PRESETS, "plakoto", "fevga", "nardy", "tavli")
+"""Every game a challenge may name."""
+
+FAMILIES = ("backgammon", "plakoto", "fevga", "nardy", "tavli")
+"""The rating families: backgammon's presets share backgammon's; each other game has its own."""
+
+
+def family(variant: str) -> str:
+    """The rating family of ``variant`` (``tavla`` -> ``backgammon``)."""
+    return "backgammon" if variant in PRESETS else variant
+
+
+def preset_settings(variant: str, match_length: int, **overrides: Any) -> GameSettings:
+    """The settings of a backgammon preset (docs/rules.md sections 16-19).
+
+    :raises ValueError: for a variant that is no preset, or a length it is not played to.
+    """
+    if variant == "tavla":
+        return GameSettings.tavla(match_length or 5)
+    if variant == "takhteh":
+        return GameSettings.takhteh(match_length or 7)
+    if variant == "portes":
+        return GameSettings.portes(match_length or 5)
+    if variant == "nackgammon":
+        return GameSettings(match_length=match_length, start="nackgammon", **overrides)
+    if variant == "backgammon":
+        return GameSettings(match_length=match_length, **overrides)
+    raise ValueError(f"{variant!r} is no preset of backgammon")
 
 
 class TablesGame:
@@ -74,6 +102,7 @@ class TablesGame:
         self.player_on_roll = self.turn = 0
         self.position = self.rules.start()
         self.dice: Roll | None = None
+        self.opening_dice: tuple[int, int] | None = None
         self.plays_made = [0, 0]
         self.result: GameResult | None = None
         self.last_play: tuple[int, TablesPlay] | None = None
@@ -116,6 +145,50 @@ class TablesGame:
     def is_over(self) -> bool:
         return self.phase is TablesPhase.OVER
 
+    # What a service asks of every game (:class:`engine.game.Game`'s names): no cube here.
+    settings = GameSettings(cube=False)
+    crawford = False
+    cube_value = 1
+    cube_owner: int | None = None
+    offered_cube: int | None = None
+    resignation: tuple[int, int] | None = None
+    opening_offer: Roll | None = None
+    unplayed_dice: Roll | None = None
+
+    @property
+    def version(self) -> int:
+        return len(self.log)
+
+    @property
+    def is_money(self) -> bool:
+        return False
+
+    def can_double(self, player: int) -> bool:
+        return False
+
+    def can_beaver(self, player: int) -> bool:
+        return False
+
+    def points_for(self, kind: WinKind) -> int:
+        return int(kind)
+
+    def forget_legal_plays(self) -> None:
+        """Nothing kept to forget beyond the plays themselves (a few dozen at most)."""
+        self._plays = None
+
+    def double(self, player: int) -> int:
+        raise GameError(f"there is no doubling cube in {self.game}")
+
+    take = beaver = drop = use_opening = double  # type: ignore[assignment]
+
+    def offer_resignation(self, player: int, level: int = 1) -> None:
+        raise GameError(f"{self.game} has no resignations: forfeit to give up")
+
+    accept_resignation = reject_resignation = offer_resignation  # type: ignore[assignment]
+
+    def position_id(self) -> str:
+        return self.position.position_id()
+
     def position_for(self, player: int) -> TablesPosition:
         return self.position if player == self.player_on_roll else self.position.swap()
 
@@ -131,6 +204,7 @@ class TablesGame:
             throw = dice or (self.dice_source.die(), self.dice_source.die())
             Roll(*throw)
             self.log.append(Action("opening", dice=(throw[0], throw[1])))
+            self.opening_dice = (throw[0], throw[1])
             if throw[0] != throw[1]:
                 self.player_on_roll = self.turn = 0 if throw[0] > throw[1] else 1
                 self.phase = TablesPhase.ROLL
@@ -283,3 +357,127 @@ def _player(player: int | None) -> int:
     if player not in (0, 1):
         raise GameError(f"the action names no player (got {player!r})")
     return player
+
+
+class VariantMatch:
+    """A match of plakoto, fevga or nardy (every game that game), or of tavli
+    (portes, plakoto, fevga in turn: :data:`engine.tavli.CYCLE`), to ``length``
+    points; length 0 is one game. :class:`engine.match.Match`'s names, so a
+    service keeps and replays it as it does a backgammon match. The first game
+    opens with a throw of one die each; the winner of a game starts the next."""
+
+    def __init__(self, kind: str, length: int = 0, *, dice: DiceSource | None = None) -> None:
+        if kind not in (*GAMES, "tavli"):
+            raise GameError(f"no such game {kind!r}")
+        if kind == "tavli" and length not in (3, 5, 7):
+            raise GameError("tavli is played to 3, 5 or 7 points")
+        if length < 0:
+            raise GameError("the match length cannot be negative")
+        self.kind = kind
+        self.settings = GameSettings(match_length=length, cube=False, winner_throws_first=True)
+        self.dice_source = dice
+        self.games: list[Game | TablesGame] = []
+
+    @property
+    def length(self) -> int:
+        return self.settings.match_length
+
+    @property
+    def is_money(self) -> bool:
+        return False
+
+    @property
+    def game(self) -> Game | TablesGame | None:
+        return self.games[-1] if self.games else None
+
+    def kind_of(self, number: int) -> str:
+        """Which game the ``number``-th game (from 1) is."""
+        if self.kind == "tavli":
+            return ("portes", "plakoto", "fevga")[(number - 1) % 3]
+        return self.kind
+
+    @property
+    def score(self) -> tuple[int, int]:
+        score = (0, 0)
+        for game in self.games:
+            if game.result is not None:
+                score = final_score(score, game.result, self.length)
+        return score
+
+    @property
+    def is_over(self) -> bool:
+        if not self.games or not self.games[-1].is_over:
+            return False
+        return not self.length or max(self.score) >= self.length
+
+    @property
+    def winner(self) -> int | None:
+        if not self.is_over:
+            return None
+        if not self.length:
+            result = self.games[-1].result
+            return result.winner if result else None
+        s0, s1 = self.score
+        return 0 if s0 > s1 else 1
+
+    is_post_crawford = False
+    crawford_played = False
+
+    def next_game_is_crawford(self) -> bool:
+        return False
+
+    def next_starter(self) -> int | None:
+        if not self.games or self.games[-1].result is None:
+            return None
+        return self.games[-1].result.winner
+
+    def new_game(self) -> Game | TablesGame:
+        if self.games and not self.games[-1].is_over:
+            raise GameError("the current game is not over")
+        if self.is_over:
+            raise GameError("the match is over")
+        kind = self.kind_of(len(self.games) + 1)
+        starter = self.next_starter()
+        game: Game | TablesGame
+        if kind == "portes":
+            game = Game(GameSettings.portes(self.length), dice=self.dice_source, score=self.score, starter=starter)
+        else:
+            game = TablesGame(kind, dice=self.dice_source, starter=starter, score=self.score)
+        self.games.append(game)
+        return game
+
+    def use_dice(self, dice: DiceSource | None) -> None:
+        self.dice_source = dice
+        for game in self.games:
+            game.dice_source = dice or SecureDice()
+
+    @property
+    def log(self) -> list[Action]:
+        actions: list[Action] = []
+        for number, game in enumerate(self.games, start=1):
+            actions.append(Action("game", value=number))
+            actions.extend(game.log)
+        return actions
+
+    @property
+    def version(self) -> int:
+        return sum(len(game.log) + 1 for game in self.games)
+
+    def apply(self, action: Action | dict[str, Any]) -> None:
+        if not isinstance(action, Action):
+            action = Action.from_dict(action)
+        if action.kind == "game":
+            self.new_game()
+            return
+        if self.game is None:
+            raise LogError("the log starts with an action before any game")
+        self.game.apply(action)
+
+    @classmethod
+    def replay(
+        cls, kind: str, actions: Iterable[Action | dict[str, Any]], length: int = 0, *, dice: DiceSource | None = None
+    ) -> VariantMatch:
+        match = cls(kind, length, dice=dice)
+        for action in actions:
+            match.apply(action)
+        return match

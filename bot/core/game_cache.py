@@ -185,7 +185,7 @@ class GameCache:
         if snapshot is None:
             options = ChallengeOptions.from_dict(settings)
             source = self.dice_source(settings, len(dice_in_log(actions)))
-            match = Match(options.game_settings(), dice=source)
+            match = options.new_match(source)
         else:
             match = parse_snapshot(snapshot)
             thrown = len(dice_in_log(match.log)) + len(dice_in_log(actions))
@@ -210,6 +210,8 @@ class GameCache:
         each time the log passes a multiple of ``Limits.snapshot_every`` (``match``
         is this step's own copy; a long one is written out in a thread)."""
         every = self.limits.snapshot_every
+        if not isinstance(match, Match):
+            return None  # plakoto, fevga, nardy, tavli: short logs of their own, replayed whole
         if (version + added) // every == version // every:
             return None
         if version + added <= SNAPSHOT_ON_LOOP:

@@ -264,7 +264,7 @@ class GameService:
             )
         except ChannelBusyError:
             raise ChallengeError("there is already a game in this channel: finish it first") from None
-        match = Match(options.game_settings(), dice=self.cache.dice_source(row.settings, 0))
+        match = options.new_match(self.cache.dice_source(row.settings, 0))
 
         def start(m: Match, forced: set[int]) -> None:
             if gnubg_id is None:

@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 from bot.ai import UNAVAILABLE_MESSAGE
 from bot.config import DUE_PER_SWEEP, EXPIRIES_PER_SWEEP, Limits  # the limits are settings
@@ -30,6 +30,9 @@ from bot.store import (  # the store's values the layers above are shown, throug
     StorageFullError,
 )
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
+from engine.dice import DiceSource
+from engine.variants import PRESETS, VARIANTS, TablesGame, VariantMatch, family, preset_settings
+from i18n import N_, _
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -193,6 +196,19 @@ class ChallengeOptions:
     """A tournament's match: the tournament (:mod:`bot.core.tournaments`)."""
     unrated: bool = False
     """Kept out of the ratings by choice (a tournament that is not rated)."""
+    variant: str = "backgammon"
+    """The game played (:data:`engine.variants.VARIANTS`): backgammon, one of its
+    presets (nackgammon, tavla, takhteh, portes), plakoto, fevga, nardy or tavli."""
+
+    @property
+    def family(self) -> str:
+        """The rating family (:func:`engine.variants.family`)."""
+        return family(self.variant)
+
+    @property
+    def is_tables(self) -> bool:
+        """A game of plakoto, fevga, nardy or tavli: no cube, no gnubg nets."""
+        return self.variant not in PRESETS
 
     @property
     def rated(self) -> bool:
@@ -222,6 +238,18 @@ class ChallengeOptions:
             raise ChallengeError(f"the cube limit is one of {', '.join(map(str, CUBE_LIMITS))}")
         if self.challenger_seat not in (0, 1):
             raise ChallengeError("the challenger sits at seat 0 or 1")
+        if self.variant not in VARIANTS:
+            raise ChallengeError(f"the game is one of {', '.join(VARIANTS)}")
+        if self.variant not in ("backgammon", "nackgammon"):
+            cubeless = (self.jacoby, self.beavers, self.automatic_doubles, self.hoyle, self.opening_reroll)
+            if any(cubeless) or self.cube_limit != CUBE_LIMIT or not self.early_doubles:
+                raise ChallengeError(f"{self.variant} has no cube and its own opening: leave out the cube options")
+            if self.gnubg_id:
+                raise ChallengeError("a practice game from a position is backgammon")
+        if self.variant in ("tavla", "takhteh", "portes") and not self.match_length:
+            raise ChallengeError(f"{self.variant} is played as a match: give its length")
+        if self.variant == "tavli" and self.match_length not in (3, 5, 7):
+            raise ChallengeError("tavli is played to 3, 5 or 7 points")
         if self.backgammon_value not in (3, 4):
             raise ChallengeError("a backgammon counts 3, or 4 by agreement")
         if self.hoyle:
@@ -246,7 +274,19 @@ class ChallengeOptions:
         if isinstance(self.automatic_doubles, bool):  # stored (and offered) as on/off before counts
             object.__setattr__(self, "automatic_doubles", AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0)
 
+    def new_match(self, dice: DiceSource | None = None) -> Match:
+        """A new match of this game (nothing played yet). Plakoto, fevga, nardy and
+        tavli are a :class:`engine.variants.VariantMatch`, which answers to a
+        :class:`engine.Match`'s names, so the service keeps and replays both alike."""
+        if self.is_tables:
+            return cast(Match, VariantMatch(self.variant, self.match_length, dice=dice))
+        return Match(self.game_settings(), dice=dice)
+
     def game_settings(self) -> GameSettings:
+        if self.variant in ("tavla", "takhteh", "portes"):
+            return replace(preset_settings(self.variant, self.match_length), closed_out=self.closed_out)
+        if self.is_tables:
+            return GameSettings(match_length=self.match_length, cube=False)
         if self.hoyle:
             return replace(GameSettings.hoyle(self.backgammon_value), closed_out=self.closed_out)
         return GameSettings(
@@ -258,6 +298,7 @@ class ChallengeOptions:
             cube_limit=self.cube_limit,
             double_before_first_play=self.early_doubles,
             closed_out=self.closed_out,
+            start="nackgammon" if self.variant == "nackgammon" else "standard",
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -278,8 +319,18 @@ class ChallengeOptions:
             kind = f"a practice game (unrated) from the position `{self.gnubg_id}`"
         elif self.hoyle:
             kind = "Hoyle's rubber (best of three games, no cube, a gammon counts two)"
+        elif self.is_tables and not self.match_length:
+            kind = _("a game of {game}").format(game=variant_name(self.variant))
+        elif self.variant != "backgammon" and self.match_length:
+            kind = _("a {length}-point match of {game}").format(
+                length=self.match_length, game=variant_name(self.variant)
+            )
         elif self.match_length:
             kind = f"a {self.match_length}-point match"
+        elif self.variant != "backgammon":
+            kind = _("a money game of {game} at {stake} per point").format(
+                game=variant_name(self.variant), stake=self.stake
+            )
         else:
             kind = f"a money game at {self.stake} per point"
         automatic = (
@@ -307,6 +358,25 @@ class ChallengeOptions:
         if self.tournament is not None:
             kind = f"a tournament match ({kind}{', unrated' if self.unrated else ''})"
         return ", ".join([kind, days, *rules])
+
+
+VARIANT_NAMES = {
+    "backgammon": N_("backgammon"),
+    "nackgammon": N_("nackgammon"),
+    "tavla": N_("tavla"),
+    "takhteh": N_("takhteh"),
+    "portes": N_("portes"),
+    "plakoto": N_("plakoto"),
+    "fevga": N_("fevga"),
+    "nardy": N_("long nardy"),
+    "tavli": N_("tavli"),
+}
+"""Each game's name as members read it (translated where used)."""
+
+
+def variant_name(variant: str) -> str:
+    """The name of ``variant`` in the language in force."""
+    return _(VARIANT_NAMES.get(variant, variant))
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +433,7 @@ class GameState:
     options: ChallengeOptions
     version: int
     status: str
-    match: Match
+    match: Match  # or an engine.variants.VariantMatch, which answers to the same names
     deadline: datetime | None
     board_message: tuple[int, int] | None
     result: dict[str, Any] | None = None
@@ -375,7 +445,8 @@ class GameState:
 
     @property
     def game(self) -> Game:
-        """The current game of the match."""
+        """The current game of the match (a :class:`engine.variants.TablesGame`
+        in plakoto, fevga, nardy and tavli, which answers to the same names)."""
         assert self.match.game is not None
         return self.match.game
 
@@ -402,6 +473,8 @@ class GameState:
         game = self.game
         if game.phase is not Phase.PLAY or game.dice is None:
             return []
+        if isinstance(game, TablesGame):
+            return game.legal_plays()  # type: ignore[return-value]  # the game's own generator
         return legal_plays(game.position, game.dice)
 
     def legal_play_texts(self) -> list[str]:
@@ -608,6 +681,7 @@ __all__ = [
     "REMINDER_FRACTION",
     "SERVICE_ACTIONS",
     "UNAVAILABLE_MESSAGE",
+    "VARIANT_NAMES",
     "AnalysisUnavailableError",
     "BusyError",
     "ChallengeError",
@@ -638,5 +712,6 @@ __all__ = [
     "Shard",
     "StaleGameError",
     "storage_errors_as_service_errors",
+    "variant_name",
     "SavingPausedError",
 ]

@@ -94,6 +94,8 @@ class AnalysisNotes:
         ended = sum(1 for e in outcome.events if e.kind == "game_over")
         if not ended or message is None or outcome.state.status == "abandoned":
             return
+        if outcome.state.options.is_tables:
+            return  # no engine analyses plakoto, fevga, nardy or tavli
         if not self.available():
             return
         self._waiting.append(_Ended(outcome.state, ended, message, list(embeds), self.clock()))

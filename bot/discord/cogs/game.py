@@ -26,6 +26,7 @@ from bot.core.model import (
     ChallengeOptions,
     GameSummary,
     ServiceError,
+    variant_name,
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
@@ -47,11 +48,15 @@ from bot.discord.replies import (
     send_public,
 )
 from engine import UNLIMITED, WinKind
+from engine.variants import VARIANTS
+from i18n import _
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
 
 LevelName = Literal["beginner", "intermediate", "expert"]
+DEFAULT_LENGTHS = {"tavla": 5, "takhteh": 7, "portes": 5, "tavli": 5}
+"""The match length of the games played as matches when the challenge names none (docs/rules.md 16-23)."""
 AUTOMATIC_DOUBLES = {"off": 0, "twice": AUTOMATIC_DOUBLES_LIMIT, "every tie": UNLIMITED}
 """The ``automatic_doubles`` choices: how many opening ties double the cube."""
 HISTORY_SEARCH = 30
@@ -98,6 +103,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         cube_limit="The highest the cube may go (default 64)",
         early_doubles="Off: nobody may double before the game's first play (the old texts' rule)",
         closed_out="On the bar against a closed board: roll and dance (today), or skip the throw (old texts; .mat can't show it)",
+        game="backgammon, tavla, plakoto, nardy, tavli... (/bg rules)",
     )
     async def challenge(
         self,
@@ -118,14 +124,22 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         cube_limit: Literal[2, 4, 8, 16, 32, 64] = CUBE_LIMIT,
         early_doubles: bool = True,
         closed_out: Literal["roll", "skip"] = "roll",
+        game: app_commands.Range[str, 1, 40] = "backgammon",
     ) -> None:
+        game = game_named(game)
         if thread and isinstance(interaction.channel, discord.Thread):
             raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
         require_permissions(interaction, CHANNEL_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
         hoyle = rules == "hoyle"
         if hoyle and match_length not in (0, HOYLE_LENGTH):
             raise UserError("Hoyle's rubber is the best of three games: leave out `match_length`.")
+        if hoyle and game != "backgammon":
+            raise UserError(
+                _("Hoyle's rubber is a rule of backgammon: leave out `rules` for {game}.").format(game=game)
+            )
+        match_length = match_length or DEFAULT_LENGTHS.get(game, 0)
         options = ChallengeOptions(
+            variant=game,
             match_length=HOYLE_LENGTH if hoyle else match_length,
             stake=stake,
             move_days=days if days is not None else self.settings.default_move_days,
@@ -161,6 +175,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             ),
         )
         await self.table.post_challenge(interaction, challenge, thread)
+
+    @challenge.autocomplete("game")
+    async def challenge_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(VARIANTS, current)
 
     @cooldown("challenge")
     @app_commands.command(name="computer", description="Play the computer (unrated); it moves by itself")
@@ -585,6 +605,33 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             await send_private(interaction, **kwargs)
         else:
             await send_public(interaction, **kwargs)
+
+
+def game_choices(names: tuple[str, ...], current: str) -> list[app_commands.Choice[str]]:
+    """The games (or rating families) whose name holds what is typed, in the member's language.
+    (Autocompleted, not fixed choices: /bg's options and their choices must stay within Discord's 4000 characters.)"""
+    typed = current.strip().lower()
+    return [
+        app_commands.Choice(name=variant_name(name), value=name)
+        for name in names
+        if typed in name or typed in variant_name(name).lower()
+    ]
+
+
+def game_named(text: str, names: tuple[str, ...] = VARIANTS) -> str:
+    """The game a member typed or chose (a name in their language, or the key).
+
+    :raises UserError: for no such game.
+    """
+    typed = text.strip().lower()
+    for name in names:
+        if typed in (name, variant_name(name).lower()):
+            return name
+    raise UserError(
+        _("There is no game {game}: choose one of {games}.").format(
+            game=shown(text[:40]), games=", ".join(variant_name(name) for name in names)
+        )
+    )
 
 
 def cap_option(command: app_commands.Command[Any, ..., Any], name: str, most: int) -> None:

@@ -168,7 +168,9 @@ async def test_challenge_options(tree_bot):
         "cube_limit",
         "early_doubles",
         "closed_out",
+        "game",
     ]
+    assert options["game"]["autocomplete"]  # the games are offered as typed, within Discord's 4000 characters
     assert [c["value"] for c in options["rules"]["choices"]] == ["standard", "hoyle"]
     assert [c["value"] for c in options["automatic_doubles"]["choices"]] == ["off", "twice", "every tie"]
     assert [c["value"] for c in options["cube_limit"]["choices"]] == [2, 4, 8, 16, 32, 64]

@@ -1,0 +1,93 @@
+"""The board's other games through Discord: a challenge names the game, and the
+game is played with the buttons and typed moves to its end, rated in its family.
+
+The engine picks the plays (the first legal one, or the computer's choice);
+every other turn is typed with ``/bg move``, the rest chosen in the board's menu
+(or, past 25 plays, typed too)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot.config import Settings
+from bot.discord.analysis_notes import AnalysisNotes
+from engine import Phase, SeededDice
+
+
+@pytest.fixture
+def dice():
+    return SeededDice(43)
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(token="fake-token", database_path=str(tmp_path / "data" / "bg.sqlite3"), cooldowns=())
+
+
+async def play_quietly(w, until_pips: int) -> None:
+    """Play the channel's game through the service (no Discord) until a player
+    has at most ``until_pips`` left, the engine picking the plays."""
+    service = w.service
+    while True:
+        state = await service.lookups.game_in_channel(w.channel.id)
+        game = state.game
+        if min(game.pip_counts()) <= until_pips:
+            break
+        user = state.to_act().user_id
+        if game.is_over:
+            break
+        if game.phase is Phase.ROLL:
+            await service.roll(state.id, user)
+        else:
+            texts = state.legal_play_texts()
+            await service.play(state.id, user, texts[len(texts) // 2])
+    await w.carol.slash(w.channel, "bg board")  # the board as it now stands, to play on
+
+
+async def play_out(w, *, most_turns: int = 400) -> None:
+    """Play the game in the channel to the end of its match: Roll buttons, then
+    the menu or ``/bg move`` in turn."""
+    typed = False
+    for _ in range(most_turns):
+        state = await w.service.lookups.game_in_channel(w.channel.id)
+        if state is None:
+            return
+        game = state.game
+        actor = w.alice if state.to_act().user_id == w.alice.id else w.bob
+        board = w.board()
+        if game.phase is Phase.ROLL:
+            result = await actor.click(board, label="Roll")
+        elif game.phase is Phase.PLAY:
+            texts = state.legal_play_texts()
+            text = texts[len(texts) // 2]
+            typed = not typed
+            if typed or len(texts) > 25:
+                result = await actor.slash(w.channel, "bg move", play=text)
+            else:
+                result = await actor.select(board, [text])
+        else:
+            raise AssertionError(f"a phase no player should meet here: {game.phase}")
+        assert not w.private(result), w.private(result)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("game", ["tavla"])
+async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game, monkeypatch):
+    # The game-over analysis of a whole game takes seconds and is not what this test is about.
+    monkeypatch.setattr(AnalysisNotes, "available", lambda self: False)
+    w = world
+    challenge = await w.challenge(game=game, match_length=1)
+    assert "tavla" in challenge.response.content
+    await w.bob.click(challenge.response, label="Accept")
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert state.options.variant == game and not state.game.settings.cube
+    assert "Double" not in w.labels(w.board())
+    started = time.perf_counter()
+    await play_quietly(w, 30)
+    print("quiet", time.perf_counter() - started)
+    await play_out(w)
+    print("all", time.perf_counter() - started)
+    final = w.board()
+    assert "wins the 1-point match" in final.embeds[0].description
