@@ -179,12 +179,12 @@ class TablesGame:
     def double(self, player: int) -> int:
         raise GameError(f"there is no doubling cube in {self.game}")
 
-    take = beaver = drop = use_opening = double  # type: ignore[assignment]
+    take = beaver = drop = use_opening = double
 
     def offer_resignation(self, player: int, level: int = 1) -> None:
         raise GameError(f"{self.game} has no resignations: forfeit to give up")
 
-    accept_resignation = reject_resignation = offer_resignation  # type: ignore[assignment]
+    accept_resignation = reject_resignation = offer_resignation
 
     def position_id(self) -> str:
         return self.position.position_id()

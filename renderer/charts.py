@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -110,7 +111,7 @@ def _t(text: str) -> str:
     return text if MATPLOTLIB_SHAPES else T.visual(text)
 
 
-def _key(figure: Figure, items: list[tuple[str, tuple[float, ...]]], start: float, y: float) -> None:
+def _key(figure: Figure, items: Sequence[tuple[str, tuple[float, ...]]], start: float, y: float) -> None:
     """A chart's key: ``items`` one after another in a line from ``start`` (figure
     fraction), each placed after the last one's measured width, whatever its
     alphabet. Right to left (from the right edge) in a right-to-left language."""

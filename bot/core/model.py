@@ -474,7 +474,7 @@ class GameState:
         if game.phase is not Phase.PLAY or game.dice is None:
             return []
         if isinstance(game, TablesGame):
-            return game.legal_plays()  # type: ignore[return-value]  # the game's own generator
+            return game.legal_plays()  # the game's own generator
         return legal_plays(game.position, game.dice)
 
     def legal_play_texts(self) -> list[str]:

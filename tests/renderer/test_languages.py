@@ -96,7 +96,7 @@ def test_scenes_and_pictures_take_the_language_in_force_where_they_are_made() ->
         with speaking("el"):
             job = make()
         assert job.language == "el"  # type: ignore[attr-defined]
-        assert pickle.loads(pickle.dumps(job)).language == "el"  # type: ignore[attr-defined]
+        assert pickle.loads(pickle.dumps(job)).language == "el"
 
 
 def test_scene_from_game_words_its_result_in_the_language_given(catalogues: Path) -> None:
