@@ -49,7 +49,7 @@ from PIL import Image, ImageDraw
 
 from engine.play import Move, format_moves
 from engine.position import BAR, OFF, Position
-from i18n import _, ngettext, pgettext, speaking
+from i18n import _, current, ngettext, pgettext, speaking
 from renderer import layout as L
 from renderer import text as T
 from renderer.scene import DEFAULT_NAMES, ON_ROLL, OPPONENT, BoardScene
@@ -762,6 +762,8 @@ def _draw_status(canvas: _Canvas, scene: BoardScene) -> None:
 def _draw(scene: BoardScene, image: Image.Image | None = None) -> _Canvas:
     """The board of ``scene`` drawn on ``image`` (the bare static board), or on a copy of it,
     with its words in the scene's language."""
+    if scene.language == current():  # the usual case: drawn where the scene was made
+        return _draw_spoken(scene, image)
     with speaking(scene.language):
         return _draw_spoken(scene, image)
 

@@ -108,7 +108,7 @@ def render_tables_image(
         top_row = L.point_box(point).top
         y = L.MIDDLE_Y - 22 if top_row else L.MIDDLE_Y + 22
         word = _(START_WORDS[position.game])
-        draw.text((x, y), word, font=T.font(LABEL_SIZE), fill=theme.text, anchor="mm")
+        draw.text((x, y), word, font=T.font(LABEL_SIZE), fill=theme.text, anchor="mm", **T.layout(T.rtl_language()))
 
     # Borne off: a count in each half of the tray.
     for side, bottom in ((0, True), (1, False)):
@@ -136,6 +136,7 @@ def render_tables_image(
         font=T.font(TITLE_SIZE),
         fill=theme.text,
         anchor="mm",
+        **T.layout(T.rtl_language()),
     )
     draw.text(
         (L.WIDTH // 2, L.BOTTOM_BAND_Y + L.BAND_HEIGHT // 2),
@@ -143,6 +144,7 @@ def render_tables_image(
         font=T.font(TITLE_SIZE),
         fill=theme.text,
         anchor="mm",
+        **T.layout(T.rtl_language()),
     )
     return image
 

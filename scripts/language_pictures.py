@@ -364,6 +364,8 @@ def sample_catalogue(language: str, real: Catalog | None = None) -> Catalog:
         found = catalogue.get(key[0] if isinstance(key, tuple) else key, context=context)
         if found is not None and found.string and (isinstance(found.string, str) or all(found.string)):
             continue
+        if found is not None:  # untranslated: adding again would keep its empty string
+            catalogue.delete(found.id, context=context)
         if isinstance(key, tuple):
             forms = tuple(translation) if isinstance(translation, tuple) else (translation,)
             forms = (forms + (forms[-1],) * catalogue.num_plurals)[: catalogue.num_plurals]

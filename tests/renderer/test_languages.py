@@ -325,3 +325,14 @@ def test_the_command_line_draws_in_the_language_asked(catalogues: Path) -> None:
         scene_from_request({**request, "language": 7})
     greek = render_board(scene_from_request({**request, "language": "el"}))
     assert greek != render_board(scene_from_request(request))
+
+
+def test_the_real_catalogue_wins_over_the_samples() -> None:
+    real = Catalog(locale="el")
+    real.add("Money game", "Παιχνίδι για χρήματα")
+    real.add("Money game · {stake} per point", "")  # not translated yet: the sample stands in
+    merged = pictures.sample_catalogue("el", real)
+    assert merged.get("Money game").string == "Παιχνίδι για χρήματα"
+    assert merged.get("Money game · {stake} per point").string == "Με χρήματα · {stake} ανά πόντο"
+    assert merged.get("{count} pip").string == ("{count} πιπ", "{count} πιπ")
+    assert len(pictures.SAMPLES["ar"]) == len(pictures.IDS) and pictures.sample_catalogue("ar").num_plurals == 6
