@@ -308,7 +308,7 @@ def independent_board(text: str) -> tuple[list[int], list[int]]:
     return bottom, top
 
 
-@settings(max_examples=10_000, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2_000, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(xgids())
 def test_round_trips_and_the_gnubg_id_agrees(xgid):
     text = format_xgid(xgid.position, xgid.state, beavers=xgid.beavers, max_cube=xgid.max_cube)

@@ -102,8 +102,8 @@ class _View:
 
 
 @pytest.mark.slow
-async def test_200_computer_games_on_the_engine():
-    """200 money games at the fast level, every decision applied by the engine
+async def test_computer_games_on_the_engine():
+    """Twice GAMES money games at the fast level, every decision applied by the engine
     (which refuses anything illegal): none refused, all finish."""
     from engine import GameError, GameSettings, IllegalPlayError, Match, NotationError
 
@@ -116,7 +116,7 @@ async def test_200_computer_games_on_the_engine():
     refused = 0
     started = time.perf_counter()
     kinds = {}
-    for number in range(200):
+    for number in range(2 * GAMES):
         settings = GameSettings(beavers=number % 4 == 1, jacoby=number % 4 == 2)
         match = Match(settings, dice=dice)
         game = match.new_game()
@@ -148,7 +148,7 @@ async def test_200_computer_games_on_the_engine():
         assert game.is_over, f"game {number} did not end"
         kinds[game.result.reason] = kinds.get(game.result.reason, 0) + 1
     elapsed = time.perf_counter() - started
-    print(f"\n200 engine games at the fast level in {elapsed:.1f} s, endings {kinds}, {refused} refused")
+    print(f"\n{2 * GAMES} engine games at the fast level in {elapsed:.1f} s, endings {kinds}, {refused} refused")
     assert refused == 0
 
 
