@@ -78,6 +78,7 @@ async def sweep(db: str, now_unix: float, start_at: float) -> None:
             if not found:
                 break
             for n in found:
+                assert n.state is not None
                 notices.append([n.kind, n.challenge.id if n.challenge is not None else n.state.id])
     print(json.dumps({"notices": notices, "errors": errors}), flush=True)
 
