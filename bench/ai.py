@@ -86,13 +86,16 @@ def engine_match(games: int, seed: int) -> None:
                 continue
             plays = game.legal_plays()
             if seat == gnubg_seat:
+                assert game.dice is not None
                 play = analyst.choose_play(game.position, game.dice, level=0)
             else:
+                assert game.dice is not None
                 result = sage.checker_play(sage_board(game.position), game.dice.die1, game.dice.die2)
                 by_board = {tuple(sage_board(p.position)): p for p in plays}
                 # bgsage returns the unchanged board when nothing can be played: map by position only.
                 play = by_board.get(tuple(result.moves[0].board), plays[0]) if result.moves else plays[0]
             game.play(seat, play)
+        assert game.result is not None
         wins += game.result.winner == gnubg_seat
     print(
         f"gnubg-nn 0-ply vs bgsage 1ply, {games} cubeless games, seats alternating: "

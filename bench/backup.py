@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 
 
-async def _step(service: GameService, state, rng: random.Random):  # type: ignore[no-untyped-def]
+async def _step(service: GameService, state, rng: random.Random):
     player = state.to_act()
     game = state.game
     if game.phase is Phase.ROLL:
@@ -49,7 +49,7 @@ async def _step(service: GameService, state, rng: random.Random):  # type: ignor
 
 async def _play(
     service: GameService, states: list, rng: random.Random, until: float, channel: list[int]
-) -> list[float]:  # type: ignore[type-arg]
+) -> list[float]:
     latencies = []
     n = 0
     while time.monotonic() < until:

@@ -40,7 +40,7 @@ project's schema, e.g. from ``bench/build_store.py``); ``--store big`` is
 ``bench/.stores/big.sqlite``. ``--keep-store PATH`` keeps the run's database.
 ``--env KEY=VALUE`` sets one of the bot's settings (``--env HEALTH_PORT=9102``:
 with its metrics on). ``--profile PATH`` samples the bot's event loop (``E2E_PROFILE``, see
-tests/e2e/launcher.py); ``bench/profile_report.py PATH`` sums it.
+tests/e2e/launcher.py); ``python -m bench.profile_report PATH`` sums it.
 
     python -m bench.e2e_load [--games 200] [--short] [--store PATH|big] [--think 0.5 2] [--ramp 0]
                              [--runs 1] [--json] [--profile PATH] [--keep-store PATH]

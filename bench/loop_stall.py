@@ -257,7 +257,7 @@ async def one_run(matches: int, storm: int, seed: int, stacks: bool = False) -> 
             "complete_max": round(max(complete, default=float("nan")), 1),
             "private_answers": refusals[:2],
         }
-    figures = {
+    figures: dict[str, Any] = {
         "storm_seconds": round(storm_end - storm_start, 2),
         "longest_stall_ms": round(max(stalls, default=0.0) * 1000, 1),
         "stalls_over_100ms": sum(1 for s in stalls if s > 0.1),

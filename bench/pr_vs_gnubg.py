@@ -35,6 +35,7 @@ NOISE = 0.06
 
 def _noisy_play(analyst: Analyst, game: Game, rng: random.Random, noise: float) -> Play:
     """The best 0-ply play after Gaussian noise of ``noise`` (equity) on each: a player of some PR."""
+    assert game.dice is not None
     ranked = analyst.play_equities(game.position, game.dice, ply=0)
     return max(ranked, key=lambda c: c.equity + rng.gauss(0.0, noise)).play
 
@@ -78,7 +79,7 @@ def bot_pr(match: Match, analyst: Analyst) -> list[tuple[float, int]]:
         for p in analysis.players:
             totals[p.player][0] += p.equity_lost
             totals[p.player][1] += p.pr_decisions
-    return [(lost, n) for lost, n in totals]
+    return [(lost, int(n)) for lost, n in totals]
 
 
 def gnubg_prs(

@@ -314,7 +314,7 @@ def rating_chart(matches: int) -> RatingChart:
 def bench_charts(rounds: int) -> None:
     """Median and p95 wall time, median CPU time and PNG size of each chart."""
     warm_up()
-    charts = {f"game {n}": game_chart(n) for n in (30, 80, 300)}
+    charts: dict[str, GameChart | RatingChart] = {f"game {n}": game_chart(n) for n in (30, 80, 300)}
     charts.update({f"rating {n}": rating_chart(n) for n in (10, 100, 1000)})
     print(f"{'chart':<12} {'median ms':>10} {'p95 ms':>8} {'CPU ms':>8} {'PNG KB':>8}")
     medians = []

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import json
 import os
@@ -35,6 +36,7 @@ import resource
 import statistics
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +59,18 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+@dataclass(frozen=True, slots=True)
 class Sample:
     """Who and what to ask about: the biggest server, its busiest members, random ones."""
 
-    def __init__(self, rows: dict[str, Any]) -> None:
-        self.__dict__.update(rows)
+    guild: int
+    guild_members: int
+    busiest: list[int]
+    members: list[int]
+    guilds: list[int]
+    active: list[tuple[int, int, int]]
+    """(game id, guild id, player 0) of each active game."""
+    games: int
 
 
 async def sample(service: GameService) -> Sample:
@@ -83,15 +92,13 @@ async def sample(service: GameService) -> Sample:
     active = await db.fetchall("SELECT id, guild_id, player0 FROM games WHERE status = 'active'")
     count = await db.fetchone("SELECT COUNT(*) AS n FROM games")
     return Sample(
-        {
-            "guild": guild,
-            "guild_members": int(big["n"]),
-            "busiest": busiest,
-            "members": members,
-            "guilds": guilds,
-            "active": [(int(r["id"]), int(r["guild_id"]), int(r["player0"])) for r in active],
-            "games": int(count["n"]) if count else 0,
-        }
+        guild=guild,
+        guild_members=int(big["n"]),
+        busiest=busiest,
+        members=members,
+        guilds=guilds,
+        active=[(int(r["id"]), int(r["guild_id"]), int(r["player0"])) for r in active],
+        games=int(count["n"]) if count else 0,
     )
 
 
@@ -121,24 +128,24 @@ async def queries(service: GameService, s: Sample, repeat: int, shards: int, rng
             lambda: service.lookups.leaderboard(s.guild, "points") for _ in range(repeat)
         ],
         "leaderboard, random server": [
-            (lambda g=g: service.lookups.leaderboard(g)) for g in [rng.choice(s.guilds) for _ in range(repeat)]
+            functools.partial(service.lookups.leaderboard, g) for g in [rng.choice(s.guilds) for _ in range(repeat)]
         ],
         "leaderboard, global": [lambda: service.lookups.leaderboard(None) for _ in range(repeat)],
-        "stats, server": [(lambda u=u: service.lookups.stats(s.guild, u)) for u in mixed],
-        "stats, global": [(lambda u=u: service.lookups.stats(None, u)) for u in mixed],
-        "history, own (10)": [(lambda u=u: service.archive.history(s.guild, u, limit=10)) for u in mixed],
-        "history, another's (30)": [(lambda u=u: service.archive.history(s.guild, u, limit=30)) for u in mixed],
-        "rating chart history": [(lambda u=u: service.store.ratings.history(u)) for u in mixed],
-        "dice stats": [(lambda u=u: service.lookups.dice_stats(s.guild, u)) for u in mixed[: max(1, repeat // 4)]],
+        "stats, server": [functools.partial(service.lookups.stats, s.guild, u) for u in mixed],
+        "stats, global": [functools.partial(service.lookups.stats, None, u) for u in mixed],
+        "history, own (10)": [functools.partial(service.archive.history, s.guild, u, limit=10) for u in mixed],
+        "history, another's (30)": [functools.partial(service.archive.history, s.guild, u, limit=30) for u in mixed],
+        "rating chart history": [functools.partial(service.store.ratings.history, u) for u in mixed],
+        "dice stats": [functools.partial(service.lookups.dice_stats, s.guild, u) for u in mixed[: max(1, repeat // 4)]],
         "/bg games": [
-            (lambda g=g, u=u: listing(g, u)) for _, g, u in (rng.choice(guild_of_active) for _ in range(repeat))
+            functools.partial(listing, g, u) for _, g, u in (rng.choice(guild_of_active) for _ in range(repeat))
         ],
-        "games waiting for a member": [(lambda u=u: service.lookups.waiting_for(u)) for u in mixed],
+        "games waiting for a member": [functools.partial(service.lookups.waiting_for, u) for u in mixed],
         "sweep: deadlines due": [lambda: sched.due_deadlines(shard=shard) for _ in range(repeat)],
         "sweep: reminders due": [lambda: sched.due_reminders(shard=shard) for _ in range(repeat)],
         "sweep: next wake-up": [lambda: sched.next_wakeup(shard=shard) for _ in range(repeat)],
         "cold game (row + log, rebuilt)": [
-            (lambda gid=gid: _cold(service, gid)) for gid, _, _ in (rng.choice(guild_of_active) for _ in range(repeat))
+            functools.partial(_cold, service, gid) for gid, _, _ in (rng.choice(guild_of_active) for _ in range(repeat))
         ],
     }
     results: dict[str, Any] = {}

@@ -40,7 +40,7 @@ from bot.core import ChallengeOptions, GameService, GameState, PlayerRef
 from engine import Phase
 from tests.e2e import payloads
 from tests.e2e.botproc import REAL_BOT, BotProcess
-from tests.e2e.fake_discord import EPHEMERAL, FakeDiscord, custom_ids
+from tests.e2e.fake_discord import EPHEMERAL, FakeDiscord, Interaction, custom_ids
 from tests.e2e.load import percentile
 
 LEVEL = "beginner"
@@ -116,7 +116,9 @@ async def build(path: Path, games: int, humans: int, owed: int, seed: int = 1) -
             await service.deliveries.delivered(outcome.owed)
             state = await act_until(service, outcome.state, lambda v: v.game.phase is Phase.ROLL, rng)
             assert state is not None
-            meta["human"].append([channel, state.id, state.to_act().user_id])
+            actor = state.to_act()
+            assert actor is not None
+            meta["human"].append([channel, state.id, actor.user_id])
             meta["users"] += [[a_id, a.name], [b_id, b.name]]
         # the last board of some games still owed, as a crash leaves it: one more action, not delivered
         for channel, game_id, actor in meta["human"][:owed]:
@@ -191,10 +193,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             identified = next(t for t, what, _ in fake.gateway_log if what == "op2")
             figures["identify_s"] = round(identified - started, 2)
             # READY and the guild go out with the IDENTIFY; a command sent right then
-            first = await fake.slash(asker, fake.general, "bg rules")
-            await fake.wait_for(lambda: first.responded_at is not None or first.late, 120, "the first command")
-            figures["first_command_s"] = round((first.responded_at or float("nan")) - started, 2)
-            figures["first_command_latency_ms"] = round((first.first_response_latency or float("nan")) * 1000, 1)
+            command = await fake.slash(asker, fake.general, "bg rules")
+            await fake.wait_for(lambda: command.responded_at is not None or command.late, 120, "the first command")
+            figures["first_command_s"] = round((command.responded_at or float("nan")) - started, 2)
+            figures["first_command_latency_ms"] = round((command.first_response_latency or float("nan")) * 1000, 1)
 
             computer_channels = [c for c, _ in meta["computer"]]
 
@@ -229,7 +231,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.sleep(0)
             for inter in clicks:  # their answers and boards
                 with contextlib.suppress(AssertionError, asyncio.TimeoutError):
-                    await fake.wait_for(lambda i=inter: (i.board_at is not None) or i.late, 60, "a roll's board")
+
+                    def boarded(i: Interaction = inter) -> bool:
+                        return i.board_at is not None or i.late
+
+                    await fake.wait_for(boarded, 60, "a roll's board")
             first = [i.first_response_latency * 1000 for i in clicks if i.first_response_latency is not None]
             boards = [i.board_latency * 1000 for i in clicks if i.board_latency is not None]
             figures["clicks_during_resume"] = {

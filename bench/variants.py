@@ -20,7 +20,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 from engine.dice import SeededDice
-from engine.tables import GAMES, audit_play
+from engine.tables import GAMES, TablesPlay, audit_play
 from engine.variants import RULES, TablesGame, TablesPhase
 
 TURN_LIMIT = 5000
@@ -43,6 +43,7 @@ def play_games(game: str, first_seed: int, count: int) -> tuple[int, int, list[s
             first = table.plays_made[player] == 0
             before = table.position
             roll = table.roll(player)
+            play: TablesPlay | None
             if table.phase is TablesPhase.PLAY:
                 play = rng.choice(table.legal_plays())
                 table.play(player, play)

@@ -76,7 +76,7 @@ class SecureDice:
 class SeededDice:
     """Reproducible dice for tests and simulations (not for players)."""
 
-    def __init__(self, seed: int | str | bytes = 0) -> None:
+    def __init__(self, seed: int | float | str | bytes = 0) -> None:
         self._random = random.Random(seed)
 
     def die(self) -> int:

@@ -18,9 +18,10 @@ import argparse
 import random
 from pathlib import Path
 from types import SimpleNamespace
+from typing import cast
 
 from bot.ai import Analyst
-from bot.core.model import PlayerRef
+from bot.core.model import GameSummary, PlayerRef
 from bot.core.openings import verdict
 from bot.core.progress import ErrorPoint, RatingHistory, mistake_of, timeline
 from bot.core.puzzles import decision_of
@@ -50,6 +51,7 @@ def long_game(seed: int) -> Game:
         elif game.phase.value == "doubled":
             (game.take if analyst.cube_action(game, level="beginner").take else game.drop)(seat)
         else:
+            assert game.dice is not None
             ranked = analyst.play_equities(game.position, game.dice, ply=0)
             game.play(seat, max(ranked, key=lambda c: c.equity + rng.gauss(0, NOISE)).play)
     return game
@@ -99,18 +101,21 @@ def main() -> None:
     game = long_game(seed)
     analysis = Analyst().analyse_game(game, ply=0, cube_level="0ply")
     detail = analysis.detail()
+    # the chart reads only these of a match: a stand-in rather than a stored match
     state = SimpleNamespace(id=1234, game_count=1, players=(PlayerRef(1, "alice"), PlayerRef(2, "bob")))
-    ((_, chart),) = lessons.game_charts(state, {1: detail})
+    ((_, chart),) = lessons.game_charts(cast(GameSummary, state), {1: detail})
     (out / "chart-game.png").write_bytes(chart.draw())
     print(f"chart-game.png: {len(analysis.moves)} moves, {len(chart.marks)} marks")
 
-    chart = lessons.rating_chart("alice", "Backgammon Club", rating_history())
-    assert chart is not None
-    (out / "chart-rating.png").write_bytes(chart.draw())
+    rating = lessons.rating_chart("alice", "Backgammon Club", rating_history())
+    assert rating is not None
+    (out / "chart-rating.png").write_bytes(rating.draw())
 
     line = timeline(1, detail)
     biggest = max(line.mistakes, key=lambda m: m.lost)
-    decision = decision_of(mistake_of(detail["mistakes"][line.mistakes.index(biggest)]), ("alice", "bob"), 1234, 1)
+    mistakes = detail["mistakes"]
+    assert isinstance(mistakes, list)
+    decision = decision_of(mistake_of(mistakes[line.mistakes.index(biggest)]), ("alice", "bob"), 1234, 1)
     assert decision is not None
     (out / "puzzle.png").write_bytes(render_board(lessons.decision_scene(decision, False)))
     print(f"puzzle.png: {decision.kind}, loss {biggest.lost:.3f}, choices {[c.label for c in decision.choices]}")

@@ -86,9 +86,11 @@ async def play(
         if number == whole:
             tables = tables[: round(len(tables) * part)]
         for table in tables:
-            better, worse = sorted((table.a, table.b), key=lambda p: seeds[p.user_id])  # type: ignore[arg-type, union-attr]
+            assert table.a is not None and table.b is not None and table.game_id is not None
+            better, worse = sorted((table.a, table.b), key=lambda p: seeds[p.user_id])
             loser = worse if rng.random() < 0.7 else better
-            await service.forfeit(table.game_id, loser.user_id)  # type: ignore[arg-type]
+            assert loser is not None
+            await service.forfeit(table.game_id, loser.user_id)
     await open_matches(service, threads)
     return await service.tournaments.get(view.id)
 

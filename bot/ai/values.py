@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bot.ai.pr import format_pr, pr_of
 from engine import Game, Play, Position, format_play
@@ -303,7 +303,7 @@ class GameAnalysis:
     moves: list[MovePoint] = field(default_factory=list)
     """The game after every move, in order."""
 
-    def detail(self) -> dict[str, object]:
+    def detail(self) -> dict[str, Any]:
         """The numbers behind :meth:`summary`, as JSON: every move's chances and
         luck, each player's totals, and the mistakes kept (:data:`KEPT_MISTAKE`)
         with their positions and choices."""

@@ -310,9 +310,8 @@ def let_go(view: discord.ui.view.BaseView | None, interaction: discord.Interacti
     ``interaction.response`` would be a fresh one that does not know it answered."""
     if interaction is not None:
         try:
-            delattr(
-                interaction, "_cs_response"
-            )  # a private cached slot: InteractionResponse._parent is the interaction
+            # a private cached slot: InteractionResponse._parent is the interaction
+            delattr(interaction, "_cs_response")
         except AttributeError:
             pass
         interaction._original_response = None  # its message's state holds the interaction

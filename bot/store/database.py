@@ -12,12 +12,13 @@ placeholders and portable SQL; the drivers run them.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import Final, Protocol, TypeVar
 
+from bot.store.drivers import ReadTx, Tx
 from bot.store.drivers.postgres import DEFAULT_MAX_SIZE, DEFAULT_MIN_SIZE, PostgresDriver
 from bot.store.drivers.sqlite import SqliteDriver
 from bot.store.drivers.url import parse_database_url
@@ -29,27 +30,6 @@ T = TypeVar("T")
 
 DEFAULT_DB_PATH: Final = Path("data") / "backgammon.sqlite3"
 BUSY_TIMEOUT_MS: Final = 5000
-
-
-class ReadTx(Protocol):
-    """The read statements of one snapshot, in the shared (``?``-placeholder) SQL."""
-
-    dialect: str
-    for_update: str
-    """`` FOR UPDATE`` on PostgreSQL, empty on SQLite (BEGIN IMMEDIATE locks everything)."""
-    skip_locked: str
-    """`` FOR UPDATE SKIP LOCKED`` on PostgreSQL, empty on SQLite."""
-
-    async def fetchone(self, sql: str, params: Sequence[object] = ()) -> Row | None: ...
-    async def fetchall(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
-
-
-class Tx(ReadTx, Protocol):
-    """The statements of one transaction, in the shared (``?``-placeholder) SQL."""
-
-    async def execute(self, sql: str, params: Sequence[object] = ()) -> int: ...
-    async def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None: ...
-    async def insert_id(self, sql: str, params: Sequence[object] = ()) -> int: ...
 
 
 class Driver(Protocol):

@@ -280,7 +280,7 @@ async def test_once_started_the_collector_leaves_startup_objects_alone_and_runs_
         async def connect(self) -> None:
             seen["connect"] = (gc.get_freeze_count(), gc.get_threshold())
 
-    async def open_bot(settings):  # type: ignore[no-untyped-def]
+    async def open_bot(settings):
         return Bot()
 
     monkeypatch.setattr(entry, "open_bot", open_bot)
@@ -338,13 +338,13 @@ async def test_sync_goes_to_the_dev_guild_when_one_is_set(monkeypatch, tmp_path,
 
     logged_in: list[str] = []
 
-    async def login(self, token):  # type: ignore[no-untyped-def]
+    async def login(self, token):
         logged_in.append(token)
         await self.setup_hook()
 
     synced: list[object] = []
 
-    async def tree_sync(self, *, guild=None):  # type: ignore[no-untyped-def]
+    async def tree_sync(self, *, guild=None):
         synced.append(guild)
         return self.get_commands(guild=guild)
 

@@ -37,6 +37,7 @@ from bot.store import DatabaseUnavailableError, open_store, serves, shard_of
 from engine import Phase, SeededDice
 from tests.bot.bots import build_bot
 from tests.bot.core.helpers import ALICE, BOB, GUILD, FakeClock, open_env, start_game  # noqa: E402
+from tests.narrowing import present
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().parent / "core" / "worker.py"
@@ -348,13 +349,12 @@ async def test_service_during_a_postgres_outage_says_try_again_and_recovers(pg_s
         await s.challenges.create(GUILD, 4242, ALICE, BOB, ChallengeOptions())
         pg_server.stop("fast")
         try:
-            actor = state.to_act()
-            assert actor is not None
+            mover = present(state.to_act()).user_id
             calls = {
                 "act": lambda: (
-                    s.roll(state.id, actor.user_id, version=state.version)
+                    s.roll(state.id, mover, version=state.version)
                     if state.game.phase is Phase.ROLL
-                    else s.play(state.id, actor.user_id, state.legal_play_texts()[0], version=state.version)
+                    else s.play(state.id, mover, state.legal_play_texts()[0], version=state.version)
                 ),
                 "read": lambda: s.lookups.get_game(state.id),
                 "challenge": lambda: s.challenges.create(GUILD, 4343, ALICE, BOB, ChallengeOptions()),
@@ -433,7 +433,7 @@ async def test_the_sweep_works_in_batches_and_comes_back_at_once_while_more_is_d
         clock.advance(days=2)
 
         first = await service.deadlines.process_due()
-        assert [n.state.id for n in first if n.kind == "timeout"] == games[:25]  # the longest overdue first
+        assert [present(n.state).id for n in first if n.kind == "timeout"] == games[:25]  # the longest overdue first
         assert service.deadlines.more_due
 
         # The loop: passes follow one another until nothing is left, then it sleeps as before.

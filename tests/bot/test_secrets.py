@@ -79,9 +79,9 @@ def test_config_errors_show_no_password(url, password, _):
     with pytest.raises(ConfigError) as raised:
         settings_of(bad)
     assert password not in str(raised.value) and "***" in str(raised.value)
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValueError) as refused:
         parse_database_url(bad)
-    assert password not in str(raised.value)
+    assert password not in str(refused.value)
 
 
 @pytest.fixture
@@ -121,6 +121,6 @@ def test_a_traceback_without_secrets_keeps_its_exception_info(restore_logging):
         raise ValueError("nothing secret")
     except ValueError:
         record = logging.getLogger("x").makeRecord(
-            "x", logging.ERROR, __file__, 1, "oops", None, __import__("sys").exc_info()
+            "x", logging.ERROR, __file__, 1, "oops", (), __import__("sys").exc_info()
         )
     assert redactor.filter(record) and record.exc_info is not None

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from deploy.miniyaml import loads
 
 from bot import __main__ as entry
 from bot.ops.shutdown import NO_RESTART
+from tests.deploy.miniyaml import loads
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

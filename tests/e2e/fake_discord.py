@@ -907,7 +907,7 @@ class FakeDiscord:
         if request.headers.get("Authorization") != f"Bot {self.token}":
             raise DiscordError(401, 0, "401: Unauthorized")
 
-    async def _read_body(self, request: web.Request) -> tuple[dict[str, Any], list[tuple[str, str, bytes]]]:
+    async def _read_body(self, request: web.Request) -> tuple[Any, list[tuple[str, str, bytes]]]:
         """JSON body, or multipart ``payload_json`` + ``files[n]``: (payload, [(field, filename, bytes)])."""
         content_type = request.headers.get("Content-Type", "")
         if content_type.startswith("multipart/"):
@@ -989,7 +989,8 @@ class FakeDiscord:
         if method != "PUT":
             self.unhandled.append(f"{method} commands")
             raise DiscordError(404, 0, "404: Not Found")
-        body, _ = await self._read_body(request)
+        payload, _ = await self._read_body(request)
+        body: list[dict[str, Any]] = payload  # a PUT of commands is a JSON array
         errors = limits.command_errors(body)
         if errors:
             raise DiscordError(400, 50035, "Invalid Form Body", errors)
@@ -1191,6 +1192,7 @@ class FakeDiscord:
     ) -> web.Response:
         if channel_id not in self.channels:
             raise DiscordError(404, 10003, "Unknown Channel")
+        message: dict[str, Any] | None
         if message_id is None:
             if method == "POST":
                 body, files = await self._read_body(request)
@@ -1371,6 +1373,7 @@ class FakeDiscord:
             raise DiscordError(401, 50027, "Invalid Webhook Token")
         if inter.response_type is None:
             raise DiscordError(404, 10015, "Unknown Webhook")
+        message: dict[str, Any] | None
         if which is None:
             if method != "POST":
                 raise DiscordError(405, 0, "405: Method Not Allowed")

@@ -47,7 +47,7 @@ def start_sampler(path: str, interval: float) -> None:
 
     counts: collections.Counter[str] = collections.Counter()
 
-    def stack_of(frame) -> str:  # type: ignore[no-untyped-def]
+    def stack_of(frame) -> str:
         names = []
         while frame is not None:
             code = frame.f_code
@@ -55,7 +55,7 @@ def start_sampler(path: str, interval: float) -> None:
             frame = frame.f_back
         return ";".join(reversed(names))
 
-    def on_tick(signum, frame) -> None:  # type: ignore[no-untyped-def]
+    def on_tick(signum, frame) -> None:
         counts[stack_of(frame)] += 1
 
     def write() -> None:

@@ -85,7 +85,7 @@ class GameDriver:
         def found() -> Any:
             ids = list(inter.messages) + ([inter.original_id] if inter.original_id not in inter.messages else [])
             for mid in ids:
-                message = fake.messages.get(mid)
+                message = fake.messages.get(mid) if mid is not None else None
                 if message is None:
                     continue
                 if predicate(message):

@@ -120,7 +120,7 @@ class Crashes:
             if len(live) != 1:
                 found.append(f"game {game_id}: {len(live)} live boards")
                 continue
-            shown = {CONTROL.match(c).groups() for c in game_controls(live[0]) if CONTROL.match(c)}
+            shown = {seen.groups() for c in game_controls(live[0]) if (seen := CONTROL.match(c))}
             if shown != {(str(game_id), str(version))}:
                 found.append(f"game {game_id} at version {version}: the live board's controls are for {shown}")
         return found

@@ -33,6 +33,7 @@ async def test_rate_limited_calls_are_retried_after_the_delay(fake, real):
     followup = fake.rate_limit_next("POST", r"^/webhooks/\d+/[^/]+$", retry_after=0.3)
     edit = fake.rate_limit_next("PATCH", r"^/webhooks/\d+/[^/]+/messages/\d+$", retry_after=0.3)
     before = len(fake.requests)
+    assert game.board is not None
     player = actor_of(game.board)
     game.use_slash_move = True
     await game.step()  # /bg move: board in a follow-up + the old board loses its buttons (edit)

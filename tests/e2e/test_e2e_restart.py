@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.e2e.botproc import REAL_BOT
 from tests.e2e.fake_discord import EPHEMERAL
@@ -25,8 +26,9 @@ async def test_games_go_on_after_sigkill_and_old_buttons_work(fake, launch):
     await rolling.step()  # a play: the other player is on roll
     await doubled.step()  # a play ...
     await doubled.step()  # ... and a double: take or pass pending
+    assert rolling.board is not None and playing.board is not None and doubled.board is not None
     assert control(rolling.board, "roll") and control(playing.board, "play") and control(doubled.board, "pass")
-    old = {id(g): (int(g.board["id"]), game_controls(g.board)) for g in (rolling, playing, doubled)}
+    old = {id(g): (int(board["id"]), game_controls(board)) for g, board in shown(rolling, playing, doubled)}
 
     assert await bot.kill() == -9
     await bot.start()  # same DATABASE_PATH
@@ -34,6 +36,7 @@ async def test_games_go_on_after_sigkill_and_old_buttons_work(fake, launch):
 
     for game in (rolling, playing, doubled):
         message_id, controls = old[id(game)]
+        assert game.board is not None
         assert int(game.board["id"]) == message_id and game_controls(game.board) == controls
         inter = await game.step()  # a click on a message posted before the kill
         assert inter.message_id == message_id or inter.type == 2
@@ -53,6 +56,7 @@ async def test_action_cut_by_sigkill_is_applied_exactly_once(fake, launch):
     await game.start()
     await game.step()  # a play; now the player on roll may double
     board = game.board
+    assert board is not None
     doubler = fake.users[actor_of(board)]
     double = control(board, "double")
     inter = await fake.click(doubler, int(board["id"]), double)
@@ -76,3 +80,12 @@ async def test_action_cut_by_sigkill_is_applied_exactly_once(fake, launch):
     assert len(re.findall(r"Doubles => 2", mat)) == 1, mat
     assert len(re.findall(r"Drops", mat)) == 1, mat
     assert not fake.missed_deadlines()
+
+
+def shown(*games: GameDriver) -> list[tuple[GameDriver, dict[str, Any]]]:
+    """Each game with its board (every one has one by now)."""
+    boards = []
+    for game in games:
+        assert game.board is not None
+        boards.append((game, game.board))
+    return boards

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import aiohttp
+from aiohttp.abc import AbstractStreamWriter
 
 from tests.e2e import limits
 from tests.e2e.fake_discord import EPHEMERAL, has_png, split_multipart
@@ -181,6 +183,6 @@ async def test_multipart_split_matches_what_aiohttp_sends():
         async def write(self, data: bytes) -> None:
             body.extend(data)
 
-    await writer.write(Sink())
+    await writer.write(cast(AbstractStreamWriter, Sink()))  # only write() is called
     parts = split_multipart(writer.content_type, bytes(body))
     assert parts == [("payload_json", None, payload.encode()), ("files[0]", "board.png", png)]

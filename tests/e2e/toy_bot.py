@@ -39,7 +39,7 @@ class Counter(discord.ui.DynamicItem[discord.ui.Button], template=r"toy:count:(?
         self.n = n
 
     @classmethod
-    async def from_custom_id(cls, interaction, item, match, /):  # type: ignore[no-untyped-def]
+    async def from_custom_id(cls, interaction, item, match, /):
         return cls(int(match["n"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:

@@ -15,6 +15,7 @@ writes each move; per ID what ``set gnubgid`` makes of it, per XGID what
 
 import json
 import os
+from typing import Any
 
 import gnubg  # noqa: F401  (only inside GNU Backgammon)
 
@@ -51,7 +52,7 @@ def dump_match(case):
 
 def dump_notation(case):
     board = gnubg.positionfromid(case["position_id"])
-    parsed = []
+    parsed: list[list[list[int]] | None] = []
     for text in case["texts"]:
         try:
             parsed.append([list(pair) for pair in gnubg.parsemove(text)])
@@ -76,7 +77,7 @@ def dump_xgid(xgid):
 def main():
     with open(os.environ["GNUBG_JOB"]) as job_file:
         job = json.load(job_file)
-    answer = {"matches": [], "notation": [], "ids": [], "xgids": []}
+    answer: dict[str, list[Any]] = {"matches": [], "notation": [], "ids": [], "xgids": []}
     for player in (0, 1):  # nobody moves by itself after "new game"
         gnubg.command(f"set player {player} human")
     for case in job.get("matches", []):

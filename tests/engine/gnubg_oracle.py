@@ -285,6 +285,7 @@ def session_stats(samples: list[Sample]) -> Stats:
     for sample in samples:
         for game in sample.games:
             stats.games += 1
+            assert game.result is not None
             stats.kinds[game.result.reason] = stats.kinds.get(game.result.reason, 0) + 1
             replay = Game(game.settings, score=game.score, crawford=game.crawford, starter=game.starter)
             for action in game.log:
@@ -340,7 +341,7 @@ def expected_game(game: Game, *, first: bool = True) -> Expected:
     records: list[tuple] = []
     states: list[str | None] = []
     before_roll: Game | None = None  # the game before a roll not yet played
-    rolled: tuple[int, Roll] | None = None
+    rolled: tuple[int | None, Roll] | None = None
     play_state: str | None = None  # before the coming move record
     play_board: str | None = None
     resign_state: str | None = None
@@ -361,6 +362,7 @@ def expected_game(game: Game, *, first: bool = True) -> Expected:
         replay.apply(action)
         if kind == "roll" and action.dice is not None:
             rolled = (action.player, Roll(*action.dice))
+            assert rolled is not None
             play_state = _with_dice(before_roll, rolled[1]) if before_roll is not None else None
             play_board = before_roll.position.position_id() if before_roll is not None else None
         elif kind == "use_opening" and offer is not None:
@@ -398,6 +400,7 @@ def expected_game(game: Game, *, first: bool = True) -> Expected:
             # Read back as a redouble, then a take inferred at the next roll.
             records.append(("double", action.player))
             states.append(before)
+            assert action.player is not None
             records.append(("take", 1 - action.player))
             states.append(None)
         elif kind == "pass":
@@ -530,18 +533,18 @@ def compare_game(expected: Expected, seen: dict, where: str) -> Iterator[str]:
     info = {key: seen["info"].get(key) for key in expected.info}
     if info != expected.info:
         yield f"{where} result: ours {expected.info}, gnubg {info}"
-    for index, (ours, (position_id, match_id)) in enumerate(zip(expected.states, states)):
-        if ours is None or (setup and index == 0):
+    for index, (our_state, (position_id, match_id)) in enumerate(zip(expected.states, states)):
+        if our_state is None or (setup and index == 0):
             continue  # not comparable (see the module's docstring)
         final = index == len(states) - 1
-        theirs = f"{position_id}:{_capped(match_id) if final else match_id}"
-        if final and ours != theirs:
+        their_state = f"{position_id}:{_capped(match_id) if final else match_id}"
+        if final and our_state != their_state:
             # Once the game is over GNU Backgammon's board is seen from the
             # player to act, ours from the player on roll (after a drop they differ).
             swapped = Position.from_position_id(position_id).swap().position_id()
-            theirs = f"{swapped}:{_capped(match_id)}"
-        if ours != theirs:
-            yield f"{where} state {index} (before {_name(expected.records, index)}): ours {ours}, gnubg {theirs}"
+            their_state = f"{swapped}:{_capped(match_id)}"
+        if our_state != their_state:
+            yield f"{where} state {index} (before {_name(expected.records, index)}): ours {our_state}, gnubg {their_state}"
             return
 
 

@@ -125,6 +125,7 @@ def test_a_backgammon_worth_four_stops_at_the_rubber():
     assert game.starter == 1
     game.roll(1, (6, 1))
     game.forfeit(0, WinKind.BACKGAMMON)
+    assert game.result is not None
     assert game.result.points == 4
     assert match.score == (0, 2)  # the score stops at the rubber's two
 

@@ -86,9 +86,10 @@ def test_dice_in_log_order_opening_then_rolls():
     game = played_game()
     log = [a.to_dict() for a in game.log]
     thrown = dice_in_log(log)
-    expected = []
+    expected: list[int] = []
     for action in game.log:
         if action.kind in ("opening", "roll"):
+            assert action.dice is not None
             expected.extend(action.dice)
     assert thrown == expected
     assert log[0]["kind"] == "opening"

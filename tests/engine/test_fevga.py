@@ -72,4 +72,5 @@ def test_scoring(loser_off, points):
     game = TablesGame.from_position(board("fevga", {2: 1}, {16: 15 - loser_off}))
     game.roll(0, (2, 3))
     game.play(0, "2/off")
+    assert game.result is not None
     assert game.result.points == points and game.result.winner == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
+from typing import Any
 
 import pytest
 
@@ -363,7 +364,7 @@ def test_a_log_from_before_the_setting_replays_under_skip():
     old_settings = {"match_length": 0, "jacoby": False}  # as stored then: no closed_out key
     assert GameSettings.from_dict(old_settings).closed_out == "skip"
     assert GameSettings.from_dict(GameSettings().to_dict()).closed_out == "roll"
-    log = [
+    log: list[dict[str, Any]] = [
         {"kind": "setup", "text": gid(CLOSED)},
         {"kind": "roll", "player": 0, "dice": [2, 1]},
         {"kind": "play", "player": 0, "text": "10/8 10/9"},
@@ -580,6 +581,7 @@ def test_jacoby_gammon_counts_after_the_cube_was_turned():
     game.take(1)
     game.roll(0, (2, 1))
     game.play(0, game.legal_plays()[0])
+    assert game.result is not None
     assert (game.result.kind, game.result.cube, game.result.points) == (WinKind.GAMMON, 2, 4)
 
 
@@ -601,6 +603,7 @@ def test_rules_example_4_3_hit_3_off():
     game.play(0, "4/3* 3/off")
     assert game.log[-1].text == "4/3*/off"
     assert game.position.swap().bar[0] == 1  # the hit checker is on the bar at the end
+    assert game.result is not None
     assert (game.result.winner, game.result.kind, game.result.points) == (0, WinKind.BACKGAMMON, 3)
 
 
@@ -900,6 +903,7 @@ def test_from_gnubg_id_match_score_and_crawford():
     text = gid(Position.start(), match_length=5, score=(4, 2), crawford=True, dice=(5, 3))
     game = Game.from_gnubg_id(text)
     assert game.settings.match_length == 5 and game.score == (4, 2) and game.crawford
+    assert game.dice is not None
     assert game.phase is Phase.PLAY and game.dice.high == 5 and game.dice.low == 3
     assert game.gnubg_id() == text
 
@@ -989,6 +993,7 @@ def test_game_over_match_score_stops_at_the_match_length():
     game.take(0)
     game.offer_resignation(0, 3)
     game.accept_resignation(1)
+    assert game.result is not None
     assert game.result.points == 6
     assert game.match_state().score == (3, 5)
 
@@ -1032,6 +1037,7 @@ def test_a_deep_copy_plays_on_without_touching_the_original():
         before, log, version = state(game), list(game.log), match.version
         clone = copy.deepcopy(match)
         twin = clone.game
+        assert twin is not None
         assert twin is not game and state(twin) == before
         assert twin.dice_source is clone.dice_source and twin.dice_source is not game.dice_source
         for _ in range(6):  # the copy goes on, drawing its own dice
@@ -1058,9 +1064,13 @@ def test_a_deep_copy_of_a_match_on_fair_dice_draws_the_same_dice_on_its_own_coun
     game.opening_roll()
     clone = copy.deepcopy(match)
     twin = clone.game
+    assert twin is not None
     assert twin.dice_source is clone.dice_source and clone.dice_source is not match.dice_source
     assert vars(clone.dice_source) == vars(match.dice_source)
+    assert twin.dice_source is not None
     drawn = [twin.dice_source.die() for _ in range(5)]
+    assert match.dice_source is not None
+    assert isinstance(clone.dice_source, FairDice) and isinstance(match.dice_source, FairDice)
     assert clone.dice_source.counter == match.dice_source.counter + 5  # its own counter
     assert [match.dice_source.die() for _ in range(5)] == drawn  # the original goes on with the same dice
 

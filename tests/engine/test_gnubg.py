@@ -255,4 +255,5 @@ def test_the_win_kinds_gnubg_scores(reading: Reading) -> None:
     for sample, answer in zip(reading.samples, reading.answers):
         if sample.name == "hoyle":
             assert [g["info"]["points-won"] for g in answer["games"]] == [1, 2]
+            assert sample.games[1].result is not None
             assert sample.games[1].result.kind is WinKind.GAMMON

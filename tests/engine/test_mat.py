@@ -160,6 +160,7 @@ def beaver_export() -> str:
     g.play(1, "24/13")
     g.double(0)
     g.drop(1)
+    assert g.result is not None
     assert g.result.points == 4
     text = export_match(match, ("x", "y"))
     assert "Wins 4 points" in text
@@ -187,6 +188,7 @@ def test_doubles_after_automatic_double():
     g.play(0, "8/5 6/5")
     g.double(1)
     g.drop(0)
+    assert g.result is not None
     assert g.result.points == 2
     assert " Doubles => 4" in export_match(match, ("x", "y"))
 

@@ -41,6 +41,8 @@ def differences(originals: list[Game], imported: list[Game]) -> list[str]:
     for number, (ours, theirs) in enumerate(zip(originals, imported, strict=True), start=1):
         if trail(ours) != trail(theirs):
             found.append(f"game {number}: moves, dice or cube differ")
+        assert ours.result is not None
+        assert theirs.result is not None
         if (ours.result.winner, ours.result.points) != (theirs.result.winner, theirs.result.points):
             found.append(f"game {number}: {ours.result} read as {theirs.result}")
         if ours.score != theirs.score:

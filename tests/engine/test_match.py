@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -185,6 +186,7 @@ def test_random_match_rules_and_replay(seed, length):
             crawfords += 1
             assert length - 1 in running
             assert all(a.kind != "double" for a in game.log)
+        assert game.result is not None
         running[game.result.winner] += game.result.points
     assert crawfords <= 1
     replayed = Match.replay(match.log, match.settings)
@@ -207,6 +209,7 @@ def test_crawford_game_detected_in_random_matches():
                 reached = True
             assert game.crawford == expected
             seen += game.crawford
+            assert game.result is not None
             running[game.result.winner] += game.result.points
     assert seen > 0
 
@@ -238,6 +241,7 @@ def test_the_score_stops_at_the_match_length():
         game.play(player, game.legal_plays()[0])
     assert game.cube_value == 64
     game.forfeit(0, WinKind.BACKGAMMON)  # 192 points
+    assert game.result is not None
     assert game.result.points == 192
     assert match.score == (1, 5) and match.is_over and match.winner == 1
     assert game.match_state().score == (1, 5)
@@ -251,7 +255,7 @@ def test_an_old_match_log_replays_under_skip():
     from engine.gnubgid import MatchState, encode_match_id
 
     setup = f"{closed.position_id()}:{encode_match_id(MatchState(jacoby=False))}"
-    log = [
+    log: list[dict[str, Any]] = [
         {"kind": "game", "value": 1},
         {"kind": "setup", "text": setup},
         {"kind": "roll", "player": 0, "dice": [2, 1]},
@@ -259,5 +263,6 @@ def test_an_old_match_log_replays_under_skip():
         {"kind": "closed_out", "player": 1, "auto": True},
     ]
     match = Match.replay(log)  # the bot passes today's settings: no closed_out given
+    assert match.game is not None
     assert match.settings.closed_out == "skip" and match.game.settings.closed_out == "skip"
     assert match.game.turn == 0

@@ -49,7 +49,7 @@ def replay(position: Position, moves) -> Position:
             board[move.destination - 1] = 0
             bar[1] += 1
         board[move.destination - 1] += 1
-    return Position(tuple(board), tuple(bar), tuple(off))
+    return Position(tuple(board), (bar[0], bar[1]), (off[0], off[1]))
 
 
 # -- the opening ------------------------------------------------------------

@@ -73,6 +73,7 @@ def test_scoring(theirs, points, name):
     game = TablesGame.from_position(board("nardy", {1: 1}, theirs))
     game.roll(0, (1, 2))
     game.play(0, "1/off")
+    assert game.result is not None
     assert game.result.points == points
     assert NARDY.win_name(points, "bearoff").startswith(name)
 

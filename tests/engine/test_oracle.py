@@ -56,7 +56,7 @@ def our_results(plays) -> set[Board]:
 def gnubg_results(position: Position, roll: Roll) -> set[Board]:
     board = gnubg_board(position)
     keys = g.moves(board, roll.die1, roll.die2)
-    results = {tuple(tuple(side) for side in g.board_from_position_key(key)) for key in keys}
+    results: set[Board] = {(tuple(a), tuple(b)) for a, b in (g.board_from_position_key(key) for key in keys)}
     return results or {as_key(board)}
 
 

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import random
 from collections import Counter
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
@@ -473,9 +474,10 @@ def test_partial_lines_score_what_they_hold() -> None:
 
 
 def test_layout_constructor_checks_and_normalises() -> None:
-    assert Layout(HOYLE_DEAL, ((3, 3), "E4")).path == (Cell(3, 3), Cell(3, 4))
+    # squares given loosely, as pairs and names: the constructor makes them cells
+    assert Layout(HOYLE_DEAL, cast(tuple[Cell, ...], ((3, 3), "E4"))).path == (Cell(3, 3), Cell(3, 4))
     with pytest.raises(PlacementError):
-        Layout(HOYLE_DEAL, ((3, 3), (4, 4)))
+        Layout(HOYLE_DEAL, cast(tuple[Cell, ...], ((3, 3), (4, 4))))
     layout = Layout.parse(HOYLE_DEAL, "D4 E4")
     assert eval(repr(layout)) == layout  # noqa: S307 - the repr spells a constructor
 

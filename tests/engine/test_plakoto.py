@@ -55,8 +55,8 @@ def test_the_pinner_leaving_frees_the_checker():
     assert after.points[6] == -1 and after.pins[6] == 0  # their checker is a blot again
     # And a checker can pin it again in the same turn.
     position = board("plakoto", {9: 1, 7: 1}, {20: 3}, pins={7: -1})
-    after = [p.position for p in legal_tables_plays(PLAKOTO, position, Roll(2, 1))]
-    moved_both = [p for p in after if p.points[8] == 0 and p.points[6] == 1 and p.points[5] == 1]
+    ends = [p.position for p in legal_tables_plays(PLAKOTO, position, Roll(2, 1))]
+    moved_both = [p for p in ends if p.points[8] == 0 and p.points[6] == 1 and p.points[5] == 1]
     assert len(moved_both) == 1 and moved_both[0].pins[6] == -1
 
 
@@ -74,6 +74,7 @@ def test_pinning_the_mother_wins_a_double_game():
     game.roll(0, (2, 1))
     game.play(0, "3/1* 5/4")
     assert game.phase is TablesPhase.OVER
+    assert game.result is not None
     assert game.result.winner == 0 and game.result.points == 2 and game.result.reason == "mother"
     assert game.result.kind is WinKind.GAMMON
 
@@ -108,4 +109,5 @@ def test_scoring(loser_off, points):
     game = TablesGame.from_position(position)
     game.roll(0, (1, 2))
     game.play(0, "1/off")
+    assert game.result is not None
     assert game.result.points == points and game.result.reason == "bearoff"

@@ -70,7 +70,9 @@ def test_every_legal_play_and_nothing_else_can_be_built(position: Position, roll
             offered, _ = next_steps(plays, chosen)
             assert (move.source, move.destination) in [(m.source, m.destination) for m in offered]
             chosen.append((move.source, move.destination))
-        assert frozenset(steps_of(next_steps(plays, chosen)[1]).items()) in by_steps
+        built = next_steps(plays, chosen)[1]
+        assert built is not None
+        assert frozenset(steps_of(built).items()) in by_steps
 
 
 def test_a_roll_is_two_dice_of_one_to_six() -> None:

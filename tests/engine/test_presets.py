@@ -46,6 +46,7 @@ def test_backgammon_counts_as_gammon_in_tavla():
     game.phase = game.phase.ROLL
     game.roll(0, (1, 2))
     game.play(0, "1/off")
+    assert game.result is not None
     assert game.result.kind is WinKind.BACKGAMMON and game.result.points == 3
 
 

@@ -100,6 +100,7 @@ def check_snapshots(rules: GameSettings, seed: int, steps: int, setup: str | Non
         assert full_state(resumed) == full_state(whole)
         assert (resumed.score, resumed.is_over, resumed.winner) == (whole.score, whole.is_over, whole.winner)
         if resumed.game is not None:
+            assert whole.game is not None
             assert resumed.game.legal_plays() == whole.game.legal_plays()
             assert resumed.game.gnubg_id() == whole.game.gnubg_id()
 
@@ -135,6 +136,8 @@ def test_a_set_up_game_snapshots_with_its_own_settings(setup):
     match = Match(GameSettings())
     match.new_game().apply(Action("setup", text=setup))
     parsed = parse_snapshot(format_snapshot(match))
+    assert parsed.game is not None
+    assert match.game is not None
     assert parsed.game.settings == match.game.settings and parsed.game.log == match.game.log
 
 
@@ -144,9 +147,12 @@ def test_the_dice_go_on_from_the_source_given():
     text = format_snapshot(match)
     a, b = parse_snapshot(text, dice=SeededDice(9)), parse_snapshot(text, dice=SeededDice(9))
     for m in (a, b):
+        assert m.game is not None
         while m.game.phase is not Phase.ROLL:
             m.game.play(m.game.turn, m.game.legal_plays()[0])
         m.game.roll(m.game.turn)
+    assert a.game is not None
+    assert b.game is not None
     assert a.game.dice == b.game.dice and a.dice_source is a.game.dice_source
 
 
@@ -156,6 +162,7 @@ def test_a_pending_resignation_comes_back_with_what_it_interrupted():
     game.opening_roll()
     game.offer_resignation(game.turn, 2)
     parsed = parse_snapshot(format_snapshot(match))
+    assert parsed.game is not None
     parsed.game.reject_resignation(parsed.game.turn)
     game.reject_resignation(game.turn)
     assert state(parsed.game) == state(game)

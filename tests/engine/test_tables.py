@@ -79,6 +79,7 @@ def test_every_play_reads_back_from_its_spelling(game, seed, turns):
             plays = table.legal_plays()
             for play in plays:
                 text = format_tables_play(play)
+                assert table.dice is not None
                 assert match_tables_play(table.position, table.dice, text, plays) is play
                 # Single hops in any order, without the pin marks, read the same.
                 hops = " ".join(f"{m.source}/{m.destination}" for m in reversed(play.moves))
@@ -163,6 +164,7 @@ def test_tavli_cycles_the_three_games_with_one_score(length):
         game = match.new_game()
         kinds.append(match.kind_of(len(match.games)))
         if len(match.games) > 1:  # the winner of the last game starts, no opening throw
+            assert match.games[-2].result is not None
             assert game.turn == match.games[-2].result.winner
         play_out(game, rng)
     assert kinds[:3] == ["portes", "plakoto", "fevga"][: len(kinds)]

@@ -26,8 +26,9 @@ def decode(png: bytes) -> Image.Image:
     return image.convert("RGB")
 
 
-def close(actual: tuple[int, ...], expected: RGB, tolerance: int = 10) -> bool:
+def close(actual: float | tuple[int, ...] | None, expected: RGB, tolerance: int = 10) -> bool:
     """Palette quantisation may move a colour by a few levels."""
+    assert isinstance(actual, tuple), actual  # an RGB(A) pixel
     return all(abs(a - e) <= tolerance for a, e in zip(actual, expected))
 
 

@@ -76,11 +76,12 @@ def test_the_same_bracket_gives_the_same_bytes_and_pickles() -> None:
 
 def test_the_bracket_uses_the_boards_colours() -> None:
     image = render_bracket_image(knockout(8, 1))
-    colours = {colour for _, colour in image.getcolors(1 << 20)}
+    counted = image.getcolors(1 << 20)
+    assert counted is not None
+    colours = {colour for _, colour in counted}
     for colour in (CLASSIC.background, CLASSIC.felt, CLASSIC.highlight, CLASSIC.text):
         assert colour in colours
-    palette = theme_palette(CLASSIC).getpalette()[: 3 * 256]
-    assert palette is not None
+    assert theme_palette(CLASSIC).getpalette() is not None
 
 
 def test_round_names() -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import GifImagePlugin, Image
 
 from engine.gnubgid import MatchState, encode_match_id
 from engine.play import Move
@@ -88,7 +88,7 @@ def test_replay_has_one_frame_per_scene() -> None:
     ]
     gif = render_replay(scenes, frame_ms=500)
     with Image.open(io.BytesIO(gif)) as image:
-        assert image.format == "GIF"
+        assert isinstance(image, GifImagePlugin.GifImageFile)
         assert image.n_frames == 3
         assert image.size == L.SIZE
         assert image.info["duration"] == 500

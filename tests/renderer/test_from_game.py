@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from PIL import Image
+from PIL import GifImagePlugin, Image
 
 from engine.game import Game
 from renderer.from_game import scene_from_game, scenes_from_game
@@ -45,4 +45,5 @@ def test_replay_from_the_log() -> None:
     assert len(scenes) == 1 + len([a for a in game.log if not a.auto])
     assert all(scene.viewpoint == (0 if scene.on_roll_colour == 0 else 1) for scene in scenes)
     with Image.open(io.BytesIO(render_replay(scenes))) as gif:
+        assert isinstance(gif, GifImagePlugin.GifImageFile)
         assert gif.n_frames == len(scenes)

@@ -39,7 +39,8 @@ def decode(png: bytes) -> Image.Image:
     return image.convert("RGB")
 
 
-def close(actual: tuple[int, ...], expected: RGB, tolerance: int = 12) -> bool:
+def close(actual: float | tuple[int, ...] | None, expected: RGB, tolerance: int = 12) -> bool:
+    assert isinstance(actual, tuple), actual  # an RGB(A) pixel
     return all(abs(a - e) <= tolerance for a, e in zip(actual, expected))
 
 
@@ -82,6 +83,7 @@ def test_a_partial_layout_marks_where_the_next_card_may_go(partial: Layout) -> N
     fl, ft, _, _ = P.card_box(free)
     assert close(image.getpixel((fl + 30, ft + 30)), P.slot_colour(CLASSIC))  # an empty square, unmarked
     # The card laid last is ringed.
+    assert partial.last_cell is not None
     ll, lt, _, _ = P.card_box(partial.last_cell)
     assert close(image.getpixel((ll - 3, lt + 60)), CLASSIC.highlight, 30)
     plain = decode(P.render_patience(partial, show_legal=False))

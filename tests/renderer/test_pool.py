@@ -369,12 +369,13 @@ async def test_a_background_picture_waits_for_every_waiting_board(pool: RenderWo
 async def test_a_picture_is_drawn_by_a_worker_process(workers: RenderWorkers) -> None:
     """Any :class:`renderer.pictures.Picture` (charts, brackets, card grids) goes to the
     same workers: drawn there, not in the bot's process."""
-    from PIL import Image
+    from PIL import Image, PngImagePlugin
 
     from tests.renderer.pictures_sample import Swatch
 
     png = await workers.picture(Swatch((200, 30, 40)))
     image = Image.open(io.BytesIO(png))
+    assert isinstance(image, PngImagePlugin.PngImageFile)
     assert image.getpixel((3, 3)) == (200, 30, 40)
     assert int(image.text["pid"]) != os.getpid()
 
@@ -402,6 +403,7 @@ async def test_a_crowd_of_boards_pictures_and_give_ups_each_get_their_own_reply(
     asked: list[tuple[asyncio.Future[bytes], bytes]] = []
     given_up: list[asyncio.Future[bytes]] = []
     for i in range(80):
+        job: asyncio.Future[bytes]
         if rng.random() < 0.5:
             scene = SCENES[i % 3]
             job, expected = asyncio.ensure_future(workers.render(scene)), render_board(scene)

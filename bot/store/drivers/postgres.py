@@ -27,11 +27,12 @@ import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import asyncpg
 from asyncpg import exceptions as pgx
 
+from bot.store.drivers import Tx
 from bot.store.drivers.url import redact
 from bot.store.errors import (
     ConstraintError,
@@ -41,9 +42,6 @@ from bot.store.errors import (
     StorageFullError,
 )
 from bot.store.schema import Migration
-
-if TYPE_CHECKING:
-    from bot.store.database import Tx
 
 log = logging.getLogger(__name__)
 

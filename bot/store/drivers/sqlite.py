@@ -43,16 +43,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 
 from bot.store.backup import BackupError, snapshot_before_migration
+from bot.store.drivers import Tx
 from bot.store.errors import ConstraintError, DatabaseBusyError, StorageError, StorageFullError
 from bot.store.schema import Migration
-
-if TYPE_CHECKING:
-    from bot.store.database import Tx
 
 T = TypeVar("T")
 

@@ -29,7 +29,7 @@ from bot.ai import (  # noqa: E402
 def random_positions(count: int, seed: int) -> list[tuple[Position, Roll]]:
     """Positions reached by random self-play (every one built by our engine)."""
     rng = random.Random(seed)
-    cases = []
+    cases: list[tuple[Position, Roll]] = []
     while len(cases) < count:
         position = Position.start()
         for _ in range(400):
@@ -125,6 +125,7 @@ def play_games(analyst, levels, games, seed):
                 continue
             play = analyst.choose_play(game.position, game.dice, level=level, rng=rng)
             game.play(seat, play)
+        assert game.result is not None
         wins += game.result.winner == seat_of_first
     return wins
 
@@ -179,6 +180,7 @@ def test_analysis_of_a_whole_game_adds_up():
         if game.phase.value == "roll":
             game.roll(seat)
         elif game.phase.value == "play":
+            assert game.dice is not None
             game.play(seat, analyst.choose_play(game.position, game.dice, level=Level.BEGINNER, rng=rng))
     analysis = analyst.analyse_game(game, ply=0, cube_level="0ply")
     for player in analysis.players:
@@ -200,6 +202,7 @@ def test_the_timeline_of_a_game_adds_up():
         if game.phase.value == "roll":
             game.roll(game.turn)
         else:
+            assert game.dice is not None
             game.play(game.turn, analyst.choose_play(game.position, game.dice, level=Level.BEGINNER, rng=rng))
     analysis = analyst.analyse_game(game, ply=0, cube_level="0ply")
     plays = [a for a in game.log if a.kind == "play"]
@@ -211,6 +214,7 @@ def test_the_timeline_of_a_game_adds_up():
     for m in analysis.moves:
         assert 0.0 <= m.gammons[0] <= m.win <= 1.0 and 0.0 <= m.gammons[1] <= 1.0 - m.win + 1e-9
     last = analysis.moves[-1]
+    assert game.result is not None
     assert last.win == float(game.result.winner == 0)  # the game's end: certain
     detail = analysis.detail()
     assert len(detail["moves"]) == len(analysis.moves)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Callable
+from typing import cast
 
 import pytest
 
@@ -13,7 +15,7 @@ pytest.importorskip("gnubg_nn")
 pytest.importorskip("bgsage")
 
 from bot.ai import Analyst, Level  # noqa: E402
-from bot.core import ChallengeOptions, GameService, PlayerRef, ServiceError  # noqa: E402
+from bot.core import ChallengeOptions, GameService, GameState, PlayerRef, ServiceError  # noqa: E402
 from bot.core.computer import ComputerPlayer  # noqa: E402
 from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
@@ -85,6 +87,10 @@ async def test_computer_vs_computer_through_the_service(tmp_path):
         await store.close()
 
 
+NO_SERVICE = cast(GameService, None)
+"""The computer's service where a test only asks it for decisions (it never reaches the service)."""
+
+
 class _View:
     """Just enough of a GameState for ComputerPlayer.decide on a bare engine match."""
 
@@ -101,6 +107,11 @@ class _View:
         return self.seats.index(user_id) if user_id in self.seats else None
 
 
+def _view(match, seats: tuple[int, int]) -> GameState:
+    """A :class:`_View` where ComputerPlayer.decide takes a GameState (it reads no more)."""
+    return cast(GameState, _View(match, seats))
+
+
 @pytest.mark.slow
 async def test_computer_games_on_the_engine():
     """Twice GAMES money games at the fast level, every decision applied by the engine
@@ -110,18 +121,18 @@ async def test_computer_games_on_the_engine():
     analyst = Analyst(rng=random.Random(7))
     dice = SeededDice(7)
     cpus = {
-        0: ComputerPlayer(None, 10, Level.BEGINNER, analyst=analyst, rng=random.Random(10)),  # type: ignore[arg-type]
-        1: ComputerPlayer(None, 11, Level.BEGINNER, analyst=analyst, rng=random.Random(11)),
-    }  # type: ignore[arg-type]
+        0: ComputerPlayer(NO_SERVICE, 10, Level.BEGINNER, analyst=analyst, rng=random.Random(10)),
+        1: ComputerPlayer(NO_SERVICE, 11, Level.BEGINNER, analyst=analyst, rng=random.Random(11)),
+    }
     refused = 0
     started = time.perf_counter()
-    kinds = {}
+    kinds: dict[str, int] = {}
     for number in range(2 * GAMES):
         settings = GameSettings(beavers=number % 4 == 1, jacoby=number % 4 == 2)
         match = Match(settings, dice=dice)
         game = match.new_game()
         game.opening_roll()
-        state = _View(match, (10, 11))
+        state = _view(match, (10, 11))
         for _ in range(2000):
             if game.is_over:
                 break
@@ -133,7 +144,7 @@ async def test_computer_games_on_the_engine():
                 elif decision == "resign":
                     game.offer_resignation(seat, 1)
                 else:
-                    {
+                    answers: dict[str, Callable[[int], object]] = {
                         "double": game.double,
                         "roll": game.roll,
                         "beaver": game.beaver,
@@ -141,11 +152,13 @@ async def test_computer_games_on_the_engine():
                         "pass": game.drop,
                         "accept": game.accept_resignation,
                         "reject": game.reject_resignation,
-                    }[decision](seat)
+                    }
+                    answers[decision](seat)
             except (GameError, IllegalPlayError, NotationError):
                 refused += 1
                 raise
         assert game.is_over, f"game {number} did not end"
+        assert game.result is not None
         kinds[game.result.reason] = kinds.get(game.result.reason, 0) + 1
     elapsed = time.perf_counter() - started
     print(f"\n{2 * GAMES} engine games at the fast level in {elapsed:.1f} s, endings {kinds}, {refused} refused")
@@ -164,8 +177,8 @@ async def test_the_computer_chooses_between_the_opening_dice_and_a_fresh_throw(o
     game = match.new_game()
     game.opening_roll()
     assert game.opening_offer is not None and game.turn == 0
-    cpu = ComputerPlayer(None, 10, Level.EXPERT, analyst=Analyst(rng=random.Random(1)))  # type: ignore[arg-type]
-    decision = await cpu.decide(_View(match, (10, 11)))
+    cpu = ComputerPlayer(NO_SERVICE, 10, Level.EXPERT, analyst=Analyst(rng=random.Random(1)))
+    decision = await cpu.decide(_view(match, (10, 11)))
     assert decision == expected
     if decision == "use_opening":
         game.use_opening(0)

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -37,6 +37,7 @@ from tests.bot.core.helpers import (  # noqa: E402
     start_game,
     stored_state,
 )
+from tests.narrowing import present
 
 WORKER = Path(__file__).with_name("worker.py")
 ROOT = Path(__file__).resolve().parents[3]
@@ -62,7 +63,7 @@ async def rolls(service: GameService, store: Store, game_id: int) -> int:
     return sum(1 for a in log if a["kind"] == "roll")
 
 
-def split(results: list) -> tuple[list[Outcome], list[BaseException]]:
+def split(results: Sequence[object]) -> tuple[list[Outcome], list[BaseException]]:
     ok = [r for r in results if isinstance(r, Outcome)]
     errors = [r for r in results if isinstance(r, BaseException)]
     return ok, errors
@@ -188,6 +189,7 @@ async def test_acting_from_a_row_another_process_moved_on(env: Env) -> None:
         with pytest.raises(StaleGameError) as stale:
             await s1.roll(state.id, uid, version=state.version)  # the same click, seen by s1
         fresh = stale.value.state
+        assert fresh is not None
         assert fresh.version > state.version and fresh.game.phase is Phase.PLAY
         assert await rolls(s1, env.store, state.id) == before + 1
         # s1 goes on from the fresh row
@@ -195,10 +197,10 @@ async def test_acting_from_a_row_another_process_moved_on(env: Env) -> None:
         await assert_replays(s1, env.store, state.id)
         # a command without a version on s2's older row applies to the stored state
         await s2.forfeit(state.id, uid)
-        before = (await stored_state(s1, env.store, state.id))[:2]  # the row and the log
+        stored = (await stored_state(s1, env.store, state.id))[:2]  # the row and the log
         with pytest.raises(NoGameError, match="over"):
-            await s1.roll(state.id, played.state.to_act().user_id, version=played.state.version)
-        assert (await stored_state(s1, env.store, state.id))[:2] == before
+            await s1.roll(state.id, present(played.state.to_act()).user_id, version=played.state.version)
+        assert (await stored_state(s1, env.store, state.id))[:2] == stored
     finally:
         await other_store.close()
 

@@ -24,6 +24,7 @@ from tests.bot.core.helpers import (  # noqa: E402
     start_game,
     stored_state,
 )
+from tests.narrowing import found, present
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ async def test_reminder_once_at_75_percent_even_after_restart(env: Env) -> None:
     clock.advance(seconds=1)
     notices = await s.deadlines.process_due()
     assert kinds(notices) == ["reminder"]
-    assert notices[0].user_id == state.to_act().user_id and f"game #{state.id}" in notices[0].text
+    assert notices[0].user_id == present(state.to_act()).user_id and f"game #{state.id}" in notices[0].text
     assert "1 day" in notices[0].text or "24 hours" in notices[0].text
     assert await s.deadlines.process_due() == []
     assert await s.deadlines.next_wakeup() == start + timedelta(days=4)
@@ -84,7 +85,7 @@ async def test_an_owed_reminder_is_worded_from_the_row_alone(env: Env, monkeypat
         first, second = by_game[str(state.id)], by_game[str(other.id)]
         assert first.board_message == (100, 7) and first.channel_id == 100
         assert second.board_message is None and second.channel_id == 200
-        assert first.ping == (state.to_act().user_id,) and second.ping == (other.to_act().user_id,)
+        assert first.ping == (present(state.to_act()).user_id,) and second.ping == (present(other.to_act()).user_id,)
     finally:
         await again.store.close()
 
@@ -102,7 +103,8 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     assert await s.deadlines.beat(coming_back=True) == timedelta(hours=2)
     assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [v.deadline for v in views]
 
-    gate, asked = asyncio.Event(), []
+    gate = asyncio.Event()
+    asked: list[int] = []
 
     async def room() -> None:
         asked.append(len(asked))
@@ -116,7 +118,7 @@ async def test_coming_back_the_games_clocks_move_when_there_is_room(env: Env) ->
     assert await settling == 3
     assert asked == [0, 1]  # two batches; the second finished the outage
     assert [(await s.lookups.get_game(v.id)).deadline for v in views] == [
-        v.deadline + timedelta(hours=2) for v in views
+        present(v.deadline) + timedelta(hours=2) for v in views
     ]
     assert await s.deadlines.settle_outages(room=room) == 0 and asked == [0, 1]  # once; nothing owed: no wait
     clock.advance(seconds=30)
@@ -144,8 +146,10 @@ async def test_an_action_resets_the_deadline_and_the_next_turn_gets_its_reminder
     assert kinds(await s.deadlines.process_due()) == ["reminder"]
     actor = state.to_act()
     if state.game.phase is Phase.PLAY:
+        assert actor is not None
         out = await s.play(state.id, actor.user_id, state.legal_play_texts()[0], version=state.version)
     else:
+        assert actor is not None
         out = await s.roll(state.id, actor.user_id, version=state.version)
     acted_at = clock.now
     assert out.state.deadline == acted_at + timedelta(days=3)
@@ -155,7 +159,7 @@ async def test_an_action_resets_the_deadline_and_the_next_turn_gets_its_reminder
     assert await s.deadlines.next_wakeup() == acted_at + timedelta(days=2.25)
     clock.now = acted_at + timedelta(days=2.25)
     notices = await s.deadlines.process_due()
-    assert kinds(notices) == ["reminder"] and notices[0].user_id == out.state.to_act().user_id
+    assert kinds(notices) == ["reminder"] and notices[0].user_id == present(out.state.to_act()).user_id
     assert await s.deadlines.process_due() == []
     assert (await s.lookups.get_game(state.id)).is_active
 
@@ -186,14 +190,16 @@ async def test_timeout_forfeits_once_at_the_current_cube_across_two_services(db_
         assert kinds(notices) == ["timeout"], notices
         timeout = notices[0]
         assert timeout.user_id == ALICE.user_id and "ran out of time" in timeout.text
+        assert timeout.state is not None
         assert timeout.state.status == "finished"
         result = timeout.state.game.result
+        assert result is not None
         assert (result.winner, result.points, result.reason, int(result.kind)) == (1, 2, "timeout", 1)
         assert len(timeout.rating_changes) == 4
         row, log, _ = await stored_state(s1, env.store, state.id)
         assert sum(1 for x in log if x["kind"] == "forfeit") == 1 and row.winner == BOB.user_id
         for scope in (GUILD, None):
-            bob = (await s1.lookups.stats(scope, BOB.user_id)).stats
+            bob = (await found(s1.lookups.stats(scope, BOB.user_id))).stats
             assert (bob.games, bob.wins, bob.points_won) == (1, 1, 6)
         assert await s1.deadlines.process_due() == [] and await s2.deadlines.process_due() == []
         assert await s1.deadlines.next_wakeup() is None
@@ -211,7 +217,10 @@ async def test_timeout_in_a_match_forfeits_the_match(env: Env) -> None:
     assert kinds(await s.deadlines.process_due()) == ["reminder"]
     clock.advance(days=0.5)
     notices = await s.deadlines.process_due()
+    assert loser is not None
     assert kinds(notices) == ["timeout"] and notices[0].user_id == loser.user_id
+    assert notices[0].state is not None
+    assert notices[0].state.result is not None
     assert notices[0].state.result["forfeited"] is True
     _, log, _ = await stored_state(s, env.store, state.id)
     assert log[-1] == {"kind": "match_forfeit"}
@@ -230,6 +239,7 @@ async def test_challenge_expires_after_24_hours_once(env: Env) -> None:
         a, b = await asyncio.gather(env.service.deadlines.process_due(), s2.deadlines.process_due())
         notices = a + b
         assert kinds(notices) == ["challenge_expired"]
+        assert notices[0].challenge is not None
         assert notices[0].challenge.id == ch.id and notices[0].user_id == ALICE.user_id
         assert (await env.service.challenges.get(ch.id)).status == "expired"
         assert await env.service.deadlines.process_due() == [] and await s2.deadlines.process_due() == []
@@ -259,4 +269,4 @@ async def test_a_failing_timeout_does_not_swallow_claimed_reminders(env: Env, mo
             first = []
     later = await s.deadlines.process_due()
     reminders = [n for n in first + later if n.kind == "reminder"]
-    assert [n.state.id for n in reminders] == [late.id]
+    assert [present(n.state).id for n in reminders] == [late.id]

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from bot.core import ChallengeOptions, ServiceError
 from engine import SeededDice
 from tests.bot.core.helpers import ALICE, BOB, CAROL, assert_replays, open_env, start_game, stored_state  # noqa: E402
+from tests.narrowing import present
 
 OPS = [
     "roll",
@@ -91,7 +92,7 @@ async def run(db_url: str, seed: int, option: ChallengeOptions, steps: list) -> 
                 break
             actor = state.to_act()
             other = BOB if actor == ALICE else ALICE
-            uid = {"actor": actor, "other": other, "third": CAROL}[who].user_id
+            uid = present({"actor": actor, "other": other, "third": CAROL}[who]).user_id
             version = {"current": state.version, "none": None, "stale": state.version - 1 - n % 3}[ver]
             kw = {"version": version}
             legal = state.legal_play_texts()

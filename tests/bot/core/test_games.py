@@ -19,6 +19,7 @@ from bot.core import (
     StaleGameError,
 )
 from bot.store import DatabaseBusyError
+from bot.store.database import Tx
 from engine import Phase, ScriptedDice, SeededDice
 from tests.bot.core.helpers import (
     ALICE,
@@ -38,6 +39,7 @@ from tests.bot.core.helpers import (
     state_of,
     stored_state,
 )
+from tests.narrowing import found
 
 
 @pytest.fixture
@@ -181,8 +183,8 @@ async def test_one_active_game_per_channel(env: Env) -> None:
     # a thread of its own is fine
     out = await s.challenges.accept(c2.id, DAVE.user_id, channel_id=101)
     assert out.state.channel_id == 101
-    assert (await s.lookups.game_in_channel(100)).players == (ALICE, BOB)
-    assert (await s.lookups.game_in_channel(101)).players == (CAROL, DAVE)
+    assert (await found(s.lookups.game_in_channel(100))).players == (ALICE, BOB)
+    assert (await found(s.lookups.game_in_channel(101))).players == (CAROL, DAVE)
 
 
 async def test_a_player_plays_many_games_in_different_channels(env: Env) -> None:
@@ -217,12 +219,14 @@ async def test_the_list_of_games_says_whose_turn_it_is_from_the_rows_alone(env: 
             assert listed[state.id].to_act() == out.state.to_act()
             assert listed[state.id].deadline == out.state.deadline
     for state in await s.lookups.active_games(GUILD, ALICE.user_id):
-        await env.store.db.transact(
-            lambda tx, i=state.id: tx.execute("UPDATE games SET turn = NULL WHERE id = ?", (i,))
-        )
-    listed = await s.lookups.game_list(GUILD, ALICE.user_id)
+
+        async def no_turn(tx: Tx, game_id: int = state.id) -> int:
+            return await tx.execute("UPDATE games SET turn = NULL WHERE id = ?", (game_id,))
+
+        await env.store.db.transact(no_turn)
+    rows = await s.lookups.game_list(GUILD, ALICE.user_id)
     truth = {v.id: v.to_act() for v in await s.lookups.active_games(GUILD, ALICE.user_id)}
-    assert {g.id: g.to_act() for g in listed} == truth and len(truth) == 3
+    assert {g.id: g.to_act() for g in rows} == truth and len(truth) == 3
     assert None not in [(await env.store.games.get(gid)).turn for gid in truth]  # kept, for the next list
 
 
@@ -256,14 +260,19 @@ async def test_wrong_player_wrong_phase_and_stale_version_write_nothing(env: Env
     with pytest.raises(NotYourTurnError):
         await s.roll(gid, other.user_id)
     with pytest.raises(StaleGameError, match="moved on"):
+        assert actor is not None
         await s.roll(gid, actor.user_id, version=v - 1)
     with pytest.raises(RuleError):
+        assert actor is not None
         await s.take(gid, actor.user_id)
     with pytest.raises(RuleError):
+        assert actor is not None
         await s.accept_resignation(gid, actor.user_id)
     with pytest.raises(RuleError):
+        assert actor is not None
         await s.resign(gid, actor.user_id, level=4)
     with pytest.raises(NoGameError):
+        assert actor is not None
         await s.roll(123456, actor.user_id)
     with pytest.raises(NoGameError):
         await s.lookups.get_game(123456)
@@ -342,10 +351,11 @@ async def test_pass_ends_money_game_and_stake_counts(db_url: str) -> None:
         await s.double(state.id, ALICE.user_id)
         out = await s.pass_double(state.id, BOB.user_id)
         assert out.state.status == "finished"
+        assert out.state.game.result is not None
         assert out.state.game.result.winner == 0 and out.state.game.result.points == 1
         assert any(e.kind == "match_over" for e in out.events)
-        a = (await s.lookups.stats(GUILD, ALICE.user_id)).stats
-        b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
+        a = (await found(s.lookups.stats(GUILD, ALICE.user_id))).stats
+        b = (await found(s.lookups.stats(GUILD, BOB.user_id))).stats
         assert (a.games, a.wins, a.points_won, a.points_lost) == (1, 1, 7, 0)
         assert (b.games, b.wins, b.points_won, b.points_lost) == (1, 0, 0, 7)
         with pytest.raises(NoGameError):
@@ -364,11 +374,13 @@ async def test_resignation_offer_reject_then_accept(env: Env) -> None:
     assert out.state.game.phase is Phase.RESIGNATION and out.state.to_act() == actor
     with pytest.raises(NotYourTurnError):
         await s.accept_resignation(state.id, other.user_id)
+    assert actor is not None
     out = await s.reject_resignation(state.id, actor.user_id)
     assert out.state.game.phase is state.game.phase and out.state.to_act() == actor
     out = await s.resign(state.id, other.user_id, level=1)
     out = await s.accept_resignation(state.id, actor.user_id)
     assert out.state.status == "finished"
+    assert out.state.result is not None
     assert out.state.result["winner_seat"] == state.seat(actor.user_id)
     await assert_replays(s, env.store, state.id)
 
@@ -377,12 +389,13 @@ async def test_forfeit_gives_the_whole_match_to_the_opponent(env: Env) -> None:
     s = env.service
     state = await start_game(s, options=ChallengeOptions(match_length=5))
     out = await s.forfeit(state.id, ALICE.user_id)
+    assert out.state.result is not None
     assert out.state.status == "finished" and out.state.result["winner_seat"] == 1
     assert out.state.result["forfeited"] is True
     assert any(e.kind == "match_over" and "forfeit" in e.text for e in out.events)
     row, log, _ = await stored_state(s, env.store, state.id)
     assert log[-1] == {"kind": "match_forfeit"} and row.winner == BOB.user_id
-    b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
+    b = (await found(s.lookups.stats(GUILD, BOB.user_id))).stats
     assert (b.games, b.wins) == (1, 1)
     await assert_replays(s, env.store, state.id)
     assert (await s.archive.history(GUILD, ALICE.user_id))[0].id == state.id
@@ -413,7 +426,7 @@ async def test_abandon_is_unrated(env: Env) -> None:
 async def test_queries_history_and_mat_export(env: Env) -> None:
     s = env.service
     state = await start_game(s, options=ChallengeOptions(match_length=5))
-    assert (await s.lookups.game_in_channel(100)).id == state.id
+    assert (await found(s.lookups.game_in_channel(100))).id == state.id
     assert await s.lookups.game_in_channel(999) is None
     assert await s.archive.history(GUILD, ALICE.user_id) == []
     play = await play_out(s, state, random.Random(3))
@@ -442,8 +455,8 @@ async def test_money_game_rates_as_one_point_match_in_guild_and_global(env: Env)
     changes = {(c.scope, c.user_id): c for c in out.rating_changes}
     assert set(changes) == {(GUILD, ALICE.user_id), (GUILD, BOB.user_id), (0, ALICE.user_id), (0, BOB.user_id)}
     for scope in (GUILD, None):
-        a = (await s.lookups.stats(scope, ALICE.user_id)).stats
-        b = (await s.lookups.stats(scope, BOB.user_id)).stats
+        a = (await found(s.lookups.stats(scope, ALICE.user_id))).stats
+        b = (await found(s.lookups.stats(scope, BOB.user_id))).stats
         assert a.rating == pytest.approx(1510.0) and b.rating == pytest.approx(1490.0)
         assert changes[(scope or 0, ALICE.user_id)].delta == pytest.approx(10.0)
         assert changes[(scope or 0, BOB.user_id)].delta == pytest.approx(-10.0)
@@ -460,9 +473,10 @@ async def test_stake_times_cube_times_gammon_feeds_points(db_url: str) -> None:
         await s.take(state.id, BOB.user_id)
         await s.resign(state.id, BOB.user_id, level=2)
         out = await s.accept_resignation(state.id, ALICE.user_id)
+        assert out.state.game.result is not None
         assert out.state.game.result.points == 4
-        a = (await s.lookups.stats(GUILD, ALICE.user_id)).stats
-        b = (await s.lookups.stats(GUILD, BOB.user_id)).stats
+        a = (await found(s.lookups.stats(GUILD, ALICE.user_id))).stats
+        b = (await found(s.lookups.stats(GUILD, BOB.user_id))).stats
         assert (a.points_won, a.points_lost, a.gammons, a.wins) == (20, 0, 1, 1)
         assert (b.points_won, b.points_lost, b.gammons, b.wins) == (0, 20, 0, 0)
         board = await s.lookups.leaderboard(GUILD, "points")
@@ -486,7 +500,7 @@ async def test_servers_are_isolated_and_global_lists_both(env: Env) -> None:
         assert b_ids == {CAROL.user_id, DAVE.user_id}
         assert g_ids == a_ids | b_ids
     assert await s.lookups.stats(GUILD, CAROL.user_id) is None
-    assert (await s.lookups.stats(None, CAROL.user_id)).stats.wins == 1
+    assert (await found(s.lookups.stats(None, CAROL.user_id))).stats.wins == 1
     assert await s.archive.history(OTHER_GUILD, ALICE.user_id) == []
     with pytest.raises(ServiceError):
         await s.lookups.leaderboard(GUILD, "karma")
@@ -537,8 +551,10 @@ async def test_old_view_does_not_change_after_later_actions(env: Env) -> None:
     phase, version, log_len = state.game.phase, state.version, state.match.version
     actor = state.to_act()
     if state.game.phase is Phase.PLAY:
+        assert actor is not None
         await s.play(state.id, actor.user_id, state.legal_play_texts()[0], version=version)
     else:
+        assert actor is not None
         await s.roll(state.id, actor.user_id, version=version)
     assert state.version == version
     assert (state.game.phase, state.match.version) == (phase, log_len)
@@ -549,6 +565,7 @@ async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) 
     state = await start_game(s)
     actor = state.to_act()
     if state.game.phase is Phase.PLAY:
+        assert actor is not None
         state = (await s.play(state.id, actor.user_id, state.legal_play_texts()[0])).state
         actor = state.to_act()
     assert state.game.phase is Phase.ROLL
@@ -559,23 +576,25 @@ async def test_a_storage_error_leaves_no_trace_in_memory(env: Env, monkeypatch) 
     with monkeypatch.context() as m:
         m.setattr(env.store.games, "append", busy)
         with pytest.raises(BusyError) as refused:  # the core says it in its own terms, the store's words
+            assert actor is not None
             await s.roll(state.id, actor.user_id, version=state.version)
         assert refused.value.message == str(DatabaseBusyError())
     await unchanged(env, state.id, state.version)
     # the service must still agree with the database: the roll never happened
     await assert_replays(s, env.store, state.id)
+    assert actor is not None
     out = await s.roll(state.id, actor.user_id, version=state.version)
     assert out.state.version > state.version
 
 
 async def test_fractional_stake_is_refused(env: Env) -> None:
     with pytest.raises(ChallengeError):
-        await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions(stake=2.5))
+        await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions(stake=2.5))  # type: ignore[arg-type]  # a wrong type on purpose
 
 
 async def test_fractional_match_length_is_refused(env: Env) -> None:
     with pytest.raises(ChallengeError):
-        await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions(match_length=2.5))
+        await env.service.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions(match_length=2.5))  # type: ignore[arg-type]  # a wrong type on purpose
 
 
 async def test_leaderboard_bad_limit_is_a_service_error(env: Env) -> None:

@@ -33,6 +33,7 @@ from bot.core import (
     ServiceError,
 )
 from bot.store import open_store
+from bot.store.summaries import Part
 from engine import Game, Position, ScriptedDice, WinKind, encode_match_id
 from engine.gnubgid import MatchState
 from tests.bot.core.helpers import (
@@ -47,6 +48,7 @@ from tests.bot.core.helpers import (
     play_out,
     start_game,
 )
+from tests.narrowing import found
 
 
 @pytest.fixture
@@ -114,6 +116,7 @@ async def test_the_summary_is_written_in_the_transaction_that_ends_the_match(
     assert appends[-1]["summary"] is not None
     card = await env.store.summaries.part(game_id, "card")
     row = await env.store.games.get(game_id)
+    assert row.result is not None
     assert card["score"] == [row.score0, row.score1] and card["winner_seat"] == row.result["winner_seat"]
     assert card["final_position"] and len(card["games"]) >= 1
 
@@ -130,7 +133,8 @@ async def test_looking_back_at_a_finished_match_never_replays_it(env: Env, monke
 
 async def test_an_old_game_is_summarised_once_in_a_thread_and_kept(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     game_id = await finished_match(env)
-    written = {part: await env.store.summaries.part(game_id, part) for part in ("card", "games", "mat", "export")}
+    parts: tuple[Part, ...] = ("card", "games", "mat", "export")
+    written = {part: await env.store.summaries.part(game_id, part) for part in parts}
     await drop_summary(env, game_id)
     fresh = GameService(env.store, clock=env.clock)
     replays = Replays(monkeypatch)
@@ -281,7 +285,7 @@ async def test_a_position_that_cannot_be_played_is_refused_before_anything_is_wr
     with pytest.raises(ChallengeError, match=REFUSED):
         await s.challenges.create_practice(GUILD, 80, ALICE, BOB, gnubg_id)
     assert await s.lookups.game_in_channel(80) is None
-    assert (await env.store.db.fetchone("SELECT COUNT(*) FROM challenges"))[0] == 0
+    assert (await found(env.store.db.fetchone("SELECT COUNT(*) FROM challenges")))[0] == 0
 
 
 async def test_the_stake_has_a_ceiling_the_core_checks(env: Env) -> None:
@@ -302,8 +306,9 @@ async def test_a_forfeit_at_the_opening_is_a_single_game_at_the_cube(db_url: str
         assert state.game.loss_value(0) is WinKind.BACKGAMMON  # what the position would say
         out = await env.service.forfeit(state.id, ALICE.user_id)
         result = out.state.game.result
+        assert result is not None
         assert (result.winner, result.kind, result.points, result.cube) == (1, WinKind.SINGLE, 1, 1)
-        bob = (await env.service.lookups.stats(GUILD, BOB.user_id)).stats
+        bob = (await found(env.service.lookups.stats(GUILD, BOB.user_id))).stats
         assert bob.points_won == 7 and bob.backgammons == 0
     finally:
         await env.store.close()
@@ -317,6 +322,7 @@ async def test_a_forfeit_after_a_double_is_single_at_the_doubled_cube(db_url: st
         await env.service.take(state.id, BOB.user_id)
         out = await env.service.forfeit(state.id, BOB.user_id)
         result = out.state.game.result
+        assert result is not None
         assert (result.winner, result.kind, result.points) == (0, WinKind.SINGLE, 2)
     finally:
         await env.store.close()
@@ -329,7 +335,9 @@ async def test_a_timeout_at_the_opening_is_a_single_game_at_the_cube(db_url: str
         assert state.to_act() == ALICE
         env.clock.advance(days=1, seconds=1)
         (notice,) = await env.service.deadlines.process_due()
+        assert notice.state is not None
         result = notice.state.game.result
+        assert result is not None
         assert (notice.kind, result.winner, result.kind, result.points) == ("timeout", 1, WinKind.SINGLE, 1)
     finally:
         await env.store.close()

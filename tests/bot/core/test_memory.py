@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import gc
 import random
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,8 +17,10 @@ from bot.core import ChallengeOptions, GameService, Limits, PlayerRef
 from bot.core.lru import Lru
 from bot.store import open_store
 from engine import Match, Phase, SeededDice
+from engine.fairdice import FairDice
 from engine.snapshot import FORMAT
 from tests.bot.core.helpers import FakeClock, random_step, state_of
+from tests.narrowing import present
 
 PLAYERS = [PlayerRef(100 + n, f"p{n}") for n in range(12)]
 
@@ -86,6 +89,7 @@ def everything(match: Match) -> dict:
 def next_action(match: Match) -> None:
     """The same next step on either copy: what the player to act would do first."""
     game = match.game
+    assert game is not None
     if game.phase is Phase.ROLL:
         game.roll(game.turn)  # the dice come from the game's fair dice, where the log left them
     elif game.phase is Phase.PLAY:
@@ -128,7 +132,12 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
         fresh = GameService(store, clock=clock, limits=limits)  # nothing in memory: everything from the store
         whole_logs_read = []
         read_all = store.games.actions
-        store.games.actions = lambda *args, **kwargs: whole_logs_read.append(args) or read_all(*args, **kwargs)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            whole_logs_read.append(args)
+            return read_all(*args, **kwargs)
+
+        store.games.actions = counted  # type: ignore[method-assign]  # counts the whole logs read
         snapshots = 0
         for game_id in games:
             mine, theirs = await small.lookups.get_game(game_id), await fresh.lookups.get_game(game_id)
@@ -150,15 +159,18 @@ async def test_evicted_games_come_back_the_same(tmp_path_factory, seed, steps, e
             replayed = fresh.cache.rebuild(row.settings, [a.action for a in actions])
             rebuilt = theirs.match
             assert everything(rebuilt) == everything(replayed)
+            assert rebuilt.game is not None
+            assert replayed.game is not None
             assert rebuilt.game.legal_plays() == replayed.game.legal_plays()
+            assert isinstance(rebuilt.dice_source, FairDice) and isinstance(replayed.dice_source, FairDice)
             assert rebuilt.dice_source.counter == replayed.dice_source.counter
             assert theirs.legal_play_texts() == mine.legal_play_texts()
             assert rebuilt.game.gnubg_id() == replayed.game.gnubg_id()
             # The same next action is accepted by both, with the same dice.
-            a, b = copy.deepcopy(rebuilt), copy.deepcopy(replayed)
-            next_action(a)
-            next_action(b)
-            assert everything(a) == everything(b)
+            rebuilt_copy, replayed_copy = copy.deepcopy(rebuilt), copy.deepcopy(replayed)
+            next_action(rebuilt_copy)
+            next_action(replayed_copy)
+            assert everything(rebuilt_copy) == everything(replayed_copy)
             # ...and through the service, from the rebuilt game.
             await random_step(fresh, theirs, rng)
         assert whole_logs_read == []  # no snapshot was refused
@@ -204,10 +216,11 @@ async def test_games_waiting_for_a_player_keep_no_legal_plays(tmp_path) -> None:
                 continue
             outcome = await random_step(service, state, rng)
             cached = [match.game for _, match in service.cache.matches.values()]
-            assert cached and all(game._plays is None for game in cached)
+            assert cached and all(present(game)._plays is None for game in cached)
             game = outcome.state.game
             if outcome.state.is_active and game.phase is Phase.PLAY:
                 waiting_to_play += 1
+                assert game.dice is not None
                 found = legal_plays(game.position, game.dice)
                 assert outcome.state.legal_plays() == found
                 assert outcome.state.legal_play_texts() == sorted(format_play(play) for play in found)

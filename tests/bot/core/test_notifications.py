@@ -75,6 +75,7 @@ def test_invariants(start, end, hour, at, tz):
             assert ends == at
     digest = Prefs(tz=tz, digest_hour=hour).next_digest(at)
     assert at < digest <= at + timedelta(hours=26)
+    assert digest is not None
     local_hour = digest.astimezone(ZoneInfo(tz)).hour
     assert local_hour == hour or local_hour == (hour + 1) % 24  # or the jump over a skipped hour
 

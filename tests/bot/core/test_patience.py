@@ -151,6 +151,7 @@ async def test_submit_once_with_the_best_score_and_a_best_layout(env: Env) -> No
     mine = Layout.parse(HOYLE_DEAL, SNAKE).score(ENGLISH)
     result = await patience.submit(attempt.id, ALICE.user_id, version=attempt.version)
     assert result.just_submitted and result.score == mine and result.best == HOYLE_BEST == 81
+    assert result.best_layout is not None
     assert result.best_layout.is_complete and result.best_layout.score(ENGLISH) == 81
     assert result.streak is None and result.rank is None  # not a daily deal
     assert result.attempt.submitted and result.attempt.best == 81 and result.attempt.finished_at == START

@@ -11,6 +11,7 @@ import pytest
 from bot.core.model import ChallengeOptions, ServiceError
 from bot.core.puzzles import AGAIN, DRILL_INTERVALS, PuzzleDelivery, Puzzles, next_midnight
 from engine import Game, GameSettings, ScriptedDice
+from tests.narrowing import found
 
 from .helpers import ALICE, BOB, CAROL, GUILD, OTHER_GUILD, ROBOT, Env, FakeClock, open_env, start_game
 
@@ -108,7 +109,8 @@ async def test_the_days_biggest_error_of_a_member_never_from_a_running_game(env:
     assert first.reveal_at == next_midnight(DAY1).timestamp()
     assert first.payload["names_shown"] is False
     (owed,) = await env.service.deliveries.owed()
-    assert isinstance(owed, PuzzleDelivery) and owed.kind == "puzzle" and owed.puzzle.id == first.id
+    assert isinstance(owed, PuzzleDelivery) and owed.kind == "puzzle"
+    assert owed.puzzle is not None and owed.puzzle.id == first.id
     assert owed.channel_id == CHANNEL
     await env.service.deliveries.delivered(owed.entries)
     await puzzles.run_due(env.clock())  # one a day
@@ -121,7 +123,7 @@ async def test_the_days_biggest_error_of_a_member_never_from_a_running_game(env:
     assert (second.game_id, second.position_key, second.day) == (older, k[0], "2024-03-02")
     kinds = [d.kind for d in await env.service.deliveries.owed()]
     assert kinds == ["puzzle_reveal", "puzzle"]  # the reveal first
-    assert (await env.store.puzzles.get(first.id)).revealed_at is not None
+    assert (await found(env.store.puzzles.get(first.id))).revealed_at is not None
 
     # nothing left: no puzzle (the running game's error is never asked)
     env.clock.now += timedelta(days=1)
@@ -164,6 +166,7 @@ async def test_answers_once_each_the_reveal_and_streaks(env: Env) -> None:
     _, alice = await puzzles.answer(row.id, ALICE.user_id, right)
     assert alice.counted and alice.right and not alice.shown  # the answer waits for the reveal
     _, again = await puzzles.answer(row.id, ALICE.user_id, wrong)
+    assert again.before is not None
     assert not again.counted and again.before.label == "8/5 6/5" and again.right  # the first answer stands
     _, bob = await puzzles.answer(row.id, BOB.user_id, wrong)
     assert bob.counted and not bob.right and bob.choice.loss == pytest.approx(0.05)
@@ -181,7 +184,7 @@ async def test_answers_once_each_the_reveal_and_streaks(env: Env) -> None:
     scores = {s.user_id: s for s in await puzzles.leaderboard(GUILD)}
     assert (scores[ALICE.user_id].correct, scores[ALICE.user_id].streak) == (1, 1)
     assert (scores[BOB.user_id].answered, scores[BOB.user_id].correct, scores[BOB.user_id].streak) == (1, 0, 0)
-    assert not await env.store.puzzles.reveal(await env.store.puzzles.get(row.id))  # revealed once
+    assert not await env.store.puzzles.reveal(await found(env.store.puzzles.get(row.id)))  # revealed once
 
     # day 2: alice right again, carol does not answer: her streak ends
     day2 = (await env.store.puzzles.latest(GUILD))[0]
@@ -229,8 +232,9 @@ async def test_drills_come_back_until_learned(env: Env) -> None:
     k1, k2, k3 = position((3, 1)), position((4, 2)), position((6, 5))
     await analysed(env, mistake(2, 0, 0.10, k1), mistake(3, 1, 0.3, k3), mistake(4, 0, 0.2, k2), channel=101)
     first = await puzzles.next_drill(ALICE.user_id)
+    assert first is not None
     assert first.decision.gnubg_id == k2 and (first.due, first.later, first.learned) == (2, 0, 0)  # the biggest
-    assert (await puzzles.next_drill(BOB.user_id)).decision.gnubg_id == k3  # bob's own
+    assert (await found(puzzles.next_drill(BOB.user_id))).decision.gnubg_id == k3  # bob's own
     with pytest.raises(ServiceError, match="not yours"):
         await puzzles.answer_drill(first.id, BOB.user_id, 0)
 
@@ -239,9 +243,10 @@ async def test_drills_come_back_until_learned(env: Env) -> None:
     assert not answered.right and answered.next_due == env.clock() + AGAIN
     with pytest.raises(ServiceError, match="already"):
         await puzzles.answer_drill(first.id, ALICE.user_id, wrong)
-    assert (await puzzles.next_drill(ALICE.user_id)).decision.gnubg_id == k1  # the other one meanwhile
+    assert (await found(puzzles.next_drill(ALICE.user_id))).decision.gnubg_id == k1  # the other one meanwhile
     env.clock.advance(minutes=11)
     drill = await puzzles.next_drill(ALICE.user_id)
+    assert drill is not None
     assert drill.decision.gnubg_id == k1  # due before: k2 came back after it
 
     # right answers: up a box and further off each time, until learned
@@ -257,6 +262,7 @@ async def test_drills_come_back_until_learned(env: Env) -> None:
         env.clock.advance(days=interval.days, minutes=1)
         while True:  # the other drill is due too: answer it right as well
             drill = await puzzles.next_drill(ALICE.user_id)
+            assert drill is not None
             if drill.decision.gnubg_id == key:
                 break
             best = [c.best for c in drill.decision.choices].index(True)

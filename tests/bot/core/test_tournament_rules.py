@@ -90,6 +90,7 @@ async def test_the_round_deadline_does_not_decide_a_turn_that_had_no_full_time(w
     await w.service.deadlines.process_due(w.clock.now)
     await w.t.run_due(w.clock.now)
     view = await w.t.get(made.id)
+    assert victim is not None
     assert view.status == "finished" and view.champion is not None and view.champion.user_id != victim.user_id
 
 

@@ -227,7 +227,7 @@ async def test_a_64_player_knockout_to_the_end(world: World) -> None:
     for number in range(1, 7):
         assert view.round == number and len(view.round_tables()) == 64 >> number
         view = await lite.play_round(made.id, better_seed(seeds))
-    assert view.status == "finished" and seeds[view.champion.user_id] == 1  # type: ignore[union-attr]
+    assert view.status == "finished" and seeds[view.champion.user_id] == 1
     assert len(lite.opened) == 63 == len(set(lite.opened))
     places = Counter(s.standing.place for s in view.standings)
     assert places == Counter({1: 1, 2: 1, 3: 2, 5: 4, 9: 8, 17: 16, 33: 32})
@@ -249,7 +249,7 @@ async def test_a_33_player_6_round_swiss_to_the_end(world: World) -> None:
             e.player.user_id for e in view.entrants
         )
         earlier = [t for t in view.tables if t.round < number and t.b is not None]
-        met = {frozenset((t.a.user_id, t.b.user_id)) for t in earlier}  # type: ignore[union-attr]
+        met = {frozenset((t.a.user_id, t.b.user_id)) for t in earlier}
         assert not any(t.b is not None and frozenset((t.a.user_id, t.b.user_id)) in met for t in tables)
         byes += [t.a.user_id for t in tables if t.is_bye]
         view = await lite.play_round(made.id, lambda table: rng.choice((table.a.user_id, table.b.user_id)))
@@ -295,8 +295,8 @@ async def test_two_services_racing_the_last_results_advance_once(db_url: str) ->
         for w in (one, two):  # each process only records its result: the advances race below
             w.service.recorder.finish_listeners.clear()
         await asyncio.gather(
-            one.service.forfeit(first.game_id, first.b.user_id),  # type: ignore[arg-type, union-attr]
-            two.service.forfeit(second.game_id, second.b.user_id),  # type: ignore[arg-type, union-attr]
+            one.service.forfeit(first.game_id, first.b.user_id),
+            two.service.forfeit(second.game_id, second.b.user_id),
         )
         moved = await asyncio.gather(one.t.advance(made.id), two.t.advance(made.id), one.t.advance(made.id))
         assert moved.count(True) == 1
@@ -316,9 +316,9 @@ async def test_a_restart_mid_round_and_a_crash_before_the_advance(db_url: str) -
     await first.t.start(made.id, ORGANISER)
     await first.deliver()
     one, other = await first.open_tables(made.id)
-    await first.service.forfeit(one.game_id, one.b.user_id)  # type: ignore[arg-type, union-attr]
+    await first.service.forfeit(one.game_id, one.b.user_id)
     first.service.recorder.finish_listeners.clear()  # the process dies between the last result and the advance
-    await first.service.forfeit(other.game_id, other.b.user_id)  # type: ignore[arg-type, union-attr]
+    await first.service.forfeit(other.game_id, other.b.user_id)
     assert (await first.t.get(made.id)).round == 1
     await first.service.store.close()
 
@@ -344,17 +344,17 @@ async def test_the_round_deadline_decides_by_the_move_deadline_rule(world: World
     await world.deliver()
     tables = await world.open_tables(made.id)
     world.clock.advance(days=1)
-    first = await world.service.lookups.get_game(tables[0].game_id)  # type: ignore[arg-type]
+    first = await world.service.lookups.get_game(tables[0].game_id)
     mover = first.to_act()
     while first.to_act() == mover and first.is_active:  # a move a day in: its clock runs to day 3
         outcome = await random_step(world.service, first, random.Random(1))
         world.service.deliveries.release(outcome.owed)  # its boards: the dispatcher's
         first = outcome.state
-    movers = [first.to_act(), (await world.service.lookups.get_game(tables[1].game_id)).to_act()]  # type: ignore[arg-type]
+    movers = [first.to_act(), (await world.service.lookups.get_game(tables[1].game_id)).to_act()]
     world.clock.advance(days=1)  # day 2: the round's deadline, before the first game's move deadline
     await world.service.deadlines.process_due(world.clock.now)
     await world.t.run_due(world.clock.now)
-    assert (await world.service.lookups.get_game(tables[0].game_id)).is_active  # type: ignore[arg-type]
+    assert (await world.service.lookups.get_game(tables[0].game_id)).is_active
     view = await world.t.get(made.id)
     assert view.round == 1  # the first table goes on; the second's mover had their two days
     world.clock.advance(days=1, seconds=1)  # day 3: the first game's move deadline
@@ -365,7 +365,7 @@ async def test_the_round_deadline_decides_by_the_move_deadline_rule(world: World
     for table, loser in zip(view.round_tables(1), movers):
         assert table.outcome == "won" and loser is not None and table.winner not in (None, loser.user_id)
     final = view.round_tables(2)[0]
-    assert {final.a.user_id, final.b.user_id} == {t.winner for t in view.round_tables(1)}  # type: ignore[union-attr]
+    assert {final.a.user_id, final.b.user_id} == {t.winner for t in view.round_tables(1)}
 
 
 async def test_a_match_never_opened_goes_to_the_better_seed_at_the_deadline(world: World) -> None:
@@ -389,7 +389,7 @@ async def test_withdrawing_forfeits_the_open_match_and_later_tables(world: World
     view = await world.t.withdraw(made.id, quitter)
     table = view.round_tables(1)[0]
     assert table.outcome == "won" and table.winner != quitter.user_id  # the game was forfeited
-    game = await world.service.lookups.get_game(table.game_id)  # type: ignore[arg-type]
+    game = await world.service.lookups.get_game(table.game_id)
     assert game.status == "finished" and game.result["forfeited"]  # type: ignore[index]
     with pytest.raises(TournamentError, match="already"):
         await world.t.withdraw(made.id, quitter)
@@ -409,10 +409,10 @@ async def test_a_knockout_withdrawal_before_the_match_opens_and_a_bye_after_a_vo
     a_table, b_table = view.round_tables()
     await world.t.withdraw(made.id, a_table.a)  # before any match opened: decided without a game
     view = await world.t.get(made.id)
-    assert view.round_tables()[0].outcome == "forfeit" and view.round_tables()[0].winner == a_table.b.user_id  # type: ignore[union-attr]
+    assert view.round_tables()[0].outcome == "forfeit" and view.round_tables()[0].winner == a_table.b.user_id
     await world.deliver()
     assert len(world.opened) == 1  # only the other table's match opened
-    await world.t.withdraw(made.id, a_table.b)  # type: ignore[arg-type]  # the one who went through leaves too
+    await world.t.withdraw(made.id, a_table.b)  # the one who went through leaves too
     view = await world.play_round(made.id, lambda t: t.a.user_id)
     assert view.status == "finished" and view.champion == b_table.a  # the final was a forfeit
 
@@ -451,10 +451,10 @@ async def test_a_knockout_player_who_withdrew_goes_no_further(world: World) -> N
     await world.t.start(made.id, ORGANISER)
     await world.deliver()
     first, second = await world.open_tables(made.id)
-    await world.service.forfeit(first.game_id, first.b.user_id)  # type: ignore[arg-type, union-attr]
+    await world.service.forfeit(first.game_id, first.b.user_id)
     await world.t.withdraw(made.id, first.a)  # through to the final, then gone
     # the other match is abandoned by a moderator: nobody goes through from it
-    await world.service.abandon(second.game_id, 999)  # type: ignore[arg-type]
+    await world.service.abandon(second.game_id, 999)
     view = await world.t.get(made.id)
     assert view.status == "finished" and view.champion is None  # the one left to go through had left
     assert view.round_tables(2) == []
@@ -469,8 +469,8 @@ async def test_a_lone_finalist_is_champion_without_a_final(world: World) -> None
     await world.t.start(made.id, ORGANISER)
     await world.deliver()
     first, second = await world.open_tables(made.id)
-    await world.service.abandon(second.game_id, 999)  # type: ignore[arg-type]
-    await world.service.forfeit(first.game_id, first.b.user_id)  # type: ignore[arg-type, union-attr]
+    await world.service.abandon(second.game_id, 999)
+    await world.service.forfeit(first.game_id, first.b.user_id)
     view = await world.t.get(made.id)
     assert view.status == "finished" and view.champion == first.a
 

@@ -40,6 +40,7 @@ from bot.core import (  # noqa: E402
 from bot.store import open_store  # noqa: E402
 from engine import SeededDice  # noqa: E402
 from tests.bot.core.helpers import ALICE, BOB, random_step, start_game  # noqa: E402
+from tests.narrowing import present  # noqa: E402
 
 
 async def race(db: str, game_id: int, user_id: int, version: int, start_at: float) -> None:
@@ -78,7 +79,7 @@ async def sweep(db: str, now_unix: float, start_at: float) -> None:
             if not found:
                 break
             for n in found:
-                notices.append([n.kind, n.challenge.id if n.challenge is not None else n.state.id])
+                notices.append([n.kind, n.challenge.id if n.challenge is not None else present(n.state).id])
     print(json.dumps({"notices": notices, "errors": errors}), flush=True)
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from bot.core.advice import Advice
 from bot.discord.analysis_notes import AnalysisNotes
+from renderer.pool import RenderWorkers
 
 
 class Bot:
@@ -30,9 +32,9 @@ def bot() -> Bot:
 
 @pytest.fixture
 def notes(bot: Bot) -> Any:
-    notes = AnalysisNotes(
-        SimpleNamespace(available=lambda: True),
-        SimpleNamespace(),  # no drawing: the test's annotate draws nothing
+    notes: Any = AnalysisNotes(  # with the counters below: what the test reads
+        cast(Advice, SimpleNamespace(available=lambda: True)),
+        cast(RenderWorkers, SimpleNamespace()),  # no drawing: the test's annotate draws nothing
         kept_up_for=lambda: bot.kept_up,
         clock=lambda: bot.now,
     )

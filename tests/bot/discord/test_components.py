@@ -10,7 +10,7 @@ from bot.discord.components import GameButton, PlaySelect, let_go
 
 
 def views_alive(*, holding_items: bool = False) -> int:
-    return sum(isinstance(o, discord.ui.View) and (o.children or not holding_items) for o in gc.get_objects())
+    return sum(isinstance(o, discord.ui.View) and (bool(o.children) or not holding_items) for o in gc.get_objects())
 
 
 def test_a_view_let_go_is_freed_without_the_collector() -> None:

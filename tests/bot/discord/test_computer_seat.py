@@ -9,6 +9,7 @@ Dice are scripted (conftest.OPENING + ROLLS): alice (player 0) starts with
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def fast(world, monkeypatch):
     advice = world.bot.parts.advice
     advice.hint_level = "beginner"
 
-    async def in_thread(game, ply=0):  # type: ignore[no-untyped-def]
+    async def in_thread(game, ply=0):
         return await asyncio.to_thread(default_analyst().analyse_game, game, ply=ply)
 
     monkeypatch.setattr(advice.analyst, "aanalyse_game", in_thread)
@@ -114,11 +115,11 @@ async def test_the_computers_moves_go_out_through_the_players_interaction(fast, 
     assert [r for r in requests if r.path.startswith("/webhooks/") and r.method == "POST"]  # the new boards
     assert not [r for r in requests if r.path.startswith("/channels/")]
 
-    def spent(cls, interaction, *rest):  # type: ignore[no-untyped-def]
+    def spent(cls, interaction, *rest):
         made = original(cls, interaction, *rest)
         return dataclasses.replace(made, usable_until=discord.utils.utcnow())
 
-    original = boards.Voice.of.__func__
+    original = boards.Voice.of.__func__  # type: ignore[attr-defined]  # the classmethod's function
     monkeypatch.setattr(boards.Voice, "of", classmethod(spent))
     rolled = await w.alice.click(w.board(), label="Roll")
     assert not w.private(rolled)
@@ -144,7 +145,7 @@ async def test_computer_doubles_and_takes_like_a_player(fast, monkeypatch):
     """The computer's cube answers go through the same posting path (forced to take here)."""
     w = fast
 
-    async def always_take(self, state):  # type: ignore[no-untyped-def]
+    async def always_take(self, state):
         from engine import Phase
 
         if state.game.phase is Phase.DOUBLED:
@@ -170,7 +171,7 @@ async def test_a_failing_computer_says_so(fast, monkeypatch):
     w = fast
     from bot.core.computer import ComputerPlayer
 
-    async def broken(self, game_id):  # type: ignore[no-untyped-def]
+    async def broken(self, game_id):
         raise RuntimeError("engine exploded")
 
     monkeypatch.setattr(ComputerPlayer, "take_turn", broken)
@@ -244,7 +245,7 @@ async def test_without_the_engines_the_bot_says_so(fast, monkeypatch):
     await w.start_game()
     monkeypatch.setattr(bot.ai, "available", lambda: False)
     other = w.guild.create_text_channel("other")
-    attempts = [
+    attempts: list[tuple[Any, Any, str, dict[str, Any]]] = [
         (w.alice, w.channel, "bg hint", {}),
         (w.alice, w.channel, "bg analysis", {"game": 1}),
         (w.carol, other, "bg computer", {}),
@@ -265,7 +266,7 @@ async def test_a_restart_resumes_the_computers_turn(fast, monkeypatch):
     w = fast
     from bot.core.computer import ComputerPlayer
 
-    async def nothing(self, game_id):  # type: ignore[no-untyped-def]
+    async def nothing(self, game_id):
         return []  # the bot "stopped" before the computer moved
 
     monkeypatch.setattr(ComputerPlayer, "take_turn", nothing)
@@ -293,7 +294,7 @@ async def test_after_a_restart_the_computer_catches_up_in_the_background_longest
 
     real = ComputerPlayer.take_turn
 
-    async def nothing(self, game_id):  # type: ignore[no-untyped-def]
+    async def nothing(self, game_id):
         return []  # the bot "stopped" before the computer moved
 
     monkeypatch.setattr(ComputerPlayer, "take_turn", nothing)
@@ -312,7 +313,7 @@ async def test_after_a_restart_the_computer_catches_up_in_the_background_longest
     played: list[int] = []
     first_held, release = asyncio.Event(), asyncio.Event()
 
-    async def counted(self, game_id):  # type: ignore[no-untyped-def]
+    async def counted(self, game_id):
         played.append(game_id)
         if len(played) == 1:
             first_held.set()

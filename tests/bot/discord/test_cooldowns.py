@@ -59,12 +59,12 @@ def test_a_crowd_leaves_no_lasting_memory(ticks):
 def test_hold_raises_discords_cooldown_error_and_spares_bots(ticks):
     buckets = Cooldowns({"review": Rate(1, 60)}, ticks)
     alice, robot = SimpleNamespace(id=1, bot=False), SimpleNamespace(id=2, bot=True)
-    hold(buckets, "review", alice)  # type: ignore[arg-type]
+    hold(buckets, "review", alice)
     with pytest.raises(app_commands.CommandOnCooldown) as held:
-        hold(buckets, "review", alice)  # type: ignore[arg-type]
+        hold(buckets, "review", alice)
     assert held.value.retry_after == pytest.approx(60.0)
     for _ in range(10):
-        hold(buckets, "review", robot)  # type: ignore[arg-type]
+        hold(buckets, "review", robot)
 
 
 # -- settings -----------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_every_command_that_costs_has_a_family():
 
     free = set()
     for cog in (GameCog, ToolsCog):
-        for command in cog.__cog_app_commands__:  # type: ignore[attr-defined]
+        for command in cog.__cog_app_commands__:
             family = command.extras.get("cooldown")
             if family is None:
                 free.add(command.name)
@@ -154,7 +154,7 @@ def test_a_text_option_longer_than_declared_is_refused_before_it_is_read():
     from bot.discord.refusals import UserError
     from bot.discord.replies import require_option_lengths
 
-    move = next(c for c in GameCog.__cog_app_commands__ if c.name == "move")  # type: ignore[attr-defined]
+    move = next(c for c in GameCog.__cog_app_commands__ if c.name == "move")
     asked = SimpleNamespace(command=move, namespace=SimpleNamespace(play="8/5 " * 1500))
     with pytest.raises(UserError) as refused:
         require_option_lengths(asked)  # type: ignore[arg-type]

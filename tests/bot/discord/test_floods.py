@@ -12,7 +12,7 @@ import io
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import GifImagePlugin, Image
 from simcord.backend.errors import OptionError
 
 from engine import Game, Position, encode_match_id
@@ -63,7 +63,8 @@ async def test_a_replay_asked_twice_is_drawn_once_and_export_reuses_it(counted):
     assert not first.ephemeral and not second.ephemeral, (w.private(first), w.private(second))
     gifs = [m.attachments[0] for m in w.public()[-2:]]
     data = [await a.read() for a in gifs]
-    assert data[0] == data[1] and Image.open(io.BytesIO(data[0])).n_frames > 1
+    gif = Image.open(io.BytesIO(data[0]))
+    assert data[0] == data[1] and isinstance(gif, GifImagePlugin.GifImageFile) and gif.n_frames > 1
     assert [a.filename for a in exported.response.attachments] == [
         f"backgammon-game-{game_id}.mat",
         f"game-{game_id}.json",

@@ -17,7 +17,7 @@ def analysed(world, monkeypatch):
 
     from bot.ai import default_analyst
 
-    async def in_thread(game, ply=0):  # type: ignore[no-untyped-def]
+    async def in_thread(game, ply=0):
         return await asyncio.to_thread(default_analyst().analyse_game, game, ply=ply)
 
     monkeypatch.setattr(world.bot.parts.advice.analyst, "aanalyse_game", in_thread)

@@ -91,7 +91,7 @@ def analysed(learn, monkeypatch):
 
     advice = learn.bot.parts.advice
 
-    async def in_thread(game, ply=0):  # type: ignore[no-untyped-def]
+    async def in_thread(game, ply=0):
         return await asyncio.to_thread(default_analyst().analyse_game, game, ply=ply)
 
     monkeypatch.setattr(advice.analyst, "aanalyse_game", in_thread)
@@ -169,6 +169,7 @@ async def test_stats_everywhere_chart_the_global_rating_without_opponents_names(
     from bot.discord import lessons
 
     chart = lessons.rating_chart("bob", "every server", everywhere, opponents=False)
+    assert chart is not None
     assert "alice" not in chart.subtitle and "a player" in chart.subtitle
     assert board is not None
 

@@ -221,7 +221,7 @@ async def test_slow_calls_are_deferred_first(world, monkeypatch):
     monkeypatch.setattr(table, "SLOW_CALL_SECONDS", 0)
     w = world
 
-    def last_callback_type() -> int:
+    def last_callback_type() -> int | None:
         calls = [r for r in w.env.http_requests if r.path.endswith("/callback")]
         return (calls[-1].json or {}).get("type")
 
@@ -280,7 +280,7 @@ async def test_a_busy_bot_acknowledges_at_once(world):
 
     w = world
 
-    def last_callback_type() -> int:
+    def last_callback_type() -> int | None:
         calls = [r for r in w.env.http_requests if r.path.endswith("/callback")]
         return (calls[-1].json or {}).get("type")
 

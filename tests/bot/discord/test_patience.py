@@ -8,7 +8,9 @@ from __future__ import annotations
 import io
 import re
 from datetime import UTC
+from typing import Any
 
+import discord
 from PIL import Image
 
 from bot.discord.cogs.patience import STALE_NOTE
@@ -17,6 +19,7 @@ from renderer.patience import SIZE_PX
 from tests.bot.conftest import components, custom_ids, labels
 from tests.bot.discord.test_hostile import MESSAGE_ROUTES
 from tests.e2e.limits import message_errors
+from tests.narrowing import present
 
 SNAKE = "A1 B1 C1 D1 E1 E2 D2 C2 B2 A2 A3 B3 C3 D3 E3 E4 D4 C4 B4 A4 A5 B5 C5 D5 E5".split()
 """A rook's path over the whole grid, row by row."""
@@ -113,7 +116,7 @@ async def test_the_daily_deal_typed_submitted_once_announced_and_ranked(world):
     alice = panel_of(await w.alice.slash(w.channel, "patience daily"))
     bob = panel_of(await w.bob.slash(w.channel, "patience daily"))
     assert "**Daily deal 2026-03-02**" in alice.content
-    commitment = re.search(r"Deal committed: `([0-9a-f]{64})`", alice.content).group(1)
+    commitment = present(re.search(r"Deal committed: `([0-9a-f]{64})`", alice.content)).group(1)
     assert f"`{commitment}`" in bob.content
     patience = w.service.patience
     deals = {(await patience.current(w.guild.id, member.id, "daily")).deal for member in (w.alice, w.bob)}
@@ -197,7 +200,7 @@ def attempt_of(path: str = "", **fields):
 
     from bot.core.patience import Attempt
 
-    values = dict(
+    values: dict[str, Any] = dict(
         id=7,
         guild_id=1,
         user_id=2,
@@ -220,19 +223,22 @@ def test_the_buttons_fit_discords_rows_and_carry_the_version():
     from bot.discord.patience_panel import controls
 
     grid = controls(attempt_of())
-    assert len(grid.children) == 25 and {item.item.row for item in grid.children} == {0, 1, 2, 3, 4}
-    assert sum(not item.item.disabled for item in grid.children) == 13
+    assert grid is not None
+    assert len(grid.children) == 25 and {button.row for button in buttons(grid)} == {0, 1, 2, 3, 4}
+    assert sum(not button.disabled for button in buttons(grid)) == 13
     middle = controls(attempt_of("C3"))
-    assert [item.item.custom_id for item in middle.children] == [
+    assert middle is not None
+    assert [button.custom_id for button in buttons(middle)] == [
         "pt:p:7:3:C2",
         "pt:p:7:3:B3",
         "pt:p:7:3:D3",
         "pt:p:7:3:C4",
         "pt:u:7:3",
     ]
-    assert [str(item.item.emoji) for item in middle.children[:4]] == ["⬆️", "⬅️", "➡️", "⬇️"]
+    assert [str(button.emoji) for button in buttons(middle)[:4]] == ["⬆️", "⬅️", "➡️", "⬇️"]
     done = controls(attempt_of(" ".join(SNAKE)))
-    assert [item.item.label for item in done.children] == ["Submit", "Undo"]
+    assert done is not None
+    assert [button.label for button in buttons(done)] == ["Submit", "Undo"]
     assert controls(attempt_of(" ".join(SNAKE), submitted=True, score=40, best=81)) is None
 
 
@@ -268,3 +274,12 @@ def test_the_public_line_pings_nobody_and_spoils_nothing():
         "101st",
         "111th",
     ]
+
+
+def buttons(view: discord.ui.View) -> list[Any]:
+    """The buttons inside a view's dynamic items."""
+    inside = []
+    for child in view.children:
+        assert isinstance(child, discord.ui.DynamicItem)
+        inside.append(child.item)
+    return inside

@@ -4,6 +4,8 @@ can see where it is played; to anyone else it does not exist."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 import pytest
 from simcord.actors import MemberActor
@@ -37,7 +39,7 @@ def test_the_rule(viewer, sight, expected):
     assert may_read(PLAYERS, viewer, sight) is expected
 
 
-READS = [
+READS: list[tuple[str, dict[str, Any]]] = [
     ("bg export", {}),
     ("bgtools verify", {}),
     ("bgtools replay", {}),

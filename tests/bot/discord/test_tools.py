@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import GifImagePlugin, Image
 
 from engine import Game, parse_xgid
+from tests.narrowing import present
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -33,7 +34,7 @@ def quick(world):
 def answered_interaction(w) -> int:
     """The Discord id of the latest interaction the bot answered (from its callback's path)."""
     path = next(r.path for r in reversed(w.env.http_requests) if r.path.endswith("/callback"))
-    return int(re.search(r"/interactions/(\d+)/", path).group(1))
+    return int(present(re.search(r"/interactions/(\d+)/", path)).group(1))
 
 
 async def finish_by_forfeit(w, channel=None) -> int:
@@ -51,7 +52,7 @@ async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     w = quick
     challenge = (await w.challenge()).response
     words = challenge.content
-    commitment = re.search(r"Dice committed now: `([0-9a-f]{64})`", words).group(1)
+    commitment = present(re.search(r"Dice committed now: `([0-9a-f]{64})`", words)).group(1)
     await w.bob.click(challenge, label="Accept")
     click_id = answered_interaction(w)
     first = w.board()
@@ -66,7 +67,7 @@ async def test_commitment_then_seed_then_verify(quick, dice, tmp_path):
     game_id = await finish_by_forfeit(w)
     final = w.board()
     field = next(f for f in final.embeds[0].fields if f.name == "Fair dice")
-    seed = re.search(r"Seed `([0-9a-f]+)`", field.value).group(1)
+    seed = present(re.search(r"Seed `([0-9a-f]+)`", field.value)).group(1)
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commitment
 
     # the message holding the commitment never changed, from before the first die to the end
@@ -160,7 +161,7 @@ async def test_position_id(quick):
     await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
     result = await w.carol.slash(w.channel, "bgtools position")
     assert not result.ephemeral
-    gnubg_id = re.search(r"`([A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+)`", result.response.content).group(1)
+    gnubg_id = present(re.search(r"`([A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+)`", result.response.content)).group(1)
     game = await w.service.lookups.game_in_channel(w.channel.id)
     assert gnubg_id == game.game.gnubg_id()
     copy = Game.from_gnubg_id(gnubg_id)
@@ -177,7 +178,7 @@ async def test_position_shows_the_xgid_too(quick):
     result = await w.carol.slash(w.channel, "bgtools position")
     text = result.response.content
     game = (await w.service.lookups.game_in_channel(w.channel.id)).game
-    xgid = re.search(r"XGID \(bob at the bottom\): `(XGID=[-A-Pa-p]{26}(?::-?\w+){9})`", text).group(1)
+    xgid = present(re.search(r"XGID \(bob at the bottom\): `(XGID=[-A-Pa-p]{26}(?::-?\w+){9})`", text)).group(1)
     assert xgid == game.xgid() and xgid.split(":")[3:5] == ["1", "65"]
     assert Game.from_xgid(xgid).gnubg_id() == game.gnubg_id() in text
     # while a resignation waits, an XGID can't show the game: the GNU Backgammon ID still can
@@ -344,7 +345,7 @@ async def test_replay_gif(quick):
     (attachment,) = message.attachments
     assert attachment.filename == f"game-{game_id}-replay.gif"
     image = Image.open(io.BytesIO(await attachment.read()))
-    assert image.format == "GIF" and image.n_frames > 1
+    assert isinstance(image, GifImagePlugin.GifImageFile) and image.n_frames > 1
     assert "Replay of game #1" in message.content
     wrong = await w.carol.slash(w.channel, "bgtools replay", game=game_id, number=5)
     assert wrong.ephemeral and "pick 1 to 1" in wrong.response.content
@@ -361,5 +362,5 @@ async def test_export_attaches_mat_json_and_gif(quick):
     data = json.loads(await exported.response.attachments[1].read())
     assert data["game"] == 1 and data["actions"] and "seed" not in (data["dice"] or {})
     gif = Image.open(io.BytesIO(await exported.response.attachments[2].read()))
-    assert gif.n_frames > 1
+    assert isinstance(gif, GifImagePlugin.GifImageFile) and gif.n_frames > 1
     assert "seed is revealed when the game ends" in exported.response.content

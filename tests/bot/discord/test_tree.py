@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from types import SimpleNamespace
+from typing import Any
 from unittest import mock
 
 import discord
 import pytest
+from discord import app_commands
 
 from bot import __main__ as entry
 from bot.config import Settings
@@ -195,12 +197,10 @@ async def test_the_stake_limit_of_each_bot_is_its_own(tree_bot):
     parts = tree_parts(other.settings, SimpleNamespace(limits=Limits()))
     await other.add_cog(GameCog(parts))  # type: ignore[arg-type]
     try:
-        mine = (
-            tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0]
-            .get_command("challenge")
-            .to_dict(tree_bot.tree)
+        mine = challenge_in(tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0]).to_dict(
+            tree_bot.tree
         )
-        theirs = other.tree.get_commands()[0].get_command("challenge").to_dict(other.tree)
+        theirs = challenge_in(other.tree.get_commands()[0]).to_dict(other.tree)
         stake = {o["name"]: o for o in theirs["options"]}["stake"]
         assert stake["max_value"] == Limits().max_stake == 100
         assert {o["name"]: o for o in mine["options"]}["stake"]["max_value"] == 250
@@ -225,7 +225,7 @@ async def test_the_composition_root_opens_the_store_and_the_bot_closes_what_it_w
     sync.assert_not_awaited()
     assert not bot.syncs_at_start
     assert bot.get_cog("GameCog") is not None
-    challenge = bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0].get_command("challenge")
+    challenge = challenge_in(bot.tree.get_commands(type=discord.AppCommandType.chat_input)[0])
     assert {o["name"]: o for o in challenge.to_dict(bot.tree)["options"]}["stake"]["max_value"] == 40
     assert bot.scheduler is not None and bot.scheduler.running
     assert bot._connection._view_store._dynamic_items  # persistent buttons registered
@@ -236,7 +236,7 @@ async def test_the_composition_root_opens_the_store_and_the_bot_closes_what_it_w
         method = "stop" if name == "dispatcher" else "close"
         original = getattr(owner, method)
 
-        def record(*args, _name=name, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+        def record(*args, _name=name, _original=original, **kwargs):
             closed.append(_name)
             return _original(*args, **kwargs)
 
@@ -275,3 +275,11 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
     ]
     await bot.close()
     await store.close()
+
+
+def challenge_in(root: object) -> app_commands.Command[Any, ..., Any]:
+    """``/bg challenge``, in the ``/bg`` group ``root``."""
+    assert isinstance(root, app_commands.Group)
+    command = root.get_command("challenge")
+    assert isinstance(command, app_commands.Command)
+    return command

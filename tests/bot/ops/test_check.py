@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -133,9 +134,14 @@ def test_little_free_disk_beside_the_database_warns_then_is_critical(tmp_path) -
 
     health = Health(SCHEMA_VERSION, "sqlite", str(tmp_path / "db.sqlite3"), heartbeats={0: 1000.0})
     levels = {
-        free: next(f for f in judge(health, 1000.0, free_bytes=lambda _, free=free: free) if f.name == "disk").level
+        free: next(f for f in judge(health, 1000.0, free_bytes=_free(free)) if f.name == "disk").level
         for free in (5 << 30, 500 << 20, 50 << 20)
     }
     assert levels == {5 << 30: OK, 500 << 20: WARNING, 50 << 20: CRITICAL}
     postgres = Health(SCHEMA_VERSION, "postgresql", None, heartbeats={0: 1000.0})
     assert all(f.name != "disk" for f in judge(postgres, 1000.0))
+
+
+def _free(amount: int) -> Callable[[str], int]:
+    """A disk with ``amount`` bytes free wherever asked."""
+    return lambda _: amount

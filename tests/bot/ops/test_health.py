@@ -98,10 +98,10 @@ async def test_a_port_in_use_is_a_config_error() -> None:
 
     from bot.config import ConfigError
 
-    first = HealthServer(connected=lambda: True, database=asyncio.sleep)
+    first = HealthServer(connected=lambda: True, database=lambda: asyncio.sleep(0))
     await first.start()
     try:
-        second = HealthServer(connected=lambda: True, database=asyncio.sleep, port=first.port)
+        second = HealthServer(connected=lambda: True, database=lambda: asyncio.sleep(0), port=first.port)
         with pytest.raises(ConfigError, match=f"HEALTH_PORT: cannot listen on 127.0.0.1:{first.port}"):
             await second.start()
     finally:

@@ -117,7 +117,7 @@ async def test_only_the_shards_own_entries_until_they_are_long_overdue(store: St
     assert [e.game_id for e in await store.outbox.owed(later, shard=(2, (1,)))] == [mine.id, theirs.id]
 
 
-async def come_back(store: Store, shard, at: datetime, **kw: object) -> float:  # type: ignore[no-untyped-def]
+async def come_back(store: Store, shard, at: datetime, **kw: object) -> float:
     """A beat coming back, then every batch of the games' clocks (as ``Deadlines.beat`` does)."""
     gap = await store.schedule.beat(shard, at, stale_after=90, **kw)  # type: ignore[arg-type]
     while await store.schedule.credit_games(shard) is not None:

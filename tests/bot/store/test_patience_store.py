@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.store import ConstraintError, GameOverError, NotFoundError, StaleVersionError, Store, open_store
+from tests.narrowing import found
 
 T0 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 GUILD, OTHER = 111, 222
@@ -65,7 +66,7 @@ async def test_a_layout_is_saved_with_a_compare_and_set(store: Store) -> None:
     assert (saved.path, saved.version) == ("D4", 1)
     with pytest.raises(StaleVersionError):  # a click on what the player saw before
         await store.patience.save_path(attempt.id, 0, "A1")
-    assert (await store.patience.get(attempt.id)).path == "D4"
+    assert (await found(store.patience.get(attempt.id))).path == "D4"
     with pytest.raises(NotFoundError):
         await store.patience.save_path(999, 0, "A1")
     done = await store.patience.submit(attempt.id, 1, score=78, best=81)
@@ -74,7 +75,7 @@ async def test_a_layout_is_saved_with_a_compare_and_set(store: Store) -> None:
         await store.patience.save_path(attempt.id, 2, "D4 D5")
     with pytest.raises(GameOverError):
         await store.patience.submit(attempt.id, 2, score=80, best=81)
-    assert (await store.patience.get(attempt.id)).score == 78
+    assert (await found(store.patience.get(attempt.id))).score == 78
 
 
 async def test_one_daily_layout_so_one_submission_per_member_and_day(store: Store) -> None:
@@ -89,7 +90,7 @@ async def test_one_daily_layout_so_one_submission_per_member_and_day(store: Stor
     await store.patience.start(GUILD, ALICE, "daily", deal=DEAL, scoring="english", day="2026-03-03")
     await store.patience.start(OTHER, ALICE, "daily", deal=DEAL, scoring="english", day=day)
     await store.patience.start(GUILD, BOB, "daily", deal=DEAL, scoring="english", day=day)
-    assert (await store.patience.daily_attempt(GUILD, ALICE, day)).id == mine.id
+    assert (await found(store.patience.daily_attempt(GUILD, ALICE, day))).id == mine.id
     with pytest.raises(ValueError):
         await store.patience.start(GUILD, CAROL, "daily", deal=DEAL, scoring="english", day=day, replace=True)
 
@@ -114,12 +115,12 @@ async def test_one_unfinished_layout_per_kind_and_a_new_one_replaces_it(store: S
     again = await store.patience.start(GUILD, ALICE, "random", deal=DEAL, scoring="english", seed="cd", replace=True)
     assert again.id != first.id and again.seed == "cd"
     assert await store.patience.get(first.id) is None
-    assert (await store.patience.open_attempt(GUILD, ALICE, "random")).id == again.id
+    assert (await found(store.patience.open_attempt(GUILD, ALICE, "random"))).id == again.id
     await store.patience.save_path(again.id, 0, "A1")
     await store.patience.submit(again.id, 1, score=5, best=40)
     assert await store.patience.open_attempt(GUILD, ALICE, "random") is None
     later = await store.patience.start(GUILD, ALICE, "random", deal=DEAL, scoring="english")  # after submitting
-    assert (await store.patience.open_attempt(GUILD, ALICE, "random")).id == later.id
+    assert (await found(store.patience.open_attempt(GUILD, ALICE, "random"))).id == later.id
 
 
 async def test_the_latest_open_layout_leaves_out_older_dailies(store: Store) -> None:
@@ -129,8 +130,8 @@ async def test_the_latest_open_layout_leaves_out_older_dailies(store: Store) -> 
     hoyle = await store.patience.start(GUILD, ALICE, "hoyle", deal=DEAL, scoring="english")
     clock.now += timedelta(minutes=1)
     await store.patience.save_path(old.id, 0, "A1")  # touched last, but of a day gone by
-    assert (await store.patience.latest_open(GUILD, ALICE, "2026-03-02")).id == hoyle.id
-    assert (await store.patience.latest_open(GUILD, ALICE, "2026-03-01")).id == old.id
+    assert (await found(store.patience.latest_open(GUILD, ALICE, "2026-03-02"))).id == hoyle.id
+    assert (await found(store.patience.latest_open(GUILD, ALICE, "2026-03-01"))).id == old.id
     assert await store.patience.latest_open(OTHER, ALICE, "2026-03-02") is None
 
 
@@ -174,7 +175,7 @@ async def test_the_copy_to_postgresql_takes_the_patience_tables(tmp_path, pg_ser
         assert report.ok, report.summary()
         assert report.rows["patience_deals"] == 1 and report.rows["patience_attempts"] == 1
         async with await open_store(url, clock=Clock()) as pg:
-            assert (await pg.patience.get(attempt.id)).path == "A1"
+            assert (await found(pg.patience.get(attempt.id))).path == "A1"
             new = await pg.patience.start(GUILD, ALICE, "hoyle", deal=DEAL, scoring="english")
             assert new.id == attempt.id + 1  # the identity moved past the copied ids
     finally:

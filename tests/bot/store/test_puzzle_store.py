@@ -11,7 +11,7 @@ async def test_rated_matches_get_their_points_when_migrated(db_url: str) -> None
     """Matches rated before migration 10 get their net points from the match score (x the stake for money)."""
     old = await open_store(db_url, migrate_to=9)
 
-    async def seed(tx) -> None:  # type: ignore[no-untyped-def]
+    async def seed(tx) -> None:
         for uid in (1, 2):
             await tx.execute(
                 "INSERT INTO players (user_id, display_name, created_at, updated_at) VALUES (?, ?, 0, 0)",

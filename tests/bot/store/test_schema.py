@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -35,12 +36,12 @@ def test_every_version_has_both_dialects_in_order() -> None:
     assert load_migrations() == MIGRATIONS
 
 
-async def _sqlite_schema(path: str) -> dict[str, object]:
+async def _sqlite_schema(path: str) -> dict[str, Any]:
     async with await open_store(path) as store:
         rows = await store.db.fetchall(
             "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
         )
-        tables = {r["name"]: set() for r in rows if r["type"] == "table"}
+        tables: dict[str, set[str]] = {r["name"]: set() for r in rows if r["type"] == "table"}
         for table in tables:
             tables[table] = {c["name"] for c in await store.db.fetchall(f"PRAGMA table_info({table})")}
         indexes = {r["name"]: r["tbl_name"] for r in rows if r["type"] == "index"}
@@ -48,7 +49,7 @@ async def _sqlite_schema(path: str) -> dict[str, object]:
     return {"tables": tables, "indexes": indexes, "triggers": triggers}
 
 
-async def _pg_schema(url: str) -> dict[str, object]:
+async def _pg_schema(url: str) -> dict[str, Any]:
     await (await open_store(url)).close()
     conn = await asyncpg.connect(url)
     try:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.store import ChallengeLimitError, MatchOutcome, StaleVersionError, Store, open_store
+from tests.narrowing import found
 
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 GUILD = 111
@@ -118,7 +119,7 @@ async def test_a_challenger_has_a_few_challenges_waiting_at_most(store: Store) -
         await challenge(store, ALICE, BOB)
     assert (refused.value.side, refused.value.limit) == ("challenger", 3)
     # an answered one, or one past its expiry (not yet tidied), no longer counts
-    first = (await store.db.fetchone("SELECT MIN(id) FROM challenges"))[0]
+    first = (await found(store.db.fetchone("SELECT MIN(id) FROM challenges")))[0]
     await store.challenges.set_status(first, "cancelled")
     await challenge(store, ALICE, BOB)
     await store.db.transact(
@@ -139,7 +140,7 @@ async def test_a_member_has_a_few_challenges_waiting_for_their_answer_at_most(st
         await challenge(store, challengers[2], BOB, limits=(3, 2))
     assert (refused.value.side, refused.value.limit) == ("challenged", 2)
     await challenge(store, challengers[2], CAROL, limits=(3, 2))  # another target is free
-    assert (await store.db.fetchone("SELECT COUNT(*) FROM challenges WHERE challenged = ?", (BOB,)))[0] == 2
+    assert (await found(store.db.fetchone("SELECT COUNT(*) FROM challenges WHERE challenged = ?", (BOB,))))[0] == 2
 
 
 async def test_without_limits_nothing_is_counted(store: Store) -> None:
