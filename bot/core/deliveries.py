@@ -27,6 +27,7 @@ from bot.core.challenges import Challenges
 from bot.core.model import ChallengeError, Delivery, GameState, Outcome, storage_errors_as_service_errors
 from bot.store import GameRow, NotFoundError, OutboxEntry, Owed, Shard, Store
 from engine import Match
+from i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -398,5 +399,7 @@ class Deliveries:
             attempts=entry.attempts,
             retried=self.retried([entry]),
             challenge=challenge,
-            text=f"{challenge.challenger.name}'s challenge to {challenge.challenged.name} expired unanswered",
+            text=_("{name}'s challenge to {name2} expired unanswered").format(
+                name=challenge.challenger.name, name2=challenge.challenged.name
+            ),
         )

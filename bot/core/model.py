@@ -30,6 +30,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     StorageFullError,
 )
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
+from i18n import _
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -209,34 +210,40 @@ class ChallengeOptions:
             return isinstance(value, int) and not isinstance(value, bool)
 
         if not whole(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
-            raise ChallengeError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for a money game)")
+            raise ChallengeError(
+                _("a match is 1 to {max_match_length} points (0 for a money game)").format(
+                    max_match_length=MAX_MATCH_LENGTH
+                )
+            )
         if not whole(self.stake) or not 1 <= self.stake <= max_stake:
-            raise ChallengeError(f"the stake is a whole number from 1 to {max_stake} per point")
+            raise ChallengeError(
+                _("the stake is a whole number from 1 to {max_stake} per point").format(max_stake=max_stake)
+            )
         if not whole(self.move_days) or not 1 <= self.move_days <= 14:
-            raise ChallengeError("the time per move is 1 to 14 days")
+            raise ChallengeError(_("the time per move is 1 to 14 days"))
         if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
-            raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
+            raise ChallengeError(_("Jacoby, beavers and automatic doubles are for money games only"))
         if not whole(self.automatic_doubles) or not UNLIMITED <= self.automatic_doubles <= 6:
-            raise ChallengeError("automatic doubles are off, a count of ties up to 6, or every tie")
+            raise ChallengeError(_("automatic doubles are off, a count of ties up to 6, or every tie"))
         if not whole(self.cube_limit) or self.cube_limit not in CUBE_LIMITS:
-            raise ChallengeError(f"the cube limit is one of {', '.join(map(str, CUBE_LIMITS))}")
+            raise ChallengeError(_("the cube limit is one of {join}").format(join=", ".join(map(str, CUBE_LIMITS))))
         if self.challenger_seat not in (0, 1):
-            raise ChallengeError("the challenger sits at seat 0 or 1")
+            raise ChallengeError(_("the challenger sits at seat 0 or 1"))
         if self.backgammon_value not in (3, 4):
-            raise ChallengeError("a backgammon counts 3, or 4 by agreement")
+            raise ChallengeError(_("a backgammon counts 3, or 4 by agreement"))
         if self.hoyle:
             if self.match_length != HOYLE_LENGTH:
-                raise ChallengeError("Hoyle's rubber is the best of three games (a 2-point match)")
+                raise ChallengeError(_("Hoyle's rubber is the best of three games (a 2-point match)"))
             if self.jacoby or self.beavers or self.automatic_doubles or self.cube_limit != CUBE_LIMIT:
                 raise ChallengeError(
-                    "Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit"
+                    _("Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit")
                 )
             if self.opening_reroll:
                 raise ChallengeError(
-                    "in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll"
+                    _("in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll")
                 )
         elif self.backgammon_value != 3:
-            raise ChallengeError("a backgammon counts 4 only in Hoyle's rubber (rules: hoyle)")
+            raise ChallengeError(_("a backgammon counts 4 only in Hoyle's rubber (rules: hoyle)"))
         try:
             self.game_settings()  # the engine's own rules for a playable game
         except ValueError as error:

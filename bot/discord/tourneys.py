@@ -39,6 +39,7 @@ from bot.discord.dispatcher import NotDelivered
 from bot.discord.errors import report
 from bot.discord.limits import fit, pinging, plain, shown
 from bot.discord.replies import player_ref, send_private
+from i18n import _
 from renderer.bracket import (
     BracketMatch,
     BracketPicture,
@@ -71,36 +72,36 @@ def status_line(view: TournamentView) -> str:
     """Where the tournament stands, in one line."""
     if view.status == "signup":
         if view.starts_at is not None:
-            return f"Sign-up closes and it starts {presenter.timestamp(view.starts_at)}."
-        return f"Sign-up is open until {_name(view.organiser)} starts it (`/bgtourney start`)."
+            return _("Sign-up closes and it starts {starts_at}.").format(starts_at=presenter.timestamp(view.starts_at))
+        return _("Sign-up is open until {name} starts it (`/bgtourney start`).").format(name=_name(view.organiser))
     if view.status == "cancelled":
-        return "This tournament was cancelled."
+        return _("This tournament was cancelled.")
     if view.status == "finished":
         if view.champion is not None:
-            return f"★ Champion: **{_name(view.champion)}**."
-        return "It is over, with no champion."
+            return _("★ Champion: **{name}**.").format(name=_name(view.champion))
+        return _("It is over, with no champion.")
     deadline = f", ends {presenter.timestamp(view.round_deadline)}" if view.round_deadline else ""
     what = (
         "the final" if view.format == KNOCKOUT and view.round == view.rounds else f"round {view.round} of {view.rounds}"
     )
-    return f"Now playing {what}{deadline}."
+    return _("Now playing {what}{deadline}.").format(what=what, deadline=deadline)
 
 
 def table_line(table: Pairing) -> str:
     """One table of a round, in words."""
     a, b = _name(table.a), _name(table.b)
     if table.is_bye and table.outcome == "void":
-        return f"{a}: withdrew (a loss)"
+        return _("{a}: withdrew (a loss)").format(a=a)
     if table.is_bye:
-        return f"{a}: a bye"
+        return _("{a}: a bye").format(a=a)
     if table.outcome == "void":
-        return f"{a} and {b}: no winner"
+        return _("{a} and {b}: no winner").format(a=a, b=b)
     if table.decided:
         winner, loser = (a, b) if table.winner == table.a.user_id else (b, a)
         how = " (forfeit)" if table.outcome == "forfeit" else ""
-        return f"**{winner}** beat {loser}{how}"
+        return _("**{winner}** beat {loser}{how}").format(winner=winner, loser=loser, how=how)
     where = f" in <#{table.thread_id}>" if table.thread_id else ""
-    return f"{a} vs {b}: playing{where}"
+    return _("{a} vs {b}: playing{where}").format(a=a, b=b, where=where)
 
 
 def tables_text(view: TournamentView, number: int | None = None, limit: int = TABLES_SHOWN) -> str:
@@ -126,12 +127,14 @@ def standings_text(view: TournamentView, limit: int = STANDINGS_SHOWN) -> str:
             f"({s.wins}-{s.losses}{breaks}{extra})"
         )
     if len(view.standings) > limit:
-        lines.append(f"... and {len(view.standings) - limit} more")
+        lines.append(_("... and {number} more").format(number=len(view.standings) - limit))
     return "\n".join(lines)
 
 
 def header(view: TournamentView) -> str:
-    return f"🏆 **{plain(view.name)}** (#{view.id}): {view.options.describe()}. Organised by {_name(view.organiser)}."
+    return _("🏆 **{name}** (#{id}): {describe}. Organised by {name2}.").format(
+        name=plain(view.name), id=view.id, describe=view.options.describe(), name2=_name(view.organiser)
+    )
 
 
 def entrants_text(view: TournamentView) -> str:
@@ -147,7 +150,7 @@ def announcement_content(view: TournamentView) -> str:
     parts = [header(view), status_line(view)]
     if view.is_open:
         parts.append(entrants_text(view))
-        parts.append("Click **Join** to play.")
+        parts.append(_("Click **Join** to play."))
     elif view.is_running:
         parts.append(tables_text(view))
     elif view.status == "finished" and view.standings:
@@ -182,7 +185,7 @@ def subtitle(view: TournamentView) -> str:
         f"{view.options.match_length}-point matches",
     ]
     if view.is_running:
-        parts.append(f"round {view.round} of {view.rounds}")
+        parts.append(_("round {round} of {rounds}").format(round=view.round, rounds=view.rounds))
     elif view.status != "signup":
         parts.append(view.status)
     return " · ".join(parts)
@@ -191,7 +194,7 @@ def subtitle(view: TournamentView) -> str:
 def footer(view: TournamentView) -> str:
     if view.is_running and view.round_deadline is not None:
         when = view.round_deadline.astimezone(UTC).strftime("%a %d %b %H:%M UTC")
-        return f"Round {view.round} of {view.rounds} ends {when}"
+        return _("Round {round} of {rounds} ends {when}").format(round=view.round, rounds=view.rounds, when=when)
     if view.status == "cancelled":
         return "Cancelled"
     return ""
