@@ -30,7 +30,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
     StorageFullError,
 )
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
-from i18n import _
+from i18n import _, ngettext
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -282,37 +282,46 @@ class ChallengeOptions:
     def describe(self) -> str:
         """One line for a challenge message."""
         if self.practice and self.gnubg_id:
-            kind = f"a practice game (unrated) from the position `{self.gnubg_id}`"
+            kind = _("a practice game (unrated) from the position {position}").format(position=f"`{self.gnubg_id}`")
         elif self.hoyle:
-            kind = "Hoyle's rubber (best of three games, no cube, a gammon counts two)"
+            kind = _("Hoyle's rubber (best of three games, no cube, a gammon counts two)")
         elif self.match_length:
-            kind = f"a {self.match_length}-point match"
+            kind = _("a {length}-point match").format(length=self.match_length)
         else:
-            kind = f"a money game at {self.stake} per point"
+            kind = _("a money game at {stake} per point").format(stake=self.stake)
         automatic = (
-            "automatic doubles on every tie"
+            _("automatic doubles on every tie")
             if self.automatic_doubles == UNLIMITED
-            else f"automatic doubles (up to {self.automatic_doubles} tie{'s' if self.automatic_doubles != 1 else ''})"
+            else ngettext(
+                "automatic doubles (up to {count} tie)",
+                "automatic doubles (up to {count} ties)",
+                self.automatic_doubles,
+            ).format(count=self.automatic_doubles)
         )
         rules = [
             name
             for name, on in (
                 ("Jacoby", self.jacoby),
-                ("beavers", self.beavers),
+                (_("beavers"), self.beavers),
                 (automatic, self.automatic_doubles),
-                ("opening re-throw", self.opening_reroll),
-                (f"cube up to {self.cube_limit}", self.cube_limit != CUBE_LIMIT and not self.hoyle),
-                ("no double before the first play", not self.early_doubles and not self.hoyle),
-                ("a backgammon counts 4", self.backgammon_value == 4),
-                ("closed out: no throw (the old rule)", self.closed_out == "skip"),
+                (_("opening re-throw"), self.opening_reroll),
+                (
+                    _("cube up to {limit}").format(limit=self.cube_limit),
+                    self.cube_limit != CUBE_LIMIT and not self.hoyle,
+                ),
+                (_("no double before the first play"), not self.early_doubles and not self.hoyle),
+                (_("a backgammon counts 4"), self.backgammon_value == 4),
+                (_("closed out: no throw (the old rule)"), self.closed_out == "skip"),
             )
             if on
         ]
-        days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
+        days = ngettext("{count} day per move", "{count} days per move", self.move_days).format(count=self.move_days)
         if self.rematch_of is not None:
-            kind = f"a rematch of game #{self.rematch_of}: {kind}"
+            kind = _("a rematch of game #{game}: {kind}").format(game=self.rematch_of, kind=kind)
         if self.tournament is not None:
-            kind = f"a tournament match ({kind}{', unrated' if self.unrated else ''})"
+            kind = (
+                _("a tournament match ({kind}, unrated)") if self.unrated else _("a tournament match ({kind})")
+            ).format(kind=kind)
         return ", ".join([kind, days, *rules])
 
 

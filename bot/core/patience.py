@@ -61,7 +61,7 @@ from engine.patience import (
     scoring_named,
     solve,
 )
-from i18n import _
+from i18n import N_, _
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ STREAK_DAYS = 1000
 KEPT_SOLUTIONS = 256
 KEPT_DAILIES = 10_000
 
-TITLES: dict[str, str] = {"daily": "Daily deal", "hoyle": "Hoyle's deal", "random": "Random deal"}
+TITLES: dict[str, str] = {"daily": N_("Daily deal"), "hoyle": N_("Hoyle's deal"), "random": N_("Random deal")}
 
 
 class PatienceError(ServiceError):
@@ -165,7 +165,7 @@ class Attempt:
     @property
     def title(self) -> str:
         """``Daily deal 2026-03-02``, ``Hoyle's deal``, ``Random deal``."""
-        return f"{TITLES[self.kind]} {self.day}" if self.day else TITLES[self.kind]
+        return f"{_(TITLES[self.kind])} {self.day}" if self.day else _(TITLES[self.kind])
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +335,7 @@ class PatienceService:
                     raise PatienceError(
                         _(
                             "your {titles} in progress is scored the {scoring} way: finish it, or start a new one to play it the {name} way"
-                        ).format(titles=TITLES[kind], scoring=row.scoring, name=table.name)
+                        ).format(titles=_(TITLES[kind]), scoring=row.scoring, name=table.name)
                     )
                 return await self._attempt(row)
         table = table or ENGLISH
@@ -391,7 +391,7 @@ class PatienceService:
         else:
             row = await self.store.patience.latest_open(guild_id, user_id, self.today())
         if row is None:
-            which = f"{TITLES[kind].lower()} " if kind else ""
+            which = f"{_(TITLES[kind]).lower()} " if kind else ""
             raise PatienceError(_("you have no {which}layout in progress here: start one first").format(which=which))
         return await self._attempt(row)
 

@@ -266,10 +266,12 @@ def _source(puzzle: Puzzle) -> str:
 
 def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:
     d = puzzle.decision
-    head = f"🧩 **Puzzle of the day** #{puzzle.id}" if puzzle.kind == "daily" else f"🧩 **Puzzle** #{puzzle.id}"
-    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_now))}** A member lost equity here."]
+    title = _("Puzzle of the day") if puzzle.kind == "daily" else _("Puzzle")
+    head = f"🧩 **{title}** #{puzzle.id}"
+    lost = _("A member lost equity here.")
+    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_now))}** {lost}"]
     if puzzle.kind == "daily" and not puzzle.revealed:
-        when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " tomorrow"
+        when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " " + _("tomorrow")
         lines.append(
             _("Answer privately in the menu, once: the answer and who got it right come{when}.").format(when=when)
         )
@@ -285,8 +287,8 @@ def choice_lines(decision: Decision, marked: str | None = None) -> list[str]:
     lines = []
     for choice in sorted(decision.choices, key=lambda c: (c.loss, c.label)):
         tag = " ✅" if choice.best else f" (−{choice.loss:.3f})"
-        mine = " ← you" if choice.label == marked else ""
-        played = " · played in the game" if choice.label == decision.played else ""
+        mine = " ← " + _("you") if choice.label == marked else ""
+        played = " · " + _("played in the game") if choice.label == decision.played else ""
         lines.append(f"`{choice.label}` {choice.equity:+.3f}{tag}{played}{mine}")
     return lines
 
@@ -296,7 +298,7 @@ def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
     decision = puzzle_or_drill.decision
     choice = answered.choice
     if not answered.counted and answered.before is not None:
-        first = f"You answered `{answered.before.label}` already: the first answer stands."
+        first = _("You answered {label} already: the first answer stands.").format(label=f"`{answered.before.label}`")
         if not answered.shown:
             return first
         lines = [first]

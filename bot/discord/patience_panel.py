@@ -27,9 +27,12 @@ from bot.discord.errors import answer_privately
 from bot.discord.limits import in_code, plain, shown
 from bot.discord.presenter import COLOUR, WIN_COLOUR
 from engine.patience import CELLS
-from i18n import _
+from i18n import N_, _
 
-COMMAND_HINT = "or type the squares: `/patience play squares:C3 C4 D4`"
+COMMAND_HINT = N_("or type the squares: {command}")
+"""Translated where used, with the command (the same in every language) filled in."""
+SCORING_NAMES = (N_("English"), N_("American"))
+"""The score tables' names as shown (engine/patience/hands.py's, capitalised), for the catalogue."""
 ARROWS = {(-1, 0): "⬆️", (1, 0): "⬇️", (0, -1): "⬅️", (0, 1): "➡️"}
 """The step from the last card to a square: up, down, left, right."""
 
@@ -139,7 +142,7 @@ def controls(attempt: Attempt) -> discord.ui.View | None:
 
 def heading(attempt: Attempt) -> str:
     return _("**{title}** · {capitalize} scoring").format(
-        title=attempt.title, capitalize=attempt.scoring.name.capitalize()
+        title=attempt.title, capitalize=_(attempt.scoring.name.capitalize())
     )
 
 
@@ -163,7 +166,7 @@ def panel_text(attempt: Attempt, note: str | None = None) -> str:
         lines.append(
             _(
                 "Card 1 of 25 is **{label}**: put it on any marked square (a rook's path starts on a corner's colour), {command_hint}."
-            ).format(label=card.label, command_hint=COMMAND_HINT)
+            ).format(label=card.label, command_hint=_(COMMAND_HINT).format(command="`/patience play squares:C3 C4 D4`"))
         )
     else:
         lines.append(
@@ -174,7 +177,7 @@ def panel_text(attempt: Attempt, note: str | None = None) -> str:
                 points=attempt.points,
                 number=attempt.placed + 1,
                 label=card.label,
-                command_hint=COMMAND_HINT,
+                command_hint=_(COMMAND_HINT).format(command="`/patience play squares:C3 C4 D4`"),
             )
         )
     return "\n".join(line for line in lines if line)
@@ -268,13 +271,13 @@ def leaderboard_embed(board: DailyBoard, guild_name: str | None = None) -> disco
         )
     elif board.deal is None:
         embed.description = (
-            f"Nobody asked for the daily deal of {board.day} here."
+            _("Nobody asked for the daily deal of {day} here.").format(day=board.day)
             if board.over
-            else "Nobody has dealt today's deal yet: `/patience daily` deals it."
+            else _("Nobody has dealt today's deal yet: `/patience daily` deals it.")
         )
     else:
-        embed.description = "Nobody has submitted this deal yet." + (
-            "" if board.over else " Play it: `/patience daily`."
+        embed.description = _("Nobody has submitted this deal yet.") + (
+            "" if board.over else " " + _("Play it: `/patience daily`.")
         )
     if board.deal is not None and board.over:
         embed.add_field(name=_("Best possible"), value=_("**{best}** points").format(best=board.best), inline=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.core.model import MAX_MATCH_LENGTH, PlayerRef, ServiceError
 from bot.core.tournaments.pairing import FORMATS, KNOCKOUT, ROUND_ROBIN, SWISS, Standing
-from i18n import _
+from i18n import N_, _, ngettext
 
 NAME_MAX = 60
 MAX_PLAYERS = 128
@@ -22,7 +22,7 @@ ROUND_ROBIN_MAX_PLAYERS = 16
 MAX_SWISS_ROUNDS = 12
 MAX_ROUND_DAYS = 30
 MAX_SIGNUP_HOURS = 24 * 30
-FORMAT_NAMES = {KNOCKOUT: "knockout", ROUND_ROBIN: "round robin", SWISS: "Swiss"}
+FORMAT_NAMES = {KNOCKOUT: N_("knockout"), ROUND_ROBIN: N_("round robin"), SWISS: N_("Swiss")}
 SEEDINGS = ("rating", "random")
 
 
@@ -80,7 +80,7 @@ class TournamentOptions:
         if not whole(self.max_players) or not (self.max_players == 0 or 2 <= self.max_players <= most):
             raise TournamentError(
                 _("a {format_names} takes 2 to {most} players").format(
-                    format_names=FORMAT_NAMES[self.format], most=most
+                    format_names=_(FORMAT_NAMES[self.format]), most=most
                 )
             )
         if self.seeding not in SEEDINGS:
@@ -115,14 +115,16 @@ class TournamentOptions:
 
     def describe(self) -> str:
         """One line: "knockout, 5-point matches, 2 days per move, 7 days per round, rated"."""
-        days = lambda n, what: f"{n} day{'s' if n != 1 else ''} per {what}"  # noqa: E731
+        kind = _(FORMAT_NAMES[self.format])
+        if self.swiss_rounds:
+            kind = _("{format} of {count} rounds").format(format=kind, count=self.swiss_rounds)
         parts = [
-            FORMAT_NAMES[self.format] + (f" of {self.swiss_rounds} rounds" if self.swiss_rounds else ""),
-            f"{self.match_length}-point matches",
-            days(self.move_days, "move"),
-            days(self.round_days, "round"),
-            "rated" if self.rated else "unrated",
-            "seeded by rating" if self.seeding == "rating" else "random seeding",
+            kind,
+            _("{length}-point matches").format(length=self.match_length),
+            ngettext("{count} day per move", "{count} days per move", self.move_days).format(count=self.move_days),
+            ngettext("{count} day per round", "{count} days per round", self.round_days).format(count=self.round_days),
+            _("rated") if self.rated else _("unrated"),
+            _("seeded by rating") if self.seeding == "rating" else _("random seeding"),
         ]
         return ", ".join(parts)
 

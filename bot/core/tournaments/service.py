@@ -85,7 +85,7 @@ from bot.store import (
     TournamentRow,
 )
 from engine.ratings import DEFAULT_RATING
-from i18n import _
+from i18n import Said, _, said_n
 
 log = logging.getLogger(__name__)
 
@@ -449,13 +449,23 @@ class Tournaments:
         owed = [Owed(ROUND_KIND, row.guild_id, row.channel_id, payload={"tournament": row.id, "round": number})]
         matches = sum(1 for t in tables if t.outcome is None)
         byes = sum(1 for t in tables if t.outcome == "bye")
-        what = "the final" if row.format == P.KNOCKOUT and number == rounds else f"round {number} of {rounds}"
-        text = (
-            f"{row.name}: {what} has begun, {matches} match{'es' if matches != 1 else ''}"
-            f"{f' and {byes} bye' + ('s' if byes != 1 else '') if byes else ''}, each match in its own thread. "
-            "The round ends"
+        what = (
+            Said("the final")
+            if row.format == P.KNOCKOUT and number == rounds
+            else Said("round {number} of {rounds}", number=number, rounds=rounds)
         )
-        after = ": a match still going then goes on under its move deadlines (whoever runs out of time loses it)"
+        tables_said = said_n("{count} match", "{count} matches", matches)
+        if byes:
+            tables_said = Said(
+                "{matches} and {byes}", matches=tables_said, byes=said_n("{count} bye", "{count} byes", byes)
+            )
+        text = Said(
+            "{tournament}: {what} has begun, {tables}, each match in its own thread. The round ends",
+            tournament=row.name,
+            what=what,
+            tables=tables_said,
+        )
+        after = Said(": a match still going then goes on under its move deadlines (whoever runs out of time loses it)")
         owed.append(notice_owed(row.guild_id, row.channel_id, text, when=deadline, after=after))
         return owed
 

@@ -185,12 +185,14 @@ class LearnCog(
         )
         where = settings.get("puzzle_channel")
         lines = [
-            f"Puzzle of the day: on, in <#{where}>: posted at the start of each day (UTC), revealed the next."
+            _("Puzzle of the day: on, in {channel}: posted at the start of each day (UTC), revealed the next.").format(
+                channel=f"<#{where}>"
+            )
             if where
-            else "Puzzle of the day: off.",
-            "Players' names: shown in puzzles."
+            else _("Puzzle of the day: off."),
+            _("Players' names: shown in puzzles.")
             if settings.get("puzzle_names")
-            else "Players' names: hidden in puzzles.",
+            else _("Players' names: hidden in puzzles."),
         ]
         await send_private(interaction, content="\n".join(lines))
 

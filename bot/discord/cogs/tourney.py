@@ -236,13 +236,15 @@ class TourneyCog(
             return
         lines = []
         for view in views:
+            announcement = _("announcement")
             link = (
-                f" ([announcement]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))"
+                f" ([{announcement}]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))"
                 if view.message_id
                 else ""
             )
+            entered = _("{count} in").format(count=len(view.entrants))
             lines.append(
-                f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {len(view.entrants)} in; "
+                f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {entered}; "
                 f"{words.status_line(view)}{link}"
             )
         await send_public(interaction, content="\n".join(lines))
