@@ -162,6 +162,22 @@ class Said(str):
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
 
+    def dump(self) -> dict[str, object]:
+        """The message as JSON (kept in the outbox until it is worded for its readers: :meth:`load`)."""
+        args = {key: value.dump() if isinstance(value, Said) else value for key, value in self.args.items()}
+        return {"message": self.message, "plural": self.plural, "count": self.number, "args": args}
+
+    @classmethod
+    def load(cls, data: object) -> Said | None:
+        """A message :meth:`dump` kept (None if ``data`` is none)."""
+        if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+            return None
+        args = {
+            key: cls.load(value) or value if isinstance(value, dict) else value
+            for key, value in (data.get("args") or {}).items()
+        }
+        return cls(data["message"], plural=data.get("plural"), count=int(data.get("count") or 1), **args)
+
     def __reduce__(self) -> tuple[object, ...]:
         return (_said, (self.message, self.plural, self.number, self.args))
 

@@ -95,8 +95,12 @@ async def _tree_texts() -> dict[str, str]:
 
 
 def template() -> Catalog:
-    """The template: the code's messages and the command tree's texts."""
+    """The template: the code's messages, the engine's glossary and the command tree's texts."""
     catalog = code_messages()
+    from engine import GLOSSARY  # the engine words nothing through the catalogue: its meanings are added here
+
+    for term in GLOSSARY:
+        catalog.add(term.meaning, None, [("engine/glossary.py", 0)], auto_comments=[f"the glossary: {term.word}"])
     from bot.discord.translator import CONTEXT, LIMIT
 
     for text, where in sorted(asyncio.run(_tree_texts()).items()):

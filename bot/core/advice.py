@@ -19,11 +19,12 @@ from bot.core.computer import ComputerPlayer
 from bot.core.games import GameService
 from bot.core.model import UNAVAILABLE_MESSAGE, AnalysisUnavailableError, GameState, GameSummary, ServiceError
 from bot.core.openings import OpeningVerdict, start_and_roll, verdict
+from i18n import N_
 
 LEVELS: tuple[str, ...] = tuple(level.value for level in ai.Level)
 """The computer's levels, weakest first: ``beginner``, ``intermediate``, ``expert``."""
 DEFAULT_LEVEL: str = ai.DEFAULT_LEVEL.value
-UNAVAILABLE_DETAIL = (
+UNAVAILABLE_DETAIL = N_(
     "the computer, hints and analysis need the gnubg-nn and bgsage engines, which are not installed here."
 )
 

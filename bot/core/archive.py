@@ -29,6 +29,7 @@ from bot.store import ActionRow, GameRow, Store
 from engine import Match, export_match
 from engine.fairdice import Verification, dice_in_log
 from engine.fairdice import verify as verify_dice
+from i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class Archive:
     async def _summarise_stored(self, game_id: int) -> dict[str, Any]:
         row, actions = await self.store.games.with_actions(game_id)
         if row.is_active:
-            raise ServiceError(f"game #{game_id} is still being played")
+            raise ServiceError(_("game #{game_id} is still being played").format(game_id=game_id))
         names = (await self.names.name(row.player0), await self.names.name(row.player1))
         summary = await self.cache.off_loop(self._summarise_log, row, actions, names)
         await self.store.summaries.save(game_id, summary)
@@ -163,11 +164,12 @@ class Archive:
         row = await self.cache.row(game_id)
         fair = row.settings.get("fair_dice")
         if not fair:
-            raise ServiceError(f"game #{game_id} was played before provably fair dice")
+            raise ServiceError(_("game #{game_id} was played before provably fair dice").format(game_id=game_id))
         if row.is_active:
             raise ServiceError(
-                f"game #{game_id} is still being played: its seed is revealed when it ends "
-                f"(commitment {fair['commitment'][:16]}...)"
+                _(
+                    "game #{game_id} is still being played: its seed is revealed when it ends (commitment {commitment}...)"
+                ).format(game_id=game_id, commitment=fair["commitment"][:16])
             )
         records = records_from(await self._part(game_id, "games"))
         thrown = dice_in_log(action for record in records for action in record.actions)

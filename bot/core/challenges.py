@@ -44,6 +44,7 @@ from engine import CHECKERS, Game
 from engine.fairdice import commitment, new_seed, player_part
 from engine.ids import gnubg_id_of
 from engine.xgid import looks_like_xgid
+from i18n import _, ngettext
 
 FairDice = dict[str, Any]
 """A game's dice record: ``commitment``, ``nonce``, ``seed`` (secret until the end), ``salt``."""
@@ -106,10 +107,16 @@ def practice_position(gnubg_id: str, refusal: str = "that is not a GNU Backgammo
     # Checked here too, whatever the engine's reading allows: these are what
     # a practice game would be gamed with (a won game, a cube worth thousands).
     if game.is_over or CHECKERS in game.position.off:  # one side has borne every checker off
-        raise ChallengeError(f"{refusal}: that game is already over, and a practice game needs checkers to play")
+        raise ChallengeError(
+            _("{refusal}: that game is already over, and a practice game needs checkers to play").format(
+                refusal=refusal
+            )
+        )
     limit = game.settings.cube_limit
     if game.cube_value > limit or game.offered_cube is not None and game.offered_cube > limit:
-        raise ChallengeError(f"{refusal}: its cube is above {limit}, the highest it goes")
+        raise ChallengeError(
+            _("{refusal}: its cube is above {limit}, the highest it goes").format(refusal=refusal, limit=limit)
+        )
     return game
 
 
@@ -157,15 +164,15 @@ class Challenges:
             has as many challenges waiting for an answer as :attr:`limits` allow.
         """
         if challenger.user_id == challenged.user_id:
-            raise ChallengeError("you can't challenge yourself: pick another member")
+            raise ChallengeError(_("you can't challenge yourself: pick another member"))
         if challenged.is_bot:
-            raise ChallengeError(f"{challenged.name} is a bot and can't play")
+            raise ChallengeError(_("{name} is a bot and can't play").format(name=challenged.name))
         options.validate(self.limits.max_stake)
         if options.gnubg_id is not None:
             practice_position(options.gnubg_id)
         if not options.thread and await self.store.games.active_in(channel_id) is not None:
             raise ChallengeError(
-                "there is already a game in this channel: finish it first, or challenge with thread=True"
+                _("there is already a game in this channel: finish it first, or challenge with thread=True")
             )
         await self.names.remember(challenger)
         await self.names.remember(challenged)
@@ -189,16 +196,26 @@ class Challenges:
         except ChallengeLimitError as error:
             if error.side == "rematch":
                 raise ChallengeError(
-                    f"a rematch of game #{options.rematch_of} is already waiting for an answer: one at a time"
+                    _("a rematch of game #{rematch_of} is already waiting for an answer: one at a time").format(
+                        rematch_of=options.rematch_of
+                    )
                 ) from None
             if error.side == "challenger":
                 raise ChallengeError(
-                    f"you already have {error.limit} challenge{'s' if error.limit != 1 else ''} waiting for an answer: "
-                    "withdraw one, or wait until one is answered or expires"
+                    ngettext(
+                        "you already have {limit} challenge waiting for an answer: "
+                        "withdraw one, or wait until one is answered or expires",
+                        "you already have {limit} challenges waiting for an answer: "
+                        "withdraw one, or wait until one is answered or expires",
+                        error.limit,
+                    ).format(limit=error.limit)
                 ) from None
             raise ChallengeError(
-                f"{challenged.name} already has {error.limit} challenge{'s' if error.limit != 1 else ''} "
-                "waiting for an answer: try again once they have answered some"
+                ngettext(
+                    "{name} already has {limit} challenge waiting for an answer: try again once they have answered some",
+                    "{name} already has {limit} challenges waiting for an answer: try again once they have answered some",
+                    error.limit,
+                ).format(name=challenged.name, limit=error.limit)
             ) from None
         return self.keep(await self.view_of(row))
 
@@ -234,7 +251,7 @@ class Challenges:
             row = await self.store.challenges.get(challenge_id)
         except NotFoundError:
             self._pending.pop(challenge_id, None)
-            raise ChallengeError("that challenge does not exist any more") from None
+            raise ChallengeError(_("that challenge does not exist any more")) from None
         return self.keep(await self.view_of(row))
 
     async def pending(self, challenge_id: int) -> ChallengeView:
@@ -245,7 +262,7 @@ class Challenges:
         """
         challenge = self._pending.get(challenge_id) or await self.get(challenge_id)
         if challenge.status != "pending":
-            raise ChallengeError(f"this challenge is already {challenge.status}")
+            raise ChallengeError(_("this challenge is already {status}").format(status=challenge.status))
         return challenge
 
     def keep(self, challenge: ChallengeView) -> ChallengeView:
@@ -272,9 +289,9 @@ class Challenges:
         accepter's own text. Both salt the committed dice."""
         challenge = await self.pending(challenge_id)
         if user_id != challenge.challenged.user_id:
-            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+            raise ChallengeError(_("only {name} can accept this challenge").format(name=challenge.challenged.name))
         if challenge.expires_at is not None and challenge.expires_at <= self.clock():
-            raise ChallengeError("this challenge has expired: challenge again")
+            raise ChallengeError(_("this challenge has expired: challenge again"))
         self._pending.pop(challenge_id, None)  # answered now, or refused: the next look reads it
         secret = self._secrets.pop(challenge_id, None)
         if secret is None:  # made by another process, or forgotten: read it
@@ -294,7 +311,7 @@ class Challenges:
                 gnubg_id=challenge.options.gnubg_id,
             )
         except ChallengeClosedError:
-            raise ChallengeError("this challenge was already answered") from None
+            raise ChallengeError(_("this challenge was already answered")) from None
 
     async def rematch(self, game: GameState | GameSummary, player: PlayerRef, *, double: bool = False) -> ChallengeView:
         """``player`` asks the other player of a finished game for a rematch:
@@ -307,24 +324,26 @@ class Challenges:
             stake past the limit.
         """
         if game.is_active:
-            raise ChallengeError("this game is still being played: a rematch comes when it ends")
+            raise ChallengeError(_("this game is still being played: a rematch comes when it ends"))
         seat = game.seat(player.user_id)
         if seat is None:
-            raise ChallengeError("only its players can ask for a rematch of this game")
+            raise ChallengeError(_("only its players can ask for a rematch of this game"))
         options = game.options
         if options.practice or options.gnubg_id:
-            raise ChallengeError("a practice game is not played again: set it up anew with /bgtools setup")
+            raise ChallengeError(_("a practice game is not played again: set it up anew with /bgtools setup"))
         opponent = game.players[1 - seat]
         if opponent.is_bot or options.computer_level:
-            raise ChallengeError("against the computer, /bg computer starts a new game at once")
+            raise ChallengeError(_("against the computer, /bg computer starts a new game at once"))
         stake = options.stake
         if double:
             if options.match_length:
-                raise ChallengeError("double or nothing is for money games: a match is played again as it was")
+                raise ChallengeError(_("double or nothing is for money games: a match is played again as it was"))
             stake *= 2
             if stake > self.limits.max_stake:
                 raise ChallengeError(
-                    f"double or nothing would be {stake} per point, over this server's limit of {self.limits.max_stake}"
+                    _("double or nothing would be {stake} per point, over this server's limit of {max_stake}").format(
+                        stake=stake, max_stake=self.limits.max_stake
+                    )
                 )
         again = replace(
             options,
@@ -340,13 +359,13 @@ class Challenges:
     async def decline(self, challenge_id: int, user_id: int) -> ChallengeView:
         challenge = await self.pending(challenge_id)
         if user_id != challenge.challenged.user_id:
-            raise ChallengeError(f"only {challenge.challenged.name} can decline this challenge")
+            raise ChallengeError(_("only {name} can decline this challenge").format(name=challenge.challenged.name))
         return await self._close_challenge(challenge_id, "declined")
 
     async def cancel(self, challenge_id: int, user_id: int) -> ChallengeView:
         challenge = await self.pending(challenge_id)
         if user_id != challenge.challenger.user_id:
-            raise ChallengeError(f"only {challenge.challenger.name} can withdraw this challenge")
+            raise ChallengeError(_("only {name} can withdraw this challenge").format(name=challenge.challenger.name))
         return await self._close_challenge(challenge_id, "cancelled")
 
     async def set_message(self, challenge_id: int, message_id: int) -> None:
@@ -361,7 +380,7 @@ class Challenges:
         try:
             row = await self.store.challenges.set_status(challenge_id, status)  # type: ignore[arg-type]
         except ChallengeClosedError:
-            raise ChallengeError("this challenge was already answered") from None
+            raise ChallengeError(_("this challenge was already answered")) from None
         return await self.view_of(row)
 
     async def view_of(self, row: ChallengeRow) -> ChallengeView:

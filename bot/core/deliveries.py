@@ -27,6 +27,7 @@ from bot.core.challenges import Challenges
 from bot.core.model import ChallengeError, Delivery, GameState, Outcome, storage_errors_as_service_errors
 from bot.store import GameRow, NotFoundError, OutboxEntry, Owed, Shard, Store
 from engine import Match
+from i18n import Said, _
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,12 @@ def notice(
     after ``text`` in the reader's time zone, then ``after`` (the text is escaped, the
     moment is not)."""
     payload: dict[str, Any] = {"text": text, "ping": list(dict.fromkeys(ping))}
+    if isinstance(text, Said):  # worded when delivered, in its readers' language
+        payload["said"] = text.dump()
     if when is not None:
         payload.update(when=int(when.timestamp()), after=after)
+        if isinstance(after, Said):
+            payload["said_after"] = after.dump()
     return Owed("notice", guild_id, channel_id, game_id=game_id, payload=payload)
 
 
@@ -378,9 +383,12 @@ class Deliveries:
             channel_id=entry.channel_id,
             attempts=entry.attempts,
             retried=self.retried([entry]),
-            text=str(entry.payload.get("text", "")),
+            text=Said.load(entry.payload.get("said")) or str(entry.payload.get("text", "")),
             ping=tuple(int(u) for u in entry.payload.get("ping", ())),
-            data={k: entry.payload[k] for k in ("when", "after") if k in entry.payload},
+            data={
+                **{k: entry.payload[k] for k in ("when", "after") if k in entry.payload},
+                **({"after": said} if (said := Said.load(entry.payload.get("said_after"))) else {}),
+            },
         )
 
     async def _expired(self, entry: OutboxEntry) -> Delivery | None:
@@ -398,5 +406,7 @@ class Deliveries:
             attempts=entry.attempts,
             retried=self.retried([entry]),
             challenge=challenge,
-            text=f"{challenge.challenger.name}'s challenge to {challenge.challenged.name} expired unanswered",
+            text=_("{name}'s challenge to {name2} expired unanswered").format(
+                name=challenge.challenger.name, name2=challenge.challenged.name
+            ),
         )

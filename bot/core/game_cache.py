@@ -33,6 +33,7 @@ from engine import DiceSource, GameError, IllegalPlayError, Match, NotationError
 from engine.fairdice import FairDice, dice_in_log
 from engine.snapshot import FORMAT as SNAPSHOT_FORMAT
 from engine.snapshot import SnapshotError, format_snapshot, parse_snapshot
+from i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ class GameCache:
         try:
             row = await self.store.games.get(game_id)
         except NotFoundError:
-            raise NoGameError(f"there is no game #{game_id}") from None
+            raise NoGameError(_("there is no game #{game_id}").format(game_id=game_id)) from None
         if row.is_active:
             self.rows[game_id] = row
         else:
@@ -114,7 +115,7 @@ class GameCache:
     async def active_row(self, game_id: int) -> GameRow:
         row = await self.row(game_id)
         if not row.is_active:
-            raise NoGameError(f"game #{game_id} is over")
+            raise NoGameError(_("game #{game_id} is over").format(game_id=game_id))
         return row
 
     def forget(self, game_id: int) -> None:

@@ -70,6 +70,7 @@ from engine import (
     WinKind,
 )
 from engine.fairdice import new_seed
+from i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -180,9 +181,9 @@ class GameService:
         XGID) the game starts from that position (a practice game).
         """
         if not computer.is_bot:
-            raise ChallengeError(f"{computer.name} is not the computer")
+            raise ChallengeError(_("{name} is not the computer").format(name=computer.name))
         if not options.computer_level:
-            raise ChallengeError("say which level the computer plays at")
+            raise ChallengeError(_("say which level the computer plays at"))
         return await self._new_unchallenged_game(guild_id, channel_id, human, computer, options, gnubg_id)
 
     async def setup_practice(
@@ -201,7 +202,9 @@ class GameService:
         is a challenge they accept (:meth:`Challenges.create_practice`): nobody is
         seated in a game unasked."""
         if not computer.is_bot:
-            raise ChallengeError(f"{computer.name} must accept a practice game first: challenge them to it")
+            raise ChallengeError(
+                _("{name} must accept a practice game first: challenge them to it").format(name=computer.name)
+            )
         options = replace(
             options or ChallengeOptions(),
             practice=True,
@@ -263,7 +266,7 @@ class GameService:
                 **turn_deadline(options, now),
             )
         except ChannelBusyError:
-            raise ChallengeError("there is already a game in this channel: finish it first") from None
+            raise ChallengeError(_("there is already a game in this channel: finish it first")) from None
         match = options.new_match(self.cache.dice_source(row.settings, 0))
 
         def start(m: Match, forced: set[int]) -> None:
@@ -331,7 +334,7 @@ class GameService:
             row = await self.cache.active_row(game_id)
             if row.seat_of(moderator_id) is not None:
                 raise ServiceError(
-                    "you play in this game, so you can't abandon it: resign or forfeit, or ask another moderator"
+                    _("you play in this game, so you can't abandon it: resign or forfeit, or ask another moderator")
                 )
             match = await self.cache.match(row)
             return await self.recorder.abandon(row, match, moderator_id)
@@ -370,14 +373,16 @@ class GameService:
     ) -> Outcome:
         seat = row.seat_of(user_id)
         if seat is None:
-            raise NotInGameError("you're not in this game")
+            raise NotInGameError(_("you're not in this game"))
         if version is not None and version != row.version:
             raise StaleGameError(state=await self.cache.state(row, await self.cache.match(row)))
         match = await self.cache.match(row)
         game = match.game
         assert game is not None
         if not any_turn and game.turn != seat and game.phase is not Phase.OVER:
-            raise NotYourTurnError(f"it's not your turn: {await self.names.name(row.players[game.turn])} is to act")
+            raise NotYourTurnError(
+                _("it's not your turn: {value} is to act").format(value=await self.names.name(row.players[game.turn]))
+            )
 
         def apply(m: Match, forced: set[int]) -> None:
             g = m.game

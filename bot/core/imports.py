@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from bot.ai.values import AnalysisUnavailable
 from bot.core.model import AnalysisUnavailableError, ServiceError
 from engine.mat_import import MAX_BYTES, MatImportError, read_mat
+from i18n import _
 
 MAX_FILE_BYTES = MAX_BYTES
 """1 MB: far more than any match file (a 25-point match is some 30 kB)."""
@@ -46,11 +47,15 @@ class Imports:
     async def analyse(self, data: bytes) -> ImportedAnalysis:
         """:raises MatFileError: for a file that cannot be read (nothing is kept of it)."""
         if len(data) > MAX_FILE_BYTES:
-            raise MatFileError(f"That file is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
+            raise MatFileError(_("That file is larger than {number} MB.").format(number=MAX_FILE_BYTES // 1_000_000))
         try:
             match = await asyncio.to_thread(read_mat, data)
         except MatImportError as error:
-            raise MatFileError(f"That is not a match file I can replay: line {error.line}: {error.reason}") from None
+            raise MatFileError(
+                _("That is not a match file I can replay: line {line}: {reason}").format(
+                    line=error.line, reason=error.reason
+                )
+            ) from None
         names = match.names
         shown = list(enumerate(match.games, start=1))[-MAX_ANALYSED:]
         games = []

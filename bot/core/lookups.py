@@ -11,6 +11,7 @@ from __future__ import annotations
 from bot.core.game_cache import GameCache
 from bot.core.model import GameListing, GameState, ServiceError, storage_errors_as_service_errors
 from bot.store import GLOBAL_SCOPE, DiceStats, LeaderboardPage, PlayerStats, Store
+from i18n import _
 
 
 @storage_errors_as_service_errors
@@ -76,9 +77,9 @@ class Lookups:
         self, guild_id: int | None, kind: str = "rating", offset: int = 0, limit: int = 10
     ) -> LeaderboardPage:
         if kind not in ("rating", "points"):
-            raise ServiceError("the leaderboard is by rating or by points")
+            raise ServiceError(_("the leaderboard is by rating or by points"))
         if not 1 <= limit <= 100:
-            raise ServiceError("a leaderboard page shows 1 to 100 players")
+            raise ServiceError(_("a leaderboard page shows 1 to 100 players"))
         scope = GLOBAL_SCOPE if guild_id is None else guild_id
         return await self.store.ratings.leaderboard(scope, order=kind, offset=max(offset, 0), limit=limit)  # type: ignore[arg-type]
 

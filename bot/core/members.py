@@ -27,6 +27,7 @@ from bot.core.model import REMINDER_FRACTION, GameState, ServiceError, storage_e
 from bot.core.notifications import Prefs
 from bot.store import GameRow, Owed, Shard, Store, VacationRow
 from engine import format_play
+from i18n import _
 
 PREFS_TTL = 60.0
 KEPT_PREFS = 50_000
@@ -115,7 +116,7 @@ class Members:
 
     async def set_allowance(self, guild_id: int, days: int) -> None:
         if not 0 <= days <= 366:
-            raise VacationError("a server's vacation allowance is 0 to 366 days a year")
+            raise VacationError(_("a server's vacation allowance is 0 to 366 days a year"))
         await self.store.servers.update(guild_id, {"vacation_days": days})
 
     async def days_taken(self, guild_id: int, user_id: int, now: datetime | None = None) -> float:
@@ -144,15 +145,19 @@ class Members:
     async def go_away(self, guild_id: int, user_id: int, days: int) -> Away:
         """Start a vacation of ``days`` days now, within the year's allowance."""
         if not 1 <= days <= MAX_VACATION_DAYS:
-            raise VacationError(f"a vacation is 1 to {MAX_VACATION_DAYS} days")
+            raise VacationError(
+                _("a vacation is 1 to {max_vacation_days} days").format(max_vacation_days=MAX_VACATION_DAYS)
+            )
         now = self.clock()
         if await self.store.members.away(guild_id, user_id, now) is not None:
-            raise VacationError("you're already on vacation here: `vacation_days: 0` ends it")
+            raise VacationError(_("you're already on vacation here: `vacation_days: 0` ends it"))
         allowance = await self.allowance(guild_id)
         left = allowance - await self.days_taken(guild_id, user_id, now)
         if days > left + 1e-9:
             raise VacationError(
-                f"this server allows {allowance} days of vacation a year and you have {max(int(left), 0)} left"
+                _("this server allows {allowance} days of vacation a year and you have {max} left").format(
+                    allowance=allowance, max=max(int(left), 0)
+                )
             )
         vacation = await self.store.members.start_vacation(guild_id, user_id, now, now + timedelta(days=days))
         self._away[(guild_id, user_id)] = vacation.ends_at
@@ -164,7 +169,7 @@ class Members:
         now = self.clock()
         vacation = await self.store.members.away(guild_id, user_id, now)
         if vacation is None:
-            raise VacationError("you're not on vacation here")
+            raise VacationError(_("you're not on vacation here"))
         self._away.pop((guild_id, user_id), None)
         return await self.store.members.end_vacation(vacation.id, now, (vacation.ends_at - now).total_seconds())
 

@@ -16,6 +16,7 @@ from bot.ai import met as table
 from bot.ai.engines import available
 from bot.core.model import AnalysisUnavailableError, ServiceError
 from engine import Game
+from i18n import _
 
 MAX_LENGTH = table.MAX_AWAY
 """The longest match the table covers."""
@@ -59,11 +60,15 @@ class MatchEquity:
 
 def _check(length: int, score: tuple[int, int], cube: int) -> None:
     if not 1 <= length <= MAX_LENGTH:
-        raise ScoreError(f"the match equity table covers matches of 1 to {MAX_LENGTH} points")
+        raise ScoreError(
+            _("the match equity table covers matches of 1 to {max_length} points").format(max_length=MAX_LENGTH)
+        )
     if any(not 0 <= s < length for s in score):
-        raise ScoreError(f"in a {length}-point match each score is 0 to {length - 1}")
+        raise ScoreError(
+            _("in a {length}-point match each score is 0 to {number}").format(length=length, number=length - 1)
+        )
     if cube < 1 or cube & (cube - 1) or cube > 64:
-        raise ScoreError("the cube is 1, 2, 4, … 64")
+        raise ScoreError(_("the cube is 1, 2, 4, … 64"))
 
 
 def parse_score(text: str) -> tuple[int, int]:
@@ -72,7 +77,7 @@ def parse_score(text: str) -> tuple[int, int]:
     :raises ValueError: for anything else."""
     head, sep, tail = text.strip().partition("-")
     if not sep or not head.strip().isdigit() or not tail.strip().isdigit():
-        raise ScoreError(f"a score is two numbers like 2-4, not {text!r}")
+        raise ScoreError(_("a score is two numbers like 2-4, not {text!r}").format(text=text))
     return int(head), int(tail)
 
 
@@ -126,7 +131,7 @@ def match_equity(
 def for_game(game: Game) -> MatchEquity:
     """The table at a match game's score and cube."""
     if game.is_money:
-        raise ScoreError("a money game has no match score: the table is for matches")
+        raise ScoreError(_("a money game has no match score: the table is for matches"))
     n = game.settings.match_length
     post = not game.crawford and 1 in (n - game.score[0], n - game.score[1])
     return match_equity(n, (min(game.score[0], n - 1), min(game.score[1], n - 1)), game.cube_value, post_crawford=post)

@@ -32,7 +32,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
 from engine.dice import DiceSource
 from engine.variants import PRESETS, VARIANTS, TablesGame, VariantMatch, family, preset_settings
-from i18n import N_, _
+from i18n import N_, _, ngettext
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -225,46 +225,54 @@ class ChallengeOptions:
             return isinstance(value, int) and not isinstance(value, bool)
 
         if not whole(self.match_length) or not 0 <= self.match_length <= MAX_MATCH_LENGTH:
-            raise ChallengeError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for a money game)")
+            raise ChallengeError(
+                _("a match is 1 to {max_match_length} points (0 for a money game)").format(
+                    max_match_length=MAX_MATCH_LENGTH
+                )
+            )
         if not whole(self.stake) or not 1 <= self.stake <= max_stake:
-            raise ChallengeError(f"the stake is a whole number from 1 to {max_stake} per point")
+            raise ChallengeError(
+                _("the stake is a whole number from 1 to {max_stake} per point").format(max_stake=max_stake)
+            )
         if not whole(self.move_days) or not 1 <= self.move_days <= 14:
-            raise ChallengeError("the time per move is 1 to 14 days")
+            raise ChallengeError(_("the time per move is 1 to 14 days"))
         if self.match_length and (self.jacoby or self.beavers or self.automatic_doubles):
-            raise ChallengeError("Jacoby, beavers and automatic doubles are for money games only")
+            raise ChallengeError(_("Jacoby, beavers and automatic doubles are for money games only"))
         if not whole(self.automatic_doubles) or not UNLIMITED <= self.automatic_doubles <= 6:
-            raise ChallengeError("automatic doubles are off, a count of ties up to 6, or every tie")
+            raise ChallengeError(_("automatic doubles are off, a count of ties up to 6, or every tie"))
         if not whole(self.cube_limit) or self.cube_limit not in CUBE_LIMITS:
-            raise ChallengeError(f"the cube limit is one of {', '.join(map(str, CUBE_LIMITS))}")
+            raise ChallengeError(_("the cube limit is one of {join}").format(join=", ".join(map(str, CUBE_LIMITS))))
         if self.challenger_seat not in (0, 1):
-            raise ChallengeError("the challenger sits at seat 0 or 1")
+            raise ChallengeError(_("the challenger sits at seat 0 or 1"))
         if self.variant not in VARIANTS:
-            raise ChallengeError(f"the game is one of {', '.join(VARIANTS)}")
+            raise ChallengeError(_("the game is one of {games}").format(games=", ".join(VARIANTS)))
         if self.variant not in ("backgammon", "nackgammon"):
             cubeless = (self.jacoby, self.beavers, self.automatic_doubles, self.hoyle, self.opening_reroll)
             if any(cubeless) or self.cube_limit != CUBE_LIMIT or not self.early_doubles:
-                raise ChallengeError(f"{self.variant} has no cube and its own opening: leave out the cube options")
+                raise ChallengeError(
+                    _("{game} has no cube and its own opening: leave out the cube options").format(game=self.variant)
+                )
             if self.gnubg_id:
-                raise ChallengeError("a practice game from a position is backgammon")
+                raise ChallengeError(_("a practice game from a position is backgammon"))
         if self.variant in ("tavla", "takhteh", "portes") and not self.match_length:
-            raise ChallengeError(f"{self.variant} is played as a match: give its length")
+            raise ChallengeError(_("{game} is played as a match: give its length").format(game=self.variant))
         if self.variant == "tavli" and self.match_length not in (3, 5, 7):
-            raise ChallengeError("tavli is played to 3, 5 or 7 points")
+            raise ChallengeError(_("tavli is played to 3, 5 or 7 points"))
         if self.backgammon_value not in (3, 4):
-            raise ChallengeError("a backgammon counts 3, or 4 by agreement")
+            raise ChallengeError(_("a backgammon counts 3, or 4 by agreement"))
         if self.hoyle:
             if self.match_length != HOYLE_LENGTH:
-                raise ChallengeError("Hoyle's rubber is the best of three games (a 2-point match)")
+                raise ChallengeError(_("Hoyle's rubber is the best of three games (a 2-point match)"))
             if self.jacoby or self.beavers or self.automatic_doubles or self.cube_limit != CUBE_LIMIT:
                 raise ChallengeError(
-                    "Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit"
+                    _("Hoyle's rubber has no cube: leave out Jacoby, beavers, automatic doubles and the cube limit")
                 )
             if self.opening_reroll:
                 raise ChallengeError(
-                    "in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll"
+                    _("in Hoyle's rubber the opening winner chooses to throw again: leave out opening_reroll")
                 )
         elif self.backgammon_value != 3:
-            raise ChallengeError("a backgammon counts 4 only in Hoyle's rubber (rules: hoyle)")
+            raise ChallengeError(_("a backgammon counts 4 only in Hoyle's rubber (rules: hoyle)"))
         try:
             self.game_settings()  # the engine's own rules for a playable game
         except ValueError as error:
@@ -316,9 +324,9 @@ class ChallengeOptions:
     def describe(self) -> str:
         """One line for a challenge message."""
         if self.practice and self.gnubg_id:
-            kind = f"a practice game (unrated) from the position `{self.gnubg_id}`"
+            kind = _("a practice game (unrated) from the position {position}").format(position=f"`{self.gnubg_id}`")
         elif self.hoyle:
-            kind = "Hoyle's rubber (best of three games, no cube, a gammon counts two)"
+            kind = _("Hoyle's rubber (best of three games, no cube, a gammon counts two)")
         elif self.is_tables and not self.match_length:
             kind = _("a game of {game}").format(game=variant_name(self.variant))
         elif self.variant != "backgammon" and self.match_length:
@@ -326,37 +334,46 @@ class ChallengeOptions:
                 length=self.match_length, game=variant_name(self.variant)
             )
         elif self.match_length:
-            kind = f"a {self.match_length}-point match"
+            kind = _("a {length}-point match").format(length=self.match_length)
         elif self.variant != "backgammon":
             kind = _("a money game of {game} at {stake} per point").format(
                 game=variant_name(self.variant), stake=self.stake
             )
         else:
-            kind = f"a money game at {self.stake} per point"
+            kind = _("a money game at {stake} per point").format(stake=self.stake)
         automatic = (
-            "automatic doubles on every tie"
+            _("automatic doubles on every tie")
             if self.automatic_doubles == UNLIMITED
-            else f"automatic doubles (up to {self.automatic_doubles} tie{'s' if self.automatic_doubles != 1 else ''})"
+            else ngettext(
+                "automatic doubles (up to {count} tie)",
+                "automatic doubles (up to {count} ties)",
+                self.automatic_doubles,
+            ).format(count=self.automatic_doubles)
         )
         rules = [
             name
             for name, on in (
                 ("Jacoby", self.jacoby),
-                ("beavers", self.beavers),
+                (_("beavers"), self.beavers),
                 (automatic, self.automatic_doubles),
-                ("opening re-throw", self.opening_reroll),
-                (f"cube up to {self.cube_limit}", self.cube_limit != CUBE_LIMIT and not self.hoyle),
-                ("no double before the first play", not self.early_doubles and not self.hoyle),
-                ("a backgammon counts 4", self.backgammon_value == 4),
-                ("closed out: no throw (the old rule)", self.closed_out == "skip"),
+                (_("opening re-throw"), self.opening_reroll),
+                (
+                    _("cube up to {limit}").format(limit=self.cube_limit),
+                    self.cube_limit != CUBE_LIMIT and not self.hoyle,
+                ),
+                (_("no double before the first play"), not self.early_doubles and not self.hoyle),
+                (_("a backgammon counts 4"), self.backgammon_value == 4),
+                (_("closed out: no throw (the old rule)"), self.closed_out == "skip"),
             )
             if on
         ]
-        days = f"{self.move_days} day{'s' if self.move_days != 1 else ''} per move"
+        days = ngettext("{count} day per move", "{count} days per move", self.move_days).format(count=self.move_days)
         if self.rematch_of is not None:
-            kind = f"a rematch of game #{self.rematch_of}: {kind}"
+            kind = _("a rematch of game #{game}: {kind}").format(game=self.rematch_of, kind=kind)
         if self.tournament is not None:
-            kind = f"a tournament match ({kind}{', unrated' if self.unrated else ''})"
+            kind = (
+                _("a tournament match ({kind}, unrated)") if self.unrated else _("a tournament match ({kind})")
+            ).format(kind=kind)
         return ", ".join([kind, days, *rules])
 
 

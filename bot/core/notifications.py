@@ -25,6 +25,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from bot.core.model import ServiceError
+from i18n import _
 
 TURN_MODES = ("ping", "dm", "digest")
 DEFAULT_DIGEST_HOUR = 9
@@ -38,12 +39,12 @@ class PreferenceError(ServiceError):
 def zone_named(name: str) -> ZoneInfo:
     """:raises PreferenceError: for a name the time zone database does not know."""
     if not name or len(name) > 64 or name.startswith(("/", ".")) or ".." in name:
-        raise PreferenceError("that is not a time zone: pick one from the list, e.g. Europe/London")
+        raise PreferenceError(_("that is not a time zone: pick one from the list, e.g. Europe/London"))
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
         raise PreferenceError(
-            f"{name[:64]} is not a time zone I know: pick one from the list, e.g. Europe/London"
+            _("{name} is not a time zone I know: pick one from the list, e.g. Europe/London").format(name=name[:64])
         ) from None
 
 
@@ -74,13 +75,15 @@ class Prefs:
 
     def __post_init__(self) -> None:
         if self.turn not in TURN_MODES:
-            raise PreferenceError(f"on your turn I can {', '.join(TURN_MODES)}: not {self.turn[:20]}")
+            raise PreferenceError(
+                _("on your turn I can {join}: not {turn}").format(join=", ".join(TURN_MODES), turn=self.turn[:20])
+            )
         if self.digest_hour is not None and not 0 <= self.digest_hour <= 23:
-            raise PreferenceError("the digest's hour is 0 to 23")
+            raise PreferenceError(_("the digest's hour is 0 to 23"))
         if self.quiet is not None:
             start, end = self.quiet
             if not (0 <= start <= 23 and 0 <= end <= 23) or start == end:
-                raise PreferenceError("quiet hours are two different hours from 0 to 23, e.g. 22 to 7")
+                raise PreferenceError(_("quiet hours are two different hours from 0 to 23, e.g. 22 to 7"))
         zone_named(self.tz)
 
     @property
@@ -173,14 +176,22 @@ class Prefs:
 
     def describe(self) -> str:
         """The preferences in a few words, for ``/bg settings``."""
-        turn = {"ping": "a ping on the board", "dm": "a direct message", "digest": "nothing (the daily digest)"}[
-            self.turn
-        ]
+        turn = {
+            "ping": _("a ping on the board"),
+            "dm": _("a direct message"),
+            "digest": _("nothing (the daily digest)"),
+        }[self.turn]
+        digest = _("at {time}").format(time=f"{self.digest_hour:02d}:00") if self.digest_hour is not None else _("off")
+        quiet = (
+            _("{start} to {end}").format(start=f"{self.quiet[0]:02d}:00", end=f"{self.quiet[1]:02d}:00")
+            if self.quiet
+            else _("none")
+        )
         lines = [
-            f"On your turn: {turn}",
-            f"Reminders: {'on' if self.reminders else 'off'}",
-            f"Daily digest: {f'at {self.digest_hour:02d}:00' if self.digest_hour is not None else 'off'}",
-            f"Quiet hours: {f'{self.quiet[0]:02d}:00 to {self.quiet[1]:02d}:00' if self.quiet else 'none'}",
-            f"Time zone: {self.tz}",
+            _("On your turn: {turn}").format(turn=turn),
+            _("Reminders: {state}").format(state=_("on") if self.reminders else _("off")),
+            _("Daily digest: {digest}").format(digest=digest),
+            _("Quiet hours: {quiet}").format(quiet=quiet),
+            _("Time zone: {zone}").format(zone=self.tz),
         ]
         return "\n".join(lines)

@@ -61,6 +61,7 @@ from engine.patience import (
     scoring_named,
     solve,
 )
+from i18n import N_, _
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ STREAK_DAYS = 1000
 KEPT_SOLUTIONS = 256
 KEPT_DAILIES = 10_000
 
-TITLES: dict[str, str] = {"daily": "Daily deal", "hoyle": "Hoyle's deal", "random": "Random deal"}
+TITLES: dict[str, str] = {"daily": N_("Daily deal"), "hoyle": N_("Hoyle's deal"), "random": N_("Random deal")}
 
 
 class PatienceError(ServiceError):
@@ -164,7 +165,7 @@ class Attempt:
     @property
     def title(self) -> str:
         """``Daily deal 2026-03-02``, ``Hoyle's deal``, ``Random deal``."""
-        return f"{TITLES[self.kind]} {self.day}" if self.day else TITLES[self.kind]
+        return f"{_(TITLES[self.kind])} {self.day}" if self.day else _(TITLES[self.kind])
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,21 +318,24 @@ class PatienceService:
         and starts again (random: with a fresh deal).
         """
         if kind not in KINDS:
-            raise PatienceError(f"there is no {kind!r} deal: choose daily, hoyle or random")
+            raise PatienceError(_("there is no {kind!r} deal: choose daily, hoyle or random").format(kind=kind))
         table = _scoring(scoring) if scoring is not None else None
         if kind == "daily":
             if table is not None and table != DAILY_SCORING:
-                raise PatienceError(f"the daily deal is scored the {DAILY_SCORING.name} way, for everyone")
+                raise PatienceError(
+                    _("the daily deal is scored the {name} way, for everyone").format(name=DAILY_SCORING.name)
+                )
             if new:
-                raise PatienceError("the daily deal is laid out once a day: take cards back with undo instead")
+                raise PatienceError(_("the daily deal is laid out once a day: take cards back with undo instead"))
             return await self._start_daily(guild_id, player)
         if not new:
             row = await self.store.patience.open_attempt(guild_id, player.user_id, kind)
             if row is not None:
                 if table is not None and row.scoring != table.name:
                     raise PatienceError(
-                        f"your {TITLES[kind]} in progress is scored the {row.scoring} way: "
-                        f"finish it, or start a new one to play it the {table.name} way"
+                        _(
+                            "your {titles} in progress is scored the {scoring} way: finish it, or start a new one to play it the {name} way"
+                        ).format(titles=_(TITLES[kind]), scoring=row.scoring, name=table.name)
                     )
                 return await self._attempt(row)
         table = table or ENGLISH
@@ -387,8 +391,8 @@ class PatienceService:
         else:
             row = await self.store.patience.latest_open(guild_id, user_id, self.today())
         if row is None:
-            which = f"{TITLES[kind].lower()} " if kind else ""
-            raise PatienceError(f"you have no {which}layout in progress here: start one first")
+            which = f"{_(TITLES[kind]).lower()} " if kind else ""
+            raise PatienceError(_("you have no {which}layout in progress here: start one first").format(which=which))
         return await self._attempt(row)
 
     async def place(self, attempt_id: int, user_id: int, square: str, *, version: int | None = None) -> Attempt:
@@ -425,17 +429,17 @@ class PatienceService:
         try:
             cells = parse_path(squares)
         except CellError as error:
-            raise PatienceError(f"{error}; nothing was laid") from None
+            raise PatienceError(_("{error}; nothing was laid").format(error=error)) from None
         layout = attempt.layout
         if cells[: layout.placed] == layout.path:
             cells = cells[layout.placed :]
         if not cells:
-            raise PatienceError("no square to lay a card on: write the squares of the next cards, as C3 C4 D4")
+            raise PatienceError(_("no square to lay a card on: write the squares of the next cards, as C3 C4 D4"))
         for cell in cells:
             try:
                 layout = layout.place(cell)
             except PlacementError as error:
-                raise PatienceError(f"{error}; nothing was laid") from None
+                raise PatienceError(_("{error}; nothing was laid").format(error=error)) from None
         return await self._save(attempt, layout)
 
     async def submit(self, attempt_id: int, user_id: int, *, version: int | None = None) -> PatienceResult:
@@ -445,7 +449,9 @@ class PatienceService:
         """
         attempt = await self._playable(attempt_id, user_id, version)
         if not attempt.complete:
-            raise PatienceError(f"lay all 25 cards before you submit: {attempt.placed} laid so far")
+            raise PatienceError(
+                _("lay all 25 cards before you submit: {placed} laid so far").format(placed=attempt.placed)
+            )
         best_layout = await self.best_layout(attempt.deal, attempt.scoring)
         score = attempt.layout.score(attempt.scoring)
         try:
@@ -455,14 +461,14 @@ class PatienceService:
         except StaleVersionError:
             raise StaleLayoutError(await self._mine(attempt_id, user_id)) from None
         except GameOverError:
-            raise PatienceError("that layout is submitted already: each is submitted once") from None
+            raise PatienceError(_("that layout is submitted already: each is submitted once")) from None
         return await self._result(await self._attempt(row), best_layout, just_submitted=True)
 
     async def result(self, attempt_id: int, user_id: int) -> PatienceResult:
         """A submitted layout's result, again."""
         attempt = await self._mine(attempt_id, user_id)
         if not attempt.submitted:
-            raise PatienceError("that layout is not submitted yet")
+            raise PatienceError(_("that layout is not submitted yet"))
         return await self._result(attempt, await self.best_layout(attempt.deal, attempt.scoring))
 
     async def _result(self, attempt: Attempt, best_layout: Layout, *, just_submitted: bool = False) -> PatienceResult:
@@ -491,9 +497,11 @@ class PatienceService:
         today = self.today()
         day = today if day is None else _day(day)
         if day < FIRST_DAY:
-            raise PatienceError(f"there is no daily deal before {FIRST_DAY}: pick a day since then")
+            raise PatienceError(
+                _("there is no daily deal before {first_day}: pick a day since then").format(first_day=FIRST_DAY)
+            )
         if day > today:
-            raise PatienceError(f"{day} has not come yet: today is {today} (UTC)")
+            raise PatienceError(_("{day} has not come yet: today is {today} (UTC)").format(day=day, today=today))
         daily = await self._daily(guild_id, day)
         scores, entrants = await self.store.patience.daily_scores(guild_id, day, limit)
         days = await self._days(guild_id, [s.user_id for s in scores], day)
@@ -537,19 +545,21 @@ class PatienceService:
     async def _mine(self, attempt_id: int, user_id: int) -> Attempt:
         row = await self.store.patience.get(attempt_id)
         if row is None:
-            raise PatienceError("that layout no longer exists")
+            raise PatienceError(_("that layout no longer exists"))
         if row.user_id != user_id:
-            raise PatienceError("that layout is someone else's: start your own")
+            raise PatienceError(_("that layout is someone else's: start your own"))
         return await self._attempt(row)
 
     async def _playable(self, attempt_id: int, user_id: int, version: int | None) -> Attempt:
         attempt = await self._mine(attempt_id, user_id)
         if attempt.submitted:
-            raise PatienceError(f"that layout is submitted already, for {attempt.score} points")
+            raise PatienceError(_("that layout is submitted already, for {score} points").format(score=attempt.score))
         if version is not None and version != attempt.version:
             raise StaleLayoutError(attempt)
         if attempt.kind == "daily" and attempt.day != self.today():
-            raise PatienceError(f"the daily deal of {attempt.day} is over (UTC): today's is a new deal")
+            raise PatienceError(
+                _("the daily deal of {day} is over (UTC): today's is a new deal").format(day=attempt.day)
+            )
         return attempt
 
     async def _save(self, attempt: Attempt, layout: Layout) -> Attempt:
@@ -558,9 +568,9 @@ class PatienceService:
         except StaleVersionError:
             raise StaleLayoutError(await self._mine(attempt.id, attempt.user_id)) from None
         except GameOverError:
-            raise PatienceError("that layout is submitted already") from None
+            raise PatienceError(_("that layout is submitted already")) from None
         except NotFoundError:
-            raise PatienceError("that layout no longer exists") from None
+            raise PatienceError(_("that layout no longer exists")) from None
         return await self._attempt(row, layout)
 
     async def _attempt(self, row: AttemptRow, layout: Layout | None = None) -> Attempt:
@@ -600,7 +610,9 @@ def _day(text: str) -> str:
     try:
         return date.fromisoformat(text.strip()).isoformat()
     except ValueError:
-        raise PatienceError(f"{text.strip()[:40]!r} is not a day: write it as 2026-03-02") from None
+        raise PatienceError(
+            _("{strip!r} is not a day: write it as 2026-03-02").format(strip=text.strip()[:40])
+        ) from None
 
 
 __all__ = [

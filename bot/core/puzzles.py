@@ -38,6 +38,7 @@ from bot.core.model import Delivery, PlayerRef, ServiceError, storage_errors_as_
 from bot.core.players import PlayerNames
 from bot.core.progress import MistakeLine, mistake_of
 from bot.store import DrillRow, NotFoundError, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
+from i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -517,7 +518,7 @@ class Puzzles:
     async def get(self, puzzle_id: int) -> Puzzle:
         row = await self.store.puzzles.get(puzzle_id)
         if row is None:
-            raise ServiceError("that puzzle is gone")
+            raise ServiceError(_("that puzzle is gone"))
         return puzzle_of(row)
 
     async def answer(self, puzzle_id: int, user_id: int, index: int) -> tuple[Puzzle, Answered]:
@@ -526,7 +527,7 @@ class Puzzles:
         puzzle = await self.get(puzzle_id)
         choices = puzzle.decision.choices
         if not 0 <= index < len(choices):
-            raise ServiceError("that is not one of the puzzle's choices")
+            raise ServiceError(_("that is not one of the puzzle's choices"))
         choice = choices[index]
         recorded = await self.store.puzzles.answer(puzzle.id, user_id, index, choice.best, choice.loss)
         before = None
@@ -596,8 +597,10 @@ class Puzzles:
         if found is not None:
             return puzzle_of(found)
         raise ServiceError(
-            "there is no puzzle here yet: puzzles come from this server's analysed games, "
-            "where a member lost at least 0.04 in one decision"
+            _(
+                "there is no puzzle here yet: puzzles come from this server's analysed games, "
+                "where a member lost at least 0.04 in one decision"
+            )
         )
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[ScoreRow]:
@@ -673,14 +676,14 @@ class Puzzles:
         """
         row = await self.store.puzzles.drill(drill_id)
         if row is None or row.user_id != user_id:
-            raise ServiceError("that drill is not yours: `/bglearn drill` serves your own")
+            raise ServiceError(_("that drill is not yours: `/bglearn drill` serves your own"))
         now = self.clock()
         if row.due_at is None or row.due_at > now.timestamp():
-            raise ServiceError("you answered that drill already: `/bglearn drill` for the next one")
+            raise ServiceError(_("you answered that drill already: `/bglearn drill` for the next one"))
         drill = self._drill(row, (0, 0, 0))
         choices = drill.decision.choices
         if not 0 <= index < len(choices):
-            raise ServiceError("that is not one of the drill's choices")
+            raise ServiceError(_("that is not one of the drill's choices"))
         choice = choices[index]
         if choice.best:
             box = row.box + 1
@@ -690,5 +693,5 @@ class Puzzles:
         if not await self.store.puzzles.drill_answered(
             row.id, box, due.timestamp() if due else None, expected_box=row.box
         ):
-            raise ServiceError("you answered that drill already: `/bglearn drill` for the next one")
+            raise ServiceError(_("you answered that drill already: `/bglearn drill` for the next one"))
         return drill, Answered(choice, choice.best, True, shown=True, next_due=due, learned=due is None)

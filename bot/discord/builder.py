@@ -18,6 +18,7 @@ import discord
 
 from bot.discord.replies import table_of
 from engine import Move, Play, Step, format_play, format_point, next_steps
+from i18n import _
 
 MAX_STEP_BUTTONS = 20
 """Four rows of five; the fifth row holds Undo / Start over / Confirm."""
@@ -87,7 +88,7 @@ class BuildButton(
 
 def start_button(game_id: int, version: int) -> BuildButton:
     """The entry on the board: opens the private builder."""
-    return BuildButton("b", game_id, version, [], label="Move checker by checker", tag="open")
+    return BuildButton("b", game_id, version, [], label=_("Move checker by checker"), tag="open")
 
 
 def panel(
@@ -112,23 +113,23 @@ def panel(
             )
         )
     if len(steps) > len(shown):
-        lines.append("More steps than buttons: type the play with `/bg move` if yours is missing.")
+        lines.append(_("More steps than buttons: type the play with `/bg move` if yours is missing."))
     if chosen:
-        view.add_item(BuildButton("b", game_id, version, chosen[:-1], label="Undo", tag="undo", row=4))
+        view.add_item(BuildButton("b", game_id, version, chosen[:-1], label=_("Undo"), tag="undo", row=4))
         view.add_item(
             BuildButton(
-                "b", game_id, version, [], label="Start over", tag="reset", row=4, style=discord.ButtonStyle.danger
+                "b", game_id, version, [], label=_("Start over"), tag="reset", row=4, style=discord.ButtonStyle.danger
             )
         )
     if complete is not None:
-        lines.append(f"That makes **{format_play(complete)}**. Confirm to play it.")
+        lines.append(_("That makes **{format_play}**. Confirm to play it.").format(format_play=format_play(complete)))
         view.add_item(
-            BuildButton("bc", game_id, version, chosen, label="Confirm", row=4, style=discord.ButtonStyle.success)
+            BuildButton("bc", game_id, version, chosen, label=_("Confirm"), row=4, style=discord.ButtonStyle.success)
         )
     elif not steps:
-        lines.append("No legal play continues from here: Undo or Start over.")
+        lines.append(_("No legal play continues from here: Undo or Start over."))
     else:
-        lines.append("Pick the next checker to move.")
+        lines.append(_("Pick the next checker to move."))
     return "\n".join(lines), view
 
 

@@ -282,7 +282,7 @@ class BackgammonBot(commands.Bot):
                 "bg_gateway_latency_seconds",
                 "The gateway's heartbeat round trip, by shard.",
                 self._gateway_latencies,
-                label="shard",
+                label=_("shard"),
             )
             metrics.slow_level("bg_outbox_owed", "Messages owed to Discord (the outbox).", service.store.outbox.count)
             metrics.level("bg_drawing_queue", "Drawings waiting for a drawing worker.", lambda: self.drawing.queued)

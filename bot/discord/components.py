@@ -23,22 +23,23 @@ from bot.discord.met_panel import MetButton
 from bot.discord.patience_panel import PatienceButton
 from bot.discord.replies import table_of, tourneys_of
 from engine import Phase
+from i18n import N_, _
 
 GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "roll": ("Roll", discord.ButtonStyle.primary),
-    "opening": ("Play the opening throw", discord.ButtonStyle.success),
-    "double": ("Double", discord.ButtonStyle.secondary),
-    "take": ("Take", discord.ButtonStyle.success),
-    "pass": ("Pass", discord.ButtonStyle.danger),
-    "beaver": ("Beaver", discord.ButtonStyle.secondary),
-    "raccept": ("Accept resignation", discord.ButtonStyle.success),
-    "rreject": ("Reject resignation", discord.ButtonStyle.danger),
+    "roll": (N_("Roll"), discord.ButtonStyle.primary),
+    "opening": (N_("Play the opening throw"), discord.ButtonStyle.success),
+    "double": (N_("Double"), discord.ButtonStyle.secondary),
+    "take": (N_("Take"), discord.ButtonStyle.success),
+    "pass": (N_("Pass"), discord.ButtonStyle.danger),
+    "beaver": (N_("Beaver"), discord.ButtonStyle.secondary),
+    "raccept": (N_("Accept resignation"), discord.ButtonStyle.success),
+    "rreject": (N_("Reject resignation"), discord.ButtonStyle.danger),
 }
 CHALLENGE_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "accept": ("Accept", discord.ButtonStyle.success),
-    "seed": ("Accept with my own seed", discord.ButtonStyle.secondary),
-    "decline": ("Decline", discord.ButtonStyle.danger),
-    "cancel": ("Withdraw", discord.ButtonStyle.secondary),
+    "accept": (N_("Accept"), discord.ButtonStyle.success),
+    "seed": (N_("Accept with my own seed"), discord.ButtonStyle.secondary),
+    "decline": (N_("Decline"), discord.ButtonStyle.danger),
+    "cancel": (N_("Withdraw"), discord.ButtonStyle.secondary),
 }
 SELECT_LIMIT = 25
 
@@ -52,7 +53,7 @@ class GameButton(
     def __init__(self, action: str, game_id: int, version: int, label: str | None = None) -> None:
         default, style = GAME_BUTTONS[action]
         super().__init__(
-            discord.ui.Button(label=label or default, style=style, custom_id=f"bg:{action}:{game_id}:{version}")
+            discord.ui.Button(label=label or _(default), style=style, custom_id=f"bg:{action}:{game_id}:{version}")
         )
         self.action = action
         self.game_id = game_id
@@ -80,7 +81,7 @@ class PlaySelect(
     def __init__(self, game_id: int, version: int, plays: list[str]) -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
             custom_id=f"bg:play:{game_id}:{version}",
-            placeholder="Choose your play",
+            placeholder=_("Choose your play"),
             options=[discord.SelectOption(label=p[:100], value=p[:100]) for p in plays[:SELECT_LIMIT]],
             min_values=1,
             max_values=1,
@@ -114,7 +115,7 @@ class ChallengeButton(
     def __init__(self, action: str, challenge_id: int, thread: bool) -> None:
         label, style = CHALLENGE_BUTTONS[action]
         super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"bg:ch:{action}:{challenge_id}:{int(thread)}")
+            discord.ui.Button(label=_(label), style=style, custom_id=f"bg:ch:{action}:{challenge_id}:{int(thread)}")
         )
         self.action = action
         self.challenge_id = challenge_id
@@ -137,12 +138,14 @@ class RematchButton(
     """Rematch (same settings, colours swapped) or Double or nothing (a money game
     at twice the stake), on a finished game's board: a challenge the other player accepts."""
 
-    LABELS = {"again": "Rematch", "double": "Double or nothing"}
+    LABELS = {"again": N_("Rematch"), "double": N_("Double or nothing")}
 
     def __init__(self, kind: str, game_id: int) -> None:
         super().__init__(
             discord.ui.Button(
-                label=self.LABELS[kind], style=discord.ButtonStyle.secondary, custom_id=f"bg:rematch:{kind}:{game_id}"
+                label=_(self.LABELS[kind]),
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"bg:rematch:{kind}:{game_id}",
             )
         )
         self.kind = kind
@@ -165,7 +168,7 @@ class LeaderboardButton(
     """Prev / Next page of the leaderboard (anyone may page)."""
 
     def __init__(self, kind: str, offset: int, direction: str, *, disabled: bool = False) -> None:
-        label = "◀ Prev" if direction == "prev" else "Next ▶"
+        label = "◀ " + _("Prev") if direction == "prev" else _("Next") + " ▶"
         super().__init__(
             discord.ui.Button(
                 label=label,
@@ -193,11 +196,11 @@ class TourneyButton(
 ):
     """Join / Leave on a tournament's announcement, while sign-up is open."""
 
-    LABELS = {"join": ("Join", discord.ButtonStyle.success), "leave": ("Leave", discord.ButtonStyle.secondary)}
+    LABELS = {"join": (N_("Join"), discord.ButtonStyle.success), "leave": (N_("Leave"), discord.ButtonStyle.secondary)}
 
     def __init__(self, action: str, tournament_id: int) -> None:
         label, style = self.LABELS[action]
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"bg:tj:{action}:{tournament_id}"))
+        super().__init__(discord.ui.Button(label=_(label), style=style, custom_id=f"bg:tj:{action}:{tournament_id}"))
         self.action = action
         self.tournament_id = tournament_id
 
@@ -380,6 +383,9 @@ class SeedModal(discord.ui.Modal, title="Accept with your own seed"):
 
     def __init__(self, challenge_id: int, thread: bool) -> None:
         super().__init__(timeout=900)
+        self.title = _("Accept with your own seed")  # the class's are English: worded for the member here
+        self.seed.label = _("Any text: the dice are mixed with it")
+        self.seed.placeholder = _("e.g. a word, a number, the time")
         self.challenge_id = challenge_id
         self.thread = thread
 

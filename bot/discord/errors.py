@@ -28,10 +28,11 @@ from bot.discord.limits import fit, plain, quote, reason
 from bot.discord.presenter import sentence, state_summary
 from bot.discord.refusals import UserError
 from engine import GameError, IllegalPlayError, NotationError
+from i18n import N_, _
 
 log = logging.getLogger("bot.errors")
 
-SOMETHING_WRONG = (
+SOMETHING_WRONG = N_(
     "Something went wrong on my side. Please try again in a moment; if it keeps happening, tell a moderator."
 )
 
@@ -56,7 +57,7 @@ def player_message(error: BaseException) -> str | None:
     if isinstance(error, RuleError) and isinstance(error.__context__, (NotationError, IllegalPlayError, GameError)):
         error = error.__context__  # the core re-raises the engine's error as text: quote from the original
     if isinstance(error, AnalysisUnavailableError):
-        return f"{plain(sentence(error.message))}: {UNAVAILABLE_DETAIL}"
+        return f"{plain(sentence(error.message))}: {_(UNAVAILABLE_DETAIL)}"
     if isinstance(error, UserError):
         return error.message  # our own words, written as shown (names through limits.shown)
     if isinstance(error, ServiceError):
@@ -65,27 +66,31 @@ def player_message(error: BaseException) -> str | None:
             text = f"{text.rstrip('.')}. {state_summary(error.state)}"
         return text
     if isinstance(error, NotationError):
-        return f"I can't read {quote(error.text, around=error.position)} at character {error.position + 1}: {reason(error.reason)}."
+        return _("I can't read {text} at character {position}: {reason}.").format(
+            text=quote(error.text, around=error.position), position=error.position + 1, reason=reason(error.reason)
+        )
     if isinstance(error, IllegalPlayError):
         if not error.text:
             return plain(sentence(error.reason))
-        return f"You can't play {quote(error.text)}: {reason(error.reason)}."
+        return _("You can't play {play}: {reason}.").format(play=quote(error.text), reason=reason(error.reason))
     if isinstance(error, GameError):
         return plain(sentence(str(error)))
     if isinstance(error, app_commands.BotMissingPermissions):
         missing = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
-        return f"I'm missing the {missing} permission in this channel. Ask a moderator to grant it."
+        return _("I'm missing the {permission} permission in this channel. Ask a moderator to grant it.").format(
+            permission=missing
+        )
     if isinstance(error, app_commands.MissingPermissions):
         missing = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
-        return f"You need the {missing} permission for that."
+        return _("You need the {permission} permission for that.").format(permission=missing)
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "Backgammon is played in a server channel, not in direct messages."
+        return _("Backgammon is played in a server channel, not in direct messages.")
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down: try again in {max(math.ceil(error.retry_after), 1)} s."
+        return _("Slow down: try again in {seconds} s.").format(seconds=max(math.ceil(error.retry_after), 1))
     if isinstance(error, app_commands.CheckFailure):
-        return plain(sentence(str(error))) or "You can't use that here."
+        return plain(sentence(str(error))) or _("You can't use that here.")
     if isinstance(error, app_commands.TransformerError):
-        return f"I couldn't read {quote(str(error.value))}: check the option and try again."
+        return _("I couldn't read {text}: check the option and try again.").format(text=quote(str(error.value)))
     return None
 
 
@@ -128,5 +133,5 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
             else interaction.data and interaction.data.get("custom_id")
         )
         log.error("unexpected error in %s by user %s", command, interaction.user.id, exc_info=error)
-        text = SOMETHING_WRONG
-    await answer_privately(interaction, text if text is not None else SOMETHING_WRONG)
+        text = _(SOMETHING_WRONG)
+    await answer_privately(interaction, text if text is not None else _(SOMETHING_WRONG))

@@ -20,6 +20,7 @@ from bot.discord.limits import in_code, plain, shown, visible
 from bot.discord.presenter import mention, timestamp
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
+from i18n import _
 from renderer import BoardScene
 from renderer.charts import GameChart, Mark, RatingChart
 
@@ -38,8 +39,8 @@ def _loss(valued: ValuedPlay) -> str:
     if valued.loss is None:
         return ""
     if valued.is_best:
-        return "✅ still the neural net's best"
-    return f"gives up **{valued.loss:.3f}**"
+        return _("✅ still the neural net's best")
+    return _("gives up **{loss:.3f}**").format(loss=valued.loss)
 
 
 def _who(entry: OpeningAdvice) -> str:
@@ -49,7 +50,7 @@ def _who(entry: OpeningAdvice) -> str:
 
 def opening_embed(item: OpeningVerdict) -> discord.Embed:
     """One throw: each text's play with its words and what it gives up, and the net's best."""
-    embed = discord.Embed(title=f"📜 The old masters' {item.roll_text}", colour=COLOUR)
+    embed = discord.Embed(title=_("📜 The old masters' {roll_text}").format(roll_text=item.roll_text), colour=COLOUR)
     lines = []
     for entry, valued in item.old:
         loss = _loss(valued)
@@ -58,9 +59,13 @@ def opening_embed(item: OpeningVerdict) -> discord.Embed:
         if entry.note:
             lines.append(f"-# {plain(entry.note, 300)}")
     if item.best is not None:
-        lines.append(f"**Neural net** ({item.ply}-ply): `{item.best.text}` ({item.best.equity:+.3f})")
+        lines.append(
+            _("**Neural net** ({ply}-ply): `{text}` ({equity:+.3f})").format(
+                ply=item.ply, text=item.best.text, equity=item.best.equity
+            )
+        )
     else:
-        lines.append("*The neural net is not installed here: the texts' plays alone.*")
+        lines.append(_("*The neural net is not installed here: the texts' plays alone.*"))
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
     embed.set_footer(text=EQUITY_NOTE)
     return embed
@@ -68,7 +73,7 @@ def opening_embed(item: OpeningVerdict) -> discord.Embed:
 
 def openings_embed(items: Sequence[OpeningVerdict]) -> discord.Embed:
     """Every throw the texts cover, a line each."""
-    embed = discord.Embed(title="📜 The old masters' openings", colour=COLOUR)
+    embed = discord.Embed(title=_("📜 The old masters' openings"), colour=COLOUR)
     lines = []
     plays = best = 0
     for item in items:
@@ -82,8 +87,15 @@ def openings_embed(items: Sequence[OpeningVerdict]) -> discord.Embed:
         net = f" · net `{item.best.text}`" if item.best is not None and not all(v.is_best for _, v in item.old) else ""
         lines.append(f"**{item.roll_text}** " + " · ".join(parts) + net)
     if items and items[0].best is not None:
-        lines.insert(0, f"{best} of the texts' {plays} plays are still the neural net's best ({items[0].ply}-ply).")
-    lines.append("H: Hoyle · B: the Britannica · `/bglearn openings roll:3-3` for one throw, the words and the board.")
+        lines.insert(
+            0,
+            _("{best} of the texts' {plays} plays are still the neural net's best ({ply}-ply).").format(
+                best=best, plays=plays, ply=items[0].ply
+            ),
+        )
+    lines.append(
+        _("H: Hoyle · B: the Britannica · `/bglearn openings roll:3-3` for one throw, the words and the board.")
+    )
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
     embed.set_footer(text=EQUITY_NOTE)
     return embed
@@ -216,10 +228,12 @@ def decision_names(decision: Decision, names_shown: bool) -> tuple[str, str]:
 def question(decision: Decision, names_shown: bool) -> str:
     me, other = decision_names(decision, names_shown)
     if decision.kind == "checker" and decision.dice:
-        return f"{me} to play {max(decision.dice)}-{min(decision.dice)}: which play?"
+        return _("{me} to play {max}-{min}: which play?").format(me=me, max=max(decision.dice), min=min(decision.dice))
     if decision.kind == "double":
-        return f"{me} on roll: double or not?"
-    return f"{other} doubles: {'take or pass' if me == HIDDEN[0] else f'does {me} take or pass'}?"
+        return _("{me} on roll: double or not?").format(me=me)
+    return _("{other} doubles: {value}?").format(
+        other=other, value="take or pass" if me == HIDDEN[0] else f"does {me} take or pass"
+    )
 
 
 def decision_scene(decision: Decision, names_shown: bool) -> BoardScene:
@@ -242,23 +256,29 @@ def _source(puzzle: Puzzle) -> str:
     d = puzzle.decision
     if puzzle.names_now:
         where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
-        return f"from {where} between {shown(d.names[0])} and {shown(d.names[1])}, move {d.move}"
+        return _("from {where} between {names} and {names2}, move {move}").format(
+            where=where, names=shown(d.names[0]), names2=shown(d.names[1]), move=d.move
+        )
     if not puzzle.answered_at_once:  # the move would lead to the game, and its analysis, before the reveal
-        return "from one of this server's games (which one, at the reveal)"
-    return f"from one of this server's games, move {d.move} (names hidden)"
+        return _("from one of this server's games (which one, at the reveal)")
+    return _("from one of this server's games, move {move} (names hidden)").format(move=d.move)
 
 
 def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:
     d = puzzle.decision
-    head = f"🧩 **Puzzle of the day** #{puzzle.id}" if puzzle.kind == "daily" else f"🧩 **Puzzle** #{puzzle.id}"
-    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_now))}** A member lost equity here."]
+    title = _("Puzzle of the day") if puzzle.kind == "daily" else _("Puzzle")
+    head = f"🧩 **{title}** #{puzzle.id}"
+    lost = _("A member lost equity here.")
+    lines = [f"{head} · {_source(puzzle)}", f"**{plain(question(d, puzzle.names_now))}** {lost}"]
     if puzzle.kind == "daily" and not puzzle.revealed:
-        when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " tomorrow"
-        lines.append(f"Answer privately in the menu, once: the answer and who got it right come{when}.")
+        when = f" {timestamp(puzzle.reveal_at)}" if puzzle.reveal_at else " " + _("tomorrow")
+        lines.append(
+            _("Answer privately in the menu, once: the answer and who got it right come{when}.").format(when=when)
+        )
         if daily_post:
-            lines.append("Missed it? `/bglearn puzzle` serves it to you privately.")
+            lines.append(_("Missed it? `/bglearn puzzle` serves it to you privately."))
     else:
-        lines.append("Answer in the menu: you see at once how each choice does.")
+        lines.append(_("Answer in the menu: you see at once how each choice does."))
     return "\n".join(lines)
 
 
@@ -267,8 +287,8 @@ def choice_lines(decision: Decision, marked: str | None = None) -> list[str]:
     lines = []
     for choice in sorted(decision.choices, key=lambda c: (c.loss, c.label)):
         tag = " ✅" if choice.best else f" (−{choice.loss:.3f})"
-        mine = " ← you" if choice.label == marked else ""
-        played = " · played in the game" if choice.label == decision.played else ""
+        mine = " ← " + _("you") if choice.label == marked else ""
+        played = " · " + _("played in the game") if choice.label == decision.played else ""
         lines.append(f"`{choice.label}` {choice.equity:+.3f}{tag}{played}{mine}")
     return lines
 
@@ -278,14 +298,14 @@ def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
     decision = puzzle_or_drill.decision
     choice = answered.choice
     if not answered.counted and answered.before is not None:
-        first = f"You answered `{answered.before.label}` already: the first answer stands."
+        first = _("You answered {label} already: the first answer stands.").format(label=f"`{answered.before.label}`")
         if not answered.shown:
             return first
         lines = [first]
     elif not answered.shown:
         assert isinstance(puzzle_or_drill, Puzzle)
         when = timestamp(puzzle_or_drill.reveal_at) if puzzle_or_drill.reveal_at else "tomorrow"
-        return f"Your answer: `{choice.label}`. It's in; the answer comes {when}."
+        return _("Your answer: `{label}`. It's in; the answer comes {when}.").format(label=choice.label, when=when)
     else:
         lines = [
             "✅ Right: the best choice."
@@ -295,16 +315,20 @@ def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
     lines += choice_lines(decision, choice.label)
     if isinstance(puzzle_or_drill, Drill):
         if answered.learned:
-            lines.append("Learned: this one won't come back.")
+            lines.append(_("Learned: this one won't come back."))
         elif answered.next_due is not None:
-            lines.append(f"It comes back {timestamp(answered.next_due)}. `/bglearn drill` for the next one.")
+            lines.append(
+                _("It comes back {next_due}. `/bglearn drill` for the next one.").format(
+                    next_due=timestamp(answered.next_due)
+                )
+            )
     return "\n".join(lines)
 
 
 def reveal_embed(reveal: Reveal) -> discord.Embed:
     puzzle = reveal.puzzle
     d = puzzle.decision
-    embed = discord.Embed(title=f"🧩 Puzzle #{puzzle.id}: the answer", colour=COLOUR)
+    embed = discord.Embed(title=_("🧩 Puzzle #{id}: the answer").format(id=puzzle.id), colour=COLOUR)
     lines = [f"*{plain(question(d, puzzle.names_shown))}* ({_source(puzzle)})"]
     for choice, users in sorted(reveal.chosen, key=lambda pair: (pair[0].loss, pair[0].label)):
         tag = "✅ best" if choice.best else f"−{choice.loss:.3f}"
@@ -323,8 +347,10 @@ def reveal_embed(reveal: Reveal) -> discord.Embed:
         lines.append("**Streaks:** " + ", ".join(f"{mention(user)} {streak} in a row" for user, streak in streaks))
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
     embed.set_footer(
-        text="Equities for the player deciding: cubeless for plays, per cube for the cube. "
-        "/bglearn leaderboard for the server's puzzle table."
+        text=_(
+            "Equities for the player deciding: cubeless for plays, per cube for the cube. "
+            "/bglearn leaderboard for the server's puzzle table."
+        )
     )
     return embed
 
@@ -333,33 +359,50 @@ def drill_content(drill: Drill) -> str:
     d = drill.decision
     when = f"game #{d.game_id}, move {d.move}"
     box = "new" if drill.box == 0 else f"box {drill.box + 1} of 5"
-    return (
-        f"🎯 **Drill** · your error in {when} ({box}) · {drill.due} due now, {drill.later} waiting, "
-        f"{drill.learned} learned\n**{plain(question(d, True))}** Pick the best choice."
+    return _(
+        "🎯 **Drill** · your error in {when} ({box}) · {due} due now, {later} waiting, {learned} learned\n**{question}** Pick the best choice."
+    ).format(
+        when=when, box=box, due=drill.due, later=drill.later, learned=drill.learned, question=plain(question(d, True))
     )
 
 
 def no_drill_text(counts: tuple[int, int, int]) -> str:
     due, later, learned = counts
     if not later and not learned:
-        return "No drill yet: drills are your own errors (0.04 or more) in analysed games. Finish a game and come back."
-    return f"No drill due now: {later} waiting for later, {learned} learned. Come back later."
+        return _(
+            "No drill yet: drills are your own errors (0.04 or more) in analysed games. Finish a game and come back."
+        )
+    return _("No drill due now: {later} waiting for later, {learned} learned. Come back later.").format(
+        later=later, learned=learned
+    )
 
 
 def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | None, user_id: int) -> discord.Embed:
-    embed = discord.Embed(title=f"🧩 Puzzle leaderboard · {shown(place)}", colour=COLOUR)
+    embed = discord.Embed(title=_("🧩 Puzzle leaderboard · {place}").format(place=shown(place)), colour=COLOUR)
     if not scores:
-        embed.description = "No daily puzzle answered yet. A moderator turns them on with `/bglearn puzzle daily:on`."
+        embed.description = _(
+            "No daily puzzle answered yet. A moderator turns them on with `/bglearn puzzle daily:on`."
+        )
         return embed
     lines = []
     for rank, score in enumerate(scores, start=1):
         name = mention(score.user_id)
         lines.append(
-            f"**{rank}.** {name} · {score.correct} of {score.answered} right · "
-            f"streak {score.streak} (best {score.best_streak})"
+            _("**{rank}.** {name} · {correct} of {answered} right · streak {streak} (best {best_streak})").format(
+                rank=rank,
+                name=name,
+                correct=score.correct,
+                answered=score.answered,
+                streak=score.streak,
+                best_streak=score.best_streak,
+            )
         )
     if mine is not None and all(s.user_id != user_id for s in scores):
-        lines.append(f"You: {mine.correct} of {mine.answered} right · streak {mine.streak} (best {mine.best_streak})")
+        lines.append(
+            _("You: {correct} of {answered} right · streak {streak} (best {best_streak})").format(
+                correct=mine.correct, answered=mine.answered, streak=mine.streak, best_streak=mine.best_streak
+            )
+        )
     embed.description = "\n".join(lines)
     return embed
 
@@ -371,7 +414,7 @@ def imported_embed(imported: ImportedAnalysis) -> discord.Embed:
     """An imported match's analysis, game by game (private: the file is the asker's)."""
     kind = f"{imported.length}-point match" if imported.length else "money session"
     names = " vs ".join(_name(n) for n in imported.names)
-    embed = discord.Embed(title=f"📊 Imported {kind} · {names}", colour=0x2E7D32)
+    embed = discord.Embed(title=_("📊 Imported {kind} · {names}").format(kind=kind, names=names), colour=0x2E7D32)
     parts = [f"**Game {g.number}**\n```\n{in_code(g.summary)}\n```" for g in imported.games]
     text = "\n".join(parts)
     if len(text) > 3900:

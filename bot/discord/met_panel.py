@@ -14,6 +14,7 @@ from bot.core.met import MatchEquity, afor_game
 from bot.discord.errors import UserError, report
 from bot.discord.limits import shown
 from bot.discord.replies import send_private, table_of
+from i18n import _
 from renderer.met import MetPicture
 
 COLOUR = 0x2E7D32
@@ -29,8 +30,17 @@ def met_lines(equity: MatchEquity, names: tuple[str, str]) -> list[str]:
     cube = f", cube at {equity.cube}" if equity.cube > 1 else ""
     when = " (Crawford game: no double)" if equity.crawford else (" (post-Crawford)" if equity.post_crawford else "")
     lines.append(
-        f"{equity.length}-point match, {equity.score[0]}-{equity.score[1]}{cube}{when}: "
-        f"{shown(names[0])} {equity.sides[0].away}-away, {shown(names[1])} {equity.sides[1].away}-away."
+        _("{length}-point match, {score}-{score2}{cube}{when}: {names} {away}-away, {names2} {away2}-away.").format(
+            length=equity.length,
+            score=equity.score[0],
+            score2=equity.score[1],
+            cube=cube,
+            when=when,
+            names=shown(names[0]),
+            away=equity.sides[0].away,
+            names2=shown(names[1]),
+            away2=equity.sides[1].away,
+        )
     )
     for me in (0, 1):
         side = equity.sides[me]
@@ -48,10 +58,11 @@ def met_lines(equity: MatchEquity, names: tuple[str, str]) -> list[str]:
 
 
 def met_embed(equity: MatchEquity, names: tuple[str, str], picture: str | None = None) -> discord.Embed:
-    embed = discord.Embed(title="Match equity", colour=COLOUR, description="\n".join(met_lines(equity, names)))
+    embed = discord.Embed(title=_("Match equity"), colour=COLOUR, description="\n".join(met_lines(equity, names)))
     embed.set_footer(
-        text=f"Table: {equity.table_name} (gnubg-nn's match equity table). Take points: dead cube, gammons "
-        "left out (risk ÷ (risk + gain) in match winning chances)."
+        text=_(
+            "Table: {table_name} (gnubg-nn's match equity table). Take points: dead cube, gammons left out (risk ÷ (risk + gain) in match winning chances)."
+        ).format(table_name=equity.table_name)
     )
     if picture:
         embed.set_image(url=f"attachment://{picture}")
@@ -60,7 +71,9 @@ def met_embed(equity: MatchEquity, names: tuple[str, str], picture: str | None =
 
 def met_picture(equity: MatchEquity, names: tuple[str, str]) -> MetPicture:
     return MetPicture(
-        title=f"Match equity · {equity.length}-point match · {equity.score[0]}-{equity.score[1]}",
+        title=_("Match equity · {length}-point match · {score}-{score2}").format(
+            length=equity.length, score=equity.score[0], score2=equity.score[1]
+        ),
         names=names,
         grid=equity.grid,
         origin=equity.origin,
@@ -82,7 +95,9 @@ class MetButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bgmet
 
     def __init__(self, game_id: int) -> None:
         super().__init__(
-            discord.ui.Button(label="Match equity", style=discord.ButtonStyle.secondary, custom_id=f"bgmet:{game_id}")
+            discord.ui.Button(
+                label=_("Match equity"), style=discord.ButtonStyle.secondary, custom_id=f"bgmet:{game_id}"
+            )
         )
         self.game_id = game_id
 
@@ -97,7 +112,7 @@ class MetButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"bgmet
             await interaction.response.defer(ephemeral=True, thinking=True)
             state = await table_of(interaction).service.lookups.get_game(self.game_id)
             if state.match.game is None or state.game.is_money:
-                raise UserError("A money game has no match score: the table is for matches.")
+                raise UserError(_("A money game has no match score: the table is for matches."))
             equity = await afor_game(state.game)
             names = (state.players[0].name, state.players[1].name)
             await send_private(interaction, **await met_message(interaction, equity, names))

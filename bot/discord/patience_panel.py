@@ -27,8 +27,12 @@ from bot.discord.errors import answer_privately
 from bot.discord.limits import in_code, plain, shown
 from bot.discord.presenter import COLOUR, WIN_COLOUR
 from engine.patience import CELLS
+from i18n import N_, _
 
-COMMAND_HINT = "or type the squares: `/patience play squares:C3 C4 D4`"
+COMMAND_HINT = N_("or type the squares: {command}")
+"""Translated where used, with the command (the same in every language) filled in."""
+SCORING_NAMES = (N_("English"), N_("American"))
+"""The score tables' names as shown (engine/patience/hands.py's, capitalised), for the catalogue."""
 ARROWS = {(-1, 0): "⬆️", (1, 0): "⬇️", (0, -1): "⬅️", (0, 1): "➡️"}
 """The step from the last card to a square: up, down, left, right."""
 
@@ -83,7 +87,7 @@ class PatienceButton(
     async def callback(self, interaction: discord.Interaction) -> None:
         cog = patience_of(interaction)
         if cog is None:
-            await answer_privately(interaction, "Patience is not available right now.")
+            await answer_privately(interaction, _("Patience is not available right now."))
             return
         await cog.click(interaction, self.action, self.attempt_id, self.version, self.square)
 
@@ -126,37 +130,55 @@ def controls(attempt: Attempt) -> discord.ui.View | None:
         )
     if attempt.complete:
         view.add_item(
-            PatienceButton("s", attempt.id, attempt.version, label="Submit", style=discord.ButtonStyle.success, row=0)
+            PatienceButton(
+                "s", attempt.id, attempt.version, label=_("Submit"), style=discord.ButtonStyle.success, row=0
+            )
         )
     view.add_item(
-        PatienceButton("u", attempt.id, attempt.version, label="Undo", style=discord.ButtonStyle.secondary, row=1)
+        PatienceButton("u", attempt.id, attempt.version, label=_("Undo"), style=discord.ButtonStyle.secondary, row=1)
     )
     return view
 
 
 def heading(attempt: Attempt) -> str:
-    return f"**{attempt.title}** · {attempt.scoring.name.capitalize()} scoring"
+    return _("**{title}** · {capitalize} scoring").format(
+        title=attempt.title, capitalize=_(attempt.scoring.name.capitalize())
+    )
 
 
 def panel_text(attempt: Attempt, note: str | None = None) -> str:
     """The panel's words: the deal, where the layout stands, what to do next."""
     lines = [f"{note}" if note else "", heading(attempt)]
     if attempt.commitment:
-        lines.append(f"Deal committed: `{in_code(attempt.commitment)}` (its seed is shown when the day is over, UTC).")
+        lines.append(
+            _("Deal committed: `{in_code}` (its seed is shown when the day is over, UTC).").format(
+                in_code=in_code(attempt.commitment)
+            )
+        )
     card = attempt.next_card
     if card is None:
         lines.append(
-            f"All 25 cards are laid, for **{attempt.points}** points. **Submit** it, or **Undo** to change it."
+            _("All 25 cards are laid, for **{points}** points. **Submit** it, or **Undo** to change it.").format(
+                points=attempt.points
+            )
         )
     elif attempt.placed == 0:
         lines.append(
-            f"Card 1 of 25 is **{card.label}**: put it on any marked square "
-            f"(a rook's path starts on a corner's colour), {COMMAND_HINT}."
+            _(
+                "Card 1 of 25 is **{label}**: put it on any marked square (a rook's path starts on a corner's colour), {command_hint}."
+            ).format(label=card.label, command_hint=_(COMMAND_HINT).format(command="`/patience play squares:C3 C4 D4`"))
         )
     else:
         lines.append(
-            f"{attempt.placed} of 25 laid, **{attempt.points}** points so far. Card {attempt.placed + 1} is "
-            f"**{card.label}**: put it on a marked square next to the last card, {COMMAND_HINT}."
+            _(
+                "{placed} of 25 laid, **{points}** points so far. Card {number} is **{label}**: put it on a marked square next to the last card, {command_hint}."
+            ).format(
+                placed=attempt.placed,
+                points=attempt.points,
+                number=attempt.placed + 1,
+                label=card.label,
+                command_hint=_(COMMAND_HINT).format(command="`/patience play squares:C3 C4 D4`"),
+            )
         )
     return "\n".join(line for line in lines if line)
 
@@ -184,17 +206,21 @@ def reveal_text(result: PatienceResult) -> str:
     lines = [heading(attempt)]
     if result.best is None:
         lines.append(
-            f"You scored **{result.score}** points. The deal's best score and a best layout are shown "
-            "once the day is over (UTC): `/patience leaderboard` then."
+            _(
+                "You scored **{score}** points. The deal's best score and a best layout are shown once the day is over (UTC): `/patience leaderboard` then."
+            ).format(score=result.score)
         )
     elif result.score >= result.best:
         lines.append(
-            f"You scored **{result.score}** points: the best possible score! 🎉 (Another best layout is beside yours.)"
+            _(
+                "You scored **{score}** points: the best possible score! 🎉 (Another best layout is beside yours.)"
+            ).format(score=result.score)
         )
     else:
         lines.append(
-            f"You scored **{result.score}** points. The best possible score is **{result.best}**: "
-            "your layout is first, a best layout second."
+            _(
+                "You scored **{score}** points. The best possible score is **{best}**: your layout is first, a best layout second."
+            ).format(score=result.score, best=result.best)
         )
     if result.rank is not None and result.entrants is not None:
         lines.append(
@@ -208,9 +234,13 @@ def reveal_text(result: PatienceResult) -> str:
             else "You have submitted this layout already."
         )
     if result.best_layout is not None:
-        lines.append(f"A best path: `{in_code(str(result.best_layout))}`")
+        lines.append(_("A best path: `{in_code}`").format(in_code=in_code(str(result.best_layout))))
     if attempt.seed:
-        lines.append(f"This deal came from the seed `{in_code(attempt.seed)}` (nonce `patience:random`).")
+        lines.append(
+            _("This deal came from the seed `{in_code}` (nonce `patience:random`).").format(
+                in_code=in_code(attempt.seed)
+            )
+        )
     return "\n".join(lines)
 
 
@@ -220,10 +250,9 @@ def daily_line(name: str, result: PatienceResult) -> str:
     if result.rank is not None and result.entrants is not None:
         where = f" ({ordinal(result.rank)} of {result.entrants} so far)"
     streak = f" · 🔥 {result.streak}-day streak" if result.streak and result.streak > 1 else ""
-    return (
-        f"🃏 **{shown(name)}** laid today's patience deal for **{result.score}** points{where}{streak}. "
-        "Try it: `/patience daily`"
-    )
+    return _(
+        "🃏 **{name}** laid today's patience deal for **{score}** points{where}{streak}. Try it: `/patience daily`"
+    ).format(name=shown(name), score=result.score, where=where, streak=streak)
 
 
 # -- the leaderboard --------------------------------------------------------------------------------
@@ -232,7 +261,8 @@ def daily_line(name: str, result: PatienceResult) -> str:
 def leaderboard_embed(board: DailyBoard, guild_name: str | None = None) -> discord.Embed:
     where = f" · {plain(guild_name, 100)}" if guild_name else ""
     embed = discord.Embed(
-        title=f"Patience · daily deal {board.day}{where}", colour=WIN_COLOUR if board.over else COLOUR
+        title=_("Patience · daily deal {day}{where}").format(day=board.day, where=where),
+        colour=WIN_COLOUR if board.over else COLOUR,
     )
     if board.standings:
         embed.description = "\n".join(
@@ -241,35 +271,42 @@ def leaderboard_embed(board: DailyBoard, guild_name: str | None = None) -> disco
         )
     elif board.deal is None:
         embed.description = (
-            f"Nobody asked for the daily deal of {board.day} here."
+            _("Nobody asked for the daily deal of {day} here.").format(day=board.day)
             if board.over
-            else "Nobody has dealt today's deal yet: `/patience daily` deals it."
+            else _("Nobody has dealt today's deal yet: `/patience daily` deals it.")
         )
     else:
-        embed.description = "Nobody has submitted this deal yet." + (
-            "" if board.over else " Play it: `/patience daily`."
+        embed.description = _("Nobody has submitted this deal yet.") + (
+            "" if board.over else " " + _("Play it: `/patience daily`.")
         )
     if board.deal is not None and board.over:
-        embed.add_field(name="Best possible", value=f"**{board.best}** points", inline=True)
-        embed.add_field(name="The deal", value=" ".join(card.label for card in board.deal), inline=False)
+        embed.add_field(name=_("Best possible"), value=_("**{best}** points").format(best=board.best), inline=True)
+        embed.add_field(name=_("The deal"), value=" ".join(card.label for card in board.deal), inline=False)
         embed.add_field(
-            name="Fair deal",
+            name=_("Fair deal"),
             value=(
-                f"Seed `{in_code(board.seed or '')}`, nonce `{in_code(board.nonce or '')}`: its SHA-256 is the "
-                f"commitment `{in_code(board.commitment or '')}` shown all day, and "
-                "`engine.patience.deal_from_seed(bytes.fromhex(seed), nonce)` deals these cards."
+                _(
+                    "Seed `{in_code}`, nonce `{in_code2}`: its SHA-256 is the commitment `{in_code3}` shown all day, and `engine.patience.deal_from_seed(bytes.fromhex(seed), nonce)` deals these cards."
+                ).format(
+                    in_code=in_code(board.seed or ""),
+                    in_code2=in_code(board.nonce or ""),
+                    in_code3=in_code(board.commitment or ""),
+                )
             ),
             inline=False,
         )
     elif board.commitment:
         embed.add_field(
-            name="Fair deal",
-            value=f"Committed: `{in_code(board.commitment)}`. The seed is shown when the day is over (UTC).",
+            name=_("Fair deal"),
+            value=_("Committed: `{in_code}`. The seed is shown when the day is over (UTC).").format(
+                in_code=in_code(board.commitment)
+            ),
             inline=False,
         )
     embed.set_footer(
-        text=f"{board.entrants} submitted · one deal a day per server, the same for everyone · "
-        "a streak counts consecutive days (UTC)"
+        text=_(
+            "{entrants} submitted · one deal a day per server, the same for everyone · a streak counts consecutive days (UTC)"
+        ).format(entrants=board.entrants)
     )
     return embed
 

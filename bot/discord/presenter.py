@@ -654,7 +654,7 @@ def found_position_text(kind: str, gnubg_id: str, xgid: str | None, link: str, f
         _("GNU Backgammon ID: {id}").format(id=f"`{gnubg_id}`"),
     ]
     if xgid is not None:
-        lines.append(f"XGID: `{xgid}`")
+        lines.append(_("XGID: `{xgid}`").format(xgid=xgid))
     lines.append(_("O is GNU Backgammon's player 0 (the top player of an XGID), X its player 1 (the bottom player)."))
     if found > 1:
         lines.append(

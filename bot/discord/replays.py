@@ -18,7 +18,7 @@ from bot.core.games import GameService
 from bot.core.lru import Lru
 from bot.core.model import GameRecord, GameState, GameSummary
 from bot.discord.refusals import UserError
-from i18n import current
+from i18n import _, current
 from renderer import ReplayGame, ReplayGif, ReplayJob
 from renderer.pool import RenderError
 from renderer.replay import MAX_BYTES, MAX_FRAMES
@@ -50,9 +50,13 @@ def check_number(game: GameState | GameSummary, number: int | None) -> None:
     """Refuse at once a replay that can't be drawn (before anything is drawn)."""
     count = game.game_count
     if not count:
-        raise UserError(f"Game #{game.id} has no moves to replay yet.")
+        raise UserError(_("Game #{id} has no moves to replay yet.").format(id=game.id))
     if number is not None and not 1 <= number <= count:
-        raise UserError(f"Game #{game.id} has {count} game{'s' if count != 1 else ''}: pick 1 to {count}.")
+        raise UserError(
+            _("Game #{id} has {count} game{value}: pick 1 to {count2}.").format(
+                id=game.id, count=count, value="s" if count != 1 else "", count2=count
+            )
+        )
 
 
 def choose(records: Sequence[GameRecord], number: int | None) -> tuple[tuple[GameRecord, ...], str]:
@@ -103,8 +107,9 @@ class Replays:
             replay = await asyncio.shield(drawing)
         if len(replay.gif) > limit:
             raise UserError(
-                f"The replay would be {len(replay.gif) / 1048576:.1f} MiB, more than this server's "
-                f"{limit / 1048576:.0f} MiB: pick one game of the match with `number`."
+                _(
+                    "The replay would be {number:.1f} MiB, more than this server's {number2:.0f} MiB: pick one game of the match with `number`."
+                ).format(number=len(replay.gif) / 1048576, number2=limit / 1048576)
             )
         return replay
 
@@ -125,7 +130,9 @@ class Replays:
             gif = await self.draw(job)
         except RenderError as error:
             raise UserError(
-                f"I couldn't draw that replay ({error}): pick one game of the match with `number`."
+                _("I couldn't draw that replay ({error}): pick one game of the match with `number`.").format(
+                    error=error
+                )
             ) from None
         if gif.frames < gif.positions:
             sampled = f"{gif.frames} of its {gif.positions} positions are shown, evenly spread, to keep it small."

@@ -17,6 +17,7 @@ from discord import app_commands
 from bot.core.model import PlayerRef
 from bot.discord.limits import fit, quote
 from bot.discord.refusals import UserError
+from i18n import _, ngettext
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +66,13 @@ def require_permissions(interaction: discord.Interaction, flags: Sequence[str]) 
     if missing:
         names = ", ".join(permission_name(f) for f in missing)
         raise UserError(
-            f"I'm missing the {names} permission{'s' if len(missing) > 1 else ''} in this channel. "
-            "Ask a moderator to grant it (I need Send Messages, Attach Files, Embed Links and "
-            "Use Application Commands; Create Public Threads for thread games)."
+            ngettext(
+                "I'm missing the {names} permission in this channel. Ask a moderator to grant it (I need Send Messages,"
+                " Attach Files, Embed Links and Use Application Commands; Create Public Threads for thread games).",
+                "I'm missing the {names} permissions in this channel. Ask a moderator to grant it (I need Send Messages,"
+                " Attach Files, Embed Links and Use Application Commands; Create Public Threads for thread games).",
+                len(missing),
+            ).format(names=names)
         )
 
 
@@ -85,8 +90,12 @@ def require_option_lengths(interaction: discord.Interaction) -> None:
         value = getattr(interaction.namespace, parameter.display_name, None)
         if isinstance(value, str) and len(value) > parameter.max_value:
             raise UserError(
-                f"`{parameter.display_name}` takes at most {int(parameter.max_value)} characters, not {len(value)}: "
-                f"{quote(value, 40)}"
+                _("`{display_name}` takes at most {max_value} characters, not {count}: {value}").format(
+                    display_name=parameter.display_name,
+                    max_value=int(parameter.max_value),
+                    count=len(value),
+                    value=quote(value, 40),
+                )
             )
 
 

@@ -53,6 +53,7 @@ from bot.discord.replies import (
     take_buttons_off,
 )
 from engine import Phase, format_play
+from i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +150,7 @@ class Table:
             mine = await self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
             if mine:
                 hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
-        raise UserError(f"There's no game in this channel. Start one with `/bg challenge`.{hint}")
+        raise UserError(_("There's no game in this channel. Start one with `/bg challenge`.{hint}").format(hint=hint))
 
     async def readable_game(self, interaction: discord.Interaction, game_id: int) -> GameState | GameSummary:
         """A game read by its number: played in this server, and readable by whoever asks
@@ -160,7 +161,7 @@ class Table:
         except NoGameError:
             state = None
         if state is None or state.guild_id != interaction.guild_id or not self.may_read(interaction, state):
-            raise UserError(f"There is no game #{game_id} in this server.")
+            raise UserError(_("There is no game #{game_id} in this server.").format(game_id=game_id))
         return state
 
     def shown_here(self, interaction: discord.Interaction, state: GameState | GameSummary) -> bool:
@@ -296,13 +297,15 @@ class Table:
             state = await self.service.lookups.get_game(game_id)
             seat = state.seat(interaction.user.id)
             if seat is None:
-                raise NotInGameError("you're not in this game")
+                raise NotInGameError(_("you're not in this game"))
             if state.version != version or not state.is_active or state.game.phase is not Phase.PLAY:
                 await self._builder_stale(interaction, state, opened)
                 return
             actor = state.to_act()
             if actor is None or actor.user_id != interaction.user.id:
-                raise NotYourTurnError(f"it's not your turn: {actor.name if actor else 'nobody'} is to act")
+                raise NotYourTurnError(
+                    _("it's not your turn: {value} is to act").format(value=actor.name if actor else "nobody")
+                )
             dice = state.game.dice
             dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
             content, panel = builder.panel(game_id, version, state.legal_plays(), steps, dice_text)
@@ -332,9 +335,11 @@ class Table:
                 return
             play = builder.complete_play(state.legal_plays(), steps)
             if play is None:
-                raise StaleGameError("those steps are not a whole legal play: start over", state=state)
+                raise StaleGameError(_("those steps are not a whole legal play: start over"), state=state)
             text = format_play(play)
-            await interaction.response.edit_message(**fit(content=f"You play **{text}**.", view=None))
+            await interaction.response.edit_message(
+                **fit(content=_("You play **{text}**.").format(text=text), view=None)
+            )
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
             await self.poster.publish(
                 outcome, Followup(interaction), old=outcome.state.board_message, asked=asked_at(interaction)
@@ -427,7 +432,7 @@ class Table:
         """ "Accept with my own seed": the challenged member types it in a form."""
         challenge = await self.service.challenges.pending(challenge_id)
         if interaction.user.id != challenge.challenged.user_id:
-            raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+            raise ChallengeError(_("only {name} can accept this challenge").format(name=challenge.challenged.name))
         await interaction.response.send_modal(SeedModal(challenge_id, thread))
 
     async def accept_with_seed(
@@ -453,7 +458,7 @@ class Table:
         async def accept() -> tuple[Any, Outcome | None]:
             challenge = await self.service.challenges.pending(challenge_id)
             if interaction.user.id != challenge.challenged.user_id:
-                raise ChallengeError(f"only {challenge.challenged.name} can accept this challenge")
+                raise ChallengeError(_("only {name} can accept this challenge").format(name=challenge.challenged.name))
             require_permissions(interaction, BOARD_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
             if into_thread:
                 return challenge, None  # the thread comes first, then the game

@@ -26,12 +26,13 @@ from typing import Any, Literal
 
 import discord
 
+import i18n
 from bot.core.games import GameService
 from bot.core.model import Delivery, PlayerRef
 from bot.core.tournaments import KNOCKOUT, MatchToOpen, Pairing, TournamentView
 from bot.core.tournaments.model import FORMAT_NAMES
 from bot.core.tournaments.pairing import bracket_size
-from bot.discord import presenter
+from bot.discord import presenter, speech
 from bot.discord.boards import BoardPoster, InChannel
 from bot.discord.components import tourney_controls
 from bot.discord.cooldowns import Cooldowns, hold
@@ -39,6 +40,7 @@ from bot.discord.dispatcher import NotDelivered
 from bot.discord.errors import report
 from bot.discord.limits import fit, pinging, plain, shown
 from bot.discord.replies import player_ref, send_private
+from i18n import _, ngettext
 from renderer.bracket import (
     BracketMatch,
     BracketPicture,
@@ -71,36 +73,42 @@ def status_line(view: TournamentView) -> str:
     """Where the tournament stands, in one line."""
     if view.status == "signup":
         if view.starts_at is not None:
-            return f"Sign-up closes and it starts {presenter.timestamp(view.starts_at)}."
-        return f"Sign-up is open until {_name(view.organiser)} starts it (`/bgtourney start`)."
+            return _("Sign-up closes and it starts {starts_at}.").format(starts_at=presenter.timestamp(view.starts_at))
+        return _("Sign-up is open until {name} starts it (`/bgtourney start`).").format(name=_name(view.organiser))
     if view.status == "cancelled":
-        return "This tournament was cancelled."
+        return _("This tournament was cancelled.")
     if view.status == "finished":
         if view.champion is not None:
-            return f"★ Champion: **{_name(view.champion)}**."
-        return "It is over, with no champion."
-    deadline = f", ends {presenter.timestamp(view.round_deadline)}" if view.round_deadline else ""
-    what = (
-        "the final" if view.format == KNOCKOUT and view.round == view.rounds else f"round {view.round} of {view.rounds}"
+            return _("★ Champion: **{name}**.").format(name=_name(view.champion))
+        return _("It is over, with no champion.")
+    deadline = (
+        ", " + _("ends {when}").format(when=presenter.timestamp(view.round_deadline)) if view.round_deadline else ""
     )
-    return f"Now playing {what}{deadline}."
+    what = (
+        _("the final")
+        if view.format == KNOCKOUT and view.round == view.rounds
+        else _("round {round} of {rounds}").format(round=view.round, rounds=view.rounds)
+    )
+    return _("Now playing {what}{deadline}.").format(what=what, deadline=deadline)
 
 
 def table_line(table: Pairing) -> str:
     """One table of a round, in words."""
     a, b = _name(table.a), _name(table.b)
     if table.is_bye and table.outcome == "void":
-        return f"{a}: withdrew (a loss)"
+        return _("{a}: withdrew (a loss)").format(a=a)
     if table.is_bye:
-        return f"{a}: a bye"
+        return _("{a}: a bye").format(a=a)
     if table.outcome == "void":
-        return f"{a} and {b}: no winner"
+        return _("{a} and {b}: no winner").format(a=a, b=b)
     if table.decided:
         winner, loser = (a, b) if table.winner == table.a.user_id else (b, a)
-        how = " (forfeit)" if table.outcome == "forfeit" else ""
-        return f"**{winner}** beat {loser}{how}"
-    where = f" in <#{table.thread_id}>" if table.thread_id else ""
-    return f"{a} vs {b}: playing{where}"
+        if table.outcome == "forfeit":
+            return _("**{winner}** beat {loser} (forfeit)").format(winner=winner, loser=loser)
+        return _("**{winner}** beat {loser}").format(winner=winner, loser=loser)
+    if table.thread_id:
+        return _("{a} vs {b}: playing in {thread}").format(a=a, b=b, thread=f"<#{table.thread_id}>")
+    return _("{a} vs {b}: playing").format(a=a, b=b)
 
 
 def tables_text(view: TournamentView, number: int | None = None, limit: int = TABLES_SHOWN) -> str:
@@ -118,28 +126,30 @@ def standings_text(view: TournamentView, limit: int = STANDINGS_SHOWN) -> str:
     lines = []
     for line in view.standings[:limit]:
         s = line.standing
-        extra = f", out in round {s.out_in}" if view.format == KNOCKOUT and s.out_in else ""
+        extra = ", " + _("out in round {round}").format(round=s.out_in) if view.format == KNOCKOUT and s.out_in else ""
         breaks = f", Bh {s.buchholz}, SB {s.sonneborn_berger}" if view.format != KNOCKOUT else ""
-        left = " (withdrew)" if s.withdrawn else ""
-        lines.append(
-            f"{s.place}. {_name(line.player)}{left}: {s.score} pt{'s' if s.score != 1 else ''} "
-            f"({s.wins}-{s.losses}{breaks}{extra})"
-        )
+        left = " " + _("(withdrew)") if s.withdrawn else ""
+        score = ngettext("{count} pt", "{count} pts", s.score).format(count=s.score)
+        lines.append(f"{s.place}. {_name(line.player)}{left}: {score} ({s.wins}-{s.losses}{breaks}{extra})")
     if len(view.standings) > limit:
-        lines.append(f"... and {len(view.standings) - limit} more")
+        lines.append(_("... and {number} more").format(number=len(view.standings) - limit))
     return "\n".join(lines)
 
 
 def header(view: TournamentView) -> str:
-    return f"🏆 **{plain(view.name)}** (#{view.id}): {view.options.describe()}. Organised by {_name(view.organiser)}."
+    return _("🏆 **{name}** (#{id}): {describe}. Organised by {name2}.").format(
+        name=plain(view.name), id=view.id, describe=view.options.describe(), name2=_name(view.organiser)
+    )
 
 
 def entrants_text(view: TournamentView) -> str:
     names = [_name(e.player) for e in view.entrants]
     shown_names = ", ".join(names[:NAMES_SHOWN]) + (
-        f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else ""
+        " " + _("and {count} more").format(count=len(names) - NAMES_SHOWN) if len(names) > NAMES_SHOWN else ""
     )
-    return f"**In ({len(names)}/{view.options.capacity}):** {shown_names or 'nobody yet'}"
+    entered = _("In ({count}/{capacity}):").format(count=len(names), capacity=view.options.capacity)
+    nobody = _("nobody yet")
+    return f"**{entered}** {shown_names or nobody}"
 
 
 def announcement_content(view: TournamentView) -> str:
@@ -147,7 +157,7 @@ def announcement_content(view: TournamentView) -> str:
     parts = [header(view), status_line(view)]
     if view.is_open:
         parts.append(entrants_text(view))
-        parts.append("Click **Join** to play.")
+        parts.append(_("Click **Join** to play."))
     elif view.is_running:
         parts.append(tables_text(view))
     elif view.status == "finished" and view.standings:
@@ -177,12 +187,12 @@ def _box(table: Pairing, seeds: dict[int, int | None], gone: set[int]) -> Bracke
 
 def subtitle(view: TournamentView) -> str:
     parts = [
-        FORMAT_NAMES[view.format].capitalize(),
+        _(FORMAT_NAMES[view.format]).capitalize(),
         f"{view.field_size} players",
         f"{view.options.match_length}-point matches",
     ]
     if view.is_running:
-        parts.append(f"round {view.round} of {view.rounds}")
+        parts.append(_("round {round} of {rounds}").format(round=view.round, rounds=view.rounds))
     elif view.status != "signup":
         parts.append(view.status)
     return " · ".join(parts)
@@ -191,7 +201,7 @@ def subtitle(view: TournamentView) -> str:
 def footer(view: TournamentView) -> str:
     if view.is_running and view.round_deadline is not None:
         when = view.round_deadline.astimezone(UTC).strftime("%a %d %b %H:%M UTC")
-        return f"Round {view.round} of {view.rounds} ends {when}"
+        return _("Round {round} of {rounds} ends {when}").format(round=view.round, rounds=view.rounds, when=when)
     if view.status == "cancelled":
         return "Cancelled"
     return ""
@@ -330,7 +340,9 @@ class Tourneys:
             hold(self.cooldowns, "lookup", interaction.user)
             if action == "join":
                 view = await self.tournaments.join(tournament_id, player_ref(interaction.user))
-                word = f"You're in {plain(view.name)} ({len(view.entrants)} of {view.options.capacity}). Good luck!"
+                word = _("You're in {tournament} ({count} of {capacity}). Good luck!").format(
+                    tournament=plain(view.name), count=len(view.entrants), capacity=view.options.capacity
+                )
             else:
                 view = await self.tournaments.leave(tournament_id, interaction.user.id)
                 word = f"You left {plain(view.name)}."
@@ -397,10 +409,13 @@ class Tourneys:
         if outcome is None:
             return  # opened already
         a, b = match.players
-        headline = (
-            f"🏆 {presenter.mention(a.user_id)} vs {presenter.mention(b.user_id)}: "
-            f"{plain(match.name)}, round {match.round}. Good luck!"
-        )
+        with i18n.speaking(await speech.public(self.client, match.guild_id)):  # the match's thread is public
+            headline = "🏆 " + _("{first} vs {second}: {tournament}, round {round}. Good luck!").format(
+                first=presenter.mention(a.user_id),
+                second=presenter.mention(b.user_id),
+                tournament=plain(match.name),
+                round=match.round,
+            )
         where = InChannel(self.client, thread_id, match.guild_id, nonce=f"bg-tm-{match.pairing_id}")
         message = await self.poster.publish(outcome, where, old=None, headline=headline, pings=(a.user_id, b.user_id))
         if message is None:  # the game stands; its board is owed, and the dispatcher posts it
@@ -413,7 +428,9 @@ class Tourneys:
         if not isinstance(channel, discord.TextChannel):
             raise NotDelivered(f"channel {match.channel_id} can't hold a match thread")
         a, b = match.players
-        name = f"{a.name} vs {b.name} · {match.name} R{match.round}"[:100]
+        name = _("{first} vs {second} · {tournament} R{round}").format(
+            first=a.name, second=b.name, tournament=match.name, round=match.round
+        )[:100]
         thread = await channel.create_thread(
             name=name,
             type=discord.ChannelType.public_thread,

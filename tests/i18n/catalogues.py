@@ -39,9 +39,14 @@ def scripts() -> ModuleType:
 
 
 def pseudo(text: str) -> str:
-    """``text`` in the pseudo-language."""
+    """``text`` in the pseudo-language: each stretch of words bracketed and accented, what is kept
+    (placeholders, code, mentions, links' addresses, markup) outside the brackets, so what the
+    bot fills in is checked too."""
     parts = KEPT.split(text)
-    return "⟦" + "".join(part if index % 2 else part.translate(ACCENTS) for index, part in enumerate(parts)) + "⟧"
+    return "".join(
+        part if index % 2 else f"⟦{part.translate(ACCENTS)}⟧" if part.strip() else part
+        for index, part in enumerate(parts)
+    )
 
 
 def template() -> Catalog:

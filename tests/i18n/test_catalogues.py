@@ -24,15 +24,15 @@ def test_a_message_that_bypasses_extraction_is_caught(tmp_path, monkeypatch) -> 
     """The check compares message ids: one more in the code is a difference."""
     script = scripts()
     extracted = script.keys(script.template())
-    assert ("Your turn", None) not in extracted
+    assert ("A message only this test writes", None) not in extracted
     source = tmp_path / "bot" / "extra.py"
     source.parent.mkdir()
-    source.write_text('from i18n import _\n\nTEXT = _("Your turn")\n')
+    source.write_text('from i18n import _\n\nTEXT = _("A message only this test writes")\n')
     (tmp_path / "i18n").mkdir()
     (tmp_path / "i18n" / "babel.cfg").write_text(script.MAPPING.read_text())
     monkeypatch.setattr(script, "ROOT", tmp_path)
     monkeypatch.setattr(script, "MAPPING", tmp_path / "i18n" / "babel.cfg")
-    assert ("Your turn", None) in script.keys(script.code_messages())
+    assert ("A message only this test writes", None) in script.keys(script.code_messages())
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -56,8 +56,8 @@ def test_each_translation_keeps_its_placeholders_and_passes_babels_checks(langua
 
 
 def test_the_pseudo_language_keeps_placeholders_and_markup() -> None:
-    assert pseudo("{name} doubles to {value}") == "⟦{name} dóúbléš tó {value}⟧"
-    assert pseudo("Change this with `/bg settings`.") == "⟦Cháñgé thíš wíth `/bg settings`.⟧"
+    assert pseudo("{name} doubles to {value}") == "{name}⟦ dóúbléš tó ⟧{value}"
+    assert pseudo("Change this with `/bg settings`.") == "⟦Cháñgé thíš wíth ⟧`/bg settings`⟦.⟧"
     catalog = pseudo_catalogue()
     assert len(catalog) == len([m for m in template() if m.id])
 

@@ -76,3 +76,25 @@ def test_an_untranslated_description_stays_english() -> None:
 def test_every_language_is_reachable_from_a_discord_locale_or_by_setting(language: str) -> None:
     reachable = {i18n.language_of(locale.value) for locale in discord.Locale}
     assert language in reachable or language == "ar"  # Discord's clients have no Arabic: by setting
+
+
+def locale_total(payload: dict[str, Any], locale: str) -> int:
+    """The characters a command counts toward Discord's 4000 in ``locale`` (names, descriptions,
+    choices' names and values; a localisation in place of the English where there is one)."""
+    description = (payload.get("description_localizations") or {}).get(locale, payload.get("description", ""))
+    total = len(payload["name"]) + len(description)
+    for choice in payload.get("choices", []):
+        total += len((choice.get("name_localizations") or {}).get(locale, choice["name"])) + len(str(choice["value"]))
+    return total + sum(locale_total(option, locale) for option in payload.get("options", []))
+
+
+async def test_every_command_fits_discords_4000_characters_in_every_language(tree_bot) -> None:  # noqa: F811
+    """Discord counts a command's texts per locale: a longer language may not push it past 4000."""
+    locales = [locale.value for locale in discord.Locale]
+    over = [
+        (payload["name"], locale, locale_total(payload, locale))
+        for payload in await translated_payloads(tree_bot.tree)
+        for locale in locales
+        if locale_total(payload, locale) > 4000
+    ]
+    assert over == []

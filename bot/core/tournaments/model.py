@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.core.model import MAX_MATCH_LENGTH, PlayerRef, ServiceError
 from bot.core.tournaments.pairing import FORMATS, KNOCKOUT, ROUND_ROBIN, SWISS, Standing
+from i18n import N_, _, ngettext
 
 NAME_MAX = 60
 MAX_PLAYERS = 128
@@ -21,7 +22,7 @@ ROUND_ROBIN_MAX_PLAYERS = 16
 MAX_SWISS_ROUNDS = 12
 MAX_ROUND_DAYS = 30
 MAX_SIGNUP_HOURS = 24 * 30
-FORMAT_NAMES = {KNOCKOUT: "knockout", ROUND_ROBIN: "round robin", SWISS: "Swiss"}
+FORMAT_NAMES = {KNOCKOUT: N_("knockout"), ROUND_ROBIN: N_("round robin"), SWISS: N_("Swiss")}
 SEEDINGS = ("rating", "random")
 
 
@@ -60,30 +61,42 @@ class TournamentOptions:
             return isinstance(value, int) and not isinstance(value, bool)
 
         if self.format not in FORMATS:
-            raise TournamentError("the format is knockout, round robin or Swiss")
+            raise TournamentError(_("the format is knockout, round robin or Swiss"))
         if not whole(self.match_length) or not 1 <= self.match_length <= MAX_MATCH_LENGTH:
-            raise TournamentError(f"each match is 1 to {MAX_MATCH_LENGTH} points")
+            raise TournamentError(
+                _("each match is 1 to {max_match_length} points").format(max_match_length=MAX_MATCH_LENGTH)
+            )
         if not whole(self.move_days) or not 1 <= self.move_days <= 14:
-            raise TournamentError("the time per move is 1 to 14 days")
+            raise TournamentError(_("the time per move is 1 to 14 days"))
         if not whole(self.round_days) or not 1 <= self.round_days <= MAX_ROUND_DAYS:
-            raise TournamentError(f"the time per round is 1 to {MAX_ROUND_DAYS} days")
+            raise TournamentError(
+                _("the time per round is 1 to {max_round_days} days").format(max_round_days=MAX_ROUND_DAYS)
+            )
         if self.round_days < self.move_days:
             raise TournamentError(
-                "a round needs at least the time of one move: make the round longer or the moves shorter"
+                _("a round needs at least the time of one move: make the round longer or the moves shorter")
             )
         most = ROUND_ROBIN_MAX_PLAYERS if self.format == ROUND_ROBIN else MAX_PLAYERS
         if not whole(self.max_players) or not (self.max_players == 0 or 2 <= self.max_players <= most):
-            raise TournamentError(f"a {FORMAT_NAMES[self.format]} takes 2 to {most} players")
+            raise TournamentError(
+                _("a {format_names} takes 2 to {most} players").format(
+                    format_names=_(FORMAT_NAMES[self.format]), most=most
+                )
+            )
         if self.seeding not in SEEDINGS:
-            raise TournamentError("seeding is by server rating or random")
+            raise TournamentError(_("seeding is by server rating or random"))
         if not whole(self.swiss_rounds) or not 0 <= self.swiss_rounds <= MAX_SWISS_ROUNDS:
-            raise TournamentError(f"a Swiss has 1 to {MAX_SWISS_ROUNDS} rounds")
+            raise TournamentError(
+                _("a Swiss has 1 to {max_swiss_rounds} rounds").format(max_swiss_rounds=MAX_SWISS_ROUNDS)
+            )
         if self.swiss_rounds and self.format != SWISS:
-            raise TournamentError("only a Swiss takes a number of rounds")
+            raise TournamentError(_("only a Swiss takes a number of rounds"))
         if self.signup_hours is not None and (
             not whole(self.signup_hours) or not 1 <= self.signup_hours <= MAX_SIGNUP_HOURS
         ):
-            raise TournamentError(f"sign-up closes 1 to {MAX_SIGNUP_HOURS} hours from now")
+            raise TournamentError(
+                _("sign-up closes 1 to {max_signup_hours} hours from now").format(max_signup_hours=MAX_SIGNUP_HOURS)
+            )
 
     @property
     def capacity(self) -> int:
@@ -102,14 +115,16 @@ class TournamentOptions:
 
     def describe(self) -> str:
         """One line: "knockout, 5-point matches, 2 days per move, 7 days per round, rated"."""
-        days = lambda n, what: f"{n} day{'s' if n != 1 else ''} per {what}"  # noqa: E731
+        kind = _(FORMAT_NAMES[self.format])
+        if self.swiss_rounds:
+            kind = _("{format} of {count} rounds").format(format=kind, count=self.swiss_rounds)
         parts = [
-            FORMAT_NAMES[self.format] + (f" of {self.swiss_rounds} rounds" if self.swiss_rounds else ""),
-            f"{self.match_length}-point matches",
-            days(self.move_days, "move"),
-            days(self.round_days, "round"),
-            "rated" if self.rated else "unrated",
-            "seeded by rating" if self.seeding == "rating" else "random seeding",
+            kind,
+            _("{length}-point matches").format(length=self.match_length),
+            ngettext("{count} day per move", "{count} days per move", self.move_days).format(count=self.move_days),
+            ngettext("{count} day per round", "{count} days per round", self.round_days).format(count=self.round_days),
+            _("rated") if self.rated else _("unrated"),
+            _("seeded by rating") if self.seeding == "rating" else _("random seeding"),
         ]
         return ", ".join(parts)
 

@@ -85,6 +85,7 @@ from bot.store import (
     TournamentRow,
 )
 from engine.ratings import DEFAULT_RATING
+from i18n import Said, _, said_n
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +161,7 @@ class Tournaments:
         options.validate()
         name = " ".join(name.split())[:NAME_MAX]
         if not name:
-            raise TournamentError("give the tournament a name")
+            raise TournamentError(_("give the tournament a name"))
         await self.names.remember(organiser)
         starts_at = None
         if options.signup_hours is not None:
@@ -184,17 +185,19 @@ class Tournaments:
         """Enter a tournament still signing up."""
         row = await self._row(tournament_id)
         if player.is_bot:
-            raise TournamentError("bots don't play in tournaments")
+            raise TournamentError(_("bots don't play in tournaments"))
         options = TournamentOptions.from_dict(row.settings)
         await self.names.remember(player)
         try:
             joined = await self.store.tournaments.join(tournament_id, player.user_id, max_players=options.capacity)
         except TournamentClosedError:
-            raise TournamentError(f"sign-up for {row.name} is closed") from None
+            raise TournamentError(_("sign-up for {name} is closed").format(name=row.name)) from None
         except TournamentFullError:
-            raise TournamentError(f"{row.name} is full: all {options.capacity} places are taken") from None
+            raise TournamentError(
+                _("{name} is full: all {capacity} places are taken").format(name=row.name, capacity=options.capacity)
+            ) from None
         if not joined:
-            raise TournamentError(f"you're in {row.name} already")
+            raise TournamentError(_("you're in {name} already").format(name=row.name))
         return await self._view(await self._row(tournament_id))
 
     async def leave(self, tournament_id: int, user_id: int) -> TournamentView:
@@ -204,10 +207,12 @@ class Tournaments:
             left = await self.store.tournaments.leave(tournament_id, user_id)
         except TournamentClosedError:
             raise TournamentError(
-                f"{row.name} has started: `/bgtourney withdraw` leaves it (your open matches are forfeited)"
+                _("{name} has started: `/bgtourney withdraw` leaves it (your open matches are forfeited)").format(
+                    name=row.name
+                )
             ) from None
         if not left:
-            raise TournamentError(f"you're not in {row.name}")
+            raise TournamentError(_("you're not in {name}").format(name=row.name))
         return await self._view(await self._row(tournament_id))
 
     # -- reading -------------------------------------------------------------------------------
@@ -216,7 +221,9 @@ class Tournaments:
         """A tournament as it stands (of this server, when ``guild_id`` is given)."""
         row = await self._row(tournament_id)
         if guild_id is not None and row.guild_id != guild_id:
-            raise TournamentError(f"there is no tournament #{tournament_id} in this server")
+            raise TournamentError(
+                _("there is no tournament #{tournament_id} in this server").format(tournament_id=tournament_id)
+            )
         return await self._view(row)
 
     async def in_guild(
@@ -243,15 +250,17 @@ class Tournaments:
         if tournament_id is not None:
             view = await self.get(tournament_id, guild_id)
             if not sees(view.channel_id, ()):
-                raise TournamentError(f"there is no tournament #{tournament_id}")
+                raise TournamentError(_("there is no tournament #{tournament_id}").format(tournament_id=tournament_id))
             return view
         live = await self.store.tournaments.in_guild(guild_id, ("signup", "running"), limit=LOOKED_AT)
         live = [row for row in live if sees(row.channel_id, ())]
         if not live:
-            raise TournamentError("there is no tournament signing up or running here: `/bgtourney list` shows them all")
+            raise TournamentError(
+                _("there is no tournament signing up or running here: `/bgtourney list` shows them all")
+            )
         if len(live) > 1:
             raise TournamentError(
-                "more than one tournament is on here: say which with `tournament:` (see `/bgtourney list`)"
+                _("more than one tournament is on here: say which with `tournament:` (see `/bgtourney list`)")
             )
         return await self._view(live[0])
 
@@ -282,7 +291,9 @@ class Tournaments:
         try:
             return await self.store.tournaments.get(tournament_id)
         except NotFoundError:
-            raise TournamentError(f"there is no tournament #{tournament_id}") from None
+            raise TournamentError(
+                _("there is no tournament #{tournament_id}").format(tournament_id=tournament_id)
+            ) from None
 
     async def _view(self, row: TournamentRow, *, details: bool = True) -> TournamentView:
         options = TournamentOptions.from_dict(row.settings)
@@ -338,7 +349,7 @@ class Tournaments:
 
     def _may_manage(self, row: TournamentRow, actor: PlayerRef, moderator: bool) -> None:
         if not moderator and actor.user_id != row.organiser:
-            raise TournamentError("only its organiser, or a member who may manage events, can do that")
+            raise TournamentError(_("only its organiser, or a member who may manage events, can do that"))
 
     async def start(
         self, tournament_id: int, actor: PlayerRef | None = None, *, moderator: bool = False
@@ -352,11 +363,11 @@ class Tournaments:
             raise TournamentError(
                 f"{row.name} has started already" if row.status == "running" else f"{row.name} is over"
             )
-        for _ in range(5):
+        for _attempt in range(5):
             entrants = await self.store.tournaments.entrants(tournament_id)
             if len(entrants) < 2:
                 if actor is not None:
-                    raise TournamentError(f"{row.name} needs at least two players to start")
+                    raise TournamentError(_("{name} needs at least two players to start").format(name=row.name))
                 text = f"{row.name} is cancelled: fewer than two players signed up"
                 await self.store.tournaments.cancel(
                     tournament_id,
@@ -373,10 +384,10 @@ class Tournaments:
             except EntrantsChangedError:
                 continue  # someone joined or left meanwhile: seed again
             if started is None:
-                raise TournamentError(f"{row.name} has started already")
+                raise TournamentError(_("{name} has started already").format(name=row.name))
             self.deliveries.wake()
             return await self._view(started)
-        raise TournamentError("the entrants keep changing: try again in a moment")
+        raise TournamentError(_("the entrants keep changing: try again in a moment"))
 
     async def _seeded(self, row: TournamentRow, entrants: Sequence[EntrantRow]) -> list[tuple[int, int, float | None]]:
         """``(user_id, seed, rating)``: by server rating (the best first; the first to join
@@ -438,13 +449,23 @@ class Tournaments:
         owed = [Owed(ROUND_KIND, row.guild_id, row.channel_id, payload={"tournament": row.id, "round": number})]
         matches = sum(1 for t in tables if t.outcome is None)
         byes = sum(1 for t in tables if t.outcome == "bye")
-        what = "the final" if row.format == P.KNOCKOUT and number == rounds else f"round {number} of {rounds}"
-        text = (
-            f"{row.name}: {what} has begun, {matches} match{'es' if matches != 1 else ''}"
-            f"{f' and {byes} bye' + ('s' if byes != 1 else '') if byes else ''}, each match in its own thread. "
-            "The round ends"
+        what = (
+            Said("the final")
+            if row.format == P.KNOCKOUT and number == rounds
+            else Said("round {number} of {rounds}", number=number, rounds=rounds)
         )
-        after = ": a match still going then goes on under its move deadlines (whoever runs out of time loses it)"
+        tables_said = said_n("{count} match", "{count} matches", matches)
+        if byes:
+            tables_said = Said(
+                "{matches} and {byes}", matches=tables_said, byes=said_n("{count} bye", "{count} byes", byes)
+            )
+        text = Said(
+            "{tournament}: {what} has begun, {tables}, each match in its own thread. The round ends",
+            tournament=row.name,
+            what=what,
+            tables=tables_said,
+        )
+        after = Said(": a match still going then goes on under its move deadlines (whoever runs out of time loses it)")
         owed.append(notice_owed(row.guild_id, row.channel_id, text, when=deadline, after=after))
         return owed
 
@@ -621,14 +642,14 @@ class Tournaments:
         async with self._lock(tournament_id):
             row = await self._row(tournament_id)
             if row.status != "running":
-                raise TournamentError(f"{row.name} is over")
+                raise TournamentError(_("{name} is over").format(name=row.name))
             entrant = next(
                 (e for e in await self.store.tournaments.entrants(tournament_id) if e.user_id == player.user_id), None
             )
             if entrant is None:
-                raise TournamentError(f"you're not in {row.name}")
+                raise TournamentError(_("you're not in {name}").format(name=row.name))
             if entrant.withdrawn:
-                raise TournamentError(f"you withdrew from {row.name} already")
+                raise TournamentError(_("you withdrew from {name} already").format(name=row.name))
             open_tables = [
                 t
                 for t in await self.store.tournaments.pairings(tournament_id, row.round)
@@ -651,7 +672,7 @@ class Tournaments:
                     ],
                 )
             except TournamentClosedError:
-                raise TournamentError(f"{row.name} is over") from None
+                raise TournamentError(_("{name} is over").format(name=row.name)) from None
         for t in open_tables:
             if t.game_id is not None:
                 try:
@@ -676,7 +697,7 @@ class Tournaments:
             ],
         )
         if done is None:
-            raise TournamentError(f"{row.name} is over already")
+            raise TournamentError(_("{name} is over already").format(name=row.name))
         self.deliveries.wake()
         return await self._view(done)
 

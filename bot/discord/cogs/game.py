@@ -49,7 +49,7 @@ from bot.discord.replies import (
 )
 from engine import UNLIMITED, WinKind
 from engine.variants import VARIANTS
-from i18n import _
+from i18n import _, ngettext
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
@@ -128,11 +128,11 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     ) -> None:
         game = game_named(game)
         if thread and isinstance(interaction.channel, discord.Thread):
-            raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
+            raise UserError(_("This is already a thread: challenge without `thread`, or from a channel."))
         require_permissions(interaction, CHANNEL_PERMISSIONS + (THREAD_PERMISSIONS if thread else ()))
         hoyle = rules == "hoyle"
         if hoyle and match_length not in (0, HOYLE_LENGTH):
-            raise UserError("Hoyle's rubber is the best of three games: leave out `match_length`.")
+            raise UserError(_("Hoyle's rubber is the best of three games: leave out `match_length`."))
         if hoyle and game != "backgammon":
             raise UserError(
                 _("Hoyle's rubber is a rule of backgammon: leave out `rules` for {game}.").format(game=game)
@@ -161,7 +161,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             return
         if opponent.bot:
             raise UserError(
-                f"{shown(opponent.display_name)} is a bot and can't play: challenge a member, or me to play the computer."
+                _("{display_name} is a bot and can't play: challenge a member, or me to play the computer.").format(
+                    display_name=shown(opponent.display_name)
+                )
             )
         challenge = await self.table.quick(
             interaction,
@@ -202,7 +204,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     ) -> None:
         self.advice.require()
         if options.thread:
-            raise UserError("Games against the computer are played right here: leave out `thread`.")
+            raise UserError(_("Games against the computer are played right here: leave out `thread`."))
         require_permissions(interaction, CHANNEL_PERMISSIONS)
         level_name = parse_level(level)
         options = replace(options, computer_level=level_name, thread=False, hints=True)
@@ -307,8 +309,10 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         perms = interaction.permissions
         if not (perms.manage_messages or perms.manage_guild):
             raise UserError(
-                "Only moderators (Manage Messages or Manage Server) can abandon a game. "
-                "Players can use `/bg resign` or `/bg forfeit`."
+                _(
+                    "Only moderators (Manage Messages or Manage Server) can abandon a game. "
+                    "Players can use `/bg resign` or `/bg forfeit`."
+                )
             )
         await self.table.slash_action(interaction, lambda state: self.service.abandon(state.id, interaction.user.id))
 
@@ -321,16 +325,20 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         self.advice.require()
         user = interaction.user.id
         if state.seat(user) is None:
-            raise UserError("You're not in this game: hints are for the player to act.")
+            raise UserError(_("You're not in this game: hints are for the player to act."))
         actor = state.to_act()
         if actor is None or actor.user_id != user:
             raise UserError(
-                f"It's not your turn: hints are for the player to act ({shown(actor.name) if actor else 'nobody'} now)."
+                _("It's not your turn: hints are for the player to act ({value} now).").format(
+                    value=shown(actor.name) if actor else "nobody"
+                )
             )
         if not (self.table.computer.plays_in(state) or state.options.hints):
             raise UserError(
-                "Hints are off in this game: between people they need both players' agreement, "
-                "given with `/bg challenge hints:True` (accepting agrees)."
+                _(
+                    "Hints are off in this game: between people they need both players' agreement, "
+                    "given with `/bg challenge hints:True` (accepting agrees)."
+                )
             )
         lines = await self.table.quick(interaction, self.advice.hint(state))
         await send_private(interaction, content=presenter.hint_text(state, lines))
@@ -344,7 +352,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         game_id = game or await self._latest_finished(interaction)
         found = await self.table.readable_game(interaction, game_id)
         if not isinstance(found, GameSummary):
-            raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
+            raise UserError(
+                _("Game #{game_id} is still being played: its analysis comes when it ends.").format(game_id=game_id)
+            )
         summaries = await self.table.quick(interaction, self.advice.analysis(found))
         embed = presenter.analysis_embed(found, summaries)
         details = await self.table.quick(interaction, self.advice.details(found))
@@ -362,7 +372,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         recent = await self.service.archive.history(interaction.guild_id or 0, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
-        raise UserError("You have no finished game here: give a game number, e.g. `/bg analysis game:12`.")
+        raise UserError(_("You have no finished game here: give a game number, e.g. `/bg analysis game:12`."))
 
     # -- looking at games ----------------------------------------------------------------------
 
@@ -420,15 +430,16 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         try:
             replay = await self.replays.render(state, limit=limit)
         except UserError as error:
-            lines.append(f"No replay: {error.message}")
+            lines.append(_("No replay: {message}").format(message=error.message))
         else:
             files.append(discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif"))
             if replay.note:
                 lines.append(replay.note)
         seed = "" if not state.is_active else " (the seed is revealed when the game ends)"
         lines.append(
-            f"`.mat` for GNU Backgammon or XG; the JSON holds the action log and the fair-dice commitment{seed}: "
-            f"check it with `{dice_text.VERIFY_SCRIPT}`."
+            _(
+                "`.mat` for GNU Backgammon or XG; the JSON holds the action log and the fair-dice commitment{seed}: check it with `{verify_script}`."
+            ).format(seed=seed, verify_script=dice_text.VERIFY_SCRIPT)
         )
         await self._reply(interaction, content="\n".join(lines), files=files, ephemeral=True)
 
@@ -439,7 +450,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         recent = await self.service.archive.history(interaction.guild_id or 0, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
-        raise UserError("No game to export here: give a game number, e.g. `/bg export game:12`.")
+        raise UserError(_("No game to export here: give a game number, e.g. `/bg export game:12`."))
 
     # -- tables -------------------------------------------------------------------------------
 
@@ -571,18 +582,32 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         if vacation_days == 0:
             moved = await self.table.quick(interaction, members.come_back(guild_id, user))
             lines.append(
-                f"Welcome back: your clocks run again{f' ({len(moved)} game(s) given their time back)' if moved else ''}."
+                ngettext(
+                    "Welcome back: your clocks run again ({count} game given its time back).",
+                    "Welcome back: your clocks run again ({count} games given their time back).",
+                    len(moved),
+                ).format(count=len(moved))
+                if moved
+                else _("Welcome back: your clocks run again.")
             )
         elif vacation_days is not None:
             away = await self.table.quick(interaction, members.go_away(guild_id, user, vacation_days))
             lines.append(
-                f"🏖️ On vacation here until {presenter.timestamp(away.until)}: your move clocks wait meanwhile "
-                f"({int(away.days_left)} day(s) of this year's allowance left)."
+                "🏖️ "
+                + ngettext(
+                    "On vacation here until {until}: your move clocks wait meanwhile"
+                    " ({count} day of this year's allowance left).",
+                    "On vacation here until {until}: your move clocks wait meanwhile"
+                    " ({count} days of this year's allowance left).",
+                    int(away.days_left),
+                ).format(until=presenter.timestamp(away.until), count=int(away.days_left))
             )
         else:
             still_away = await self.table.quick(interaction, members.away(guild_id, user))
             if still_away is not None:
-                lines.append(f"🏖️ On vacation here until {presenter.timestamp(still_away.until)}.")
+                lines.append(
+                    "🏖️ " + _("On vacation here until {until}.").format(until=presenter.timestamp(still_away.until))
+                )
         await send_private(interaction, content="\n".join(lines))
 
     @member_settings.autocomplete("timezone")

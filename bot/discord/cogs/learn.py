@@ -42,6 +42,7 @@ from bot.discord.replies import (
     send_public,
 )
 from engine.openings import covered_rolls, parse_roll
+from i18n import _
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
@@ -119,7 +120,7 @@ class LearnCog(
                 interaction, self.service.lookups.game_in_channel(interaction.channel_id or 0)
             )
             if state is None or state.match.game is None or state.game.is_money:
-                raise UserError("No match is played in this channel: give a `length` (and a `score`).")
+                raise UserError(_("No match is played in this channel: give a `length` (and a `score`)."))
             equity = await self.table.quick(interaction, afor_game(state.game))
             names = (state.players[0].name, state.players[1].name)
         else:
@@ -134,7 +135,7 @@ class LearnCog(
     @app_commands.describe(file="A .mat export (GNU Backgammon, XG, DailyGammon, Galaxy, FIBS), up to 1 MB")
     async def import_match(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
         if file.size > MAX_FILE_BYTES:
-            raise UserError(f"That file is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
+            raise UserError(_("That file is larger than {number} MB.").format(number=MAX_FILE_BYTES // 1_000_000))
         await defer(interaction, ephemeral=True)  # reading and analysing take longer than 3 s
         data = await file.read()
         imported = await Imports(self.advice.analyst).analyse(data)
@@ -170,7 +171,7 @@ class LearnCog(
     async def _configure(self, interaction: discord.Interaction, daily: str | None, names: str | None) -> None:
         perms = interaction.permissions
         if not (perms.manage_guild or perms.manage_messages):
-            raise UserError("Only moderators (Manage Messages or Manage Server) set up the puzzle of the day.")
+            raise UserError(_("Only moderators (Manage Messages or Manage Server) set up the puzzle of the day."))
         if daily == "on":
             require_permissions(interaction, ("send_messages", "attach_files", "embed_links"))
         channel: int | None | bool = False
@@ -184,12 +185,14 @@ class LearnCog(
         )
         where = settings.get("puzzle_channel")
         lines = [
-            f"Puzzle of the day: on, in <#{where}>: posted at the start of each day (UTC), revealed the next."
+            _("Puzzle of the day: on, in {channel}: posted at the start of each day (UTC), revealed the next.").format(
+                channel=f"<#{where}>"
+            )
             if where
-            else "Puzzle of the day: off.",
-            "Players' names: shown in puzzles."
+            else _("Puzzle of the day: off."),
+            _("Players' names: shown in puzzles.")
             if settings.get("puzzle_names")
-            else "Players' names: hidden in puzzles.",
+            else _("Players' names: hidden in puzzles."),
         ]
         await send_private(interaction, content="\n".join(lines))
 

@@ -38,6 +38,7 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
+from i18n import _
 from renderer.patience import PatiencePicture
 
 if TYPE_CHECKING:
@@ -189,7 +190,11 @@ class PatienceCog(
         attempt, asked = result.attempt, asked_at(interaction)
         pictures: tuple[PatiencePicture, ...] = (
             PatiencePicture.of(
-                attempt.layout, attempt.scoring, title=f"{attempt.title}: yours", best=result.best, show_legal=False
+                attempt.layout,
+                attempt.scoring,
+                title=_("{title}: yours").format(title=attempt.title),
+                best=result.best,
+                show_legal=False,
             ),
         )
         if result.best_layout is not None:  # a daily deal's best: once its day is over
@@ -197,7 +202,7 @@ class PatienceCog(
                 PatiencePicture.of(
                     result.best_layout,
                     attempt.scoring,
-                    title=f"{attempt.title}: a best layout",
+                    title=_("{title}: a best layout").format(title=attempt.title),
                     best=result.best,
                     show_legal=False,
                 ),

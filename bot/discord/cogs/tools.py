@@ -132,7 +132,9 @@ class ToolsCog(
             assert opponent is not None
             if opponent.bot:
                 raise UserError(
-                    f"{shown(opponent.display_name)} is a bot and can't play: leave out `opponent` to play me."
+                    _("{display_name} is a bot and can't play: leave out `opponent` to play me.").format(
+                        display_name=shown(opponent.display_name)
+                    )
                 )
             challenge = await self.table.quick(
                 interaction,
@@ -174,10 +176,11 @@ class ToolsCog(
     async def vacation_allowance(self, interaction: discord.Interaction, days: app_commands.Range[int, 0, 366]) -> None:
         permissions = getattr(interaction, "permissions", None)
         if permissions is None or not permissions.manage_guild:
-            raise UserError("Only members who can manage this server can set its vacation allowance.")
+            raise UserError(_("Only members who can manage this server can set its vacation allowance."))
         await self.table.quick(interaction, self.service.members.set_allowance(interaction.guild_id or 0, days))
         await send_private(
-            interaction, content=f"Members may now take {days} day(s) of vacation a year in this server."
+            interaction,
+            content=_("Members may now take {days} day(s) of vacation a year in this server.").format(days=days),
         )
 
     @cooldown("lookup")
@@ -206,8 +209,10 @@ class ToolsCog(
         found = find_ids(message_text(message))
         if not found:
             raise UserError(
-                "No position found in that message: I look for a GNU Backgammon ID (`PositionID:MatchID`, "
-                "or a Position ID alone) or an XGID (`XGID=...`)."
+                _(
+                    "No position found in that message: I look for a GNU Backgammon ID (`PositionID:MatchID`, "
+                    "or a Position ID alone) or an XGID (`XGID=...`)."
+                )
             )
         shown_id: tuple[str, str, Xgid | None] | None = None  # (kind, GNU Backgammon ID, XGID)
         refusal: tuple[str, str, IdError] | None = None  # the first that could not be read
@@ -223,8 +228,12 @@ class ToolsCog(
             assert refusal is not None
             kind, text, unread = refusal
             raise UserError(
-                f"That message has {'an' if kind == 'xgid' else 'a'} {presenter.POSITION_KINDS[kind]} I can't read, "
-                f"{quote(text)}: {reason(str(unread))}."
+                _("That message has {value} {position_kinds} I can't read, {text}: {error}.").format(
+                    value="an" if kind == "xgid" else "a",
+                    position_kinds=presenter.POSITION_KINDS[kind],
+                    text=quote(text),
+                    error=reason(str(unread)),
+                )
             )
         kind, gnubg_id, xgid = shown_id
         if xgid is None:
@@ -258,7 +267,9 @@ class ToolsCog(
         state = await self.table.readable_game(interaction, game_id)
         if not isinstance(state, GameSummary):
             raise UserError(
-                f"Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now)."
+                _(
+                    "Game #{game_id} is still being played: its replay comes when it ends (`/bg board` shows it now)."
+                ).format(game_id=game_id)
             )
         replays.check_number(state, number)  # a wrong number is refused before anything is drawn
         private = not self.table.shown_here(interaction, state)  # a hidden channel's game: to the asker only
@@ -289,7 +300,7 @@ class ToolsCog(
         recent = await self.service.archive.history(interaction.guild_id or 0, interaction.user.id, limit=1)
         if recent:
             return recent[0].id
-        raise UserError("You have no finished game here: give a game number, e.g. `game:12`.")
+        raise UserError(_("You have no finished game here: give a game number, e.g. `game:12`."))
 
 
 def message_text(message: discord.Message) -> str:

@@ -34,6 +34,7 @@ from bot.discord.replies import (
     send_public,
 )
 from bot.discord.tourneys import Tourneys
+from i18n import _
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
@@ -101,11 +102,15 @@ class TourneyCog(
         require_permissions(interaction, BOARD_PERMISSIONS + THREAD_PERMISSIONS)
         if not isinstance(interaction.channel, discord.TextChannel):
             raise UserError(
-                "Tournaments are made in a text channel (not in a thread or a voice channel's chat): "
-                "each match opens in a thread of that channel."
+                _(
+                    "Tournaments are made in a text channel (not in a thread or a voice channel's chat): "
+                    "each match opens in a thread of that channel."
+                )
             )
         if not await self._may_organise(interaction):
-            raise UserError("Making a tournament takes the Manage Events permission, or the server's organiser role.")
+            raise UserError(
+                _("Making a tournament takes the Manage Events permission, or the server's organiser role.")
+            )
         options = TournamentOptions(
             format=FORMATS[format],
             match_length=match_length,
@@ -144,7 +149,8 @@ class TourneyCog(
             interaction, self.tournaments.start(view.id, player_ref(interaction.user), moderator=moderator)
         )
         await send_private(
-            interaction, content=f"{plain(view.name)} has started: the matches open in their threads now."
+            interaction,
+            content=_("{name} has started: the matches open in their threads now.").format(name=plain(view.name)),
         )
 
     @cooldown("challenge")
@@ -158,7 +164,7 @@ class TourneyCog(
         view = await self.table.quick(
             interaction, self.tournaments.cancel(view.id, player_ref(interaction.user), moderator=moderator)
         )
-        await send_private(interaction, content=f"{plain(view.name)} is cancelled.")
+        await send_private(interaction, content=_("{name} is cancelled.").format(name=plain(view.name)))
 
     @cooldown("challenge")
     @app_commands.command(name="withdraw", description="Leave a tournament (your open matches are forfeited)")
@@ -168,7 +174,7 @@ class TourneyCog(
     ) -> None:
         view = await self.table.quick(interaction, self._mine(interaction, tournament))
         view = await self.table.quick(interaction, self.tournaments.withdraw(view.id, player_ref(interaction.user)))
-        await send_private(interaction, content=f"You left {plain(view.name)}.")
+        await send_private(interaction, content=_("You left {name}.").format(name=plain(view.name)))
 
     async def _mine(self, interaction: discord.Interaction, tournament: int | None) -> Any:
         """The tournament meant: the one given, else the member's only one here."""
@@ -178,8 +184,8 @@ class TourneyCog(
         if len(mine) == 1:
             return mine[0]
         if not mine:
-            raise UserError("You're not in a tournament here.")
-        raise UserError("You're in more than one tournament here: say which with `tournament:`.")
+            raise UserError(_("You're not in a tournament here."))
+        raise UserError(_("You're in more than one tournament here: say which with `tournament:`."))
 
     # -- looking ------------------------------------------------------------------------------------
 
@@ -226,17 +232,19 @@ class TourneyCog(
             interaction, self.tournaments.in_guild(interaction.guild_id or 0, everything=everything, sees=sees)
         )
         if not views:
-            await send_public(interaction, content="No tournament here yet. `/bgtourney create` announces one.")
+            await send_public(interaction, content=_("No tournament here yet. `/bgtourney create` announces one."))
             return
         lines = []
         for view in views:
+            announcement = _("announcement")
             link = (
-                f" ([announcement]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))"
+                f" ([{announcement}]({presenter.jump_url(view.guild_id, view.channel_id, view.message_id)}))"
                 if view.message_id
                 else ""
             )
+            entered = _("{count} in").format(count=len(view.entrants))
             lines.append(
-                f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {len(view.entrants)} in; "
+                f"- **#{view.id} {plain(view.name)}**: {view.options.describe()}; {entered}; "
                 f"{words.status_line(view)}{link}"
             )
         await send_public(interaction, content="\n".join(lines))
@@ -247,7 +255,7 @@ class TourneyCog(
     @app_commands.default_permissions(manage_guild=True)
     async def role(self, interaction: discord.Interaction, role: discord.Role | None = None) -> None:
         if not (interaction.permissions.manage_guild or interaction.permissions.administrator):
-            raise UserError("Naming the organisers' role takes the Manage Server permission.")
+            raise UserError(_("Naming the organisers' role takes the Manage Server permission."))
         await self.table.quick(
             interaction, self.tournaments.set_organiser_role(interaction.guild_id or 0, role.id if role else None)
         )

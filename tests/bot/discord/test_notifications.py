@@ -164,7 +164,7 @@ async def test_vacation_pauses_deadlines_in_several_games_and_gives_back_unused_
     second = w.guild.create_text_channel("two")
     await w.start_game(w.alice, w.carol, channel=second, days=2)  # and in game 2
     answer = await settings(w, w.alice, vacation_days=5)
-    assert "On vacation here until" in answer and "9 day(s) of this year's allowance left" in answer
+    assert "On vacation here until" in answer and "9 days of this year's allowance left" in answer
     board = w.board()
     clock.advance(days=1, hours=1)  # game 1's deadline passed during the vacation: no forfeit
     await w.bot.scheduler.run_once()
@@ -185,7 +185,7 @@ async def test_vacation_pauses_deadlines_in_several_games_and_gives_back_unused_
     # keeps the time it had when the vacation began
     clock.advance(days=1)
     answer = await settings(w, w.alice, vacation_days=0)
-    assert "Welcome back" in answer and "2 game(s)" in answer
+    assert "Welcome back" in answer and "2 games given their time back" in answer
     one, two = await w.service.lookups.get_game(1), await w.service.lookups.get_game(2)
     assert one.deadline == clock() + timedelta(days=1)
     assert two.deadline == clock() + timedelta(days=2)
