@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bot.core.model import Event, GameState
-from engine import Action, Match, Phase, WinKind
+from bot.core.model import Event, GameState, variant_name
+from engine import Action, Match, Phase, Position, WinKind
+from engine.variants import TablesGame
+from i18n import N_, _, ngettext
 
 
 def describe(state: GameState, match: Match, before: int, forced: set[int]) -> list[Event]:
@@ -44,13 +46,10 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             how = {"bearoff": "", "pass": " (double passed)", "resign": " (resignation)"}.get(
                 r.reason, f" ({r.reason})"
             )
-            events.append(
-                Event(
-                    "game_over",
-                    r.winner,
-                    f"{names[r.winner]} wins {r.kind.phrase}{how}: {r.points} point{'s' if r.points != 1 else ''}",
-                )
-            )
+            text = f"{names[r.winner]} wins {r.kind.phrase}{how}: {r.points} point{'s' if r.points != 1 else ''}"
+            if isinstance(game, TablesGame):
+                text = tables_result(game, names[r.winner], r.points, r.reason)
+            events.append(Event("game_over", r.winner, text))
     if match.is_over or state.status == "finished":
         winner = match.winner
         if winner is None and state.result:
@@ -58,6 +57,10 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
         if winner is not None:
             if match.is_money:
                 text = f"{names[winner]} wins the money game"
+            elif not match.length:  # one game of plakoto, fevga or nardy
+                text = _("{name} wins the game of {game}").format(
+                    name=names[winner], game=variant_name(state.options.variant)
+                )
             else:
                 s = match.score
                 text = f"{names[winner]} wins the {match.length}-point match {max(s)}-{min(s)}"
@@ -66,9 +69,31 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             events.append(Event("match_over", winner, text))
     elif state.is_active:
         game = state.game
-        if game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
+        if isinstance(game.position, Position) and game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
             events.append(Event("bar", game.player_on_roll, f"{names[game.player_on_roll]} is on the bar"))
     return events
+
+
+WIN_WORDS = {
+    1: N_("a single game"),
+    2: N_("a double game"),
+    3: N_("a triple game"),
+}
+NARDY_WIN_WORDS = {1: N_("oin (a single game)"), 2: N_("mars (a double game)"), 3: N_("koks (a triple game)")}
+"""How plakoto, fevga and nardy name a win by its points (docs/rules.md sections 20-22)."""
+
+
+def tables_result(game: TablesGame, name: str, points: int, reason: str) -> str:
+    """One line for the end of a game of plakoto, fevga or nardy, in the game's own words."""
+    words = _((NARDY_WIN_WORDS if game.game == "nardy" else WIN_WORDS).get(points, WIN_WORDS[1]))
+    how = {
+        "mother": _(" (the mother is pinned)"),
+        "forfeit": _(" (forfeit)"),
+        "timeout": _(" (time ran out)"),
+    }.get(reason, "")
+    return ngettext(
+        "{name} wins {kind}{how}: {points} point", "{name} wins {kind}{how}: {points} points", points
+    ).format(name=name, kind=words, how=how, points=points)
 
 
 def span(delta: timedelta) -> str:

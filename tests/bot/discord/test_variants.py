@@ -91,3 +91,14 @@ async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game
     print("all", time.perf_counter() - started)
     final = w.board()
     assert "wins the 1-point match" in final.embeds[0].description
+
+
+async def test_plakoto_from_the_start(world):
+    w = world
+    challenge = await w.challenge(game="plakoto")
+    await w.bob.click(challenge.response, label="Accept")
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert state.options.variant == "plakoto"
+    await play_out(w)
+    final = w.board()
+    assert "wins" in final.embeds[0].description
