@@ -47,7 +47,7 @@ from bot.discord.replies import (
     send_public,
 )
 from engine import UNLIMITED, WinKind
-from engine.variants import VARIANTS
+from engine.variants import FAMILIES, VARIANTS
 from i18n import _
 
 if TYPE_CHECKING:
@@ -444,33 +444,55 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
 
     @cooldown("lookup")
     @app_commands.command(name="leaderboard", description="The server's best players")
-    @app_commands.describe(kind="Order by rating (default) or by points won")
-    async def leaderboard(self, interaction: discord.Interaction, kind: Literal["rating", "points"] = "rating") -> None:
+    @app_commands.describe(kind="Order by rating (default) or by points won", game="Whose game's ratings")
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction,
+        kind: Literal["rating", "points"] = "rating",
+        game: app_commands.Range[str, 1, 40] = "backgammon",
+    ) -> None:
         require_permissions(interaction, ("embed_links",))
-        message = await self.table.quick(interaction, self.table.leaderboard_message(interaction.guild, kind, 0))
+        family = game_named(game, FAMILIES)
+        message = await self.table.quick(
+            interaction, self.table.leaderboard_message(interaction.guild, kind, 0, family)
+        )
         await self._reply(interaction, **message)
+
+    @leaderboard.autocomplete("game")
+    async def leaderboard_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(FAMILIES, current)
 
     @cooldown("lookup")
     @app_commands.command(name="stats", description="Rating and record of a member")
     @app_commands.describe(
         member="Whose stats (default: yours)",
         everywhere="Their rating over every server the bot is in (default: this server's)",
+        game="Whose game's rating",
     )
     async def stats(
-        self, interaction: discord.Interaction, member: discord.Member | None = None, everywhere: bool = False
+        self,
+        interaction: discord.Interaction,
+        member: discord.Member | None = None,
+        everywhere: bool = False,
+        game: app_commands.Range[str, 1, 40] = "backgammon",
     ) -> None:
         require_permissions(interaction, ("embed_links", "attach_files"))
+        family = game_named(game, FAMILIES)
         who = member or interaction.user
         scope = None if everywhere else interaction.guild_id
-        stats = await self.table.quick(interaction, self.service.lookups.stats(scope, who.id))
+        stats = await self.table.quick(interaction, self.service.lookups.stats(scope, who.id, family))
         sees = privacy.for_interaction(interaction, public=True)  # a best finish names its tournament
         record = await self.table.quick(
             interaction, self.service.tournaments.record(interaction.guild_id, who.id, sees=sees)
         )
         embed = presenter.stats_embed(who.display_name, stats, record)
+        if family != "backgammon":
+            embed.title = f"{embed.title} · {variant_name(family)}"
         chart = None
         if stats is not None:
-            history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id))
+            history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id, family=family))
             place = (
                 "every server"
                 if everywhere
@@ -485,6 +507,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         name = f"rating-{who.id}.png"
         embed.set_image(url=f"attachment://{name}")
         await self._reply(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
+
+    @stats.autocomplete("game")
+    async def stats_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(FAMILIES, current)
 
     @cooldown("lookup")
     @app_commands.command(

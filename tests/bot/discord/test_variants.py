@@ -91,6 +91,7 @@ async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game
     print("all", time.perf_counter() - started)
     final = w.board()
     assert "wins the 1-point match" in final.embeds[0].description
+    await assert_on_the_leaderboard(w, "backgammon")
 
 
 async def test_plakoto_from_the_start(world):
@@ -101,4 +102,20 @@ async def test_plakoto_from_the_start(world):
     assert state.options.variant == "plakoto"
     await play_out(w)
     final = w.board()
-    assert "wins" in final.embeds[0].description
+    assert "wins" in final.embeds[0].description and "wins the game of plakoto" in final.embeds[0].description
+    await assert_on_the_leaderboard(w, "plakoto")
+
+
+async def assert_on_the_leaderboard(w, family: str) -> None:
+    """Both players ranked on ``family``'s leaderboard, and on no other."""
+    board = await w.carol.slash(w.channel, "bg leaderboard", game=family)
+    text = board.response.embeds[0].description
+    assert "alice" in text and "bob" in text, text
+    others = ["backgammon", "plakoto", "fevga", "nardy", "tavli"]
+    for other in others:
+        if other != family:
+            empty = await w.carol.slash(w.channel, "bg leaderboard", game=other)
+            assert "Nobody is ranked yet" in empty.response.embeds[0].description, other
+    stats = await w.carol.slash(w.channel, "bg stats", member=w.alice, game=family)
+    fields = {f.name: f.value for f in stats.response.embeds[0].fields}
+    assert "1 of 2" in fields["Rank"] or "2 of 2" in fields["Rank"]
