@@ -199,7 +199,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     async def _start_computer_game(
         self, interaction: discord.Interaction, level: str, options: ChallengeOptions
     ) -> None:
-        self.advice.require()
+        if not options.is_tables:  # plakoto, fevga, nardy and tavli need no neural net
+            self.advice.require()
         if options.thread:
             raise UserError("Games against the computer are played right here: leave out `thread`.")
         require_permissions(interaction, CHANNEL_PERMISSIONS)
@@ -317,6 +318,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
     async def hint(self, interaction: discord.Interaction) -> None:
         state = await self.table.quick(interaction, self.table.game_here(interaction))
+        no_engine_for(state.options)
         self.advice.require()
         user = interaction.user.id
         if state.seat(user) is None:
@@ -342,6 +344,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         require_permissions(interaction, ("send_messages", "embed_links", "attach_files"))
         game_id = game or await self._latest_finished(interaction)
         found = await self.table.readable_game(interaction, game_id)
+        no_engine_for(found.options)
         if not isinstance(found, GameSummary):
             raise UserError(f"Game #{game_id} is still being played: its analysis comes when it ends.")
         summaries = await self.table.quick(interaction, self.advice.analysis(found))
@@ -625,6 +628,16 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             await send_private(interaction, **kwargs)
         else:
             await send_public(interaction, **kwargs)
+
+
+def no_engine_for(options: ChallengeOptions) -> None:
+    """:raises UserError: (answered privately) for plakoto, fevga, nardy and tavli, which no engine analyses."""
+    if options.is_tables:
+        raise UserError(
+            _("Hints and analysis are not available for {game}: no engine here knows it.").format(
+                game=variant_name(options.variant)
+            )
+        )
 
 
 def game_choices(names: tuple[str, ...], current: str) -> list[app_commands.Choice[str]]:

@@ -7,8 +7,6 @@ every other turn is typed with ``/bg move``, the rest chosen in the board's menu
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bot.config import Settings
@@ -26,14 +24,21 @@ def settings(tmp_path) -> Settings:
     return Settings(token="fake-token", database_path=str(tmp_path / "data" / "bg.sqlite3"), cooldowns=())
 
 
-async def play_quietly(w, until_pips: int) -> None:
+async def play_quietly(w, until_pips: int, *, last_games: bool = True) -> None:
     """Play the channel's game through the service (no Discord) until a player
-    has at most ``until_pips`` left, the engine picking the plays."""
+    has at most ``until_pips`` left (in a match, only once a player could win it
+    with ``last_games``), the engine picking the plays."""
     service = w.service
     while True:
         state = await service.lookups.game_in_channel(w.channel.id)
+        assert state is not None, "the match ended before its last turns"
         game = state.game
-        if min(game.pip_counts()) <= until_pips:
+        match = state.match
+        near = not match.length or max(match.score) >= match.length - 1
+        # a game that may decide the match is played through Discord from its start
+        # when it is not the first (a pinned mother ends a game of plakoto early)
+        fresh = len(match.games) > 1 and len(game.log) <= 2
+        if (min(game.pip_counts()) <= until_pips or fresh) and (near or not last_games) and game.phase is Phase.ROLL:
             break
         user = state.to_act().user_id
         if game.is_over:
@@ -84,11 +89,8 @@ async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game
     state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.options.variant == game and not state.game.settings.cube
     assert "Double" not in w.labels(w.board())
-    started = time.perf_counter()
-    await play_quietly(w, 30)
-    print("quiet", time.perf_counter() - started)
+    await play_quietly(w, 15)
     await play_out(w)
-    print("all", time.perf_counter() - started)
     final = w.board()
     assert "wins the 1-point match" in final.embeds[0].description
     await assert_on_the_leaderboard(w, "backgammon")
@@ -119,3 +121,29 @@ async def assert_on_the_leaderboard(w, family: str) -> None:
     stats = await w.carol.slash(w.channel, "bg stats", member=w.alice, game=family)
     fields = {f.name: f.value for f in stats.response.embeds[0].fields}
     assert "1 of 2" in fields["Rank"] or "2 of 2" in fields["Rank"]
+
+
+@pytest.mark.parametrize("game", ["fevga", "nardy"])
+async def test_a_same_way_game_ends_on_its_own_leaderboard(world, game):
+    w = world
+    challenge = await w.challenge(game=game)
+    await w.bob.click(challenge.response, label="Accept")
+    board = w.board()
+    assert "Double" not in w.labels(board)
+    await play_quietly(w, 20)
+    await play_out(w)
+    assert f"wins the game of {'long nardy' if game == 'nardy' else game}" in w.board().embeds[0].description
+    await assert_on_the_leaderboard(w, game)
+
+
+async def test_a_tavli_match_to_three(world):
+    w = world
+    challenge = await w.challenge(game="tavli", match_length=3)
+    assert "3-point match of tavli" in challenge.response.content
+    await w.bob.click(challenge.response, label="Accept")
+    await play_quietly(w, 20)
+    await play_out(w)
+    state = (await w.service.archive.history(w.guild.id, w.alice.id, limit=1))[0]
+    assert max(state.score) == 3 and state.game_count >= 2
+    assert "wins the 3-point match" in w.board().embeds[0].description
+    await assert_on_the_leaderboard(w, "tavli")
