@@ -29,7 +29,7 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter, privacy, replays
+from bot.discord import autocomplete, dice_text, game_rules, help_pages, lessons, presenter, privacy, replays
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.limits import shown
@@ -521,12 +521,16 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(
         name="rules", description="How to play here: commands, challenge options, the old words, the odds"
     )
-    @app_commands.describe(topic="What to read (default: how to play)")
+    @app_commands.describe(topic="What to read (default: how to play)", game="A game's own rules")
     async def rules(
         self,
         interaction: discord.Interaction,
         topic: Literal["how to play", "options", "glossary", "odds"] = "how to play",
+        game: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:
+        if game is not None:
+            await send_private(interaction, embed=game_rules.game_embed(game_named(game)))
+            return
         pages = {
             "how to play": help_pages.rules_embed,
             "options": help_pages.options_embed,
@@ -534,6 +538,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             "odds": help_pages.odds_embed,
         }
         await send_private(interaction, embed=pages[topic]())
+
+    @rules.autocomplete("game")
+    async def rules_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(VARIANTS, current)
 
     @cooldown("lookup")
     @app_commands.command(

@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 
 from bot.config import Settings
+from bot.core.computer import decide_tables
 from bot.discord.analysis_notes import AnalysisNotes
 from engine import Phase, SeededDice
+from engine.variants import TablesGame
 
 
 @pytest.fixture
@@ -102,6 +104,8 @@ async def test_plakoto_from_the_start(world):
     await w.bob.click(challenge.response, label="Accept")
     state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.options.variant == "plakoto"
+    hint = await w.alice.slash(w.channel, "bg hint")
+    assert "not available for plakoto" in w.private(hint)
     await play_out(w)
     final = w.board()
     assert "wins" in final.embeds[0].description and "wins the game of plakoto" in final.embeds[0].description
@@ -124,13 +128,15 @@ async def assert_on_the_leaderboard(w, family: str) -> None:
 
 
 @pytest.mark.parametrize("game", ["fevga", "nardy"])
-async def test_a_same_way_game_ends_on_its_own_leaderboard(world, game):
+async def test_a_same_way_game_ends_on_its_own_leaderboard(world, make_bot, game):
     w = world
     challenge = await w.challenge(game=game)
     await w.bob.click(challenge.response, label="Accept")
     board = w.board()
     assert "Double" not in w.labels(board)
     await play_quietly(w, 20)
+    await w.env.restart_bot(make_bot())  # the game is read back from the store and goes on
+    await w.carol.slash(w.channel, "bg board")
     await play_out(w)
     assert f"wins the game of {'long nardy' if game == 'nardy' else game}" in w.board().embeds[0].description
     await assert_on_the_leaderboard(w, game)
@@ -147,3 +153,30 @@ async def test_a_tavli_match_to_three(world):
     assert max(state.score) == 3 and state.game_count >= 2
     assert "wins the 3-point match" in w.board().embeds[0].description
     await assert_on_the_leaderboard(w, "tavli")
+
+
+@pytest.mark.parametrize("game", ["tavla", "plakoto", "fevga", "nardy", "tavli"])
+async def test_each_game_has_its_rules_page(world, game):
+    page = await world.carol.slash(world.channel, "bg rules", game=game)
+    assert page.ephemeral
+    embed = page.response.embeds[0]
+    assert embed.title.startswith("The rules of")
+    words = {"tavla": "No doubling cube", "plakoto": "mother", "fevga": "single checker holds", "nardy": "head"}
+    assert words.get(game, "portes, plakoto and fevga") in embed.description
+
+
+async def test_an_unknown_game_is_refused_in_words(world):
+    result = await world.alice.slash(world.channel, "bg challenge", opponent=world.bob, game="chess")
+    assert "There is no game" in world.private(result)
+    offered = await world.alice.autocomplete(world.channel, "bg challenge", "game", "na")
+    assert [choice["value"] for choice in offered] == ["nackgammon", "nardy"]
+
+
+async def test_the_computer_rolls_and_plays_a_legal_play_of_each_new_game():
+    for name in ("plakoto", "fevga", "nardy"):
+        game = TablesGame(name, dice=SeededDice(5))
+        game.opening_roll()
+        assert await decide_tables(game) == "roll"
+        game.roll(game.turn, (6, 5))
+        decision = await decide_tables(game)
+        assert decision.startswith("play:") and decision[5:] in game.legal_play_texts()
