@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import io
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
@@ -29,6 +30,7 @@ from i18n import N_, _, ngettext
 from renderer import layout as L
 from renderer import text as T
 from renderer.board import checker_sprite, die_sprite, static_board, theme_palette
+from renderer.pictures import Picture
 from renderer.themes import CLASSIC, Theme
 
 GAME_NAMES = {"plakoto": N_("Plakoto"), "fevga": N_("Fevga"), "nardy": N_("Long nardy")}
@@ -158,3 +160,23 @@ def render_tables(position: TablesPosition, *, theme: Theme = CLASSIC, **options
     buffer = io.BytesIO()
     indexed.save(buffer, "PNG", compress_level=1)
     return buffer.getvalue()
+
+
+@dataclass(frozen=True, slots=True)
+class TablesPicture(Picture):
+    """A board of plakoto, fevga or nardy for a drawing worker (:mod:`renderer.pool`):
+    ``position_id`` (:meth:`engine.tables.TablesPosition.position_id`) seen from the
+    bottom player, ``dice`` the roll to play (high, low) or None."""
+
+    position_id: str
+    names: tuple[str, str] = ("on roll", "opponent")
+    dice: tuple[int, int] | None = None
+    caption: str | None = None
+    theme: Theme = CLASSIC
+
+    def draw(self) -> bytes:
+        from engine.tables import decode_tables_id
+
+        position = decode_tables_id(self.position_id)
+        roll = Roll(*self.dice) if self.dice else None
+        return render_tables(position, theme=self.theme, dice=roll, names=self.names, caption=self.caption)

@@ -24,9 +24,9 @@ from bot.core.model import (
     ServiceError,
     storage_errors_as_service_errors,
 )
-from bot.core.summaries import records_from, summarise, summary_of
+from bot.core.summaries import match_file, records_from, summarise, summary_of
 from bot.store import ActionRow, GameRow, Store
-from engine import Match, export_match
+from engine import Match
 from engine.fairdice import Verification, dice_in_log
 from engine.fairdice import verify as verify_dice
 from i18n import _
@@ -139,7 +139,7 @@ class Archive:
         if isinstance(found, GameSummary):
             return str(await self._part(game_id, "mat"))
         names = (found.players[0].name, found.players[1].name)
-        return await self.cache.off_loop(export_match, found.match, names, event=f"Discord game #{found.id}")
+        return await self.cache.off_loop(match_file, found.match, names, found.id)
 
     async def export_json(self, game_id: int) -> str:
         """The game's log with its dice commitment (and seed once over), for
@@ -149,10 +149,12 @@ class Archive:
             return str(await self._part(game_id, "export"))
         row, actions = await self.store.games.with_actions(game_id)
         players = await self.cache.players(row)
+        options = ChallengeOptions.from_dict(row.settings)
         export = {
             "game": row.id,
+            "variant": options.variant,
             "players": [p.name for p in players],
-            "settings": ChallengeOptions.from_dict(row.settings).to_dict(),
+            "settings": options.to_dict(),
             "status": row.status,
             "dice": public_fair_dice(row),
             "actions": [a.action for a in actions],

@@ -8,13 +8,17 @@ No Discord types here: the Discord layer posts the outcomes.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 
 from bot.ai import AnalysisUnavailable, Analyst, Level, default_analyst
+from bot.ai.tables import choose_play
 from bot.core.games import GameService
 from bot.core.model import AnalysisUnavailableError, GameState, Outcome, StaleGameError
 from engine import Game, Phase, WinKind, format_play
+from engine.tables import format_tables_play
+from engine.variants import TablesGame
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +92,8 @@ class ComputerPlayer:
         game = state.game
         seat = state.seat(self.user_id)
         assert seat is not None
+        if isinstance(game, TablesGame):
+            return await decide_tables(game, self.rng)
         if game.phase is Phase.ROLL:
             if self.resigns and await self._hopeless(state, seat):
                 self._resigned.add((state.id, len(state.match.games)))
@@ -148,6 +154,18 @@ class ComputerPlayer:
             return False  # the opponent has not started bearing off: keep playing
         probs = await self.analyst.aevaluate(game.position)
         return probs.win < HOPELESS and probs.lose_gammon < HOPELESS and game.loss_value(seat) is WinKind.SINGLE
+
+
+async def decide_tables(game: TablesGame, rng: random.Random | None = None) -> str:
+    """The computer's action in plakoto, fevga or nardy: roll, or the play
+    :func:`bot.ai.tables.choose_play` picks (in a thread: a search over the game's own evaluation)."""
+    if game.phase is Phase.ROLL:
+        return "roll"
+    if game.phase is Phase.PLAY:
+        plays = game.legal_plays()
+        play = await asyncio.to_thread(choose_play, plays, rng=rng)
+        return "play:" + format_tables_play(play)
+    raise RuntimeError(f"the computer cannot act in phase {game.phase.value}")
 
 
 __all__ = ["ComputerPlayer", "HOPELESS", "MAX_ACTIONS_PER_TURN"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bot.core.game_cache import GameCache
 from bot.core.model import GameListing, GameState, ServiceError, storage_errors_as_service_errors
 from bot.store import GLOBAL_SCOPE, DiceStats, LeaderboardPage, PlayerStats, Store
+from engine.variants import FAMILIES
 from i18n import _
 
 
@@ -74,18 +75,29 @@ class Lookups:
     # -- standings ---------------------------------------------------------------------
 
     async def leaderboard(
-        self, guild_id: int | None, kind: str = "rating", offset: int = 0, limit: int = 10
+        self, guild_id: int | None, kind: str = "rating", offset: int = 0, limit: int = 10, family: str = "backgammon"
     ) -> LeaderboardPage:
+        """A page of a game family's standings (:data:`engine.variants.FAMILIES`)."""
+        if family not in FAMILIES:
+            raise ServiceError(f"the leaderboards are of {', '.join(FAMILIES)}")
         if kind not in ("rating", "points"):
             raise ServiceError(_("the leaderboard is by rating or by points"))
         if not 1 <= limit <= 100:
             raise ServiceError(_("a leaderboard page shows 1 to 100 players"))
         scope = GLOBAL_SCOPE if guild_id is None else guild_id
-        return await self.store.ratings.leaderboard(scope, order=kind, offset=max(offset, 0), limit=limit)  # type: ignore[arg-type]
+        return await self.store.ratings.leaderboard(
+            scope,
+            order=kind,  # type: ignore[arg-type]
+            offset=max(offset, 0),
+            limit=limit,
+            family=family,
+        )
 
-    async def stats(self, guild_id: int | None, user_id: int) -> PlayerStats | None:
+    async def stats(self, guild_id: int | None, user_id: int, family: str = "backgammon") -> PlayerStats | None:
+        if family not in FAMILIES:
+            raise ServiceError(f"the ratings are of {', '.join(FAMILIES)}")
         scope = GLOBAL_SCOPE if guild_id is None else guild_id
-        return await self.store.ratings.player_stats(user_id, scope)
+        return await self.store.ratings.player_stats(user_id, scope, family=family)
 
     async def dice_stats(self, guild_id: int | None, user_id: int) -> DiceStats:
         return await self.store.stats.dice_stats(user_id, guild_id)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bot.core.model import Event, GameState
-from engine import Action, Match, Phase, WinKind
+from bot.core.model import VARIANT_NAMES, Event, GameState
+from engine import Action, Match, Phase, Position, WinKind
+from engine.variants import TablesGame
 from i18n import N_, Said, said_n
 
 
@@ -45,20 +46,18 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             how = {"bearoff": "", "pass": Said(" (double passed)"), "resign": Said(" (resignation)")}.get(
                 r.reason, f" ({r.reason})"
             )
-            events.append(
-                Event(
-                    "game_over",
-                    r.winner,
-                    said_n(
-                        "{name} wins {kind}{how}: {count} point",
-                        "{name} wins {kind}{how}: {count} points",
-                        r.points,
-                        name=names[r.winner],
-                        kind=phrase(r.kind),
-                        how=how,
-                    ),
+            if isinstance(game, TablesGame):
+                result: Said = tables_result(game, names[r.winner], r.points, r.reason)
+            else:
+                result = said_n(
+                    "{name} wins {kind}{how}: {count} point",
+                    "{name} wins {kind}{how}: {count} points",
+                    r.points,
+                    name=names[r.winner],
+                    kind=phrase(r.kind),
+                    how=how,
                 )
-            )
+            events.append(Event("game_over", r.winner, result))
     if match.is_over or state.status == "finished":
         winner = match.winner
         if winner is None and state.result:
@@ -66,6 +65,12 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
         if winner is not None:
             if match.is_money:
                 text = Said("{name} wins the money game", name=names[winner])
+            elif not match.length:  # one game of plakoto, fevga or nardy
+                text = Said(
+                    "{name} wins the game of {game}",
+                    name=names[winner],
+                    game=Said(VARIANT_NAMES.get(state.options.variant, state.options.variant)),
+                )
             else:
                 s = match.score
                 score = f"{max(s)}-{min(s)}"
@@ -77,7 +82,7 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             events.append(Event("match_over", winner, text))
     elif state.is_active:
         game = state.game
-        if game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
+        if isinstance(game.position, Position) and game.position.bar[0] and game.phase in (Phase.ROLL, Phase.PLAY):
             events.append(
                 Event("bar", game.player_on_roll, Said("{name} is on the bar", name=names[game.player_on_roll]))
             )
@@ -91,6 +96,34 @@ PHRASES = {WinKind.SINGLE: N_("a single game"), WinKind.GAMMON: N_("a gammon"), 
 def phrase(kind: WinKind) -> Said:
     """What is won or resigned (``a gammon``), in the reader's language."""
     return Said(PHRASES.get(kind, kind.phrase))
+
+
+WIN_WORDS = {
+    1: N_("a single game"),
+    2: N_("a double game"),
+    3: N_("a triple game"),
+}
+NARDY_WIN_WORDS = {1: N_("oin (a single game)"), 2: N_("mars (a double game)"), 3: N_("koks (a triple game)")}
+"""How plakoto, fevga and nardy name a win by its points (docs/rules.md sections 20-22)."""
+TABLES_ENDINGS = {
+    "mother": N_(" (the mother is pinned)"),
+    "forfeit": N_(" (forfeit)"),
+    "timeout": N_(" (time ran out)"),
+}
+
+
+def tables_result(game: TablesGame, name: str, points: int, reason: str) -> Said:
+    """One line for the end of a game of plakoto, fevga or nardy, in the game's own words."""
+    words = (NARDY_WIN_WORDS if game.game == "nardy" else WIN_WORDS).get(points, WIN_WORDS[1])
+    how = Said(TABLES_ENDINGS[reason]) if reason in TABLES_ENDINGS else ""
+    return said_n(
+        "{name} wins {kind}{how}: {count} point",
+        "{name} wins {kind}{how}: {count} points",
+        points,
+        name=name,
+        kind=Said(words),
+        how=how,
+    )
 
 
 def span(delta: timedelta) -> str:

@@ -197,9 +197,15 @@ class Progress:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def rating_history(self, guild_id: int | None, user_id: int, *, limit: int = 1000) -> RatingHistory:
+    async def rating_history(
+        self, guild_id: int | None, user_id: int, *, limit: int = 1000, family: str = "backgammon"
+    ) -> RatingHistory:
+        """A member's rating over the matches of one game family (its error rates: backgammon's analyses)."""
         scope = GLOBAL_SCOPE if guild_id is None else guild_id
-        matches = await self.store.ratings.history(user_id, scope, limit=limit)
+        matches = await self.store.ratings.history(user_id, scope, limit=limit, family=family)
+        if family != "backgammon":
+            wins = sum(1 for m in matches if m.won)
+            return RatingHistory(user_id, scope, tuple(matches), (), wins, len(matches) - wins)
         analysed = await self.store.stats.analysed_games(guild_id=guild_id, user_id=user_id, limit=ANALYSED_KEPT)
         errors = await asyncio.to_thread(error_points, analysed, user_id)  # JSON of hundreds of games
         wins = sum(1 for m in matches if m.won)

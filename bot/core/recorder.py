@@ -35,7 +35,7 @@ from bot.core.model import (
 from bot.core.players import PlayerNames
 from bot.core.tournaments.service import update_owed
 from bot.store import GameOverError, GameRow, MatchOutcome, Owed, StaleVersionError, Store
-from engine import GameError, IllegalPlayError, Match, NotationError, Phase, WinKind
+from engine import GameError, IllegalPlayError, Match, NotationError, Phase, Position, WinKind
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +222,12 @@ def follow_up(match: Match, forced: set[int]) -> None:
     game = match.game
     assert game is not None
     while True:
-        if game.phase is Phase.ROLL and game.position.is_closed_out() and not game.can_double(game.turn):
+        if (
+            game.phase is Phase.ROLL
+            and isinstance(game.position, Position)  # plakoto, fevga and nardy have no bar
+            and game.position.is_closed_out()
+            and not game.can_double(game.turn)
+        ):
             game.roll(game.turn)  # on the bar against a closed board, nothing to decide: the dance is thrown
             continue
         if game.phase is Phase.PLAY and len(game.legal_plays()) == 1:

@@ -32,6 +32,7 @@ from bot.core.model import (
 )
 from bot.store import GameRow
 from engine import Match, WinKind, export_match
+from engine.variants import TablesGame, VariantMatch
 
 CARD_VERSION = 1
 
@@ -64,13 +65,15 @@ def summarise(
         "score": list(match.score),
         "forfeited": status != "abandoned" and not match.is_over,
         "games": games,
-        "final_position": last.gnubg_id() if last is not None else None,
+        "final_position": final_position(last),
         "names": list(names),
     }
+    options = ChallengeOptions.from_dict(row.settings)
     export = {
         "game": row.id,
+        "variant": options.variant,
         "players": list(names),
-        "settings": ChallengeOptions.from_dict(row.settings).to_dict(),
+        "settings": options.to_dict(),
         "status": status,
         "dice": fair_dice,
         "actions": stored_actions,
@@ -78,9 +81,25 @@ def summarise(
     return {
         "card": card,
         "games": [record.to_dict() for record in records_of(match)],
-        "mat": export_match(match, names, event=f"Discord game #{row.id}"),
+        "mat": match_file(match, names, row.id),
         "export": json.dumps(export, indent=1),
     }
+
+
+def final_position(game: Any) -> str | None:
+    """The last position's ID: GNU Backgammon's, or plakoto's, fevga's or nardy's own."""
+    if game is None:
+        return None
+    if isinstance(game, TablesGame):
+        return game.position_id()
+    return str(game.gnubg_id())
+
+
+def match_file(match: Match, names: tuple[str, str], game_id: int) -> str:
+    """The match as a ``.mat`` file; "" for plakoto, fevga, nardy and tavli, which the format cannot hold."""
+    if isinstance(match, VariantMatch):
+        return ""
+    return export_match(match, names, event=f"Discord game #{game_id}")
 
 
 def _winner_seat(match: Match) -> int:

@@ -31,16 +31,19 @@ import discord
 import i18n
 from bot.core.games import GameService
 from bot.core.lru import Lru
-from bot.core.model import Event, GameState, Outcome
+from bot.core.model import Event, GameState, Outcome, variant_name
 from bot.discord import presenter, speech
 from bot.discord.components import game_controls, let_go
 from bot.discord.limits import fit, pinging
 from bot.discord.replies import asked_at, send_public
 from engine.gnubgid import decode_match_id
+from engine.variants import TablesGame
+from i18n import _
 from renderer import CLASSIC, BoardScene, Theme
 from renderer.charts import WarmUp
 from renderer.from_game import scene_from_game
 from renderer.pool import RenderWorkers
+from renderer.tables import TablesPicture
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,23 @@ def scene_for(state: GameState, viewpoint_user_id: int | None = None, theme: The
         stake=state.options.stake,
         theme=theme,
     )
+
+
+def tables_picture(state: GameState, viewpoint_user_id: int | None = None, theme: Theme = CLASSIC) -> TablesPicture:
+    """The board of a game of plakoto, fevga or nardy, as :func:`scene_for` chooses the side."""
+    game = state.game
+    assert isinstance(game, TablesGame)
+    seat = state.seat(viewpoint_user_id) if viewpoint_user_id is not None else None
+    if seat is None:
+        seat = game.turn
+    position = game.position_for(seat)
+    dice = (game.dice.high, game.dice.low) if game.dice is not None and seat == game.player_on_roll else None
+    number = len(state.match.games)
+    caption = variant_name(game.game)
+    if state.options.variant == "tavli" or state.match.length:
+        caption = _("{game} · game {number}").format(game=caption, number=number)
+    names = (state.players[seat].name, state.players[1 - seat].name)
+    return TablesPicture(position.position_id(), names=names, dice=dice, caption=caption, theme=theme)
 
 
 def scene_for_id(gnubg_id: str, *, from_bottom: bool = False, theme: Theme = CLASSIC) -> BoardScene:
@@ -364,7 +384,10 @@ class BoardPoster:
         """content / file / embeds / view / allowed_mentions of a board message.
         ``headline`` goes first (a notice, pinging ``pings``); then nobody is
         pinged by the turn line, else the player to act is."""
-        png = await self.drawing.render(scene_for(state), asked_at=asked_at)
+        if isinstance(state.game, TablesGame):
+            png = await self.drawing.picture(tables_picture(state), asked_at=asked_at)
+        else:
+            png = await self.drawing.render(scene_for(state), asked_at=asked_at)
         actor = state.to_act() if state.is_active else None
         members = self.service.members
         away = members.away_until(state.guild_id, actor.user_id) if actor is not None and not actor.is_bot else None

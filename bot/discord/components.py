@@ -163,31 +163,36 @@ class RematchButton(
 
 class LeaderboardButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bg:lb:(?P<kind>rating|points):(?P<offset>[0-9]+):(?P<dir>prev|next)",
+    template=r"bg:lb:(?P<kind>rating|points):(?P<offset>[0-9]+):(?P<dir>prev|next)(?::(?P<family>[a-z]+))?",
 ):
-    """Prev / Next page of the leaderboard (anyone may page)."""
+    """Prev / Next page of the leaderboard (anyone may page); a game family's but
+    backgammon's names the family last (boards posted before families still page)."""
 
-    def __init__(self, kind: str, offset: int, direction: str, *, disabled: bool = False) -> None:
+    def __init__(
+        self, kind: str, offset: int, direction: str, *, disabled: bool = False, family: str = "backgammon"
+    ) -> None:
         label = "◀ " + _("Prev") if direction == "prev" else _("Next") + " ▶"
+        tail = "" if family == "backgammon" else f":{family}"
         super().__init__(
             discord.ui.Button(
                 label=label,
                 style=discord.ButtonStyle.secondary,
-                custom_id=f"bg:lb:{kind}:{offset}:{direction}",
+                custom_id=f"bg:lb:{kind}:{offset}:{direction}{tail}",
                 disabled=disabled,
             )
         )
         self.kind = kind
         self.offset = offset
+        self.family = family
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> LeaderboardButton:
-        return cls(match["kind"], int(match["offset"]), match["dir"])
+        return cls(match["kind"], int(match["offset"]), match["dir"], family=match["family"] or "backgammon")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await table_of(interaction).click_leaderboard(interaction, self.kind, self.offset)
+        await table_of(interaction).click_leaderboard(interaction, self.kind, self.offset, self.family)
 
 
 class TourneyButton(
@@ -410,12 +415,14 @@ def tourney_controls(view: TournamentView) -> discord.ui.View | None:
     return controls
 
 
-def leaderboard_controls(kind: str, offset: int, limit: int, total: int) -> discord.ui.View | None:
+def leaderboard_controls(
+    kind: str, offset: int, limit: int, total: int, family: str = "backgammon"
+) -> discord.ui.View | None:
     if total <= limit:
         return None
     controls = discord.ui.View(timeout=None)
-    controls.add_item(LeaderboardButton(kind, max(offset - limit, 0), "prev", disabled=offset <= 0))
-    controls.add_item(LeaderboardButton(kind, offset + limit, "next", disabled=offset + limit >= total))
+    controls.add_item(LeaderboardButton(kind, max(offset - limit, 0), "prev", disabled=offset <= 0, family=family))
+    controls.add_item(LeaderboardButton(kind, offset + limit, "next", disabled=offset + limit >= total, family=family))
     return controls
 
 

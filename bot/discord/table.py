@@ -31,6 +31,7 @@ from bot.core.model import (
     NotYourTurnError,
     Outcome,
     StaleGameError,
+    variant_name,
 )
 from bot.discord import builder, presenter, privacy
 from bot.discord.analysis_notes import AnalysisNotes
@@ -513,15 +514,18 @@ class Table:
 
     # -- leaderboard ----------------------------------------------------------------------------
 
-    async def leaderboard_message(self, guild: discord.Guild | None, kind: str, offset: int) -> dict[str, Any]:
+    async def leaderboard_message(
+        self, guild: discord.Guild | None, kind: str, offset: int, family: str = "backgammon"
+    ) -> dict[str, Any]:
         page = await self.service.lookups.leaderboard(
-            guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE
+            guild.id if guild else None, kind, offset=offset, limit=LEADERBOARD_PAGE, family=family
         )
-        record = await self.computer_record(guild.id if guild else None)
-        return {
-            "embed": presenter.leaderboard_embed(page, kind, guild.name if guild else None, record),
-            "view": leaderboard_controls(kind, page.offset, page.limit, page.total),
-        }
+        # the computer plays backgammon only
+        record = await self.computer_record(guild.id if guild else None) if family == "backgammon" else None
+        embed = presenter.leaderboard_embed(page, kind, guild.name if guild else None, record)
+        if family != "backgammon":
+            embed.title = f"{variant_name(family)} · {embed.title}"
+        return {"embed": embed, "view": leaderboard_controls(kind, page.offset, page.limit, page.total, family)}
 
     async def computer_record(self, guild_id: int | None) -> tuple[int, int] | None:
         """The computer's wins and losses against this server's members (its games are unrated)."""
@@ -531,10 +535,12 @@ class Table:
         wins, losses = await self.service.lookups.computer_record(guild_id, user_id)
         return (wins, losses) if wins or losses else None
 
-    async def click_leaderboard(self, interaction: discord.Interaction, kind: str, offset: int) -> None:
+    async def click_leaderboard(
+        self, interaction: discord.Interaction, kind: str, offset: int, family: str = "backgammon"
+    ) -> None:
         try:
             hold(self.cooldowns, "lookup", interaction.user)
-            message = await self.leaderboard_message(interaction.guild, kind, offset)
+            message = await self.leaderboard_message(interaction.guild, kind, offset, family)
             await interaction.response.edit_message(**fit(**message))
         except Exception as error:
             await report(interaction, error)

@@ -66,6 +66,10 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("drills", ("id",)),
     ("dice_counts", ("user_id", "guild_id", "hi", "lo")),
     ("clock_credits", ("id",)),
+    ("ratings_plakoto", ("scope", "user_id")),
+    ("ratings_fevga", ("scope", "user_id")),
+    ("ratings_nardy", ("scope", "user_id")),
+    ("ratings_tavli", ("scope", "user_id")),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 

@@ -22,6 +22,21 @@ from bot.store.rows import (
     RatingPoint,
 )
 from engine.ratings import DEFAULT_RATING, Rating, effective_length, rate_match
+from engine.variants import FAMILIES, family
+
+RATING_TABLES = {name: "ratings" if name == "backgammon" else f"ratings_{name}" for name in FAMILIES}
+"""Each game family's ratings table (migration 16): backgammon and its presets share ``ratings``."""
+
+
+def table_of(family_name: str) -> str:
+    """The ratings table of a family (a fixed name: never text from outside in the SQL).
+
+    :raises ValueError: for no such family.
+    """
+    try:
+        return RATING_TABLES[family_name]
+    except KeyError:
+        raise ValueError(f"no game family {family_name!r}") from None
 
 
 async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float) -> list[RatingChange]:
@@ -31,6 +46,8 @@ async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float
     backgammons and points, and each move is kept in the rating history."""
     length = game.match_length if outcome.match_length is None else outcome.match_length
     n = effective_length(length)
+    kind = family(str(game.settings.get("variant") or "backgammon"))
+    table = table_of(kind)
     scopes = [GLOBAL_SCOPE] if game.guild_id == GLOBAL_SCOPE else [game.guild_id, GLOBAL_SCOPE]
     changes: list[RatingChange] = []
     for scope in scopes:
@@ -41,15 +58,15 @@ async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float
         for uid in pair:
             await players.touch(tx, uid, now)
             await tx.execute(
-                """
-                INSERT INTO ratings (scope, user_id, rating, experience, best_rating, updated_at)
+                f"""
+                INSERT INTO {table} (scope, user_id, rating, experience, best_rating, updated_at)
                 VALUES (?, ?, ?, 0, ?, ?)
                 ON CONFLICT (scope, user_id) DO NOTHING
                 """,
                 (scope, uid, DEFAULT_RATING, DEFAULT_RATING, now),
             )
         rows = await tx.fetchall(
-            "SELECT user_id, rating, experience FROM ratings WHERE scope = ? AND user_id IN (?, ?)"
+            f"SELECT user_id, rating, experience FROM {table} WHERE scope = ? AND user_id IN (?, ?)"
             " ORDER BY user_id" + tx.for_update,
             (scope, pair[0], pair[-1]),
         )
@@ -76,22 +93,22 @@ async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float
             ),
         ):
             await tx.execute(
-                """
-                INSERT INTO ratings (scope, user_id, rating, experience, games, wins,
+                f"""
+                INSERT INTO {table} (scope, user_id, rating, experience, games, wins,
                                      gammons, backgammons, points_won, points_lost,
                                      best_rating, updated_at)
                 VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (scope, user_id) DO UPDATE SET
                     rating      = excluded.rating,
                     experience  = excluded.experience,
-                    games       = ratings.games + 1,
-                    wins        = ratings.wins + excluded.wins,
-                    gammons     = ratings.gammons + excluded.gammons,
-                    backgammons = ratings.backgammons + excluded.backgammons,
-                    points_won  = ratings.points_won + excluded.points_won,
-                    points_lost = ratings.points_lost + excluded.points_lost,
-                    best_rating = CASE WHEN ratings.best_rating > excluded.rating
-                                       THEN ratings.best_rating ELSE excluded.rating END,
+                    games       = {table}.games + 1,
+                    wins        = {table}.wins + excluded.wins,
+                    gammons     = {table}.gammons + excluded.gammons,
+                    backgammons = {table}.backgammons + excluded.backgammons,
+                    points_won  = {table}.points_won + excluded.points_won,
+                    points_lost = {table}.points_lost + excluded.points_lost,
+                    best_rating = CASE WHEN {table}.best_rating > excluded.rating
+                                       THEN {table}.best_rating ELSE excluded.rating END,
                     updated_at  = excluded.updated_at
                 """,
                 (
@@ -111,10 +128,21 @@ async def apply_outcome(tx: Tx, game: GameRow, outcome: MatchOutcome, now: float
             await tx.execute(
                 """
                 INSERT INTO rating_history (game_id, scope, user_id, rating_before,
-                                            rating_after, experience_after, won, points, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                            rating_after, experience_after, won, points, created_at, family)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                (game.id, scope, uid, current[uid].rating, new.rating, new.experience, won, pts_won - pts_lost, now),
+                (
+                    game.id,
+                    scope,
+                    uid,
+                    current[uid].rating,
+                    new.rating,
+                    new.experience,
+                    won,
+                    pts_won - pts_lost,
+                    now,
+                    kind,
+                ),
             )
             changes.append(RatingChange(scope, uid, current[uid].rating, new.rating, new.experience, bool(won)))
     return changes
@@ -140,9 +168,11 @@ class RatingStore:
             for r in rows
         ]
 
-    async def history(self, user_id: int, scope: int = GLOBAL_SCOPE, *, limit: int = 1000) -> list[RatingPoint]:
-        """A player's rated matches in a scope, oldest first (the newest ``limit``):
-        the rating after each, its points, and the opponent with their rating before it."""
+    async def history(
+        self, user_id: int, scope: int = GLOBAL_SCOPE, *, limit: int = 1000, family: str = "backgammon"
+    ) -> list[RatingPoint]:
+        """A player's rated matches of a game family in a scope, oldest first (the newest
+        ``limit``): the rating after each, its points, and the opponent with their rating before it."""
         rows = await self.db.fetchall(
             """
             SELECT h.id, h.game_id, h.created_at, h.rating_before, h.rating_after, h.won, h.points,
@@ -151,11 +181,11 @@ class RatingStore:
             LEFT JOIN rating_history o
                    ON o.game_id = h.game_id AND o.scope = h.scope AND o.user_id <> h.user_id
             LEFT JOIN players p ON p.user_id = o.user_id
-            WHERE h.scope = ? AND h.user_id = ?
+            WHERE h.scope = ? AND h.user_id = ? AND h.family = ?
             ORDER BY h.id DESC
             LIMIT ?
             """,
-            (scope, user_id, limit),
+            (scope, user_id, family, limit),
         )
         return [
             RatingPoint(
@@ -172,19 +202,22 @@ class RatingStore:
             for r in reversed(list(rows))
         ]
 
-    async def player_stats(self, user_id: int, scope: int = GLOBAL_SCOPE) -> PlayerStats | None:
-        """Return a player's ratings row with their rank by rating in the scope."""
+    async def player_stats(
+        self, user_id: int, scope: int = GLOBAL_SCOPE, *, family: str = "backgammon"
+    ) -> PlayerStats | None:
+        """Return a player's ratings row of a game family with their rank by rating in the scope."""
+        table = table_of(family)
         rows = await self.db.fetchall(
-            """
+            f"""
             SELECT r.*, p.display_name,
-                   (SELECT COUNT(*) FROM ratings o
+                   (SELECT COUNT(*) FROM {table} o
                      WHERE o.scope = r.scope AND o.rating > r.rating AND o.games > 0)
-                 + (SELECT COUNT(*) FROM ratings o
+                 + (SELECT COUNT(*) FROM {table} o
                      WHERE o.scope = r.scope AND o.rating = r.rating AND o.games > 0
                        AND (o.games > r.games OR (o.games = r.games AND o.user_id < r.user_id))) + 1 AS rank_,
-                   (SELECT COUNT(*) FROM ratings o
+                   (SELECT COUNT(*) FROM {table} o
                      WHERE o.scope = r.scope AND o.games > 0) AS ranked_
-            FROM ratings r LEFT JOIN players p ON p.user_id = r.user_id
+            FROM {table} r LEFT JOIN players p ON p.user_id = r.user_id
             WHERE r.scope = ? AND r.user_id = ?
             """,
             (scope, user_id),
@@ -203,6 +236,7 @@ class RatingStore:
         offset: int = 0,
         limit: int = 10,
         min_games: int = 1,
+        family: str = "backgammon",
     ) -> LeaderboardPage:
         """Return one page of the leaderboard and the total ranked count.
 
@@ -220,6 +254,7 @@ class RatingStore:
         if offset < 0 or limit < 1:
             raise ValueError("offset must be >= 0 and limit >= 1")
         inner, outer = order_sql.format(t="o"), order_sql.format(t="r")
+        table = table_of(family)
         async with self.db.snapshot() as snap:
             # The page is found in the standings' index order (a deep page skips
             # index entries, not rows); only its members' rows and names are read.
@@ -227,12 +262,12 @@ class RatingStore:
                 await snap.fetchall(
                     f"""
                     SELECT r.*, p.display_name FROM (
-                        SELECT o.scope, o.user_id FROM ratings o
+                        SELECT o.scope, o.user_id FROM {table} o
                         WHERE o.scope = ? AND o.games >= ?
                         ORDER BY {inner}, o.games DESC, o.user_id
                         LIMIT ? OFFSET ?
                     ) page
-                    JOIN ratings r ON r.scope = page.scope AND r.user_id = page.user_id
+                    JOIN {table} r ON r.scope = page.scope AND r.user_id = page.user_id
                     LEFT JOIN players p ON p.user_id = r.user_id
                     ORDER BY {outer}, r.games DESC, r.user_id
                     """,
@@ -241,7 +276,7 @@ class RatingStore:
             )
             total_rows = list(
                 await snap.fetchall(
-                    "SELECT COUNT(*) FROM ratings WHERE scope = ? AND games >= ?",
+                    f"SELECT COUNT(*) FROM {table} WHERE scope = ? AND games >= ?",
                     (scope, max(min_games, 1)),
                 )
             )

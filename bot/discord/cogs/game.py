@@ -30,7 +30,7 @@ from bot.core.model import (
 )
 from bot.core.notifications import zone_names
 from bot.core.shots import shots as blot_shots
-from bot.discord import autocomplete, dice_text, help_pages, lessons, presenter, privacy, replays, speech
+from bot.discord import autocomplete, dice_text, game_rules, help_pages, lessons, presenter, privacy, replays, speech
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown
 from bot.discord.limits import shown
@@ -48,7 +48,7 @@ from bot.discord.replies import (
     send_public,
 )
 from engine import UNLIMITED, WinKind
-from engine.variants import VARIANTS
+from engine.variants import FAMILIES, VARIANTS
 from i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -202,7 +202,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     async def _start_computer_game(
         self, interaction: discord.Interaction, level: str, options: ChallengeOptions
     ) -> None:
-        self.advice.require()
+        if not options.is_tables:  # plakoto, fevga, nardy and tavli need no neural net
+            self.advice.require()
         if options.thread:
             raise UserError(_("Games against the computer are played right here: leave out `thread`."))
         require_permissions(interaction, CHANNEL_PERMISSIONS)
@@ -322,6 +323,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="hint", description="Privately: the best plays, or the cube action, for your turn")
     async def hint(self, interaction: discord.Interaction) -> None:
         state = await self.table.quick(interaction, self.table.game_here(interaction))
+        no_engine_for(state.options)
         self.advice.require()
         user = interaction.user.id
         if state.seat(user) is None:
@@ -351,6 +353,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         require_permissions(interaction, ("send_messages", "embed_links", "attach_files"))
         game_id = game or await self._latest_finished(interaction)
         found = await self.table.readable_game(interaction, game_id)
+        no_engine_for(found.options)
         if not isinstance(found, GameSummary):
             raise UserError(
                 _("Game #{game_id} is still being played: its analysis comes when it ends.").format(game_id=game_id)
@@ -456,33 +459,55 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
 
     @cooldown("lookup")
     @app_commands.command(name="leaderboard", description="The server's best players")
-    @app_commands.describe(kind="Order by rating (default) or by points won")
-    async def leaderboard(self, interaction: discord.Interaction, kind: Literal["rating", "points"] = "rating") -> None:
+    @app_commands.describe(kind="Order by rating (default) or by points won", game="Whose game's ratings")
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction,
+        kind: Literal["rating", "points"] = "rating",
+        game: app_commands.Range[str, 1, 40] = "backgammon",
+    ) -> None:
         require_permissions(interaction, ("embed_links",))
-        message = await self.table.quick(interaction, self.table.leaderboard_message(interaction.guild, kind, 0))
+        family = game_named(game, FAMILIES)
+        message = await self.table.quick(
+            interaction, self.table.leaderboard_message(interaction.guild, kind, 0, family)
+        )
         await self._reply(interaction, **message)
+
+    @leaderboard.autocomplete("game")
+    async def leaderboard_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(FAMILIES, current)
 
     @cooldown("lookup")
     @app_commands.command(name="stats", description="Rating and record of a member")
     @app_commands.describe(
         member="Whose stats (default: yours)",
         everywhere="Their rating over every server the bot is in (default: this server's)",
+        game="Whose game's rating",
     )
     async def stats(
-        self, interaction: discord.Interaction, member: discord.Member | None = None, everywhere: bool = False
+        self,
+        interaction: discord.Interaction,
+        member: discord.Member | None = None,
+        everywhere: bool = False,
+        game: app_commands.Range[str, 1, 40] = "backgammon",
     ) -> None:
         require_permissions(interaction, ("embed_links", "attach_files"))
+        family = game_named(game, FAMILIES)
         who = member or interaction.user
         scope = None if everywhere else interaction.guild_id
-        stats = await self.table.quick(interaction, self.service.lookups.stats(scope, who.id))
+        stats = await self.table.quick(interaction, self.service.lookups.stats(scope, who.id, family))
         sees = privacy.for_interaction(interaction, public=True)  # a best finish names its tournament
         record = await self.table.quick(
             interaction, self.service.tournaments.record(interaction.guild_id, who.id, sees=sees)
         )
         embed = presenter.stats_embed(who.display_name, stats, record)
+        if family != "backgammon":
+            embed.title = f"{embed.title} · {variant_name(family)}"
         chart = None
         if stats is not None:
-            history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id))
+            history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id, family=family))
             place = (
                 "every server"
                 if everywhere
@@ -498,16 +523,26 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         embed.set_image(url=f"attachment://{name}")
         await self._reply(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename=name))
 
+    @stats.autocomplete("game")
+    async def stats_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(FAMILIES, current)
+
     @cooldown("lookup")
     @app_commands.command(
         name="rules", description="How to play here: commands, challenge options, the old words, the odds"
     )
-    @app_commands.describe(topic="What to read (default: how to play)")
+    @app_commands.describe(topic="What to read (default: how to play)", game="A game's own rules")
     async def rules(
         self,
         interaction: discord.Interaction,
         topic: Literal["how to play", "options", "glossary", "odds"] = "how to play",
+        game: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:
+        if game is not None:
+            await send_private(interaction, embed=game_rules.game_embed(game_named(game)))
+            return
         pages = {
             "how to play": help_pages.rules_embed,
             "options": help_pages.options_embed,
@@ -515,6 +550,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             "odds": help_pages.odds_embed,
         }
         await send_private(interaction, embed=pages[topic]())
+
+    @rules.autocomplete("game")
+    async def rules_game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return game_choices(VARIANTS, current)
 
     @cooldown("lookup")
     @app_commands.command(
@@ -630,6 +671,16 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             await send_private(interaction, **kwargs)
         else:
             await send_public(interaction, **kwargs)
+
+
+def no_engine_for(options: ChallengeOptions) -> None:
+    """:raises UserError: (answered privately) for plakoto, fevga, nardy and tavli, which no engine analyses."""
+    if options.is_tables:
+        raise UserError(
+            _("Hints and analysis are not available for {game}: no engine here knows it.").format(
+                game=variant_name(options.variant)
+            )
+        )
 
 
 def game_choices(names: tuple[str, ...], current: str) -> list[app_commands.Choice[str]]:

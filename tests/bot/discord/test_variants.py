@@ -7,18 +7,21 @@ every other turn is typed with ``/bg move``, the rest chosen in the board's menu
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bot.config import Settings
+from bot.core.computer import decide_tables
 from bot.discord.analysis_notes import AnalysisNotes
 from engine import Phase, SeededDice
+from engine.variants import TablesGame
+
+SEEDS = {"test_a_tavli_match_to_three": 46}
+"""Dice whose match is decided in a game's last turns (the rest is played quietly): three games."""
 
 
 @pytest.fixture
-def dice():
-    return SeededDice(43)
+def dice(request):
+    return SeededDice(SEEDS.get(request.node.name, 43))
 
 
 @pytest.fixture
@@ -26,14 +29,18 @@ def settings(tmp_path) -> Settings:
     return Settings(token="fake-token", database_path=str(tmp_path / "data" / "bg.sqlite3"), cooldowns=())
 
 
-async def play_quietly(w, until_pips: int) -> None:
+async def play_quietly(w, until_pips: int, *, last_games: bool = True) -> None:
     """Play the channel's game through the service (no Discord) until a player
-    has at most ``until_pips`` left, the engine picking the plays."""
+    has at most ``until_pips`` left (in a match, only once a player could win it
+    with ``last_games``), the engine picking the plays."""
     service = w.service
     while True:
         state = await service.lookups.game_in_channel(w.channel.id)
+        assert state is not None, "the match ended before its last turns"
         game = state.game
-        if min(game.pip_counts()) <= until_pips:
+        match = state.match
+        near = not match.length or max(match.score) >= match.length - 1
+        if min(game.pip_counts()) <= until_pips and (near or not last_games) and game.phase is Phase.ROLL:
             break
         user = state.to_act().user_id
         if game.is_over:
@@ -84,10 +91,94 @@ async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game
     state = await w.service.lookups.game_in_channel(w.channel.id)
     assert state.options.variant == game and not state.game.settings.cube
     assert "Double" not in w.labels(w.board())
-    started = time.perf_counter()
-    await play_quietly(w, 30)
-    print("quiet", time.perf_counter() - started)
+    await play_quietly(w, 15)
     await play_out(w)
-    print("all", time.perf_counter() - started)
     final = w.board()
     assert "wins the 1-point match" in final.embeds[0].description
+    await assert_on_the_leaderboard(w, "backgammon")
+
+
+async def test_plakoto_from_the_start(world):
+    w = world
+    challenge = await w.challenge(game="plakoto")
+    await w.bob.click(challenge.response, label="Accept")
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert state.options.variant == "plakoto"
+    hint = await w.alice.slash(w.channel, "bg hint")
+    assert "not available for plakoto" in w.private(hint)
+    await play_out(w)
+    final = w.board()
+    assert "wins" in final.embeds[0].description and "wins the game of plakoto" in final.embeds[0].description
+    await assert_on_the_leaderboard(w, "plakoto")
+
+
+async def assert_on_the_leaderboard(w, family: str) -> None:
+    """Both players ranked on ``family``'s leaderboard, and on no other."""
+    board = await w.carol.slash(w.channel, "bg leaderboard", game=family)
+    text = board.response.embeds[0].description
+    assert "alice" in text and "bob" in text, text
+    others = ["backgammon", "plakoto", "fevga", "nardy", "tavli"]
+    for other in others:
+        if other != family:
+            empty = await w.carol.slash(w.channel, "bg leaderboard", game=other)
+            assert "Nobody is ranked yet" in empty.response.embeds[0].description, other
+    stats = await w.carol.slash(w.channel, "bg stats", member=w.alice, game=family)
+    fields = {f.name: f.value for f in stats.response.embeds[0].fields}
+    assert "1 of 2" in fields["Rank"] or "2 of 2" in fields["Rank"]
+
+
+@pytest.mark.parametrize("game", ["fevga", "nardy"])
+async def test_a_same_way_game_ends_on_its_own_leaderboard(world, make_bot, game):
+    w = world
+    challenge = await w.challenge(game=game)
+    await w.bob.click(challenge.response, label="Accept")
+    board = w.board()
+    assert "Double" not in w.labels(board)
+    await play_quietly(w, 20)
+    await w.env.restart_bot(make_bot())  # the game is read back from the store and goes on
+    await w.carol.slash(w.channel, "bg board")
+    await play_out(w)
+    assert f"wins the game of {'long nardy' if game == 'nardy' else game}" in w.board().embeds[0].description
+    await assert_on_the_leaderboard(w, game)
+
+
+async def test_a_tavli_match_to_three(world):
+    w = world
+    challenge = await w.challenge(game="tavli", match_length=3)
+    assert "3-point match of tavli" in challenge.response.content
+    await w.bob.click(challenge.response, label="Accept")
+    await play_quietly(w, 20)
+    await play_out(w)
+    state = (await w.service.archive.history(w.guild.id, w.alice.id, limit=1))[0]
+    assert max(state.score) == 3 and state.game_count == 3  # portes, plakoto, fevga
+    assert "wins the 3-point match" in w.board().embeds[0].description
+    await assert_on_the_leaderboard(w, "tavli")
+
+
+async def test_each_game_has_its_rules_page_and_an_unknown_game_is_refused_in_words(world):
+    words = {
+        "tavla": "No doubling cube",
+        "plakoto": "mother",
+        "fevga": "single checker holds",
+        "nardy": "head",
+        "tavli": "portes, plakoto and fevga",
+    }
+    for game, word in words.items():
+        page = await world.carol.slash(world.channel, "bg rules", game=game)
+        assert page.ephemeral
+        embed = page.response.embeds[0]
+        assert embed.title.startswith("The rules of") and word in embed.description
+    result = await world.alice.slash(world.channel, "bg challenge", opponent=world.bob, game="chess")
+    assert "There is no game" in world.private(result)
+    offered = await world.alice.autocomplete(world.channel, "bg challenge", "game", "na")
+    assert [choice["value"] for choice in offered] == ["nackgammon", "nardy"]
+
+
+async def test_the_computer_rolls_and_plays_a_legal_play_of_each_new_game():
+    for name in ("plakoto", "fevga", "nardy"):
+        game = TablesGame(name, dice=SeededDice(5))
+        game.opening_roll()
+        assert await decide_tables(game) == "roll"
+        game.roll(game.turn, (6, 5))
+        decision = await decide_tables(game)
+        assert decision.startswith("play:") and decision[5:] in game.legal_play_texts()
