@@ -25,6 +25,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from bot.core.model import ServiceError
+from i18n import _
 
 TURN_MODES = ("ping", "dm", "digest")
 DEFAULT_DIGEST_HOUR = 9
@@ -71,8 +72,13 @@ class Prefs:
     digest_hour: int | None = None
     tz: str = "UTC"
     quiet: tuple[int, int] | None = None
+    tutor: float | None = None
+    """The tutor's threshold: a decision giving up this much equity or more is warned
+    before it is made (:mod:`bot.core.tutor`); None: the tutor is off."""
 
     def __post_init__(self) -> None:
+        if self.tutor is not None and not 0.001 <= self.tutor <= 1.0:
+            raise PreferenceError("the tutor's threshold is an equity from 0.001 to 1, e.g. 0.08")
         if self.turn not in TURN_MODES:
             raise PreferenceError(f"on your turn I can {', '.join(TURN_MODES)}: not {self.turn[:20]}")
         if self.digest_hour is not None and not 0 <= self.digest_hour <= 23:
@@ -100,6 +106,8 @@ class Prefs:
             data["digest_hour"] = self.digest_hour
         if self.quiet is not None:
             data["quiet"] = list(self.quiet)
+        if self.tutor is not None:
+            data["tutor"] = self.tutor
         return data
 
     @classmethod
@@ -115,6 +123,7 @@ class Prefs:
                 digest_hour=data.get("digest_hour"),
                 tz=str(data.get("tz", "UTC")),
                 quiet=(int(quiet[0]), int(quiet[1])) if quiet else None,
+                tutor=float(data["tutor"]) if data.get("tutor") is not None else None,
             )
         except (PreferenceError, TypeError, ValueError, IndexError):
             return cls()
@@ -183,4 +192,12 @@ class Prefs:
             f"Quiet hours: {f'{self.quiet[0]:02d}:00 to {self.quiet[1]:02d}:00' if self.quiet else 'none'}",
             f"Time zone: {self.tz}",
         ]
+        if self.tutor is not None:
+            lines.append(
+                _("Tutor: a warning before a play or cube action giving up {equity} or more").format(
+                    equity=f"{self.tutor:.3f}"
+                )
+            )
+        else:
+            lines.append(_("Tutor: off"))
         return "\n".join(lines)

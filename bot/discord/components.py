@@ -22,6 +22,7 @@ from bot.discord.builder import BuildButton, start_button
 from bot.discord.met_panel import MetButton
 from bot.discord.patience_panel import PatienceButton
 from bot.discord.replies import table_of, tourneys_of
+from bot.discord.tutor_panel import TutorButton
 from engine import Phase
 
 GAME_BUTTONS: dict[str, tuple[str, discord.ButtonStyle]] = {
@@ -269,6 +270,7 @@ DYNAMIC_ITEMS = (
     PatienceButton,
     TourneyButton,
     AnswerSelect,
+    TutorButton,
 )
 
 

@@ -45,6 +45,7 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
+from bot.discord.tutor_panel import tutor_choices, tutor_threshold
 from engine import UNLIMITED, WinKind
 
 if TYPE_CHECKING:
@@ -202,13 +203,17 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("turn")
     @app_commands.command(name="roll", description="Roll the dice")
     async def roll(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.roll(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.roll(state.id, interaction.user.id), tutor=("roll", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="move", description="Play your roll, e.g. 13/7 8/7 or bar/22 6/off")
     @app_commands.describe(play="Your play; start typing to see the legal ones")
     async def move(self, interaction: discord.Interaction, play: app_commands.Range[str, 1, 100]) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.play(state.id, interaction.user.id, play))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.play(state.id, interaction.user.id, play), tutor=("play", play)
+        )
 
     @move.autocomplete("play")
     async def move_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -232,24 +237,30 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("turn")
     @app_commands.command(name="double", description="Offer a double")
     async def double(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.double(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.double(state.id, interaction.user.id), tutor=("double", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="take", description="Take the double")
     async def take(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.take(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.take(state.id, interaction.user.id), tutor=("take", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="pass", description="Pass the double (you lose the game at the current cube)")
     async def pass_(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
-            interaction, lambda state: self.service.pass_double(state.id, interaction.user.id)
+            interaction, lambda state: self.service.pass_double(state.id, interaction.user.id), tutor=("pass", None)
         )
 
     @cooldown("turn")
     @app_commands.command(name="beaver", description="Money game: take the double and redouble at once")
     async def beaver(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.beaver(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.beaver(state.id, interaction.user.id), tutor=("beaver", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
@@ -498,6 +509,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet_to="Quiet hours end (your time)",
         quiet="Off: no quiet hours",
         vacation_days="Go on vacation in this server for this many days (your clocks wait); 0: come back",
+        tutor="A warning before a blunder (games with hints): off, blunders (0.08), errors (0.04), or a figure",
     )
     async def settings(
         self,
@@ -511,6 +523,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet_to: app_commands.Range[int, 0, 23] | None = None,
         quiet: bool | None = None,
         vacation_days: app_commands.Range[int, 0, 60] | None = None,
+        tutor: app_commands.Range[str, 1, 12] | None = None,
     ) -> None:
         members = self.service.members
         user, guild_id = interaction.user.id, interaction.guild_id or 0
@@ -534,6 +547,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
                 quiet_from = old[0] if quiet_from is None else quiet_from
                 quiet_to = old[1] if quiet_to is None else quiet_to
             changes["quiet"] = (quiet_from, quiet_to)
+        if tutor is not None:
+            changes["tutor"] = tutor_threshold(tutor)
         if changes:
             prefs = await self.table.quick(interaction, members.set_prefs(user, **changes))
             closed = getattr(interaction.client, "closed_dms", None)
@@ -556,6 +571,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             if away is not None:
                 lines.append(f"🏖️ On vacation here until {presenter.timestamp(away.until)}.")
         await send_private(interaction, content="\n".join(lines))
+
+    @settings.autocomplete("tutor")
+    async def tutor_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return tutor_choices(current)
 
     @settings.autocomplete("timezone")
     async def timezone_autocomplete(
