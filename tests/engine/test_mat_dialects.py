@@ -170,6 +170,13 @@ XG_SAMPLE = (
     "  3)  Doubles => 2                    Drops\r\n"
     "      Wins 1 point\r\n"
 )
+XG_RESIGNED = XG_SAMPLE + (
+    " Game 2\r\n"
+    " Xavier : 1                          Yolanda : 0\r\n"
+    "  1)                                 52: 13/11 13/8\r\n"
+    "  2) 43: ???\r\n"
+    "                                      Wins 2 points\r\n"
+)
 DAILYGAMMON_SAMPLE = """ 5 point match
 
  Game 1
@@ -269,3 +276,10 @@ def test_a_hand_written_file_of_each_dialect(dialect: str) -> None:
     (game,) = match.games
     assert records(game) == EXPECTED[dialect]
     assert game.result is not None and game.result.winner == WINNERS[dialect] and game.result.points == 1
+
+
+def test_xg_writes_question_marks_for_a_roll_its_player_then_resigned() -> None:
+    first, second = read_mat(XG_RESIGNED).games
+    assert records(second) == [(None, (5, 2)), (1, "13/11 13/8"), (0, (4, 3)), (0, "resign")]
+    assert second.score == (1, 0) and second.result is not None
+    assert (second.result.winner, second.result.points) == (1, 2)
