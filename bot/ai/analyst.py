@@ -464,6 +464,8 @@ class Analyst:
     def _grade_no_double(
         self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
     ) -> None:
+        if self._cube_dead(replay):
+            return  # nothing to decide: no decision, as GNU Backgammon counts them (docs/analysis.md)
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         if not advice.double:
             # Held correctly: no error, but a close one still counts for PR (docs/analysis.md).
@@ -484,6 +486,13 @@ class Analyst:
             move,
             self._doubling(advice),
         )
+
+    @staticmethod
+    def _cube_dead(replay: Game) -> bool:
+        """In a match, a cube the player to roll gains nothing by turning: the cube's value
+        already wins them the match (GNU Backgammon's ``GetDPEq`` leaves such a cube out)."""
+        n = replay.settings.match_length
+        return bool(n) and replay.score[replay.turn] + replay.cube_value >= n
 
     def _grade_double(
         self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
