@@ -237,20 +237,29 @@ class Table:
         }
         if await self.tutor_stops_click(interaction, game_id, version, action):
             return
-        await self.run_click(interaction, calls[action], game_id)
+        await self.run_click(interaction, calls[action], game_id, held=self.tutor_held(interaction))
 
     async def click_play(self, interaction: discord.Interaction, game_id: int, version: int, play: str) -> None:
         if await self.tutor_stops_click(interaction, game_id, version, "play", play):
             return
         await self.run_click(
-            interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version), game_id
+            interaction,
+            lambda: self.service.play(game_id, interaction.user.id, play, version=version),
+            game_id,
+            held=self.tutor_held(interaction),
         )
 
     async def run_click(
-        self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]], game_id: int | None = None
+        self,
+        interaction: discord.Interaction,
+        call: Callable[[], Awaitable[Outcome]],
+        game_id: int | None = None,
+        *,
+        held: bool = False,
     ) -> None:
         try:
-            hold(self.cooldowns, "turn", interaction.user)
+            if not held:  # (the tutor took the click's turn token before asking the net)
+                hold(self.cooldowns, "turn", interaction.user)
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
@@ -415,10 +424,19 @@ class Table:
             state = await self.quick(interaction, self.service.lookups.get_game(game_id))
             if state.version != version:
                 return False  # the service answers that the game moved on
+            if await self.tutor.threshold(state, interaction.user.id, kind) is None:
+                return False
+            hold(self.cooldowns, "turn", interaction.user)  # before the net is asked, once per click
+            interaction.extras["tutor_held"] = True
             return await self.tutor_stops(interaction, state, kind, text)
         except Exception as error:
             await report(interaction, error)
             return True
+
+    @staticmethod
+    def tutor_held(interaction: discord.Interaction) -> bool:
+        """Whether the tutor already took this click's turn token."""
+        return bool(interaction.extras.get("tutor_held"))
 
     async def tutor_choice(
         self,
