@@ -25,8 +25,9 @@ _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
 _NAMES = re.compile(r"^\s*(?P<a>\S.*?)\s*:\s*(?P<s0>\d+)\s+(?P<b>\S.*?)\s*:\s*(?P<s1>\d+)\s*$")
 _MOVE = re.compile(r"^\s*(\d+)\)(.*)$")
 _RECORD = re.compile(
-    r"(?P<roll>[1-6][1-6]):(?P<moves>(?:\s+(?:\d+|bar)/[^\s]+)*)"
-    r"|(?P<double>Doubles\s*=>\s*\d+)|(?P<take>Takes)|(?P<drop>Drops|Passes)"
+    r"(?P<roll>[1-6][1-6]):(?:\s+(?P<none>Cannot\s+Move)|\s+(?P<resigned>\?{3,4}))?"
+    r"(?P<moves>(?:\s+(?:\d+|bar)[/-][^\s]+)*)"
+    r"|(?P<double>Doubles(?:\s*=>\s*\d+)?)|(?P<take>Takes)|(?P<drop>Drops|Passes)"
     r"|(?P<beaver>Beavers\s*=>\s*\d+)|(?P<wins>Wins\s+(?P<points>\d+)\s+points?(?:\s+and\s+the\s+match)?)",
     re.IGNORECASE,
 )
@@ -62,6 +63,7 @@ def read_mat(text: str | bytes) -> ImportedMatch:
         if len(text) > MAX_BYTES:
             raise MatImportError(1, f"the file is larger than {MAX_BYTES // 1000} kB")
         text = text.decode("utf-8", errors="replace")
+    text = text.removeprefix("\ufeff")  # XG writes a byte-order mark
     if len(text) > MAX_BYTES:
         raise MatImportError(1, f"the file is larger than {MAX_BYTES // 1000} kB")
     match: ImportedMatch | None = None
@@ -79,7 +81,7 @@ def read_mat(text: str | bytes) -> ImportedMatch:
     for number, line in enumerate(lines, start=1):
         try:
             stripped = line.strip()
-            if not stripped or stripped.startswith(";"):
+            if not stripped or stripped.startswith((";", "#")):
                 continue
             if "\x00" in line:
                 raise MatImportError(number, "binary data, not a .mat text")
@@ -138,7 +140,9 @@ def read_mat(text: str | bytes) -> ImportedMatch:
                         opened = True
                     else:
                         game.roll(player, dice)
-                    if game.phase is Phase.PLAY:
+                    if game.phase is Phase.PLAY and record["resigned"] and not moves:
+                        pass  # XG: rolled, then resigned (the "Wins" record follows)
+                    elif game.phase is Phase.PLAY:
                         if not moves:
                             raise MatImportError(number, f"no move written for {dice[0]}{dice[1]}")
                         game.play(player, moves)

@@ -464,6 +464,8 @@ class Analyst:
     def _grade_no_double(
         self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
     ) -> None:
+        if self._cube_dead(replay):
+            return  # nothing to decide: no decision, as GNU Backgammon counts them (docs/analysis.md)
         advice = self._advice(_cube(CubeState.from_game(replay), level))
         if not advice.double:
             # Held correctly: no error, but a close one still counts for PR (docs/analysis.md).
@@ -484,6 +486,13 @@ class Analyst:
             move,
             self._doubling(advice),
         )
+
+    @staticmethod
+    def _cube_dead(replay: Game) -> bool:
+        """In a match, a cube the player to roll gains nothing by turning: the cube's value
+        already wins them the match (GNU Backgammon's ``GetDPEq`` leaves such a cube out)."""
+        n = replay.settings.match_length
+        return bool(n) and replay.score[replay.turn] + replay.cube_value >= n
 
     def _grade_double(
         self, replay: Game, analysis: PlayerAnalysis, turn: int, threshold: float, level: str, move: int = 0
@@ -508,6 +517,39 @@ class Analyst:
         best = "take" if advice.take else "pass"
         choices = (("Take", -advice.double_take), ("Pass", -advice.double_pass))  # the taker's side
         self._record_cube(analysis, replay, turn, kind, kind, best, max(lost, 0.0), threshold, move, choices)
+
+    # -- one decision (the tutor) ---------------------------------------------------------
+
+    def decision_loss(
+        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "1ply"
+    ) -> Mistake | None:
+        """What the player to act gives up by ``kind`` (``play`` of ``text``, ``double``,
+        ``roll`` without doubling, ``take``, ``pass``, ``beaver``) now, graded as the game's
+        analysis grades it; None when it is the best (or the only) choice. ``game`` is
+        read only: the grading works on a copy of its position."""
+        analysis = PlayerAnalysis(game.turn)
+        never = float("inf")
+        if kind == "play":
+            if game.phase is not Phase.PLAY or game.dice is None:
+                return None
+            self._grade_play(game, text or "", analysis, 0, ply, never)
+        elif kind == "double":
+            self._grade_double(game, analysis, 0, never, cube_level)
+        elif kind == "roll":
+            if not game.can_double(game.turn):
+                return None
+            self._grade_no_double(game, analysis, 0, never, cube_level)
+        elif kind in ("take", "pass", "beaver"):
+            self._grade_answer(game, kind, analysis, 0, never, cube_level)
+        else:
+            raise ValueError(f"no decision called {kind!r}")
+        return analysis.mistakes[0] if analysis.mistakes else None
+
+    async def adecision_loss(
+        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "1ply"
+    ) -> Mistake | None:
+        """:meth:`decision_loss` in a thread (0-ply plays and a 1-ply cube take milliseconds)."""
+        return await asyncio.to_thread(self.decision_loss, game, kind, text, ply=ply, cube_level=cube_level)
 
     # -- asynchronous wrappers -----------------------------------------------------------
 

@@ -72,8 +72,13 @@ class Prefs:
     digest_hour: int | None = None
     tz: str = "UTC"
     quiet: tuple[int, int] | None = None
+    tutor: float | None = None
+    """The tutor's threshold: a decision giving up this much equity or more is warned
+    before it is made (:mod:`bot.core.tutor`); None: the tutor is off."""
 
     def __post_init__(self) -> None:
+        if self.tutor is not None and not 0.001 <= self.tutor <= 1.0:
+            raise PreferenceError("the tutor's threshold is an equity from 0.001 to 1, e.g. 0.08")
         if self.turn not in TURN_MODES:
             raise PreferenceError(
                 _("on your turn I can {join}: not {turn}").format(join=", ".join(TURN_MODES), turn=self.turn[:20])
@@ -103,6 +108,8 @@ class Prefs:
             data["digest_hour"] = self.digest_hour
         if self.quiet is not None:
             data["quiet"] = list(self.quiet)
+        if self.tutor is not None:
+            data["tutor"] = self.tutor
         return data
 
     @classmethod
@@ -118,6 +125,7 @@ class Prefs:
                 digest_hour=data.get("digest_hour"),
                 tz=str(data.get("tz", "UTC")),
                 quiet=(int(quiet[0]), int(quiet[1])) if quiet else None,
+                tutor=float(data["tutor"]) if data.get("tutor") is not None else None,
             )
         except (PreferenceError, TypeError, ValueError, IndexError):
             return cls()
@@ -194,4 +202,12 @@ class Prefs:
             _("Quiet hours: {quiet}").format(quiet=quiet),
             _("Time zone: {zone}").format(zone=self.tz),
         ]
+        if self.tutor is not None:
+            lines.append(
+                _("Tutor: a warning before a play or cube action giving up {equity} or more").format(
+                    equity=f"{self.tutor:.3f}"
+                )
+            )
+        else:
+            lines.append(_("Tutor: off"))
         return "\n".join(lines)

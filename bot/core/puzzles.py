@@ -103,6 +103,8 @@ class Decision:
     played: str
     choices: tuple[Choice, ...]
     """In the order offered (not best first: the order gives nothing away)."""
+    imported: bool = False
+    """From a game imported from a file (no game here: :attr:`game_id` is 0)."""
 
     @property
     def best(self) -> Choice:
@@ -124,7 +126,7 @@ class Decision:
             "number": self.game_number,
             "played": self.played,
             "choices": [[c.label, round(c.equity, 4)] for c in self.choices],
-        }
+        } | ({"imported": True} if self.imported else {})
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> Decision:
@@ -143,6 +145,7 @@ class Decision:
             game_number=int(data.get("number", 1)),
             played=str(data.get("played", "")),
             choices=tuple(Choice(label, equity, max(top - equity, 0.0)) for label, equity in pairs),
+            imported=bool(data.get("imported", False)),
         )
 
 
@@ -664,6 +667,13 @@ class Puzzles:
     @staticmethod
     def _drill(row: DrillRow, counts: tuple[int, int, int]) -> Drill:
         return Drill(row.id, row.user_id, Decision.from_payload(row.payload), row.box, *counts)
+
+    async def add_imported_drills(self, user_id: int, decisions: Sequence[Decision]) -> int:
+        """Errors of games the member imported from a file, as their drills (theirs alone: drills
+        are served privately to their owner); how many are new. Nothing else of an import is kept."""
+        return await self.store.puzzles.add_drills(
+            user_id, [(d.gnubg_id, None, d.to_payload()) for d in decisions], source="import"
+        )
 
     async def drill_counts(self, user_id: int) -> tuple[int, int, int]:
         return await self.store.puzzles.drill_counts(user_id, self.clock().timestamp())

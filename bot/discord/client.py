@@ -44,6 +44,7 @@ from bot.core.games import GameService
 from bot.core.progress import Progress
 from bot.core.puzzles import Puzzles
 from bot.core.scheduler import Scheduler
+from bot.core.tutor import Tutor
 from bot.discord import privacy
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, warm_up
@@ -218,6 +219,7 @@ class BackgammonBot(commands.Bot):
         poster.listeners += [computer.after_post, notes.after_game, self.turn_messages.after_post]
         cooldowns = Cooldowns(self.settings.cooldowns)
         self.table = Table(self, service, poster, computer, notes, cooldowns)
+        self.table.tutor = Tutor(advice, service.members)
         self.dispatcher = Dispatcher(self, service, poster, shard=self.settings.shard, kept_up_for=self._kept_up_for)
         if self._with_scheduler:
             self.scheduler = Scheduler(service.deadlines, shard=self.settings.shard)

@@ -22,6 +22,7 @@ from bot.discord.builder import BuildButton, start_button
 from bot.discord.met_panel import MetButton
 from bot.discord.patience_panel import PatienceButton
 from bot.discord.replies import table_of, tourneys_of
+from bot.discord.tutor_panel import TutorButton
 from engine import Phase
 from i18n import N_, _
 
@@ -277,6 +278,7 @@ DYNAMIC_ITEMS = (
     PatienceButton,
     TourneyButton,
     AnswerSelect,
+    TutorButton,
 )
 
 

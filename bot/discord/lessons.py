@@ -20,7 +20,7 @@ from bot.discord.limits import in_code, plain, shown, visible
 from bot.discord.presenter import mention, timestamp
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
-from i18n import _
+from i18n import _, ngettext
 from renderer import BoardScene
 from renderer.charts import GameChart, Mark, RatingChart
 
@@ -358,6 +358,10 @@ def reveal_embed(reveal: Reveal) -> discord.Embed:
 def drill_content(drill: Drill) -> str:
     d = drill.decision
     when = f"game #{d.game_id}, move {d.move}"
+    if d.imported:
+        when = _("an imported match (game {number}, {names}), move {move}").format(
+            number=d.game_number, names=" vs ".join(shown(n) for n in d.names), move=d.move
+        )
     box = "new" if drill.box == 0 else f"box {drill.box + 1} of 5"
     return _(
         "🎯 **Drill** · your error in {when} ({box}) · {due} due now, {later} waiting, {learned} learned\n**{question}** Pick the best choice."
@@ -421,9 +425,20 @@ def imported_embed(imported: ImportedAnalysis) -> discord.Embed:
         text = text[:3880].rsplit("\n", 1)[0] + "\n…```"
     embed.description = text or "No game to analyse."
     skipped = imported.games_read - len(imported.games)
+    if imported.seat is None:
+        kept = _("Nothing of the file is kept: say which player you are with `me:` to keep your errors as drills.")
+    else:
+        kept = ngettext(
+            "{count} new error of yours ({name}) went to your drills (/bglearn drill, yours alone).",
+            "{count} new errors of yours ({name}) went to your drills (/bglearn drill, yours alone).",
+            imported.drills,
+        ).format(count=imported.drills, name=imported.names[imported.seat])
     embed.set_footer(
         text=f"{imported.games_read} games read"
         + (f", the last {len(imported.games)} analysed" if skipped else "")
-        + ". Nothing of the file is kept: no rating, leaderboard or drill is touched."
+        + ". "
+        + kept
+        + " "
+        + _("No rating or leaderboard is touched.")
     )
     return embed

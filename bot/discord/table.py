@@ -33,6 +33,7 @@ from bot.core.model import (
     StaleGameError,
     variant_name,
 )
+from bot.core.tutor import Tutor
 from bot.discord import builder, presenter, privacy
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, EditClicked, Followup, InChannel, Reply
@@ -53,6 +54,7 @@ from bot.discord.replies import (
     send_public,
     take_buttons_off,
 )
+from bot.discord.tutor_panel import thinking_again_text, tutor_controls, warning_text
 from engine import Phase, format_play
 from i18n import _
 
@@ -100,6 +102,8 @@ class Table:
         self.cooldowns = cooldowns
         self.waiting_calls = 0
         """Service calls of interactions not yet acknowledged (see :meth:`_first`)."""
+        self.tutor: Tutor | None = None
+        """The warning before a blunder (:mod:`bot.core.tutor`); None: no tutor on this bot."""
 
     async def close(self) -> None:
         """Stop the computer's turns and the analyses in progress."""
@@ -178,11 +182,18 @@ class Table:
     # -- slash-command actions -------------------------------------------------------------
 
     async def slash_action(
-        self, interaction: discord.Interaction, call: Callable[[GameState], Awaitable[Outcome]]
-    ) -> Outcome:
-        """Run an action on this channel's game and post the new board."""
+        self,
+        interaction: discord.Interaction,
+        call: Callable[[GameState], Awaitable[Outcome]],
+        *,
+        tutor: tuple[str, str | None] | None = None,
+    ) -> Outcome | None:
+        """Run an action on this channel's game and post the new board; ``tutor``: the
+        decision (and play) the tutor may warn about first, in which case nothing is done."""
         require_permissions(interaction, BOARD_PERMISSIONS)
         state = await self.quick(interaction, self.game_here(interaction))
+        if tutor is not None and await self.tutor_stops(interaction, state, *tutor):
+            return None
         outcome = await self.quick(interaction, call(state))
         await self.post_outcome(interaction, outcome, old=state.board_message)
         return outcome
@@ -225,18 +236,31 @@ class Table:
             "raccept": lambda: service.accept_resignation(game_id, user, version=version),
             "rreject": lambda: service.reject_resignation(game_id, user, version=version),
         }
-        await self.run_click(interaction, calls[action], game_id)
+        if await self.tutor_stops_click(interaction, game_id, version, action):
+            return
+        await self.run_click(interaction, calls[action], game_id, held=self.tutor_held(interaction))
 
     async def click_play(self, interaction: discord.Interaction, game_id: int, version: int, play: str) -> None:
+        if await self.tutor_stops_click(interaction, game_id, version, "play", play):
+            return
         await self.run_click(
-            interaction, lambda: self.service.play(game_id, interaction.user.id, play, version=version), game_id
+            interaction,
+            lambda: self.service.play(game_id, interaction.user.id, play, version=version),
+            game_id,
+            held=self.tutor_held(interaction),
         )
 
     async def run_click(
-        self, interaction: discord.Interaction, call: Callable[[], Awaitable[Outcome]], game_id: int | None = None
+        self,
+        interaction: discord.Interaction,
+        call: Callable[[], Awaitable[Outcome]],
+        game_id: int | None = None,
+        *,
+        held: bool = False,
     ) -> None:
         try:
-            hold(self.cooldowns, "turn", interaction.user)
+            if not held:  # (the tutor took the click's turn token before asking the net)
+                hold(self.cooldowns, "turn", interaction.user)
             try:
                 outcome = await self.quick(interaction, call())
             except StaleGameError as error:
@@ -338,12 +362,132 @@ class Table:
             if play is None:
                 raise StaleGameError(_("those steps are not a whole legal play: start over"), state=state)
             text = format_play(play)
-            await interaction.response.edit_message(
-                **fit(content=_("You play **{text}**.").format(text=text), view=None)
-            )
+            if await self.tutor_stops(interaction, state, "play", text, in_place=True):
+                return
+            await edit_clicked(interaction, content=_("You play **{text}**.").format(text=text), view=None)
             outcome = await self.service.play(game_id, interaction.user.id, text, version=version)
             await self.poster.publish(
                 outcome, Followup(interaction), old=outcome.state.board_message, asked=asked_at(interaction)
+            )
+        except Exception as error:
+            await report(interaction, error)
+
+    # -- the tutor ------------------------------------------------------------------------------
+
+    async def tutor_stops(
+        self,
+        interaction: discord.Interaction,
+        state: GameState,
+        kind: str,
+        text: str | None = None,
+        *,
+        in_place: bool = False,
+    ) -> bool:
+        """Whether the tutor warned about this decision instead of letting it through: the
+        warning goes privately to the mover (``in_place``: over the clicked private panel).
+        The interaction is acknowledged before the net is asked (3-second rule)."""
+        tutor = self.tutor
+        if tutor is None:
+            return False
+        threshold = await tutor.threshold(state, interaction.user.id, kind)
+        if threshold is None:
+            return False
+        if not interaction.response.is_done():
+            if interaction.type is discord.InteractionType.component:
+                await interaction.response.defer()
+            else:
+                await defer(interaction, ephemeral=True)
+        warning = await tutor.warning(state, kind, text, threshold)
+        if warning is None:
+            return False
+        index = 0
+        if kind == "play":
+            plays = state.legal_play_texts()
+            if warning.chosen not in plays:
+                return False  # not a play the buttons could name: let the service answer it
+            index = plays.index(warning.chosen)
+        payload = {
+            "content": warning_text(warning),
+            "view": tutor_controls(state.id, state.version, interaction.user.id, kind, index),
+        }
+        if in_place:
+            await interaction.edit_original_response(**fit(**payload))
+        else:
+            await interaction.followup.send(ephemeral=True, **fit(**payload))
+            interaction.extras["answered"] = True
+        return True
+
+    async def tutor_stops_click(
+        self, interaction: discord.Interaction, game_id: int, version: int, kind: str, text: str | None = None
+    ) -> bool:
+        """:meth:`tutor_stops` for a click on the board (a failure is answered, and stops)."""
+        if self.tutor is None:
+            return False
+        try:
+            state = await self.quick(interaction, self.service.lookups.get_game(game_id))
+            if state.version != version:
+                return False  # the service answers that the game moved on
+            if await self.tutor.threshold(state, interaction.user.id, kind) is None:
+                return False
+            hold(self.cooldowns, "turn", interaction.user)  # before the net is asked, once per click
+            interaction.extras["tutor_held"] = True
+            return await self.tutor_stops(interaction, state, kind, text)
+        except Exception as error:
+            await report(interaction, error)
+            return True
+
+    @staticmethod
+    def tutor_held(interaction: discord.Interaction) -> bool:
+        """Whether the tutor already took this click's turn token."""
+        return bool(interaction.extras.get("tutor_held"))
+
+    async def tutor_choice(
+        self,
+        interaction: discord.Interaction,
+        choice: str,
+        game_id: int,
+        version: int,
+        user_id: int,
+        kind: str,
+        index: int,
+    ) -> None:
+        """The mover's answer to the warning: think again (nothing happens to the game), or
+        play it anyway (the decision warned about, at the version warned about)."""
+        try:
+            if interaction.user.id != user_id:
+                raise UserError(_("This warning is for another player."))
+            if choice != "go":
+                await edit_clicked(interaction, content=thinking_again_text(), view=None)
+                return
+            hold(self.cooldowns, "turn", interaction.user)
+            await interaction.response.defer()
+            service = self.service
+            state = await service.lookups.get_game(game_id)
+            text = None
+            if state.version == version and kind == "play":
+                plays = state.legal_play_texts()
+                text = plays[index] if index < len(plays) else None
+            if state.version != version or not state.is_active or (kind == "play" and text is None):
+                error = StaleGameError(state=state)
+                await edit_clicked(interaction, content=player_message(error), view=None)
+                return
+            calls: dict[str, Callable[[], Awaitable[Outcome]]] = {
+                "play": lambda: service.play(game_id, user_id, text or "", version=version),
+                "roll": lambda: service.roll(game_id, user_id, version=version),
+                "double": lambda: service.double(game_id, user_id, version=version),
+                "take": lambda: service.take(game_id, user_id, version=version),
+                "pass": lambda: service.pass_double(game_id, user_id, version=version),
+                "beaver": lambda: service.beaver(game_id, user_id, version=version),
+            }
+            try:
+                outcome = await calls[kind]()
+            except StaleGameError as error:
+                await edit_clicked(interaction, content=player_message(error), view=None)
+                return
+            done = _("You play **{play}**.").format(play=text) if kind == "play" else _("Done: played anyway.")
+            await edit_clicked(interaction, content=done, view=None)
+            await self.poster.publish(
+                outcome, Followup(interaction), old=state.board_message, asked=asked_at(interaction)
             )
         except Exception as error:
             await report(interaction, error)

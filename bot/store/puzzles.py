@@ -95,13 +95,16 @@ class DrillRow:
     id: int
     user_id: int
     position_key: str
-    game_id: int
+    game_id: int | None
+    """None: a game imported from a file (:attr:`source`)."""
     payload: dict[str, Any]
     box: int
     due_at: float | None
     """None: learned."""
     attempts: int
     created_at: float
+    source: str | None = None
+    """``import``: an error of a game imported from a ``.mat`` file; None: a game played here."""
 
     @classmethod
     def from_row(cls, row: Row) -> DrillRow:
@@ -109,12 +112,13 @@ class DrillRow:
             id=int(row["id"]),
             user_id=int(row["user_id"]),
             position_key=row["position_key"],
-            game_id=int(row["game_id"]),
+            game_id=int(row["game_id"]) if row["game_id"] is not None else None,
             payload=load_json(row["payload"]) or {},
             box=int(row["box"]),
             due_at=row["due_at"],
             attempts=int(row["attempts"]),
             created_at=float(row["created_at"]),
+            source=row["source"],
         )
 
 
@@ -372,9 +376,12 @@ class PuzzleStore:
 
     # -- drills -------------------------------------------------------------------------------
 
-    async def add_drills(self, user_id: int, items: Iterable[tuple[str, int, Mapping[str, Any]]]) -> int:
+    async def add_drills(
+        self, user_id: int, items: Iterable[tuple[str, int | None, Mapping[str, Any]]], *, source: str | None = None
+    ) -> int:
         """A member's errors as drills (``(position key, game id, payload)``), due now;
-        those the member has already are left as they are. Returns how many are new."""
+        those the member has already are left as they are. Returns how many are new.
+        ``source="import"``: errors of games imported from a file (no game id)."""
         items = list(items)
         if not items:
             return 0
@@ -385,19 +392,22 @@ class PuzzleStore:
             for key, game_id, payload in items:
                 added += await tx.execute(
                     """
-                    INSERT INTO drills (user_id, position_key, game_id, payload, box, due_at, created_at)
-                    VALUES (?, ?, ?, ?, 0, ?, ?)
+                    INSERT INTO drills (user_id, position_key, game_id, payload, box, due_at, created_at, source)
+                    VALUES (?, ?, ?, ?, 0, ?, ?, ?)
                     ON CONFLICT (user_id, position_key) DO NOTHING
                     """,
-                    (user_id, key, game_id, dump_json(dict(payload)), now, now),
+                    (user_id, key, game_id, dump_json(dict(payload)), now, now, source),
                 )
             return added
 
         return await self.db.transact(transaction)
 
     async def drills_since(self, user_id: int) -> float | None:
-        """When the member's newest drill was made (None: no drill yet)."""
-        row = await self.db.fetchone("SELECT MAX(created_at) FROM drills WHERE user_id = ?", (user_id,))
+        """When the member's newest drill of a game played here was made (None: no drill
+        yet); an import's drills do not count (they say nothing of the games analysed here)."""
+        row = await self.db.fetchone(
+            "SELECT MAX(created_at) FROM drills WHERE user_id = ? AND source IS NULL", (user_id,)
+        )
         return float(row[0]) if row and row[0] is not None else None
 
     async def due_drill(self, user_id: int, now: float) -> DrillRow | None:

@@ -47,6 +47,7 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
+from bot.discord.tutor_panel import tutor_choices, tutor_threshold
 from engine import UNLIMITED, WinKind
 from engine.variants import FAMILIES, VARIANTS
 from i18n import _, ngettext
@@ -226,13 +227,17 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("turn")
     @app_commands.command(name="roll", description="Roll the dice")
     async def roll(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.roll(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.roll(state.id, interaction.user.id), tutor=("roll", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="move", description="Play your roll, e.g. 13/7 8/7 or bar/22 6/off")
     @app_commands.describe(play="Your play; start typing to see the legal ones")
     async def move(self, interaction: discord.Interaction, play: app_commands.Range[str, 1, 100]) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.play(state.id, interaction.user.id, play))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.play(state.id, interaction.user.id, play), tutor=("play", play)
+        )
 
     @move.autocomplete("play")
     async def move_autocomplete(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -256,24 +261,30 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @cooldown("turn")
     @app_commands.command(name="double", description="Offer a double")
     async def double(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.double(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.double(state.id, interaction.user.id), tutor=("double", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="take", description="Take the double")
     async def take(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.take(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.take(state.id, interaction.user.id), tutor=("take", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="pass", description="Pass the double (you lose the game at the current cube)")
     async def pass_(self, interaction: discord.Interaction) -> None:
         await self.table.slash_action(
-            interaction, lambda state: self.service.pass_double(state.id, interaction.user.id)
+            interaction, lambda state: self.service.pass_double(state.id, interaction.user.id), tutor=("pass", None)
         )
 
     @cooldown("turn")
     @app_commands.command(name="beaver", description="Money game: take the double and redouble at once")
     async def beaver(self, interaction: discord.Interaction) -> None:
-        await self.table.slash_action(interaction, lambda state: self.service.beaver(state.id, interaction.user.id))
+        await self.table.slash_action(
+            interaction, lambda state: self.service.beaver(state.id, interaction.user.id), tutor=("beaver", None)
+        )
 
     @cooldown("turn")
     @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
@@ -572,6 +583,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet="Off: no quiet hours",
         vacation_days="Go on vacation in this server for this many days (your clocks wait); 0: come back",
         language="The language I write to you in",
+        tutor="A warning before a blunder (games with hints): off, blunders (0.08), errors (0.04), or a figure",
     )
     @app_commands.choices(language=speech.MEMBER_CHOICES)
     async def member_settings(
@@ -587,6 +599,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         quiet: bool | None = None,
         vacation_days: app_commands.Range[int, 0, 60] | None = None,
         language: str | None = None,
+        tutor: app_commands.Range[str, 1, 12] | None = None,
     ) -> None:
         members = self.service.members
         user, guild_id = interaction.user.id, interaction.guild_id or 0
@@ -614,6 +627,8 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
                 quiet_from = old[0] if quiet_from is None else quiet_from
                 quiet_to = old[1] if quiet_to is None else quiet_to
             changes["quiet"] = (quiet_from, quiet_to)
+        if tutor is not None:
+            changes["tutor"] = tutor_threshold(tutor)
         if changes:
             prefs = await self.table.quick(interaction, members.set_prefs(user, **changes))
             closed = getattr(interaction.client, "closed_dms", None)
@@ -650,6 +665,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
                     "🏖️ " + _("On vacation here until {until}.").format(until=presenter.timestamp(still_away.until))
                 )
         await send_private(interaction, content="\n".join(lines))
+
+    @member_settings.autocomplete("tutor")
+    async def tutor_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return tutor_choices(current)
 
     @member_settings.autocomplete("timezone")
     async def timezone_autocomplete(

@@ -132,13 +132,27 @@ class LearnCog(
 
     @cooldown("lookup")
     @app_commands.command(name="import", description="Analyse a .mat match file from another site (privately)")
-    @app_commands.describe(file="A .mat export (GNU Backgammon, XG, DailyGammon, Galaxy, FIBS), up to 1 MB")
-    async def import_match(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+    @app_commands.describe(
+        file="A .mat export (GNU Backgammon, XG, DailyGammon, Galaxy, FIBS), up to 1 MB",
+        me="Your name in the file: your errors go to your drills (default: the player named like you)",
+    )
+    async def import_match(
+        self,
+        interaction: discord.Interaction,
+        file: discord.Attachment,
+        me: app_commands.Range[str, 1, 64] | None = None,
+    ) -> None:
         if file.size > MAX_FILE_BYTES:
             raise UserError(_("That file is larger than {number} MB.").format(number=MAX_FILE_BYTES // 1_000_000))
         await defer(interaction, ephemeral=True)  # reading and analysing take longer than 3 s
         data = await file.read()
-        imported = await Imports(self.advice.analyst).analyse(data)
+        user = interaction.user
+        imported = await Imports(self.advice.analyst, self.puzzles.add_imported_drills).analyse(
+            data,
+            importer=user.id,
+            me=me,
+            member_names=[user.name, user.display_name, getattr(user, "global_name", None) or ""],
+        )
         await send_private(interaction, embed=lessons.imported_embed(imported))
 
     # -- puzzles ----------------------------------------------------------------------------------

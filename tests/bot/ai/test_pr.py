@@ -140,3 +140,43 @@ def test_the_summary_shown_by_analysis_and_game_over_gives_pr_first() -> None:
     assert "bob: 0 decisions, PR –, error rate 0.0" in text
     detail = GameAnalysis(players, 0).detail()
     assert detail["players"][0]["pr_decisions"] == 40
+
+
+def test_a_dead_cube_is_no_decision(monkeypatch) -> None:
+    """A match cube that already wins the player to roll the match (GNU Backgammon's
+    ``GetDPEq``): no cube decision for PR, however close the net calls it."""
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bot.ai import analyst as module
+    from engine import Game, GameSettings, ScriptedDice
+
+    asked: list[object] = []
+
+    def close_call(state, level):  # type: ignore[no-untyped-def]
+        asked.append(state)
+        probs = (0.6, 0.1, 0.0, 0.1, 0.0)
+        return {
+            "nd": 0.5,
+            "dt": 0.45,
+            "dp": 1.0,
+            "double": False,
+            "take": True,
+            "beaver": False,
+            "action": "no double, take",
+            "probs": probs,
+            "level": level,
+        }
+
+    monkeypatch.setattr(module, "_cube", close_call)
+    # 3-point match, 2-0 after the Crawford game: the leader's cube is dead, the trailer's is not
+    game = Game(
+        GameSettings(match_length=3), score=(2, 0), crawford=False, dice=ScriptedDice([3, 1] + [6, 5, 4, 2] * 3)
+    )
+    game.opening_roll()
+    for _ in range(6):
+        game.play(game.turn, game.legal_play_texts()[0])
+        game.roll(game.turn)
+    analysis = module.Analyst().analyse_game(game, ply=0, cube_level="0ply")
+    leader, trailer = analysis.players
+    assert leader.close_no_doubles == 0 and leader.cube_decisions == 0
+    assert trailer.close_no_doubles > 0  # the trailer's cube is alive: its close no-doubles count
