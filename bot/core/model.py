@@ -193,6 +193,8 @@ class ChallengeOptions:
     """A tournament's match: the tournament (:mod:`bot.core.tournaments`)."""
     unrated: bool = False
     """Kept out of the ratings by choice (a tournament that is not rated)."""
+    kibitzers: bool = True
+    """Onlookers may answer what they would play while a player thinks (:mod:`bot.core.kibitzers`)."""
 
     @property
     def rated(self) -> bool:
@@ -298,6 +300,7 @@ class ChallengeOptions:
                 ("no double before the first play", not self.early_doubles and not self.hoyle),
                 ("a backgammon counts 4", self.backgammon_value == 4),
                 ("closed out: no throw (the old rule)", self.closed_out == "skip"),
+                ("no kibitzer polls", not self.kibitzers),
             )
             if on
         ]

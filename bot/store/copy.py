@@ -66,6 +66,8 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("drills", ("id",)),
     ("dice_counts", ("user_id", "guild_id", "hi", "lo")),
     ("clock_credits", ("id",)),
+    ("kibitzer_polls", ("game_id", "version")),
+    ("kibitzer_votes", ("game_id", "version", "user_id")),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 

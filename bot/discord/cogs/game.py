@@ -97,6 +97,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         cube_limit="The highest the cube may go (default 64)",
         early_doubles="Off: nobody may double before the game's first play (the old texts' rule)",
         closed_out="On the bar against a closed board: roll and dance (today), or skip the throw (old texts; .mat can't show it)",
+        kibitzers="Onlookers may answer privately what they would play (shown after each decision; default on)",
     )
     async def challenge(
         self,
@@ -117,6 +118,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         cube_limit: Literal[2, 4, 8, 16, 32, 64] = CUBE_LIMIT,
         early_doubles: bool = True,
         closed_out: Literal["roll", "skip"] = "roll",
+        kibitzers: bool = True,
     ) -> None:
         if thread and isinstance(interaction.channel, discord.Thread):
             raise UserError("This is already a thread: challenge without `thread`, or from a channel.")
@@ -139,6 +141,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             cube_limit=cube_limit,
             early_doubles=early_doubles,
             closed_out=closed_out,
+            kibitzers=kibitzers,
         )
         if opponent.id == self.table.computer.user_id:
             # challenging me: the computer plays at once (no challenge to accept)

@@ -13,6 +13,7 @@ from bot import __main__ as entry
 from bot.config import Settings
 from bot.core.model import Limits
 from bot.discord.client import BackgammonBot
+from bot.discord.cogs.club import ClubCog
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.learn import LearnCog
 from bot.discord.cogs.patience import PatienceCog
@@ -61,6 +62,10 @@ async def tree_bot():
         limits=Limits(max_stake=250),
         tournaments=None,  # the stake option's range comes from here
         patience=SimpleNamespace(warm_up=mock.AsyncMock()),
+        store=SimpleNamespace(db=None),  # the kibitzer polls' store, never asked
+        clock=None,
+        lookups=SimpleNamespace(get_game=None),
+        deliveries=None,
     )
     parts = tree_parts(bot.settings, service)
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
@@ -68,6 +73,7 @@ async def tree_bot():
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(TourneyCog(parts, None))  # type: ignore[arg-type]
     await bot.add_cog(LearnCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(ClubCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -116,7 +122,7 @@ def tree_parts(settings: Settings, service: object) -> SimpleNamespace:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
-    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney", "bglearn"]
+    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney", "bglearn", "bgclub"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -137,12 +143,13 @@ async def test_the_show_board_message_command(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools, patience, tourney, learn = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
+    group, tools, patience, tourney, learn, club = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
     assert {c.name for c in patience.commands} == PATIENCE
     assert {c.name for c in tourney.commands} == TOURNEY
     assert {c.name for c in learn.commands} == LEARN
+    assert {c.name for c in club.commands} == {"kibitzers"}
     assert len(group.commands) <= 25 and len(tools.commands) <= 25 and len(learn.commands) <= 25
 
 
@@ -168,6 +175,7 @@ async def test_challenge_options(tree_bot):
         "cube_limit",
         "early_doubles",
         "closed_out",
+        "kibitzers",
     ]
     assert [c["value"] for c in options["rules"]["choices"]] == ["standard", "hoyle"]
     assert [c["value"] for c in options["automatic_doubles"]["choices"]] == ["off", "twice", "every tie"]
@@ -269,6 +277,7 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         "patience",
         "bgtourney",
         "bglearn",
+        "bgclub",
         "Show board",
     ]
     await bot.close()
