@@ -192,13 +192,16 @@ class KibitzerStore:
 
     async def scores(self, guild_id: int, *, limit: int = 10) -> list[KibitzerScore]:
         """A server's kibitzers: most answers the net agreed with, then most answers given
-        (only answers of revealed polls count)."""
+        (only answers of revealed polls count; without the net's verdict an answer counts
+        as given, not as agreed)."""
         rows = await self.db.fetchall(
             """
             SELECT v.user_id, COUNT(*) AS answered, SUM(CASE WHEN v.agreed = 1 THEN 1 ELSE 0 END) AS agreed,
                    MAX(p.display_name) AS display_name
-            FROM kibitzer_votes v LEFT JOIN players p ON p.user_id = v.user_id
-            WHERE v.guild_id = ? AND v.agreed IS NOT NULL
+            FROM kibitzer_votes v
+            JOIN kibitzer_polls k ON k.game_id = v.game_id AND k.version = v.version
+            LEFT JOIN players p ON p.user_id = v.user_id
+            WHERE v.guild_id = ? AND k.revealed_at IS NOT NULL
             GROUP BY v.user_id
             ORDER BY agreed DESC, answered DESC, v.user_id
             LIMIT ?
