@@ -3,6 +3,8 @@ owed once, the server's table counting revealed polls only."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.store import open_store
 from bot.store.kibitzers import REVEAL_KIND, KibitzerStore
 
@@ -13,7 +15,7 @@ async def test_answers_a_single_reveal_and_the_table(db_url: str) -> None:
     async with await open_store(db_url) as store:
         game = await store.games.create(guild_id=GUILD, channel_id=70, player0=1, player1=2, settings={})
         polls = KibitzerStore(store.db)
-        poll = dict(
+        poll: dict[str, Any] = dict(
             game_id=game.id, version=2, guild_id=GUILD, channel_id=70, player_id=1, kind="play", position_id="x:y"
         )
         answers = ("8/5 6/5", "24/23 13/10")
