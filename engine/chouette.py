@@ -203,14 +203,17 @@ class Chouette(Generic[P]):
             game.cubes[member].offered_by = "box"
 
     def team_doubles(self, members: Collection[P]) -> None:
-        """Team members double the box, each with their own cube. Under
-        :attr:`CrewDoubles.WITH_CAPTAIN` the captain must be among them."""
+        """Team members double the box, each with their own cube; more may join while the
+        box has not answered yet (the crew deciding after the captain). Under
+        :attr:`CrewDoubles.WITH_CAPTAIN` the captain must be among them, or have doubled."""
         game = self._game()
-        if self._waiting():
+        if any(c.offered_by == "box" for c in game.cubes.values()):
             raise ChouetteError("a double waits for its answer")
         if not members:
             raise ChouetteError("name who doubles")
-        if self.options.crew_doubles is CrewDoubles.WITH_CAPTAIN and game.captain not in members:
+        captain = game.captain
+        with_captain = captain in members or (captain is not None and game.cubes[captain].offered_by == "member")
+        if self.options.crew_doubles is CrewDoubles.WITH_CAPTAIN and not with_captain:
             raise ChouetteError("the crew doubles only with the captain")
         for member in members:
             cube = self._in(member)

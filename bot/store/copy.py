@@ -68,6 +68,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("clock_credits", ("id",)),
     ("kibitzer_polls", ("game_id", "version")),
     ("kibitzer_votes", ("game_id", "version", "user_id")),
+    ("chouettes", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
@@ -89,6 +90,7 @@ IDENTITY_TABLES = (
     "puzzles",
     "drills",
     "clock_credits",
+    "chouettes",
 )
 
 

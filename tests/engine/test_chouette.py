@@ -74,6 +74,10 @@ def test_the_rules_refuse():
     with_captain = Chouette([1, 2, 3], ChouetteOptions(crew_doubles=CrewDoubles.WITH_CAPTAIN))
     with pytest.raises(ChouetteError):
         with_captain.team_doubles([3])
+    with_captain.team_doubles([2])
+    with_captain.team_doubles([3])  # the crew joins the captain's double before the box answers
+    with pytest.raises(ChouetteError):
+        with_captain.team_doubles([3])  # once
     for players in ([1], list(range(9)), [1, 1, 2]):
         with pytest.raises(ChouetteError):
             Chouette(players)

@@ -12,14 +12,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.chouettes import Chouettes, ChouetteSession
 from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
 from bot.core.model import Outcome
+from bot.discord.chouette_panel import session_text
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.dispatcher import NotDelivered
@@ -36,7 +38,16 @@ from bot.discord.kibitzing import (
 from bot.discord.limits import pinging, shown
 from bot.discord.parts import Parts
 from bot.discord.refusals import UserError
-from bot.discord.replies import require_permissions, send_private, send_public
+from bot.discord.replies import (
+    CHANNEL_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    player_ref,
+    require_permissions,
+    send_private,
+    send_public,
+)
+from engine import WinKind
+from engine.chouette import ChouetteOptions, CrewDoubles, Rotation
 from i18n import _
 
 if TYPE_CHECKING:
@@ -50,7 +61,7 @@ class ClubCog(
     Guarded,
     commands.GroupCog,
     group_name="bgclub",
-    group_description="Play together: kibitzer polls and the server's kibitzers",
+    group_description="Play together: kibitzer polls, the server's kibitzers, the chouette",
 ):
     """Kibitzer polls."""
 
@@ -66,6 +77,7 @@ class ClubCog(
             parts.service.deliveries,
             analyst=lambda: parts.advice.analyst,  # the bot's own engines and their worker processes
         )
+        self.chouettes = Chouettes(parts.service.store, parts.service.clock)
         self._open: set[int] = set()
         """Games with a poll answered and not yet revealed (in this process)."""
         self._reveals: set[asyncio.Task[Any]] = set()
@@ -192,6 +204,141 @@ class ClubCog(
         if message is None:
             raise where.error or NotDelivered("the kibitzers' reveal could not be posted")
         await self.dispatcher.deliveries.delivered(delivery.entries)
+
+    # -- the chouette ----------------------------------------------------------------------------
+
+    async def _show(self, interaction: discord.Interaction, session: ChouetteSession, headline: str = "") -> None:
+        names = {p: await self.service.names.name(p) for p in session.row.players}
+        await send_public(interaction, content=session_text(session, names, headline), allowed_mentions=pinging())
+
+    @cooldown("challenge")
+    @app_commands.command(name="chouette", description="A chouette in a new thread: a box against a captain and crew")
+    @app_commands.describe(
+        box="Who takes the box first",
+        captain="Who captains the team first (plays its checkers)",
+        crew1="The crew, in line",
+        crew_doubles="Crew members double on their own (default), or only with the captain",
+        rotation="Who keeps the box: the result against the captain (default), or the box's net in the game",
+    )
+    async def chouette(
+        self,
+        interaction: discord.Interaction,
+        box: discord.Member,
+        captain: discord.Member,
+        crew1: discord.Member | None = None,
+        crew2: discord.Member | None = None,
+        crew3: discord.Member | None = None,
+        crew4: discord.Member | None = None,
+        crew5: discord.Member | None = None,
+        crew6: discord.Member | None = None,
+        crew_doubles: Literal["independent", "with captain"] = "independent",
+        rotation: Literal["captain", "majority"] = "captain",
+    ) -> None:
+        members = [m for m in (box, captain, crew1, crew2, crew3, crew4, crew5, crew6) if m is not None]
+        if any(m.bot for m in members):
+            raise UserError(_("A chouette is played by members: leave the bots out."))
+        if interaction.user.id not in {m.id for m in members}:
+            raise UserError(_("Seat yourself in the chouette you start."))
+        options = ChouetteOptions(crew_doubles=CrewDoubles(crew_doubles), rotation=Rotation(rotation))
+        in_thread = isinstance(interaction.channel, discord.Thread)
+        require_permissions(interaction, CHANNEL_PERMISSIONS + (() if in_thread else THREAD_PERMISSIONS))
+        for member in members:
+            await self.service.names.remember(player_ref(member))
+        if in_thread:
+            session = await self.table.quick(
+                interaction,
+                self.chouettes.start(
+                    interaction.guild_id or 0, interaction.channel_id or 0, [m.id for m in members], options
+                ),
+            )
+            await self._show(interaction, session)
+            return
+        await send_public(
+            interaction,
+            content=_("🎲 A chouette of {count} starts in the thread below.").format(count=len(members)),
+            allowed_mentions=pinging(),
+        )
+        message = await interaction.original_response()
+        thread = await message.create_thread(
+            name=_("Chouette") + f" · {box.display_name}"[:90], auto_archive_duration=10080
+        )
+        try:
+            session = await self.chouettes.start(interaction.guild_id or 0, thread.id, [m.id for m in members], options)
+        except BaseException:
+            try:
+                await thread.delete()
+            except discord.HTTPException:
+                log.debug("could not delete an unused chouette thread", exc_info=True)
+            raise
+        names = {p: await self.service.names.name(p) for p in session.row.players}
+        await thread.send(
+            content=session_text(session, names, " ".join(m.mention for m in members)),
+            allowed_mentions=pinging(*(m.id for m in members)),
+        )
+
+    @cooldown("turn")
+    @app_commands.command(name="double", description="Chouette: the box doubles the team, or you double the box")
+    async def chouette_double(self, interaction: discord.Interaction) -> None:
+        session = await self.table.quick(
+            interaction, self.chouettes.double(interaction.channel_id or 0, interaction.user.id)
+        )
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(name="take", description="Chouette: take the double that waits on your cube")
+    @app_commands.describe(member="The box: whose double you take (when more than one waits)")
+    async def chouette_take(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        session = await self.table.quick(
+            interaction,
+            self.chouettes.answer(
+                interaction.channel_id or 0, interaction.user.id, True, member.id if member is not None else None
+            ),
+        )
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(name="drop", description="Chouette: pass the double that waits on your cube")
+    @app_commands.describe(member="The box: whose double you pass (when more than one waits)")
+    async def chouette_drop(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        session = await self.table.quick(
+            interaction,
+            self.chouettes.answer(
+                interaction.channel_id or 0, interaction.user.id, False, member.id if member is not None else None
+            ),
+        )
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(
+        name="result", description="Chouette: concede the checkers' game (the side that lost reports)"
+    )
+    @app_commands.describe(winner="Who won the checkers' game", win="Single, gammon or backgammon")
+    async def chouette_result(
+        self,
+        interaction: discord.Interaction,
+        winner: Literal["box", "team"],
+        win: Literal["single", "gammon", "backgammon"] = "single",
+    ) -> None:
+        kind = {"single": WinKind.SINGLE, "gammon": WinKind.GAMMON, "backgammon": WinKind.BACKGAMMON}[win]
+        session = await self.table.quick(
+            interaction,
+            self.chouettes.result(interaction.channel_id or 0, interaction.user.id, winner == "team", kind),
+        )
+        await self._show(interaction, session, _("The game is scored; the next one starts."))
+
+    @cooldown("lookup")
+    @app_commands.command(name="ledger", description="Chouette: who is the box, the cubes, and who owes whom")
+    async def chouette_ledger(self, interaction: discord.Interaction) -> None:
+        session = await self.table.quick(interaction, self.chouettes.in_channel(interaction.channel_id or 0))
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(name="stop", description="Chouette: end the session; the ledger is settled and posted")
+    async def chouette_stop(self, interaction: discord.Interaction) -> None:
+        session = await self.table.quick(
+            interaction, self.chouettes.end(interaction.channel_id or 0, interaction.user.id)
+        )
+        await self._show(interaction, session)
 
 
 async def setup(bot: BackgammonBot) -> None:

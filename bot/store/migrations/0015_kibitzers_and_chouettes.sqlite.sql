@@ -1,4 +1,4 @@
--- 15: kibitzer polls (branch s2-group; the brief reserves 18 for it: the lead renumbers on merge)
+-- 15: kibitzer polls and chouette sessions (branch s2-group; the brief reserves 18 for it: the lead renumbers on merge)
 -- While a player thinks, onlookers answer privately what they would play. A poll
 -- is one decision of one game (the game's version when it was asked), opened by
 -- its first answer; revealed once, after the player acted, in the transaction
@@ -35,3 +35,20 @@ CREATE TABLE kibitzer_votes (
     FOREIGN KEY (game_id, version) REFERENCES kibitzer_polls (game_id, version) ON DELETE CASCADE
 );
 CREATE INDEX kibitzer_votes_by_guild ON kibitzer_votes (guild_id, user_id);
+
+-- Chouette sessions: the players in their first order, the options, and every
+-- action since (JSON), replayed through engine.chouette; each action is appended
+-- by compare-and-set on the version, so two clicks racing have one winner.
+CREATE TABLE chouettes (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    guild_id    INTEGER NOT NULL,
+    channel_id  INTEGER NOT NULL,
+    players     TEXT    NOT NULL,
+    options     TEXT    NOT NULL,
+    log         TEXT    NOT NULL,
+    version     INTEGER NOT NULL DEFAULT 0,
+    status      TEXT    NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'ended')),
+    created_at  REAL NOT NULL,
+    updated_at  REAL NOT NULL
+);
+CREATE UNIQUE INDEX chouettes_one_per_channel ON chouettes (channel_id) WHERE status = 'active';
