@@ -28,7 +28,7 @@ from bot.store import Store
 from bot.store.kibitzers import REVEAL_KIND, KibitzerScore, KibitzerStore, PollRow
 from bot.store.outbox import OutboxEntry
 from bot.store.shards import Shard
-from engine import Action, Game, Phase
+from engine import Action, Game, IllegalPlayError, NotationError, Phase, format_play, parse_play
 from i18n import _
 
 log = logging.getLogger(__name__)
@@ -174,6 +174,11 @@ class Kibitzers:
         poll = poll_of(state)
         if poll is None or state.version != version:
             raise StaleGameError(_("the player has acted: the poll is closed, its answers are shown under the board"))
+        if answer not in poll.answers and poll.kind == "play" and state.game.dice is not None:
+            try:  # a play typed (more plays than a menu holds): in the menu's notation
+                answer = format_play(parse_play(state.game.position, state.game.dice, answer))
+            except (NotationError, IllegalPlayError) as error:
+                raise ServiceError(_("that is not a legal play here: {why}").format(why=error.reason)) from None
         if answer not in poll.answers:
             raise ServiceError(_("that is not one of the poll's answers"))
         stored = await self.polls.vote(

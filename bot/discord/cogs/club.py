@@ -120,6 +120,8 @@ class ClubCog(
             if poll is None or state.version != version:
                 raise UserError(_("The player has acted: this poll is closed, and its answers follow the board."))
             if len(poll.answers) > SELECT_LIMIT:
+                if interaction.response.is_done():  # a slow read deferred the click: a modal can't follow
+                    raise UserError(_("More plays are legal than a menu holds: click again to type yours."))
                 await interaction.response.send_modal(KibitzModal(game_id, version))
                 return
             mine = await self.kibitzers.answer_of(game_id, version, interaction.user.id)

@@ -5,7 +5,9 @@ a poll open at a restart stands, and its reveal is posted once."""
 from __future__ import annotations
 
 import discord
+import pytest
 
+from bot.core.model import ServiceError
 from bot.store.kibitzers import REVEAL_KIND
 from tests.bot.conftest import ONLOOKERS, all_components
 
@@ -160,3 +162,17 @@ async def test_an_answer_open_at_a_restart_stands_and_is_revealed_once(world, ma
     reveals = [m for m in w.public() if m.content.startswith("🗳️")]
     assert len(reveals) == 2 and "bob" in reveals[-1].content
     assert await store.outbox.owed() == []
+
+
+async def test_a_typed_play_is_read_in_the_menus_notation(world):
+    """More plays than a menu holds are typed: any spelling of a legal play counts as that play."""
+    w = world
+    await w.start_game()
+    club = w.bot.get_cog("ClubCog")
+    state = await w.service.lookups.get_game(1)
+    await club.kibitzers.vote(state, state.version, w.carol.id, "6/5 8/5")
+    assert await club.kibitzers.answer_of(1, state.version, w.carol.id) == OPENING_PLAY
+    with pytest.raises(ServiceError, match="not a legal play"):
+        await club.kibitzers.vote(state, state.version, w.carol.id, "24/18")
+    with pytest.raises(ServiceError, match="you play in this game"):
+        await club.kibitzers.vote(state, state.version, w.alice.id, OPENING_PLAY)
