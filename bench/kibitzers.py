@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.core import GameService  # noqa: E402
+from bot.core.advice import Advice  # noqa: E402
 from bot.core.kibitzers import Kibitzers, poll_of  # noqa: E402
 from bot.core.model import ChallengeOptions, PlayerRef  # noqa: E402
 from bot.store import open_store  # noqa: E402
@@ -46,7 +47,8 @@ async def run(args: argparse.Namespace) -> None:
     folder = tempfile.mkdtemp(prefix="bg-kibitz-")
     store = await open_store(args.db or str(Path(folder) / "bg.sqlite3"))
     service = GameService(store, dice=SeededDice(args.seed))
-    kibitzers = Kibitzers(store, service.clock, service.lookups.get_game, service.deliveries)
+    advice = Advice(service)
+    kibitzers = Kibitzers(store, service.clock, service.lookups.get_game, service.deliveries, advice=lambda: advice)
     rng = random.Random(args.seed)
     games = []
     for number in range(args.games):
@@ -96,6 +98,7 @@ async def run(args: argparse.Namespace) -> None:
     print(f"  a board's poll worked out: {quantiles(polls)}")
     print(f"  one answer stored:         {quantiles(votes)}")
     print(f"  one reveal (net, 0-ply):   {quantiles(reveals)}")
+    await advice.close()
     await store.close()
 
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot import ai
+from bot.core.advice import Advice
 from bot.core.deliveries import Deliveries
 from bot.core.model import Delivery, GameState, NoGameError, ServiceError, StaleGameError
 from bot.store import Store
@@ -141,8 +141,8 @@ def choice_of(kind: str, action: dict[str, object] | None) -> str | None:
 class Kibitzers:
     """The polls of one bot process.
 
-    :param verdict: judges a poll's answers (default: the net, off the event loop);
-        returns answer -> equity for the player to act, or None.
+    :param advice: the bot's door to the neural nets (:class:`~bot.core.advice.Advice`), asked
+        when a poll is revealed; without it (or without the engines) a reveal has no verdict.
     """
 
     def __init__(
@@ -152,13 +152,13 @@ class Kibitzers:
         get_game: Callable[[int], Awaitable[GameState]],
         deliveries: Deliveries | None = None,
         *,
-        analyst: Callable[[], ai.Analyst] | None = None,
+        advice: Callable[[], Advice | None] | None = None,
     ) -> None:
         self.polls = KibitzerStore(store.db)
         self.store = store
         self.clock = clock
         self._get_game = get_game
-        self._analyst = analyst or ai.default_analyst
+        self._advice = advice
         self.deliveries = deliveries
         if deliveries is not None:
             deliveries.wordings[REVEAL_KIND] = self._word_reveal
@@ -241,12 +241,13 @@ class Kibitzers:
     async def verdict(self, poll: PollRow, state: GameState) -> dict[str, float] | None:
         """The net's equity of each of the poll's answers, for the player to act; None
         when the engines are missing or cannot read the position."""
-        if not ai.available():
+        advice = self._advice() if self._advice is not None else None
+        if advice is None or not advice.available():
             return None
         try:
             game = Game(state.options.game_settings())
             game.apply(Action("setup", text=poll.position_id))
-            analyst = self._analyst()
+            analyst = advice.analyst
             if poll.kind == "play":
                 assert game.dice is not None
                 ranked = await analyst.aplay_equities(game.position, game.dice, ply=VERDICT_PLY)

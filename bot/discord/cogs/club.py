@@ -75,7 +75,7 @@ class ClubCog(
             parts.service.clock,
             parts.service.lookups.get_game,
             parts.service.deliveries,
-            analyst=lambda: parts.advice.analyst,  # the bot's own engines and their worker processes
+            advice=lambda: parts.advice,  # the bot's own engines and their worker processes
         )
         self.chouettes = Chouettes(parts.service.store, parts.service.clock)
         self._open: set[int] = set()
