@@ -20,7 +20,8 @@ from discord.ext import commands
 
 from bot.core.chouettes import Chouettes, ChouetteSession
 from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
-from bot.core.model import Outcome
+from bot.core.model import GameState, NoGameError, Outcome
+from bot.discord import privacy
 from bot.discord.chouette_panel import session_text
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
@@ -35,7 +36,7 @@ from bot.discord.kibitzing import (
     reveal_text,
     table_embed,
 )
-from bot.discord.limits import pinging, shown
+from bot.discord.limits import fit, pinging, shown
 from bot.discord.parts import Parts
 from bot.discord.refusals import UserError
 from bot.discord.replies import (
@@ -109,11 +110,20 @@ class ClubCog(
 
     # -- the polls ---------------------------------------------------------------------------
 
+    async def _game_seen(self, interaction: discord.Interaction, game_id: int) -> GameState:
+        """The game, if the member may see where it is played (a custom id names any game:
+        another server's, a hidden channel's, and those read like a game nobody played)."""
+        state = await self.table.quick(interaction, self.service.lookups.get_game(game_id))
+        sees = privacy.for_interaction(interaction, public=False)
+        if state.guild_id != interaction.guild_id or not sees(state.channel_id, [p.user_id for p in state.players]):
+            raise NoGameError(_("there is no game #{game}").format(game=game_id))
+        return state
+
     async def ask(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
         """ "What would you play?": the picker, for an onlooker only."""
         try:
             hold(self.cooldowns, "lookup", interaction.user)
-            state = await self.table.quick(interaction, self.service.lookups.get_game(game_id))
+            state = await self._game_seen(interaction, game_id)
             if state.seat(interaction.user.id) is not None:
                 raise UserError(_("You play in this game: the poll is for the onlookers."))
             poll = poll_of(state)
@@ -136,7 +146,7 @@ class ClubCog(
         """An onlooker's answer: kept, and acknowledged to them alone (no count, no hint)."""
         try:
             hold(self.cooldowns, "lookup", interaction.user)
-            state = await self.table.quick(interaction, self.service.lookups.get_game(game_id))
+            state = await self._game_seen(interaction, game_id)
             await self.table.quick(interaction, self.kibitzers.vote(state, version, interaction.user.id, answer))
             self._open.add(game_id)
             stored = await self.kibitzers.answer_of(game_id, version, interaction.user.id)
@@ -274,8 +284,10 @@ class ClubCog(
             raise
         names = {p: await self.service.names.name(p) for p in session.row.players}
         await thread.send(
-            content=session_text(session, names, " ".join(m.mention for m in members)),
-            allowed_mentions=pinging(*(m.id for m in members)),
+            **fit(
+                content=session_text(session, names, " ".join(m.mention for m in members)),
+                allowed_mentions=pinging(*(m.id for m in members)),
+            )
         )
 
     @cooldown("turn")
