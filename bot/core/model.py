@@ -210,6 +210,9 @@ class ChallengeOptions:
         """A game of plakoto, fevga, nardy or tavli: no cube, no gnubg nets."""
         return self.variant not in PRESETS
 
+    kibitzers: bool = True
+    """Onlookers may answer what they would play while a player thinks (:mod:`bot.core.kibitzers`)."""
+
     @property
     def rated(self) -> bool:
         """Only games between two people that start from the opening are rated
@@ -364,6 +367,7 @@ class ChallengeOptions:
                 (_("no double before the first play"), not self.early_doubles and not self.hoyle),
                 (_("a backgammon counts 4"), self.backgammon_value == 4),
                 (_("closed out: no throw (the old rule)"), self.closed_out == "skip"),
+                (_("no kibitzer polls"), not self.kibitzers),
             )
             if on
         ]

@@ -80,8 +80,9 @@ EXTENSIONS = (
     "bot.discord.cogs.patience",
     "bot.discord.cogs.tourney",
     "bot.discord.cogs.learn",
+    "bot.discord.cogs.club",
 )
-"""The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience``, ``/bgtourney`` and ``/bglearn``."""
+"""The cogs, loaded by name: ``/bg``, ``/bgtools``, ``/patience``, ``/bgtourney``, ``/bglearn`` and ``/bgclub``."""
 CREDIT_PATIENCE_SECONDS = 120.0
 """Coming back from an outage, the games' clocks are credited in quiet moments
 (:mod:`bot.discord.quiet`), or from this long after the bot came back however

@@ -16,9 +16,11 @@ from typing import Any
 
 import discord
 
+from bot.core.kibitzers import poll_of
 from bot.core.model import GameState
 from bot.core.tournaments import TournamentView
 from bot.discord.builder import BuildButton, start_button
+from bot.discord.kibitzing import KibitzButton
 from bot.discord.met_panel import MetButton
 from bot.discord.patience_panel import PatienceButton
 from bot.discord.replies import table_of, tourneys_of
@@ -369,6 +371,8 @@ def game_controls(state: GameState) -> discord.ui.View | None:
         items.append(GameButton("rreject", state.id, state.version))
     if items and not game.is_money and game.phase is not Phase.RESIGNATION and game.settings.cube:
         items.append(MetButton(state.id))  # the score's take points, privately
+    if items and poll_of(state) is not None:
+        items.append(KibitzButton(state.id, state.version))  # the onlookers' private "what would you play?"
     if not items:
         return None
     controls = discord.ui.View(timeout=None)

@@ -70,6 +70,9 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ratings_fevga", ("scope", "user_id")),
     ("ratings_nardy", ("scope", "user_id")),
     ("ratings_tavli", ("scope", "user_id")),
+    ("kibitzer_polls", ("game_id", "version")),
+    ("kibitzer_votes", ("game_id", "version", "user_id")),
+    ("chouettes", ("id",)),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 
@@ -91,6 +94,7 @@ IDENTITY_TABLES = (
     "puzzles",
     "drills",
     "clock_credits",
+    "chouettes",
 )
 
 

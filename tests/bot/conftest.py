@@ -174,8 +174,17 @@ def private(result: Any) -> str:
     return "\n".join(texts)
 
 
-def components(message: discord.Message) -> list[Any]:
+def all_components(message: discord.Message) -> list[Any]:
     return [child for row in message.components for child in getattr(row, "children", [row])]
+
+
+ONLOOKERS = "bgkz:"
+"""The custom ids of the onlookers' poll button (tests/bot/discord/test_kibitzers.py looks at it):
+the helpers below list a board's controls for its players without it."""
+
+
+def components(message: discord.Message) -> list[Any]:
+    return [c for c in all_components(message) if not str(getattr(c, "custom_id", "") or "").startswith(ONLOOKERS)]
 
 
 def custom_ids(message: discord.Message) -> list[str]:

@@ -353,4 +353,4 @@ async def test_sync_goes_to_the_dev_guild_when_one_is_set(monkeypatch, tmp_path,
     settings = Settings(token="t", database_path=str(tmp_path / "bg.sqlite3"), dev_guild_id=1234)
     assert await entry.sync(settings) == 0
     assert logged_in == ["t"] and [g.id for g in synced] == [1234]  # type: ignore[attr-defined]
-    assert capsys.readouterr().out == "synced 6 commands to server 1234\n"
+    assert capsys.readouterr().out == "synced 7 commands to server 1234\n"

@@ -20,7 +20,7 @@ def snapshot(fake, channel):
 
 async def test_command_schema(fake, real):
     commands = {c["name"]: c for c in fake.commands()}
-    assert set(commands) == {"bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board"}
+    assert set(commands) == {"bg", "bgtools", "patience", "bgtourney", "bglearn", "bgclub", "Show board"}
     assert commands["Show board"]["type"] == 3 and commands["Show board"]["description"] == ""  # Message -> Apps
     assert {o["name"] for o in commands["bglearn"]["options"]} == {
         "openings",

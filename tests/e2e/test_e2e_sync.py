@@ -9,7 +9,7 @@ import sys
 
 from tests.e2e.botproc import LAUNCHER, REAL_BOT, BotProcess
 
-TOP_LEVEL = ["bg", "bgtools", "patience", "bgtourney", "bglearn", "Show board"]
+TOP_LEVEL = ["bg", "bgtools", "patience", "bgtourney", "bglearn", "bgclub", "Show board"]
 
 
 async def sync(fake, tmp_path, dev_guild: str) -> tuple[int, str, str]:

@@ -105,6 +105,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         early_doubles="Off: nobody may double before the game's first play (the old texts' rule)",
         closed_out="On the bar against a closed board: roll and dance (today), or skip the throw (old texts; .mat can't show it)",
         game="backgammon, tavla, plakoto, nardy, tavli... (/bg rules)",
+        kibitzers="Onlookers may answer privately what they would play (default on)",
     )
     async def challenge(
         self,
@@ -126,6 +127,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         early_doubles: bool = True,
         closed_out: Literal["roll", "skip"] = "roll",
         game: app_commands.Range[str, 1, 40] = "backgammon",
+        kibitzers: bool = True,
     ) -> None:
         game = game_named(game)
         if thread and isinstance(interaction.channel, discord.Thread):
@@ -155,6 +157,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             cube_limit=cube_limit,
             early_doubles=early_doubles,
             closed_out=closed_out,
+            kibitzers=kibitzers,
         )
         if opponent.id == self.table.computer.user_id:
             # challenging me: the computer plays at once (no challenge to accept)

@@ -1,4 +1,4 @@
--- 15: the language each member reads (branch s2-i18n)
+-- 15: the language each member reads
 -- locale: the Discord locale of the member's latest interaction, remembered
 -- only when it changes; language: the one they chose (/bg settings language),
 -- which wins over the locale. Messages with no interaction (reminders,

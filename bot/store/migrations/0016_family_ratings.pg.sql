@@ -1,4 +1,4 @@
--- 16: a rating per game family (branch s2-variants; renumber on merge if taken)
+-- 16: a rating per game family
 -- Backgammon and its presets (nackgammon, tavla, takhteh, portes) keep the
 -- ratings table; plakoto, fevga, long nardy and tavli each have a table of the
 -- same shape (a player's rating in one game says nothing of the others). The

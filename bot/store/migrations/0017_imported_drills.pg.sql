@@ -1,4 +1,4 @@
--- 17 (branch s2-tutor): drills from games imported from a .mat file
+-- 17: drills from games imported from a .mat file
 -- A drill of an imported game has no game here (game_id NULL); source says where it
 -- came from ('import'; NULL: a game played here).
 ALTER TABLE drills ALTER COLUMN game_id DROP NOT NULL;

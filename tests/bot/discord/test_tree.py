@@ -15,6 +15,7 @@ from bot import __main__ as entry
 from bot.config import Settings
 from bot.core.model import Limits
 from bot.discord.client import BackgammonBot
+from bot.discord.cogs.club import ClubCog
 from bot.discord.cogs.game import GameCog
 from bot.discord.cogs.learn import LearnCog
 from bot.discord.cogs.patience import PatienceCog
@@ -63,6 +64,10 @@ async def tree_bot():
         limits=Limits(max_stake=250),
         tournaments=None,  # the stake option's range comes from here
         patience=SimpleNamespace(warm_up=mock.AsyncMock()),
+        store=SimpleNamespace(db=None),  # the kibitzer polls' store, never asked
+        clock=None,
+        lookups=SimpleNamespace(get_game=None),
+        deliveries=None,
     )
     parts = tree_parts(bot.settings, service)
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
@@ -70,6 +75,7 @@ async def tree_bot():
     await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
     await bot.add_cog(TourneyCog(parts, None))  # type: ignore[arg-type]
     await bot.add_cog(LearnCog(parts))  # type: ignore[arg-type]
+    await bot.add_cog(ClubCog(parts))  # type: ignore[arg-type]
     yield bot
     await bot.close()
 
@@ -118,7 +124,7 @@ def tree_parts(settings: Settings, service: object) -> SimpleNamespace:
 
 async def test_command_tree_fits_discords_limits(tree_bot):
     commands = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
-    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney", "bglearn"]
+    assert [c.name for c in commands] == ["bg", "bgtools", "patience", "bgtourney", "bglearn", "bgclub"]
     problems: list[str] = []
     for command in commands:
         payload = command.to_dict(tree_bot.tree)
@@ -139,12 +145,22 @@ async def test_the_show_board_message_command(tree_bot):
 
 
 async def test_every_subcommand_is_there(tree_bot):
-    group, tools, patience, tourney, learn = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
+    group, tools, patience, tourney, learn, club = tree_bot.tree.get_commands(type=discord.AppCommandType.chat_input)
     assert {c.name for c in group.commands} == EXPECTED
     assert {c.name for c in tools.commands} == TOOLS
     assert {c.name for c in patience.commands} == PATIENCE
     assert {c.name for c in tourney.commands} == TOURNEY
     assert {c.name for c in learn.commands} == LEARN
+    assert {c.name for c in club.commands} == {
+        "kibitzers",
+        "chouette",
+        "double",
+        "take",
+        "drop",
+        "result",
+        "ledger",
+        "stop",
+    }
     assert len(group.commands) <= 25 and len(tools.commands) <= 25 and len(learn.commands) <= 25
 
 
@@ -171,6 +187,7 @@ async def test_challenge_options(tree_bot):
         "early_doubles",
         "closed_out",
         "game",
+        "kibitzers",
     ]
     assert options["game"]["autocomplete"]  # the games are offered as typed, within Discord's 4000 characters
     assert [c["value"] for c in options["rules"]["choices"]] == ["standard", "hoyle"]
@@ -271,6 +288,7 @@ async def test_setup_hook_syncs_to_the_dev_guild(tmp_path):
         "patience",
         "bgtourney",
         "bglearn",
+        "bgclub",
         "Show board",
     ]
     await bot.close()

@@ -1,0 +1,361 @@
+"""``/bgclub``: the channel as a club. Kibitzer polls (the onlookers' answers, revealed
+after the player acted) and the server's table of kibitzers.
+
+A group of its own: ``/bg`` holds 24 of the 25 subcommands Discord allows a
+group. The polls' buttons and pickers (:mod:`bot.discord.kibitzing`) come here;
+the reveal is owed to the outbox by the core (:mod:`bot.core.kibitzers`) and
+posted by :meth:`ClubCog.post_reveal`, the dispatcher's handler for its kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.core.chouettes import Chouettes, ChouetteSession
+from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
+from bot.core.model import GameState, NoGameError, Outcome
+from bot.discord import privacy
+from bot.discord.chouette_panel import session_text
+from bot.discord.cogs import Guarded
+from bot.discord.cooldowns import cooldown, hold
+from bot.discord.dispatcher import NotDelivered
+from bot.discord.errors import report
+from bot.discord.kibitzing import (
+    DYNAMIC_ITEMS,
+    SELECT_LIMIT,
+    KibitzModal,
+    answer_words,
+    picker,
+    reveal_text,
+    table_embed,
+)
+from bot.discord.limits import fit, pinging, shown
+from bot.discord.parts import Parts
+from bot.discord.refusals import UserError
+from bot.discord.replies import (
+    CHANNEL_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    player_ref,
+    require_permissions,
+    send_private,
+    send_public,
+)
+from engine import WinKind
+from engine.chouette import ChouetteOptions, CrewDoubles, Rotation
+from i18n import _
+
+if TYPE_CHECKING:
+    from bot.discord.client import BackgammonBot
+
+log = logging.getLogger(__name__)
+
+
+@app_commands.guild_only()
+class ClubCog(
+    Guarded,
+    commands.GroupCog,
+    group_name="bgclub",
+    group_description="Play together: kibitzer polls, the server's kibitzers, the chouette",
+):
+    """Kibitzer polls."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.service = parts.service
+        self.table = parts.table
+        self.cooldowns = parts.cooldowns
+        self.dispatcher = parts.dispatcher
+        self.kibitzers = Kibitzers(
+            parts.service.store,
+            parts.service.clock,
+            parts.service.lookups.get_game,
+            parts.service.deliveries,
+            advice=lambda: parts.advice,  # the bot's own engines and their worker processes
+        )
+        self.chouettes = Chouettes(parts.service.store, parts.service.clock)
+        self._open: set[int] = set()
+        """Games with a poll answered and not yet revealed (in this process)."""
+        self._reveals: set[asyncio.Task[Any]] = set()
+        super().__init__()
+        self.dispatcher.handlers[REVEAL_KIND] = self.post_reveal
+        if self.table is not None:
+            self.table.poster.listeners.append(self.after_post)
+        if parts.scheduler is not None:
+            parts.scheduler.add_job("kibitzers", lambda now, shard: self.kibitzers.reveal_leftovers(shard))
+
+    async def cog_unload(self) -> None:
+        if self.table is not None and self.after_post in self.table.poster.listeners:
+            self.table.poster.listeners.remove(self.after_post)
+        for task in list(self._reveals):
+            task.cancel()
+        await asyncio.gather(*self._reveals, return_exceptions=True)
+
+    # -- the table ---------------------------------------------------------------------------
+
+    @cooldown("lookup")
+    @app_commands.command(
+        name="kibitzers", description="This server's kibitzers: answers given, how often the net agreed"
+    )
+    async def kibitzers_table(self, interaction: discord.Interaction) -> None:
+        require_permissions(interaction, ("embed_links",))
+        scores = await self.table.quick(interaction, self.kibitzers.table(interaction.guild_id or 0))
+        place = interaction.guild.name if interaction.guild is not None else None
+        await send_public(interaction, embed=table_embed(scores, place), allowed_mentions=pinging())
+
+    # -- the polls ---------------------------------------------------------------------------
+
+    async def _game_seen(self, interaction: discord.Interaction, game_id: int) -> GameState:
+        """The game, if the member may see where it is played (a custom id names any game:
+        another server's, a hidden channel's, and those read like a game nobody played)."""
+        state = await self.table.quick(interaction, self.service.lookups.get_game(game_id))
+        sees = privacy.for_interaction(interaction, public=False)
+        if state.guild_id != interaction.guild_id or not sees(state.channel_id, [p.user_id for p in state.players]):
+            raise NoGameError(_("there is no game #{game}").format(game=game_id))
+        return state
+
+    async def ask(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
+        """ "What would you play?": the picker, for an onlooker only."""
+        try:
+            hold(self.cooldowns, "lookup", interaction.user)
+            state = await self._game_seen(interaction, game_id)
+            if state.seat(interaction.user.id) is not None:
+                raise UserError(_("You play in this game: the poll is for the onlookers."))
+            poll = poll_of(state)
+            if poll is None or state.version != version:
+                raise UserError(_("The player has acted: this poll is closed, and its answers follow the board."))
+            if len(poll.answers) > SELECT_LIMIT:
+                if interaction.response.is_done():  # a slow read deferred the click: a modal can't follow
+                    raise UserError(_("More plays are legal than a menu holds: click again to type yours."))
+                await interaction.response.send_modal(KibitzModal(game_id, version))
+                return
+            mine = await self.kibitzers.answer_of(game_id, version, interaction.user.id)
+            text = _("What would you play? Only you see your answer; the room's answers show once the player acts.")
+            if mine is not None:
+                text += "\n" + _("Your answer so far: {answer}.").format(answer=answer_words(mine))
+            await send_private(interaction, content=text, view=picker(game_id, version, list(poll.answers)))
+        except Exception as error:  # buttons have no tree.on_error: the same single error path
+            await report(interaction, error)
+
+    async def vote(self, interaction: discord.Interaction, game_id: int, version: int, answer: str) -> None:
+        """An onlooker's answer: kept, and acknowledged to them alone (no count, no hint)."""
+        try:
+            hold(self.cooldowns, "lookup", interaction.user)
+            state = await self._game_seen(interaction, game_id)
+            await self.table.quick(interaction, self.kibitzers.vote(state, version, interaction.user.id, answer))
+            self._open.add(game_id)
+            stored = await self.kibitzers.answer_of(game_id, version, interaction.user.id)
+            actor = state.to_act()
+            who = shown(actor.name) if actor is not None else "?"
+            await send_private(
+                interaction,
+                content=_("Your answer: {answer}. The room's answers show once {player} has acted.").format(
+                    answer=answer_words(stored or answer), player=who
+                ),
+            )
+        except Exception as error:
+            await report(interaction, error)
+
+    # -- the reveal --------------------------------------------------------------------------
+
+    def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed]) -> None:
+        """A board went up: if its game had a poll open, its player has acted."""
+        state = outcome.state
+        if state.id not in self._open:
+            return
+        task = asyncio.get_running_loop().create_task(self._reveal(state), name=f"bg-kibitz-{state.id}")
+        self._reveals.add(task)
+        task.add_done_callback(self._reveals.discard)
+
+    async def _reveal(self, state: Any) -> None:
+        try:
+            await self.kibitzers.reveal_after(state)
+            if not await self.kibitzers.polls.open_polls(state.id):
+                self._open.discard(state.id)
+        except Exception:
+            log.exception("could not reveal the polls of game %s", state.id)
+
+    async def idle(self) -> None:
+        """Until the reveals under way are owed (tests)."""
+        while self._reveals:
+            await asyncio.gather(*list(self._reveals), return_exceptions=True)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Connected (again): polls whose player acted while the bot was away are revealed."""
+        task = asyncio.get_running_loop().create_task(self._leftovers(), name="bg-kibitz-leftovers")
+        self._reveals.add(task)
+        task.add_done_callback(self._reveals.discard)
+
+    async def _leftovers(self) -> None:
+        try:
+            await self.kibitzers.reveal_leftovers(self.dispatcher.shard)
+            self._open.update(p.game_id for p in await self.kibitzers.polls.open_polls(shard=self.dispatcher.shard))
+        except Exception:
+            log.exception("could not reveal the polls left over")
+
+    async def post_reveal(self, delivery: Any) -> None:
+        """Post a poll's reveal in the game's channel, once (after a crash, look first)."""
+        assert isinstance(delivery, RevealDelivery) and delivery.reveal is not None
+        reveal = delivery.reveal
+        player = await self.service.names.name(reveal.player_id)
+        text = reveal_text(reveal, player)
+        head = text.split("\n", 1)[0]
+        if delivery.retried:
+            found = await self.dispatcher.look_back(delivery.channel_id, lambda m: m.content.startswith(head))
+            if found is not None:
+                await self.dispatcher.deliveries.delivered(delivery.entries)
+                return
+        where = self.dispatcher.where(delivery)
+        message = await where.send({"content": text, "allowed_mentions": pinging()})
+        if message is None:
+            raise where.error or NotDelivered("the kibitzers' reveal could not be posted")
+        await self.dispatcher.deliveries.delivered(delivery.entries)
+
+    # -- the chouette ----------------------------------------------------------------------------
+
+    async def _show(self, interaction: discord.Interaction, session: ChouetteSession, headline: str = "") -> None:
+        names = {p: await self.service.names.name(p) for p in session.row.players}
+        await send_public(interaction, content=session_text(session, names, headline), allowed_mentions=pinging())
+
+    @cooldown("challenge")
+    @app_commands.command(name="chouette", description="A chouette in a new thread: a box against a captain and crew")
+    @app_commands.describe(
+        box="Who takes the box first",
+        captain="Who captains the team first (plays its checkers)",
+        crew1="The crew, in line",
+        crew_doubles="Crew members double on their own (default), or only with the captain",
+        rotation="Who keeps the box: the result against the captain (default), or the box's net in the game",
+    )
+    async def chouette(
+        self,
+        interaction: discord.Interaction,
+        box: discord.Member,
+        captain: discord.Member,
+        crew1: discord.Member | None = None,
+        crew2: discord.Member | None = None,
+        crew3: discord.Member | None = None,
+        crew4: discord.Member | None = None,
+        crew5: discord.Member | None = None,
+        crew6: discord.Member | None = None,
+        crew_doubles: Literal["independent", "with captain"] = "independent",
+        rotation: Literal["captain", "majority"] = "captain",
+    ) -> None:
+        members = [m for m in (box, captain, crew1, crew2, crew3, crew4, crew5, crew6) if m is not None]
+        if any(m.bot for m in members):
+            raise UserError(_("A chouette is played by members: leave the bots out."))
+        if interaction.user.id not in {m.id for m in members}:
+            raise UserError(_("Seat yourself in the chouette you start."))
+        options = ChouetteOptions(crew_doubles=CrewDoubles(crew_doubles), rotation=Rotation(rotation))
+        in_thread = isinstance(interaction.channel, discord.Thread)
+        require_permissions(interaction, CHANNEL_PERMISSIONS + (() if in_thread else THREAD_PERMISSIONS))
+        for member in members:
+            await self.service.names.remember(player_ref(member))
+        if in_thread:
+            session = await self.table.quick(
+                interaction,
+                self.chouettes.start(
+                    interaction.guild_id or 0, interaction.channel_id or 0, [m.id for m in members], options
+                ),
+            )
+            await self._show(interaction, session)
+            return
+        await send_public(
+            interaction,
+            content=_("🎲 A chouette of {count} starts in the thread below.").format(count=len(members)),
+            allowed_mentions=pinging(),
+        )
+        message = await interaction.original_response()
+        thread = await message.create_thread(
+            name=_("Chouette") + f" · {box.display_name}"[:90], auto_archive_duration=10080
+        )
+        try:
+            session = await self.chouettes.start(interaction.guild_id or 0, thread.id, [m.id for m in members], options)
+        except BaseException:
+            try:
+                await thread.delete()
+            except discord.HTTPException:
+                log.debug("could not delete an unused chouette thread", exc_info=True)
+            raise
+        names = {p: await self.service.names.name(p) for p in session.row.players}
+        await thread.send(
+            **fit(
+                content=session_text(session, names, " ".join(m.mention for m in members)),
+                allowed_mentions=pinging(*(m.id for m in members)),
+            )
+        )
+
+    @cooldown("turn")
+    @app_commands.command(name="double", description="Chouette: the box doubles the team, or you double the box")
+    async def chouette_double(self, interaction: discord.Interaction) -> None:
+        session = await self.table.quick(
+            interaction, self.chouettes.double(interaction.channel_id or 0, interaction.user.id)
+        )
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(name="take", description="Chouette: take the double that waits on your cube")
+    @app_commands.describe(member="The box: whose double you take (when more than one waits)")
+    async def chouette_take(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        session = await self.table.quick(
+            interaction,
+            self.chouettes.answer(
+                interaction.channel_id or 0, interaction.user.id, True, member.id if member is not None else None
+            ),
+        )
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(name="drop", description="Chouette: pass the double that waits on your cube")
+    @app_commands.describe(member="The box: whose double you pass (when more than one waits)")
+    async def chouette_drop(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        session = await self.table.quick(
+            interaction,
+            self.chouettes.answer(
+                interaction.channel_id or 0, interaction.user.id, False, member.id if member is not None else None
+            ),
+        )
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(
+        name="result", description="Chouette: concede the checkers' game (the side that lost reports)"
+    )
+    @app_commands.describe(winner="Who won the checkers' game", win="Single, gammon or backgammon")
+    async def chouette_result(
+        self,
+        interaction: discord.Interaction,
+        winner: Literal["box", "team"],
+        win: Literal["single", "gammon", "backgammon"] = "single",
+    ) -> None:
+        kind = {"single": WinKind.SINGLE, "gammon": WinKind.GAMMON, "backgammon": WinKind.BACKGAMMON}[win]
+        session = await self.table.quick(
+            interaction,
+            self.chouettes.result(interaction.channel_id or 0, interaction.user.id, winner == "team", kind),
+        )
+        await self._show(interaction, session, _("The game is scored; the next one starts."))
+
+    @cooldown("lookup")
+    @app_commands.command(name="ledger", description="Chouette: who is the box, the cubes, and who owes whom")
+    async def chouette_ledger(self, interaction: discord.Interaction) -> None:
+        session = await self.table.quick(interaction, self.chouettes.in_channel(interaction.channel_id or 0))
+        await self._show(interaction, session)
+
+    @cooldown("turn")
+    @app_commands.command(name="stop", description="Chouette: end the session; the ledger is settled and posted")
+    async def chouette_stop(self, interaction: discord.Interaction) -> None:
+        session = await self.table.quick(
+            interaction, self.chouettes.end(interaction.channel_id or 0, interaction.user.id)
+        )
+        await self._show(interaction, session)
+
+
+async def setup(bot: BackgammonBot) -> None:
+    """The extension's entry: its parts come from the client; the polls' buttons are its own."""
+    await bot.add_cog(ClubCog(bot.parts))
+    bot.add_dynamic_items(*DYNAMIC_ITEMS)

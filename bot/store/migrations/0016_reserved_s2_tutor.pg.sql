@@ -1,3 +1,0 @@
--- 16: reserved (branch s2-tutor): other branches hold migration 16; this no-op only keeps
--- the numbering without gaps until the merge drops it for theirs.
-SELECT 1;
