@@ -61,7 +61,7 @@ GALAXY_TAGS = """; [Site "Backgammon Galaxy"]
 _TOKEN = re.compile(r"(?<![\w/-])(\d+|bar)(/(?:\d+|off)\*?)+")
 
 
-def _tokens(text: str, rewrite) -> str:  # type: ignore[no-untyped-def]
+def _tokens(text: str, rewrite) -> str:
     """``rewrite`` applied to the moves of every record, each column kept where it starts
     (an exporter pads the first player's records to the second player's column)."""
     out = []
@@ -81,7 +81,7 @@ def _tokens(text: str, rewrite) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(out) + "\n"
 
 
-def _moves(part: str, rewrite) -> str:  # type: ignore[no-untyped-def]
+def _moves(part: str, rewrite) -> str:
     return re.sub(r"(?<=\d\d: )(.*?)\s*$", lambda m: rewrite(m[1]) + " ", part)
 
 

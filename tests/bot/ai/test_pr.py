@@ -152,7 +152,7 @@ def test_a_dead_cube_is_no_decision(monkeypatch) -> None:
 
     asked: list[object] = []
 
-    def close_call(state, level):  # type: ignore[no-untyped-def]
+    def close_call(state, level):
         asked.append(state)
         probs = (0.6, 0.1, 0.0, 0.1, 0.0)
         return {

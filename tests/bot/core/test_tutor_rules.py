@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 from bot.core.tutor import THRESHOLDS, allowed_in, parse_threshold
 
 
-def state(*, computer: bool, practice: bool, hints: bool, bot_seat: bool, active: bool = True):  # type: ignore[no-untyped-def]
+def state(*, computer: bool, practice: bool, hints: bool, bot_seat: bool, active: bool = True):
     options = SimpleNamespace(computer_level="expert" if computer else None, practice=practice, hints=hints)
     players = (SimpleNamespace(is_bot=False), SimpleNamespace(is_bot=bot_seat))
     return SimpleNamespace(is_active=active, options=options, players=players)
 
 
 @given(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
-def test_the_tutor_speaks_only_where_advice_is_allowed(computer, practice, hints, bot_seat, active) -> None:  # type: ignore[no-untyped-def]
+def test_the_tutor_speaks_only_where_advice_is_allowed(computer, practice, hints, bot_seat, active) -> None:
     allowed = allowed_in(state(computer=computer, practice=practice, hints=hints, bot_seat=bot_seat, active=active))
     assert allowed == (active and (computer or practice or hints or bot_seat))
 

@@ -128,7 +128,7 @@ async def test_no_warning_in_a_rated_game_between_members_with_hints_off(world, 
     await tutor_on(w, w.alice)
     asked = []
 
-    async def never(*args, **kwargs):  # type: ignore[no-untyped-def]
+    async def never(*args, **kwargs):
         asked.append(args)
         raise AssertionError("the tutor asked the net in a rated game without hints")
 
