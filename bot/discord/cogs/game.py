@@ -90,22 +90,22 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.describe(
         opponent="Who you want to play",
         match_length="Points to win the match (0 = a money game)",
-        stake="Money game: what a point is worth on the points leaderboard",
+        stake="Money game: a point's worth on the points leaderboard",
         days="Days per move before the game is forfeited (1-14)",
         jacoby="Money game: gammons count single until the cube is turned",
-        beavers="Money game: a doubled player may redouble at once, keeping the cube",
-        automatic_doubles="Money game: ties in the opening throw double the cube (twice, or every tie up to the cube limit)",
-        opening_reroll="The opening throw only decides who starts; the winner throws again",
+        beavers="Money game: a doubled player may redouble at once",
+        automatic_doubles="Money game: ties in the opening throw double the cube",
+        opening_reroll="The opening throw only picks who starts, who throws again",
         thread="Play in a new public thread",
-        hints="Allow /bg hint for both players (accepting the challenge agrees to it)",
-        seed="Any text of yours the dice are mixed with (provably fair: see /bg rules)",
-        rules="hoyle: Hoyle's rubber (best of three games, no cube, a gammon counts two, a hit's winner throws first)",
+        hints="Allow /bg hint for both players",
+        seed="Your text the dice are mixed with (provably fair: /bg rules)",
+        rules="hoyle: Hoyle's rubber (best of three, no cube, a gammon counts two)",
         backgammon="Hoyle's rubber: a backgammon counts 3, or 4 by agreement",
         cube_limit="The highest the cube may go (default 64)",
-        early_doubles="Off: nobody may double before the game's first play (the old texts' rule)",
-        closed_out="On the bar against a closed board: roll and dance (today), or skip the throw (old texts; .mat can't show it)",
+        early_doubles="Off: no double before the game's first play (old texts)",
+        closed_out="On the bar against a closed board: roll (today) or skip the throw (old texts; no .mat)",
         game="backgammon, tavla, plakoto, nardy, tavli... (/bg rules)",
-        kibitzers="Onlookers may answer privately what they would play (default on)",
+        kibitzers="Onlookers may say privately what they'd play (default on)",
     )
     async def challenge(
         self,
@@ -291,7 +291,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
 
     @cooldown("turn")
     @app_commands.command(name="resign", description="Offer to resign this game; your opponent accepts or rejects")
-    @app_commands.describe(level="How much you give up: a single game, a gammon or a backgammon")
+    @app_commands.describe(level="What you give up: a single game, a gammon or a backgammon")
     async def resign(
         self, interaction: discord.Interaction, level: Literal["single", "gammon", "backgammon"] = "single"
     ) -> None:
@@ -497,7 +497,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="stats", description="Rating and record of a member")
     @app_commands.describe(
         member="Whose stats (default: yours)",
-        everywhere="Their rating over every server the bot is in (default: this server's)",
+        everywhere="Their rating over every server (default: this server's)",
         game="Whose game's rating",
     )
     async def stats(
@@ -576,17 +576,17 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         name="settings", description="How I reach you: pings, direct messages, a daily digest, quiet hours, vacation"
     )
     @app_commands.describe(
-        turn="On your turn: a ping on the board, a direct message, or nothing but the daily digest",
+        turn="On your turn: a ping, a direct message, or only the daily digest",
         reminders="The reminder before a turn runs out",
-        digest_hour="Your daily digest of the games waiting for you, at this hour (your time zone)",
+        digest_hour="The hour of your daily digest of games waiting (your time)",
         digest="Off: no daily digest",
         timezone="Your time zone, e.g. Europe/London (start typing)",
-        quiet_from="Quiet hours start (your time): no pings; reminders wait until they end",
+        quiet_from="Quiet hours start (your time): no pings, reminders wait",
         quiet_to="Quiet hours end (your time)",
         quiet="Off: no quiet hours",
-        vacation_days="Go on vacation in this server for this many days (your clocks wait); 0: come back",
+        vacation_days="Vacation days in this server (your clocks wait); 0: come back",
         language="The language I write to you in",
-        tutor="A warning before a blunder (games with hints): off, blunders (0.08), errors (0.04), or a figure",
+        tutor="Warn me before a blunder: off, blunders, errors, or a figure",
     )
     @app_commands.choices(language=speech.MEMBER_CHOICES)
     async def member_settings(

@@ -13,6 +13,7 @@ from typing import Any, cast
 import pytest
 
 from bot.core.advice import Advice
+from bot.core.model import ChallengeOptions
 from bot.discord.analysis_notes import AnalysisNotes
 from renderer.pool import RenderWorkers
 
@@ -61,7 +62,8 @@ def notes(bot: Bot) -> Any:
 def end(notes: AnalysisNotes, game_id: int) -> None:
     """Game ``game_id`` ends: its game-over message is up."""
     outcome = SimpleNamespace(
-        events=[SimpleNamespace(kind="game_over")], state=SimpleNamespace(id=game_id, status="finished")
+        events=[SimpleNamespace(kind="game_over")],
+        state=SimpleNamespace(id=game_id, status="finished", options=ChallengeOptions()),
     )
     notes.after_game(outcome, SimpleNamespace(id=game_id), [])  # type: ignore[arg-type]
 
@@ -150,12 +152,18 @@ async def test_closing_drops_the_games_waiting_and_stops_the_one_running(notes: 
 
 async def test_nothing_is_queued_without_a_game_over_or_a_message(notes: Any, bot: Bot) -> None:
     bot.kept_up = float("inf")
-    no_end = SimpleNamespace(events=[SimpleNamespace(kind="moved")], state=SimpleNamespace(id=1, status="active"))
+    no_end = SimpleNamespace(
+        events=[SimpleNamespace(kind="moved")], state=SimpleNamespace(id=1, status="active", options=ChallengeOptions())
+    )
     notes.after_game(no_end, SimpleNamespace(id=1), [])
-    ended = SimpleNamespace(events=[SimpleNamespace(kind="game_over")], state=SimpleNamespace(id=2, status="finished"))
+    ended = SimpleNamespace(
+        events=[SimpleNamespace(kind="game_over")],
+        state=SimpleNamespace(id=2, status="finished", options=ChallengeOptions()),
+    )
     notes.after_game(ended, None, [])
     abandoned = SimpleNamespace(
-        events=[SimpleNamespace(kind="game_over")], state=SimpleNamespace(id=3, status="abandoned")
+        events=[SimpleNamespace(kind="game_over")],
+        state=SimpleNamespace(id=3, status="abandoned", options=ChallengeOptions()),
     )
     notes.after_game(abandoned, SimpleNamespace(id=3), [])
     assert not notes.busy

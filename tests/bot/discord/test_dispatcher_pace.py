@@ -30,7 +30,9 @@ async def started(d: Dispatcher, count: int) -> list[float]:
         times.append(loop.time())
 
     d.deliver = deliver  # type: ignore[method-assign]
-    await asyncio.gather(*(d._guarded(SimpleNamespace(kind="board", channel_id=n)) for n in range(count)))  # type: ignore[arg-type]
+    await asyncio.gather(
+        *(d._guarded(SimpleNamespace(kind="board", channel_id=n, guild_id=None)) for n in range(count))
+    )  # type: ignore[arg-type]
     return sorted(times)
 
 
@@ -96,11 +98,11 @@ async def test_a_backlog_is_worded_a_pass_at_a_time_each_at_its_turn_to_go_out()
     async def entries(*, limit: int, **_: Any) -> list[Any]:
         limits.append(limit)
         batch, owed[:] = owed[:limit], owed[limit:]
-        return [[SimpleNamespace(kind="board", channel_id=n)] for n in batch]
+        return [[SimpleNamespace(kind="board", channel_id=n, guild_id=None)] for n in batch]
 
     async def word(group: list[Any]) -> Any:
         worded[group[0].channel_id] = loop.time()
-        return SimpleNamespace(kind="board", channel_id=group[0].channel_id)
+        return SimpleNamespace(kind="board", channel_id=group[0].channel_id, guild_id=None)
 
     async def no_expired(**_: Any) -> list[Any]:
         return []
@@ -138,7 +140,7 @@ async def test_owed_entries_with_nothing_left_to_say_do_not_use_up_the_pace() ->
     they are settled without waiting for the pace, and leave it to what is posted."""
     d = dispatcher(kept_up_for=lambda: 0.0)  # and the bot saturated: the busy pace
     loop = asyncio.get_running_loop()
-    stale: list[list[Any]] = [[SimpleNamespace(kind="reminder", channel_id=n)] for n in range(20)]
+    stale: list[list[Any]] = [[SimpleNamespace(kind="reminder", channel_id=n, guild_id=None)] for n in range(20)]
 
     async def nothing_to_say(group: list[Any]) -> Any:
         return None
