@@ -70,7 +70,7 @@ lint: $(VENV)/.installed-test
 # The translation catalogues: the template (i18n/messages.pot) extracted from the code and
 # the command tree, and each language's .po brought up to date with it (docs/translating.md).
 catalogues: $(VENV)/.installed-test
-	$(BIN)/python scripts/catalogues.py
+	$(BIN)/python -m scripts.catalogues
 
 postgres:
 	sh scripts/ensure_postgres.sh
