@@ -66,10 +66,11 @@ async def test_a_translation_past_the_limit_is_left_out(tree_bot, monkeypatch) -
     assert options["roll"].get("name_localizations", {}) == {}
 
 
-def test_an_untranslated_description_stays_english() -> None:
+def test_an_untranslated_description_stays_english(monkeypatch) -> None:
     from bot.discord.translator import translation
 
-    assert translation("Roll the dice", discord.Locale.german) is None  # untranslated: English
+    with catalogues(monkeypatch, de=small_catalogue("de", {(CONTEXT, "Offer a double"): "Doppeln"})):
+        assert translation("Roll the dice", discord.Locale.german) is None  # untranslated: English
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
