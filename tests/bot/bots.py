@@ -61,6 +61,10 @@ def build_bot(
             service = GameService(store, dice=dice, clock=clock, limits=settings.limits)
         else:
             service = mock.AsyncMock(spec=GameService)
+    if isinstance(service, GameService):
+        # Locales are written at once: SimCord's settle waits for a pending timer, and the
+        # product's 2 s batching would add 2 s to every test's first interaction.
+        service.languages.flush_seconds = 0
     bot = create_bot(settings, service=service, drawing=DRAWING, **options)
     if synced and not settings.dev_guild_id:
         set_up = bot.setup_hook
