@@ -61,7 +61,7 @@ def build_bot(
             service = GameService(store, dice=dice, clock=clock, limits=settings.limits)
         else:
             service = mock.AsyncMock(spec=GameService)
-    if isinstance(service, GameService):
+    if isinstance(service, GameService) and not isinstance(service, mock.Mock):
         # Locales are written at once: SimCord's settle waits for a pending timer, and the
         # product's 2 s batching would add 2 s to every test's first interaction.
         service.languages.flush_seconds = 0
