@@ -13,6 +13,7 @@ limits (1-100 characters) is left out: the member reads the English one
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import discord
@@ -34,9 +35,17 @@ def translation(text: str, locale: discord.Locale) -> str | None:
     language = i18n.language_of(locale.value)
     if language == i18n.ENGLISH:
         return None
+    # A sync asks for every text in all 32 locales: remembered per catalogue read.
+    return _translated(text, language, id(i18n.catalogue(language)))
+
+
+@functools.lru_cache(maxsize=16_384)  # ~250 texts x 9 languages, with room for catalogues read again
+def _translated(text: str, language: str, catalogue: int) -> str | None:
     with i18n.speaking(language):
         found = i18n.pgettext(CONTEXT, text)
-    if found == text or not 1 <= len(found) <= LIMIT:
+    if found == text or not 1 <= len(found) <= min(LIMIT, len(text)):
+        # No longer than the English text: then every command fits Discord's 4000
+        # characters in every language whenever it fits in English (tests/bot/discord/test_tree.py).
         return None
     return found
 
