@@ -31,8 +31,8 @@ async def started(d: Dispatcher, count: int) -> list[float]:
 
     d.deliver = deliver  # type: ignore[method-assign]
     await asyncio.gather(
-        *(d._guarded(SimpleNamespace(kind="board", channel_id=n, guild_id=None)) for n in range(count))
-    )  # type: ignore[arg-type]
+        *(d._guarded(SimpleNamespace(kind="board", channel_id=n, guild_id=None)) for n in range(count))  # type: ignore[arg-type]
+    )
     return sorted(times)
 
 
