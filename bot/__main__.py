@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import sys
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -135,9 +136,12 @@ async def open_bot(settings: Settings, *, serving: bool = True) -> BackgammonBot
 
 async def run(settings: Settings) -> None:
     from bot.ops.shutdown import Stopping
+    from renderer.pipe import PRIORITY
 
     main = asyncio.current_task()
     assert main is not None
+    # The drawing and analysis workers read their priority from the environment they inherit.
+    os.environ[PRIORITY] = settings.worker_priority
     async with await open_bot(settings) as bot:
 
         async def stop() -> None:

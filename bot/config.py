@@ -204,6 +204,16 @@ def _log_format(setting: Setting, text: str) -> str:
     return word
 
 
+WORKER_PRIORITIES = ("low", "normal")
+
+
+def _worker_priority(setting: Setting, text: str) -> str:
+    word = text.lower()
+    if word not in WORKER_PRIORITIES:
+        raise ConfigError(f"{setting.name} must be low or normal, not {word!r}")
+    return word
+
+
 def _webhook_url(setting: Setting, text: str) -> str:
     if not text.startswith(("https://", "http://")):
         raise ConfigError(f"{setting.name} must be a webhook URL (https://discord.com/api/webhooks/...)")
@@ -351,6 +361,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("HEALTH_HOST", "health_host", _text, DEFAULT_HEALTH_HOST, "The address the health server listens on."),
     Setting("LOG_FORMAT", "log_format", _log_format, "text", "text (one readable line per record) or json."),
     Setting(
+        "WORKER_PRIORITY",
+        "worker_priority",
+        _worker_priority,
+        "low",
+        "low (drawing and analysis workers yield the CPU to the bot) or normal (the bot's own priority).",
+    ),
+    Setting(
         "ALERT_WEBHOOK_URL",
         "alert_webhook_url",
         _webhook_url,
@@ -472,6 +489,7 @@ class Settings:
     """Serve ``/healthz``, ``/readyz`` and ``/metrics`` on this port (None: no server)."""
     health_host: str = _default("HEALTH_HOST")
     log_format: str = _default("LOG_FORMAT")
+    worker_priority: str = _default("WORKER_PRIORITY")
     """``text`` (one readable line per record) or ``json`` (one object per line)."""
     secret_files: tuple[str, ...] = ()
     """``DISCORD_TOKEN_FILE`` / ``DATABASE_URL_FILE`` as given (the start warns if others can read them)."""

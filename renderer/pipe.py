@@ -95,9 +95,34 @@ waiting for the loop. At 200 saturating games on 2 cores, 15 against 5 gave
 against 108-116 ms (``bench/e2e_load.py``)."""
 
 
+PRIORITY = "WORKER_PRIORITY"
+"""The environment variable (the bot's setting of that name, which the workers inherit): ``low``
+(the default) lowers the workers as above; ``normal`` leaves them at the bot's priority, for a
+machine where other CPU-heavy work at normal priority would starve them (a test run on more
+workers than cores: every board waited behind the other tests)."""
+
+
+def lowered() -> bool:
+    """Whether the bot's worker processes yield the CPU (:data:`PRIORITY`)."""
+    return os.environ.get(PRIORITY, "low").lower() != "normal"
+
+
 def main() -> None:
     # Ctrl-C in a terminal reaches the whole process group; the bot ends us by closing stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if lowered():
+        _lower()
+    # Replies own the real stdout; a stray print() goes to stderr instead of into a PNG.
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    serve(sys.stdin.buffer, replies)
+    try:
+        replies.close()
+    except BrokenPipeError:
+        pass  # what was left unwritten has no reader
+
+
+def _lower() -> None:
     if hasattr(os, "sched_setscheduler"):  # Linux
         # A batch task keeps its fair share of the CPU but does not preempt the
         # bot when a request wakes it: the bot's event loop answers everyone.
@@ -109,14 +134,6 @@ def main() -> None:
         os.nice(NICE)
     except (OSError, AttributeError):  # not on this system: drawing at the bot's priority is fine
         pass
-    # Replies own the real stdout; a stray print() goes to stderr instead of into a PNG.
-    replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    serve(sys.stdin.buffer, replies)
-    try:
-        replies.close()
-    except BrokenPipeError:
-        pass  # what was left unwritten has no reader
 
 
 if __name__ == "__main__":

@@ -48,6 +48,12 @@ import pytest
 
 BACKENDS = ("sqlite", "postgres")
 
+# The bots' drawing and analysis workers (and those of the bot processes the e2e tests start) at
+# the tests' own priority: the suite runs more pytest workers than cores, and workers lowered
+# below them waited for a core (an analysis in the idle class got none: SimCord's settle timed out).
+# The tests of the lowering itself set it back to "low".
+os.environ["WORKER_PRIORITY"] = "normal"
+
 
 def find_pg_bin() -> Path | None:
     """The folder holding ``initdb`` and ``pg_ctl``, or None."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.ai.values import AnalysisUnavailable, CubeState
 from engine import Position, Roll
+from renderer.pipe import lowered
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +187,10 @@ def _warm_up() -> bool:
 
 
 def _yield_cpu(pid: int) -> None:
-    """Put process ``pid`` (0: this one) at nice 19 and, on Linux, in the idle class."""
+    """Put process ``pid`` (0: this one) at nice 19 and, on Linux, in the idle class
+    (unless ``WORKER_PRIORITY=normal``: :func:`renderer.pipe.lowered`)."""
+    if not lowered():
+        return
     try:
         os.setpriority(os.PRIO_PROCESS, pid, 19)
     except OSError:

@@ -46,6 +46,15 @@ async def workers() -> AsyncIterator[RenderWorkers]:
 
 
 @pytest.fixture
+async def lowered(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[RenderWorkers]:
+    """Two workers started as the bot starts them by default (``WORKER_PRIORITY=low``; the tests run
+    with ``normal``, tests/conftest.py)."""
+    monkeypatch.setenv("WORKER_PRIORITY", "low")
+    async for pool in _started(2):
+        yield pool
+
+
+@pytest.fixture
 async def pool() -> AsyncIterator[RenderWorkers]:
     """A pool of one started worker."""
     async for pool in _started(1):
@@ -92,15 +101,22 @@ async def test_boards_are_the_bytes_drawn_here_by_the_same_two_workers(workers: 
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
-async def test_workers_run_as_batch_tasks_so_a_request_does_not_preempt_the_bot(workers: RenderWorkers) -> None:
-    assert all(os.sched_getscheduler(pid) == os.SCHED_BATCH for pid in workers.pids)
+async def test_workers_run_as_batch_tasks_so_a_request_does_not_preempt_the_bot(lowered: RenderWorkers) -> None:
+    assert all(os.sched_getscheduler(pid) == os.SCHED_BATCH for pid in lowered.pids)
     assert os.sched_getscheduler(0) != os.SCHED_BATCH  # the bot itself stays as it was
 
 
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="Unix priorities")
-async def test_workers_yield_the_cpu_to_the_bot_when_it_is_short(workers: RenderWorkers) -> None:
+async def test_workers_yield_the_cpu_to_the_bot_when_it_is_short(lowered: RenderWorkers) -> None:
     own = os.getpriority(os.PRIO_PROCESS, 0)
-    assert all(os.getpriority(os.PRIO_PROCESS, pid) == min(own + NICE, 19) for pid in workers.pids)
+    assert all(os.getpriority(os.PRIO_PROCESS, pid) == min(own + NICE, 19) for pid in lowered.pids)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
+async def test_workers_at_normal_priority_stay_at_the_bots(workers: RenderWorkers) -> None:
+    assert os.environ["WORKER_PRIORITY"] == "normal"  # tests/conftest.py
+    own = os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)
+    assert all((os.getpriority(os.PRIO_PROCESS, pid), os.sched_getscheduler(pid)) == own for pid in workers.pids)
 
 
 async def test_a_worker_killed_while_idle_is_replaced(workers: RenderWorkers) -> None:

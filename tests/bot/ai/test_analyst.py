@@ -269,9 +269,10 @@ def test_unavailable_path(monkeypatch):
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
-def test_analyses_run_in_the_idle_class_so_a_busy_bot_keeps_its_cores():
+def test_analyses_run_in_the_idle_class_so_a_busy_bot_keeps_its_cores(monkeypatch):
     """Whole-game analyses only take a core nothing else wants: at nice 19 alone
     they still took a third of a core from a saturated bot."""
+    monkeypatch.setenv("WORKER_PRIORITY", "low")  # the bot's default (the tests run at normal)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
         1, mp_context=context, initializer=engines._lower_priority, initargs=(os.getpid(),)
@@ -284,12 +285,13 @@ def test_analyses_run_in_the_idle_class_so_a_busy_bot_keeps_its_cores():
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
-def test_an_analysis_worker_is_lowered_before_its_start_up():
+def test_an_analysis_worker_is_lowered_before_its_start_up(monkeypatch):
     """The worker's start-up (a fresh interpreter importing the bot and the engines)
     is already in the idle class: its parent lowers it as soon as it exists, before
     any of its own code (here no initializer at all) runs."""
     from bot.ai.engines import LowPriorityContext
 
+    monkeypatch.setenv("WORKER_PRIORITY", "low")
     with ProcessPoolExecutor(1, mp_context=LowPriorityContext()) as pool:
         policy = pool.submit(os.sched_getscheduler, 0).result(timeout=60)
         priority = pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60)
@@ -299,9 +301,10 @@ def test_an_analysis_worker_is_lowered_before_its_start_up():
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getscheduler"), reason="Linux scheduling classes")
-async def test_the_analysts_analysis_worker_is_started_lowered():
+async def test_the_analysts_analysis_worker_is_started_lowered(monkeypatch):
     from bot.ai.engines import LowPriorityContext
 
+    monkeypatch.setenv("WORKER_PRIORITY", "low")
     analyst = Analyst()
     try:
         assert await analyst._analyse(os.sched_getscheduler, 0) == os.SCHED_IDLE
