@@ -19,7 +19,6 @@ from typing import Any
 
 from bot.ai.values import AnalysisUnavailable, CubeState
 from engine import Position, Roll
-from renderer.pipe import lowered
 
 log = logging.getLogger(__name__)
 
@@ -186,9 +185,15 @@ def _warm_up() -> bool:
     return True
 
 
+def lowered() -> bool:
+    """Whether the analysis workers yield the CPU: the ``WORKER_PRIORITY`` setting (``low``, the
+    default, or ``normal``), which the drawing workers read too (:func:`renderer.pipe.lowered`)."""
+    return os.environ.get("WORKER_PRIORITY", "low").lower() != "normal"
+
+
 def _yield_cpu(pid: int) -> None:
     """Put process ``pid`` (0: this one) at nice 19 and, on Linux, in the idle class
-    (unless ``WORKER_PRIORITY=normal``: :func:`renderer.pipe.lowered`)."""
+    (unless ``WORKER_PRIORITY=normal``: :func:`lowered`)."""
     if not lowered():
         return
     try:
