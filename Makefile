@@ -59,7 +59,7 @@ env: .env
 # engine's oracle tests import our .mat files into GNU Backgammon; `gnubg`
 # installs it where it can (never failing: without it those tests skip).
 test: lint postgres gnubg
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m "not soak"
 
 # The code's own checks, run by `make test` first: format, lint (ruff) and types (mypy).
 lint: $(VENV)/.installed-test
@@ -78,9 +78,12 @@ postgres:
 gnubg:
 	sh scripts/ensure_gnubg.sh
 
-# The long randomized runs the suite keeps short: 60 SIGKILLs of the real bot mid-game.
+# The long randomized runs the suite keeps short (60 SIGKILLs of the real bot mid-game, 200
+# matches through GNU Backgammon) and the statistical ones it leaves out (marked soak).
 soak: $(VENV)/.installed-test postgres gnubg
 	BG_CRASH_KILLS=60 $(BIN)/python -m pytest -q tests/e2e/test_e2e_crashes.py
+	BG_GNUBG_SAMPLES=200 $(BIN)/python -m pytest -q tests/engine/test_gnubg.py
+	$(BIN)/python -m pytest -q -m soak
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench.engine

@@ -140,8 +140,10 @@ async def run(settings: Settings) -> None:
 
     main = asyncio.current_task()
     assert main is not None
-    # The drawing and analysis workers read their priority from the environment they inherit.
-    os.environ[PRIORITY] = settings.worker_priority
+    # The drawing and analysis workers read their priority from the environment they inherit
+    # (the setting may come from the .env file).
+    if settings.worker_priority != "low":
+        os.environ[PRIORITY] = settings.worker_priority
     async with await open_bot(settings) as bot:
 
         async def stop() -> None:

@@ -1,19 +1,25 @@
 """Bots for the tests, wired as :mod:`bot.__main__` wires the real one, on a test's store.
 
 Every bot of the test process draws with the same drawing workers
-(:data:`DRAWING`): starting two worker processes for each of hundreds of bots
-would cost the suite minutes. Closing a bot leaves them running; they end with
-the process.
+(:data:`DRAWING`) and analyses with the same engine workers (:data:`ENGINES`):
+starting worker processes for each of hundreds of bots would cost the suite
+minutes (an engine worker loads the nets: seconds under load, which SimCord's
+5 s settle after a game's end waited for). Closing a bot leaves them running;
+they end with the process.
 """
 
 from __future__ import annotations
 
 import atexit
+import copy
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from unittest import mock
 
+import i18n
+from bot import ai
+from bot.ai import analyst as analysts
 from bot.config import Settings
 from bot.core import GameService
 from bot.discord.boards import RENDER_WORKERS
@@ -38,6 +44,46 @@ class SharedDrawing(RenderWorkers):
 
 
 DRAWING = SharedDrawing(RENDER_WORKERS)
+
+
+class SharedEngines(ai.Analyst):
+    """The process's analyst, whose worker processes no bot ends (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        atexit.register(self.end)
+
+    def close(self) -> None:
+        """A bot closing: the next test's bot analyses with the same workers."""
+
+    def end(self) -> None:
+        ai.Analyst.close(self)
+
+
+ENGINES = SharedEngines()
+analysts._default = ENGINES  # what every bot's advice uses (bot.ai.default_analyst)
+ai.close_default = lambda: None  # a bot's advice closing it: kept for the next test
+
+_PAYLOADS: dict[tuple[object, ...], list[dict[str, Any]]] = {}
+"""Synced command payloads, by the tree's commands and the catalogues read (see :func:`sync`)."""
+
+
+async def sync(bot: BackgammonBot) -> None:
+    """``bot.tree.sync()``, with the translated payload built once per test process: discord.py
+    asks the translator for every text in 32 locales (some 8,000 calls), which cost every
+    SimCord test a fifth of a second. A changed catalogue or tree builds it again."""
+    tree = bot.tree
+    commands = tree._get_all_commands()
+    catalogues = tuple(id(i18n.catalogue(language)) for language in i18n.LANGUAGES)
+    key = (tuple(command.qualified_name for command in commands), type(tree.translator), catalogues)
+    if key not in _PAYLOADS:
+        translator = tree.translator
+        _PAYLOADS[key] = [
+            await command.get_translated_payload(tree, translator) if translator else command.to_dict(tree)
+            for command in commands
+        ]
+    assert bot.application_id is not None
+    await tree._http.bulk_upsert_global_commands(bot.application_id, payload=copy.deepcopy(_PAYLOADS[key]))
 
 
 def build_bot(
@@ -71,7 +117,7 @@ def build_bot(
 
         async def setup_hook() -> None:
             await set_up()
-            await bot.tree.sync()
+            await sync(bot)
 
         bot.setup_hook = setup_hook  # type: ignore[method-assign]
     return bot

@@ -84,11 +84,6 @@ def simcord_bot(make_bot):
     return make_bot()
 
 
-SETTLE_SECONDS = 30.0
-"""How long SimCord waits for the bot to finish what an event started (not an answer's deadline:
-the 3 s rule is asserted where it is tested)."""
-
-
 @pytest.fixture
 async def env(simcord_env):
     """``simcord_env`` that tolerates player mistakes answered by our error path.
@@ -98,9 +93,6 @@ async def env(simcord_env):
     anything else still fails the test.
     """
     simcord_env.expected_errors = 0  # a test that provokes a bug on purpose raises this
-    # SimCord waits for the bot's work after each event, the game-over analysis included; 5 s
-    # (its default) was too short for an analysis on a CI machine running three workers on 2 cores.
-    simcord_env.settle_timeout = SETTLE_SECONDS
     yield simcord_env
     errors = simcord_env.errors[simcord_env.expected_errors :]
     unexpected = [e for e in errors if player_message(unwrap(e)) is None]

@@ -118,6 +118,7 @@ def test_every_setting_reaches_the_settings():
         "HEALTH_PORT": "9102",
         "HEALTH_HOST": "0.0.0.0",
         "LOG_FORMAT": "json",
+        "WORKER_PRIORITY": "normal",
         "ALERT_WEBHOOK_URL": "https://discord.com/api/webhooks/1/x",
     }
     for setting in SETTINGS:

@@ -109,18 +109,22 @@ async def test_sigterm_right_after_ready(fake, tmp_path):
         await bot.kill()
 
 
+LOAD_GAMES = 10
+"""Games under way at the SIGTERM, each played to its end after the restart (20 took the suite a minute)."""
+
+
 async def test_sigterm_during_load_loses_nothing(fake, launch):
     port = free_port()
     bot = await launch(REAL_BOT, log_level="INFO", extra_env={"HEALTH_PORT": str(port)})
     await fake.wait_for(lambda: "ready as" in bot.log_text(), 60, "the bot to be ready")
-    load = asyncio.create_task(run_games(fake, 20, timeout=8.0))
-    await fake.wait_for(lambda: len(fake.interactions) >= 60, 30, "the load to be under way")
+    load = asyncio.create_task(run_games(fake, LOAD_GAMES, timeout=8.0))
+    await fake.wait_for(lambda: len(fake.interactions) >= 3 * LOAD_GAMES, 30, "the load to be under way")
 
     status, text = await probe(port, "/metrics")  # type: ignore[misc]
     assert status == 200
     samples = samples_of(text)
-    assert samples[("bg_interactions_total", (("family", "challenge"),))] >= 20  # every game's challenge at least
-    assert samples[("bg_first_answer_seconds_count", (("family", "challenge"),))] >= 20
+    assert samples[("bg_interactions_total", (("family", "challenge"),))] >= LOAD_GAMES  # every game's challenge
+    assert samples[("bg_first_answer_seconds_count", (("family", "challenge"),))] >= LOAD_GAMES
     assert samples[("bg_board_seconds_count", ())] >= 1
     assert samples[("bg_cached_games", ())] >= 1
     assert ("bg_outbox_owed", ()) in samples and ("bg_gateway_latency_seconds", (("shard", "0"),)) in samples

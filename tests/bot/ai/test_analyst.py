@@ -130,7 +130,7 @@ def play_games(analyst, levels, games, seed):
     return wins
 
 
-@pytest.mark.slow
+@pytest.mark.soak  # some 50 s of two cores: the levels' plays are checked against gnubg in the suite
 def test_stronger_level_beats_beginner():
     """Checker play only (no cube), 40 games, seats alternating: 1-ply
     (intermediate) against the beginner's noisy 0-ply. (Expert 2-ply against
