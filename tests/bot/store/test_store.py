@@ -779,7 +779,7 @@ async def test_bad_input_is_rejected_before_writing(store: Store) -> None:
 _channels = iter(range(10_000, 10**9))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(-2, 2), st.integers(1, 3)), min_size=1, max_size=12))
 def test_property_cas_keeps_version_equal_to_log_length(backend: str, request, ops: list[tuple[int, int]]) -> None:
     """Any mix of fresh and stale appends: version == log length, seqs contiguous."""
