@@ -27,8 +27,8 @@ from engine.mat import export_games
 from tests.engine.gnubg_oracle import find_gnubg, run_gnubg
 
 NAMES = ("Zero", "One")
-SNOWIE_MET = "/usr/share/gnubg/met/snowie.xml"
-"""Debian gnubg's copy of the table gnubg-nn uses (gnubg's own default is Kazaross-XG2)."""
+ANALYSIS_MET = "/usr/share/gnubg/met/Kazaross-XG2.xml"
+"""The table the bot's analysis grades with (bgsage's; GNU Backgammon's own default)."""
 NOISE = 0.06
 """Checker-play noise: players of a PR between about 5 and 20, where PR is quoted."""
 
@@ -92,7 +92,7 @@ def gnubg_prs(
         path = work / f"pr{i}.mat"
         path.write_text(text)
         paths.append(str(path))
-    job = {"paths": paths, "plies": 0, "met": SNOWIE_MET, "options": options or [{}] * len(paths)}
+    job = {"paths": paths, "plies": 0, "met": ANALYSIS_MET, "options": options or [{}] * len(paths)}
     answers = run_gnubg(program, job, work, script="gnubg_pr.py")
     out = []
     for stats in answers:

@@ -30,6 +30,7 @@ from bot.ai.engines import (
     available,
     die_with_parent,
     gnubg_board,
+    sage_mwc,
 )
 from bot.ai.met import ScoreValues
 from bot.ai.pr import is_close_cube
@@ -276,13 +277,15 @@ class Analyst:
         game: Game,
         *,
         ply: int = 0,
-        cube_level: str = "1ply",
+        cube_level: str = "0ply",
         blunder_threshold: float = BLUNDER_THRESHOLD,
     ) -> GameAnalysis:
         """Replay ``game``'s log and grade every decision of both players.
 
         Checker plays are graded with gnubg-nn at ``ply``, cube decisions
-        with bgsage at ``cube_level``; luck is measured at 0-ply.
+        at ``cube_level``: at 0-ply from the same net's chances (bgsage's
+        Janowski conversion, GNU Backgammon's 0-ply cube), deeper with bgsage's
+        own search; luck is measured at 0-ply.
         """
         players = (PlayerAnalysis(0), PlayerAnalysis(1))
         replay = Game(game.settings, score=game.score, crawford=game.crawford)
@@ -414,7 +417,8 @@ class Analyst:
         they are worth at this score and cube, as GNU Backgammon and XG grade match play)."""
         mover = replay.player_on_roll
         n = replay.settings.match_length
-        values = ScoreValues.at(n - replay.score[mover], n - replay.score[1 - mover], replay.cube_value)
+        # The cube's table (bgsage's Kazaross-XG2), so that plays and cube actions weigh a score alike.
+        values = ScoreValues.at(n - replay.score[mover], n - replay.score[1 - mover], replay.cube_value, table=sage_mwc)
         at_score = [Candidate(c.play, values.emg(self._after_probabilities(c.play, ply))) for c in ranked]
         return sorted(at_score, key=lambda c: -c.equity)
 
@@ -521,7 +525,7 @@ class Analyst:
     # -- one decision (the tutor) ---------------------------------------------------------
 
     def decision_loss(
-        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "1ply"
+        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "0ply"
     ) -> Mistake | None:
         """What the player to act gives up by ``kind`` (``play`` of ``text``, ``double``,
         ``roll`` without doubling, ``take``, ``pass``, ``beaver``) now, graded as the game's
@@ -546,7 +550,7 @@ class Analyst:
         return analysis.mistakes[0] if analysis.mistakes else None
 
     async def adecision_loss(
-        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "1ply"
+        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "0ply"
     ) -> Mistake | None:
         """:meth:`decision_loss` in a thread (0-ply plays and a 1-ply cube take milliseconds)."""
         return await asyncio.to_thread(self.decision_loss, game, kind, text, ply=ply, cube_level=cube_level)

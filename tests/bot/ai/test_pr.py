@@ -180,3 +180,78 @@ def test_a_dead_cube_is_no_decision(monkeypatch) -> None:
     leader, trailer = analysis.players
     assert leader.close_no_doubles == 0 and leader.cube_decisions == 0
     assert trailer.close_no_doubles > 0  # the trailer's cube is alive: its close no-doubles count
+
+
+# -- GNU Backgammon's own figures, written by hand ----------------------------------------
+# From the Debian gnubg 1.07 (`analyse match` at 0-ply, checker plays cubeless, its default
+# Kazaross-XG2 table), converted from its match winning chances to EMG (double/pass = +1).
+# The nets differ a little (gnubg-nn against gnubg 1.07's weights): a few thousandths.
+
+
+@pytest.mark.parametrize(
+    ("position_id", "away", "no_double", "double_take"),
+    [
+        ("mDP4AlBs1sEBCQ", 5, 0.991, 1.494),  # gammonish: MWC 0.57660 and 0.61554 at 5-away all
+        ("1rYWAAzYth0AUA", 3, 0.931, 1.321),  # MWC 0.59258 and 0.63138 at 3-away all
+    ],
+)
+def test_a_match_cube_at_0ply_is_gnubgs(position_id: str, away: int, no_double: float, double_take: float) -> None:
+    """At 0-ply a match cube comes from gnubg-nn's chances, the net the plays are graded with,
+    through GNU Backgammon's 0-ply method (bgsage's own net said 0.978 and 1.451 for the first)."""
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bot.ai.analyst import Analyst
+    from bot.ai.values import CubeState
+    from engine import Position
+
+    state = CubeState(Position.from_position_id(position_id), away=(away, away))
+    advice = Analyst().cube_action(state, level=0)
+    assert advice.no_double == pytest.approx(no_double, abs=0.01)
+    assert advice.double_take == pytest.approx(double_take, abs=0.01)
+    assert advice.double_pass == pytest.approx(1.0, abs=1e-5)
+    assert advice.double and not advice.take
+
+
+def test_the_analysis_grades_a_match_take_as_gnubg_does() -> None:
+    """A take of a pass at 5-away all: GNU Backgammon's wrong take costs 1.494 - 1 (EMG).
+    The analysis's cube is the 0-ply one by default (bgsage's 1-ply net said 0.451)."""
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bot.ai.analyst import Analyst
+    from engine import Game, Phase
+
+    game = Game.from_gnubg_id("mDP4AlBs1sEBCQ:MBmgAAAAAAAE")  # 5-point match, 0-0, doubled to 2
+    assert game.phase is Phase.DOUBLED
+    analyst = Analyst()
+    mistake = analyst.decision_loss(game, "take")
+    assert mistake is not None and mistake.equity_lost == pytest.approx(0.494, abs=0.01)
+    assert analyst.decision_loss(game, "pass") is None
+
+
+@pytest.mark.parametrize(("play", "lost"), [("8/6 8/5", 0.110), ("24/22 4/1*", 0.043)])
+def test_a_play_at_a_match_score_weighs_gammons_with_the_cubes_table(play: str, lost: float) -> None:
+    """3-away against 5-away, a blitz: the play's loss in the same table as the cube
+    (Kazaross-XG2; gnubg with Snowie's table says 0.118 and 0.047)."""
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bot.ai.analyst import Analyst
+    from engine import Game
+
+    game = Game.from_gnubg_id("mDP4AGjsNoMBIQ:cImpAAAAEAAE")  # 32 to play, 5-point match, 0-2
+    mistake = Analyst().decision_loss(game, "play", play)
+    assert mistake is not None and mistake.equity_lost == pytest.approx(lost, abs=0.003)
+
+
+def test_the_analysis_table_is_kazaross_xg2() -> None:
+    pytest.importorskip("bgsage")
+    from bot.ai.engines import sage_mwc
+    from bot.ai.met import ScoreValues
+
+    # Entries of GNU Backgammon's met/Kazaross-XG2.xml, by hand.
+    assert sage_mwc(1, 2) == pytest.approx(0.67736, abs=1e-5)  # the Crawford game
+    assert sage_mwc(2, 1, post_crawford=True) == pytest.approx(0.48803, abs=1e-5)
+    assert sage_mwc(3, 1, post_crawford=True) == pytest.approx(0.32264, abs=1e-5)
+    assert sage_mwc(0, 3) == 1.0 and sage_mwc(3, 0) == 0.0
+    values = ScoreValues.at(3, 1, table=sage_mwc)  # post-Crawford, the trailer to play
+    assert values.win[0] == pytest.approx(0.48803, abs=1e-5) and values.lose[0] == 0.0
+    assert values.win[1] == 0.5  # a gammon: 1-away all
