@@ -2,8 +2,9 @@
 
 Plays ``--matches`` matches between two noisy computer players (the beginner
 level: real mistakes, some cube errors), exports each as ``.mat``, grades it
-with the bot's analyst (0-ply, as the bot's post-game analysis) and has the
-Debian ``gnubg`` analyse the same file (``analyse match``, 0-ply, cubeful).
+with the bot's analyst (its defaults: 0-ply plays and cube, as the bot's post-game
+analysis) and has the Debian ``gnubg`` analyse the same file (``analyse match``,
+0-ply, checker plays cubeless, its default Kazaross-XG2 table).
 gnubg's PR is computed from its own per-player totals: 500 × (checker + cube
 EMG error) / (unforced moves + close cube decisions). Prints both per player
 and the differences.
@@ -75,7 +76,7 @@ def bot_pr(match: Match, analyst: Analyst) -> list[tuple[float, int]]:
     """Per player (equity lost, decisions PR counts) over the match's games."""
     totals = [[0.0, 0], [0.0, 0]]
     for game in match.games:
-        analysis = analyst.analyse_game(game, ply=0, cube_level="0ply")
+        analysis = analyst.analyse_game(game)
         for p in analysis.players:
             totals[p.player][0] += p.equity_lost
             totals[p.player][1] += p.pr_decisions
