@@ -93,7 +93,7 @@ def gnubg_prs(
         path = work / f"pr{i}.mat"
         path.write_text(text)
         paths.append(str(path))
-    job = {"paths": paths, "plies": 0, "met": ANALYSIS_MET, "options": options or [{}] * len(paths)}
+    job = {"paths": paths, "plies": 0, "cubeful": True, "met": ANALYSIS_MET, "options": options or [{}] * len(paths)}
     answers = run_gnubg(program, job, work, script="gnubg_pr.py")
     out = []
     for stats in answers:

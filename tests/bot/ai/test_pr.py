@@ -228,10 +228,10 @@ def test_the_analysis_grades_a_match_take_as_gnubg_does() -> None:
     assert analyst.decision_loss(game, "pass") is None
 
 
-@pytest.mark.parametrize(("play", "lost"), [("8/6 8/5", 0.110), ("24/22 4/1*", 0.043)])
-def test_a_play_at_a_match_score_weighs_gammons_with_the_cubes_table(play: str, lost: float) -> None:
-    """3-away against 5-away, a blitz: the play's loss in the same table as the cube
-    (Kazaross-XG2; gnubg with Snowie's table says 0.118 and 0.047)."""
+@pytest.mark.parametrize(("play", "lost"), [("8/6 8/5", 0.114), ("24/22 4/1*", 0.039)])
+def test_a_play_at_a_match_score_is_graded_cubeful_in_the_cubes_table(play: str, lost: float) -> None:
+    """3-away against 5-away, a blitz: gnubg's cubeful 0-ply loss, in the cube's table
+    (cubeless it says 0.110 and 0.043; cubeless with Snowie's table 0.118 and 0.047)."""
     pytest.importorskip("gnubg_nn")
     pytest.importorskip("bgsage")
     from bot.ai.analyst import Analyst
@@ -240,6 +240,21 @@ def test_a_play_at_a_match_score_weighs_gammons_with_the_cubes_table(play: str, 
     game = Game.from_gnubg_id("mDP4AGjsNoMBIQ:cImpAAAAEAAE")  # 32 to play, 5-point match, 0-2
     mistake = Analyst().decision_loss(game, "play", play)
     assert mistake is not None and mistake.equity_lost == pytest.approx(lost, abs=0.003)
+
+
+def test_a_play_that_hands_the_opponent_a_redouble_costs_what_gnubg_says() -> None:
+    """3-point match, 0-0, the opponent owns the cube at 2: 7/3*(2) 6/2(2) leaves them a
+    strong redouble. gnubg's cubeful 0-ply loss is 0.198 against 9/1 7/3*(2); cubeless
+    (the opponent's cube ignored) it is 0.070 against 9/5 7/3*(3)."""
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bot.ai.analyst import Analyst
+    from engine import Game
+
+    game = Game.from_gnubg_id("1m0LBAiy2xkAMA:EQFyAAAAAAAE")  # 44 to play
+    mistake = Analyst().decision_loss(game, "play", "7/3*(2) 6/2(2)")
+    assert mistake is not None and mistake.equity_lost == pytest.approx(0.198, abs=0.01)
+    assert "9/1" in mistake.best
 
 
 def test_the_analysis_table_is_kazaross_xg2() -> None:
