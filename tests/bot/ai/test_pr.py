@@ -270,3 +270,39 @@ def test_the_analysis_table_is_kazaross_xg2() -> None:
     values = ScoreValues.at(3, 1, table=sage_mwc)  # post-Crawford, the trailer to play
     assert values.win[0] == pytest.approx(0.48803, abs=1e-5) and values.lose[0] == 0.0
     assert values.win[1] == 0.5  # a gammon: 1-away all
+
+
+@st.composite
+def _chances(draw: st.DrawFn) -> tuple[float, ...]:
+    unit = st.floats(0, 1)
+    win = draw(unit)
+    win_gammon = win * draw(unit) * 0.6
+    lose_gammon = (1 - win) * draw(unit) * 0.6
+    return (win, win_gammon, win_gammon * draw(unit) * 0.3, lose_gammon, lose_gammon * draw(unit) * 0.3)
+
+
+@given(
+    _chances(),
+    st.integers(2, 15),
+    st.booleans(),
+    st.sampled_from(["crawford", "dead"]),
+)
+def test_a_cube_nobody_can_turn_is_worth_the_plays_equity_at_the_score(
+    chances: tuple[float, ...], away: int, leader_on_roll: bool, why: str
+) -> None:
+    """In the Crawford game, or with a cube that already decides the match for both, the
+    cube's equity is the cubeless one in the table the plays are graded with: one table
+    for both halves of a PR (Snowie's table would be up to 0.04 off)."""
+    pytest.importorskip("bgsage")
+    from bot.ai.engines import _cubeful_equity, sage_mwc
+    from bot.ai.met import ScoreValues
+    from bot.ai.values import CubeState
+    from engine import Position
+
+    if why == "crawford":
+        aways, cube = ((1, away) if leader_on_roll else (away, 1)), 1
+    else:
+        aways, cube = (away, max(2, away - 1)), 1 << (away - 1).bit_length()
+    state = CubeState(Position.start(), cube_value=cube, away=aways, crawford=why == "crawford")
+    cubeless = ScoreValues.at(*aways, cube, table=sage_mwc).emg(chances)
+    assert _cubeful_equity(state, chances) == pytest.approx(cubeless, abs=1e-4)
