@@ -118,10 +118,13 @@ def test_pr_agrees_with_gnubg_on_a_computer_match(tmp_path) -> None:
     from bot.ai.analyst import Analyst
     from engine.mat import export_games
 
-    analyst = Analyst(rng=random.Random(5))
-    match = computer_match(5, analyst, 1)
+    # A 3-point match of one game, doubled and taken twice: plays graded cubeful, and the cube
+    # (the bot graded with bgsage's net and gnubg with Snowie's table, they were 2.7 PR apart)
+    analyst = Analyst(rng=random.Random(8))
+    match = computer_match(8, analyst, 3)
+    assert [a.kind for g in match.games for a in g.log].count("take") == 2
     ours = bot_pr(match, analyst)
-    (theirs,) = gnubg_prs(program, [export_games(match.games, NAMES, match_length=1)], tmp_path)
+    (theirs,) = gnubg_prs(program, [export_games(match.games, NAMES, match_length=3)], tmp_path)
     for seat, name in enumerate(NAMES):
         gnubg_pr, gnubg_decisions = theirs[name]
         assert ours[seat][1] == gnubg_decisions, name
