@@ -21,6 +21,7 @@ from typing import Any
 from bot.ai.engines import (
     LowPriorityContext,
     _cube,
+    _cubeful_equity,
     _gnubg,
     _is_over,
     _lower_priority,
@@ -30,6 +31,7 @@ from bot.ai.engines import (
     available,
     die_with_parent,
     gnubg_board,
+    sage_mwc,
 )
 from bot.ai.met import ScoreValues
 from bot.ai.pr import is_close_cube
@@ -276,13 +278,15 @@ class Analyst:
         game: Game,
         *,
         ply: int = 0,
-        cube_level: str = "1ply",
+        cube_level: str = "0ply",
         blunder_threshold: float = BLUNDER_THRESHOLD,
     ) -> GameAnalysis:
         """Replay ``game``'s log and grade every decision of both players.
 
         Checker plays are graded with gnubg-nn at ``ply``, cube decisions
-        with bgsage at ``cube_level``; luck is measured at 0-ply.
+        at ``cube_level``: at 0-ply from the same net's chances (bgsage's
+        Janowski conversion, GNU Backgammon's 0-ply cube), deeper with bgsage's
+        own search; luck is measured at 0-ply.
         """
         players = (PlayerAnalysis(0), PlayerAnalysis(1))
         replay = Game(game.settings, score=game.score, crawford=game.crawford)
@@ -381,7 +385,9 @@ class Analyst:
         assert replay.dice is not None
         chosen = match_play(replay.position, replay.dice, text, plays)
         ranked = self.play_equities(replay.position, replay.dice, ply=ply)
-        if not replay.is_money:
+        if replay.settings.cube:
+            ranked = self._cubeful(replay, ranked, ply)
+        elif not replay.is_money:
             ranked = self._at_score(replay, ranked, ply)
         best = ranked[0]
         played = next(c for c in ranked if c.play == chosen)
@@ -414,9 +420,57 @@ class Analyst:
         they are worth at this score and cube, as GNU Backgammon and XG grade match play)."""
         mover = replay.player_on_roll
         n = replay.settings.match_length
-        values = ScoreValues.at(n - replay.score[mover], n - replay.score[1 - mover], replay.cube_value)
+        # The cube's table (bgsage's Kazaross-XG2), so that plays and cube actions weigh a score alike.
+        values = ScoreValues.at(n - replay.score[mover], n - replay.score[1 - mover], replay.cube_value, table=sage_mwc)
         at_score = [Candidate(c.play, values.emg(self._after_probabilities(c.play, ply))) for c in ranked]
         return sorted(at_score, key=lambda c: -c.equity)
+
+    def _cubeful(self, replay: Game, ranked: list[Candidate], ply: int) -> list[Candidate]:
+        """The plays re-ranked by their cubeful equity, as GNU Backgammon and XG grade checker
+        play: after each play the opponent takes their best cube action (Janowski's formula
+        on the chances after the play, in the cube's table at a match score), turned round to
+        the mover. A play that ends the game keeps its cubeless value: no cube is left."""
+        mover = replay.player_on_roll
+        settings = replay.settings
+        # The cube as the opponent, next to roll, sees it.
+        if replay.cube_owner is None:
+            owner = "centered"
+        else:
+            owner = "opponent" if replay.cube_owner == mover else "player"
+        away = (0, 0)
+        values: ScoreValues | None = None
+        if not replay.is_money:
+            n = settings.match_length
+            away = (max(n - replay.score[1 - mover], 1), max(n - replay.score[mover], 1))
+            values = ScoreValues.at(away[1], away[0], replay.cube_value, table=sage_mwc)
+        cubeful = []
+        for candidate in ranked:
+            after = candidate.play.position
+            if after.off[0] == 15:
+                equity = (
+                    candidate.equity if values is None else values.emg(self._after_probabilities(candidate.play, ply))
+                )
+            else:
+                theirs = self.evaluate(after.swap(), ply=ply)
+                state = CubeState(
+                    after.swap(),
+                    cube_value=replay.cube_value,
+                    owner=owner,
+                    away=away,
+                    crawford=replay.crawford,
+                    jacoby=replay.is_money and settings.jacoby,
+                    beavers=replay.is_money and settings.beavers,
+                )
+                chances = (
+                    theirs.win,
+                    theirs.win_gammon,
+                    theirs.win_backgammon,
+                    theirs.lose_gammon,
+                    theirs.lose_backgammon,
+                )
+                equity = -_cubeful_equity(state, chances, settings.cube_limit)
+            cubeful.append(Candidate(candidate.play, equity))
+        return sorted(cubeful, key=lambda c: -c.equity)
 
     def _after_probabilities(self, play: Play, ply: int) -> tuple[float, ...]:
         """The mover's cubeless chances after ``play`` (the opponent about to roll)."""
@@ -521,7 +575,7 @@ class Analyst:
     # -- one decision (the tutor) ---------------------------------------------------------
 
     def decision_loss(
-        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "1ply"
+        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "0ply"
     ) -> Mistake | None:
         """What the player to act gives up by ``kind`` (``play`` of ``text``, ``double``,
         ``roll`` without doubling, ``take``, ``pass``, ``beaver``) now, graded as the game's
@@ -546,7 +600,7 @@ class Analyst:
         return analysis.mistakes[0] if analysis.mistakes else None
 
     async def adecision_loss(
-        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "1ply"
+        self, game: Game, kind: str, text: str | None = None, *, ply: int = 0, cube_level: str = "0ply"
     ) -> Mistake | None:
         """:meth:`decision_loss` in a thread (0-ply plays and a 1-ply cube take milliseconds)."""
         return await asyncio.to_thread(self.decision_loss, game, kind, text, ply=ply, cube_level=cube_level)

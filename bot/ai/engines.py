@@ -2,7 +2,10 @@
 
 * **gnubg-nn** (GNU Backgammon's neural nets) ranks checker plays at 0, 1 or
   2 ply and evaluates positions;
-* **bgsage** answers cube decisions for money games and matches alike.
+* **bgsage** answers cube decisions for money games and matches alike; at
+  0-ply it turns gnubg-nn's chances into cubeful equities (Janowski's formula,
+  in match winning chances at a score, as GNU Backgammon does at 0-ply), so a
+  0-ply analysis grades plays and cube actions with the same net.
 
 The calls are module-level functions so the expert's worker process can run
 them; worker initializers here keep those processes from outliving the bot.
@@ -116,8 +119,8 @@ def _probabilities(position: Position, ply: int) -> tuple[float, ...]:
 
 
 def _cube(state: CubeState, level: str) -> dict[str, Any]:
-    if level == "0ply" and state.away == (0, 0):
-        return _quick_cube(state)
+    if level == "0ply":
+        return _quick_cube(state) if state.away == (0, 0) else _quick_match_cube(state)
     analyzer = _sage("1ply" if level == "0ply" else level)
     result = analyzer.cube_action(
         sage_board(state.position),
@@ -143,14 +146,14 @@ def _cube(state: CubeState, level: str) -> dict[str, Any]:
     }
 
 
-def _quick_cube(state: CubeState) -> dict[str, Any]:
-    """Money cube from gnubg-nn's 0-ply chances and bgsage's Janowski conversion
-    (about a millisecond, against 50-100 ms for bgsage's own 1-ply cube)."""
+def _quick_cube(state: CubeState, chances: tuple[float, ...] | None = None) -> dict[str, Any]:
+    """Money cube from gnubg-nn's 0-ply chances (or ``chances``) and bgsage's Janowski
+    conversion (a tenth of a millisecond, against 50-100 ms for bgsage's own 1-ply cube)."""
     _import("bgsage")
     import bgbot_cpp  # bgsage's native module
 
     board = sage_board(state.position)
-    probs = list(_probabilities(state.position, 0))
+    probs = list(chances or _probabilities(state.position, 0))
     ours, theirs = state.position.pip_counts()
     x = bgbot_cpp.cube_efficiency(probs, bool(bgbot_cpp.is_race(board)), ours, theirs)
     owner = {
@@ -177,6 +180,80 @@ def _quick_cube(state: CubeState) -> dict[str, Any]:
         else ("Double/Beaver" if beaver else ("Double/Take" if take else "Double/Pass")),
         "level": "0-ply",
     }
+
+
+def _quick_match_cube(state: CubeState, chances: tuple[float, ...] | None = None) -> dict[str, Any]:
+    """Match cube from gnubg-nn's 0-ply chances (or ``chances``) and bgsage's Janowski
+    conversion in match winning chances (GNU Backgammon's 0-ply match cube: live cube cash
+    points, the cube's efficiency, the Kazaross-XG2 table). Equities are EMG: double/pass is +1."""
+    _import("bgsage")
+    import bgbot_cpp  # bgsage's native module
+
+    board = sage_board(state.position)
+    probs = list(chances or _probabilities(state.position, 0))
+    ours, theirs = state.position.pip_counts()
+    x = bgbot_cpp.cube_efficiency(probs, bool(bgbot_cpp.is_race(board)), ours, theirs)
+    owner = {
+        "centered": bgbot_cpp.CubeOwner.CENTERED,
+        "player": bgbot_cpp.CubeOwner.PLAYER,
+        "opponent": bgbot_cpp.CubeOwner.OPPONENT,
+    }[state.owner]
+    away, opponent_away = state.away
+    result = bgbot_cpp.cube_decision_1ply(probs, state.cube_value, owner, x, away, opponent_away, state.crawford, False)
+    nd, dt, dp = float(result.equity_nd), float(result.equity_dt), float(result.equity_dp)
+    double = state.owner != "opponent" and min(dt, dp) > nd
+    take = dt <= dp
+    return {
+        "probs": tuple(probs),
+        "nd": nd,
+        "dt": dt,
+        "dp": dp,
+        "double": double,
+        "take": take,
+        "beaver": False,
+        "action": "No Double" if not double else ("Double/Take" if take else "Double/Pass"),
+        "level": "0-ply",
+    }
+
+
+def _cubeful_equity(state: CubeState, chances: tuple[float, ...], cube_limit: int = 0) -> float:
+    """The cubeful equity of the player on roll, about to roll, with ``chances`` (cubeless,
+    theirs): their best cube action if they may turn the cube, else playing on (GNU
+    Backgammon's 0-ply cubeful evaluation). Per unit of the cube; EMG at a match score."""
+    _import("bgsage")
+    import bgbot_cpp
+
+    if state.away == (0, 0):
+        raw = _quick_cube(state, chances)
+        may_double = state.owner != "opponent"
+    else:
+        raw = _quick_match_cube(state, chances)
+        owner = {
+            "centered": bgbot_cpp.CubeOwner.CENTERED,
+            "player": bgbot_cpp.CubeOwner.PLAYER,
+            "opponent": bgbot_cpp.CubeOwner.OPPONENT,
+        }[state.owner]
+        may_double = bool(bgbot_cpp.can_double_match(*state.away, state.cube_value, owner, state.crawford))
+    if cube_limit and state.cube_value * 2 > cube_limit:
+        may_double = False
+    no_double = float(raw["nd"])
+    if not may_double:
+        return no_double
+    return max(no_double, min(float(raw["dt"]), float(raw["dp"])))
+
+
+def sage_mwc(away: int, opponent_away: int, *, post_crawford: bool = False) -> float:
+    """bgsage's match equity table (Kazaross-XG2): the chance to win the match ``away``
+    points from winning against ``opponent_away`` (post-Crawford when a side is 1 away
+    and ``post_crawford``)."""
+    if away <= 0:
+        return 1.0
+    if opponent_away <= 0:
+        return 0.0
+    _import("bgsage")
+    import bgbot_cpp
+
+    return float(bgbot_cpp.get_met(away, opponent_away, post_crawford and (away == 1) != (opponent_away == 1)))
 
 
 def _warm_up() -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.ai.engines import _gnubg
 
@@ -81,6 +82,12 @@ def mwc(away: int, opponent_away: int, *, post_crawford: bool = False) -> float:
     return _read()[(min(away, MAX_AWAY), min(opponent_away, MAX_AWAY))]
 
 
+class Table(Protocol):
+    """A match equity table: the chance to win the match from a score (as :func:`mwc`)."""
+
+    def __call__(self, away: int, opponent_away: int, *, post_crawford: bool = False) -> float: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreValues:
     """What each result is worth at a score and cube, in match winning chances
@@ -90,12 +97,14 @@ class ScoreValues:
     lose: tuple[float, float, float]
 
     @classmethod
-    def at(cls, away: int, opponent_away: int, cube: int = 1) -> ScoreValues:
+    def at(cls, away: int, opponent_away: int, cube: int = 1, *, table: Table | None = None) -> ScoreValues:
+        """The values at a score, from ``table`` (a function like :func:`mwc`; this module's by default)."""
+        chance = table or mwc
         # Once a side is 1 away (the Crawford game or after it), a 1-away score to come is post-Crawford.
         post = 1 in (away, opponent_away)
         return cls(
-            tuple(mwc(away - k * cube, opponent_away, post_crawford=post) for k in (1, 2, 3)),  # type: ignore[arg-type]
-            tuple(mwc(away, opponent_away - k * cube, post_crawford=post) for k in (1, 2, 3)),  # type: ignore[arg-type]
+            tuple(chance(away - k * cube, opponent_away, post_crawford=post) for k in (1, 2, 3)),  # type: ignore[arg-type]
+            tuple(chance(away, opponent_away - k * cube, post_crawford=post) for k in (1, 2, 3)),  # type: ignore[arg-type]
         )
 
     def match_chance(self, probs: tuple[float, ...]) -> float:

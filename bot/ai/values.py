@@ -329,7 +329,8 @@ class GameAnalysis:
             "players": [
                 {
                     "decisions": p.decisions,
-                    "lost": round(p.equity_lost, 4),
+                    # Six places: PR pools stored games, 500 × lost over few decisions each.
+                    "lost": round(p.equity_lost, 6),
                     "rate": round(p.error_rate, 2),
                     "pr_decisions": p.pr_decisions,
                     "luck": round(p.luck, 4),

@@ -26,7 +26,7 @@ def main():
     gnubg.command(f"set analysis cubedecision evaluation plies {plies}")
     # Checker plays cubeless (in EMG at match scores), as the bot grades them.
     gnubg.command("set analysis chequerplay evaluation cubeful " + ("on" if job.get("cubeful") else "off"))
-    if job.get("met"):  # the bot's table (gnubg-nn's), not gnubg's default Kazaross-XG2
+    if job.get("met"):  # the table the bot's analysis grades with
         gnubg.command('set matchequitytable "' + job["met"] + '"')
     answers = []
     for number, path in enumerate(job["paths"]):
