@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import atexit
 import copy
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 from unittest import mock
+
+import discord
 
 import i18n
 from bot import ai
@@ -68,22 +70,32 @@ _PAYLOADS: dict[tuple[object, ...], list[dict[str, Any]]] = {}
 """Synced command payloads, by the tree's commands and the catalogues read (see :func:`sync`)."""
 
 
-async def sync(bot: BackgammonBot) -> None:
-    """``bot.tree.sync()``, with the translated payload built once per test process: discord.py
-    asks the translator for every text in 32 locales (some 8,000 calls), which cost every
-    SimCord test a fifth of a second. A changed catalogue or tree builds it again."""
+def cached_sync(bot: BackgammonBot) -> Callable[..., Awaitable[Any]]:
+    """``bot.tree.sync`` (global), with the translated payload built once per test process:
+    discord.py asks the translator for every text in 32 locales (some 8,000 calls), which cost
+    every SimCord test a fifth of a second. A changed catalogue or tree builds it again."""
     tree = bot.tree
-    commands = tree._get_all_commands()
-    catalogues = tuple(id(i18n.catalogue(language)) for language in i18n.LANGUAGES)
-    key = (tuple(command.qualified_name for command in commands), type(tree.translator), catalogues)
-    if key not in _PAYLOADS:
-        translator = tree.translator
-        _PAYLOADS[key] = [
-            await command.get_translated_payload(tree, translator) if translator else command.to_dict(tree)
-            for command in commands
-        ]
-    assert bot.application_id is not None
-    await tree._http.bulk_upsert_global_commands(bot.application_id, payload=copy.deepcopy(_PAYLOADS[key]))
+
+    async def sync(*, guild: Any = None) -> Any:
+        commands = tree._get_all_commands(guild=guild)
+        catalogues = tuple(id(i18n.catalogue(language)) for language in i18n.LANGUAGES)
+        key = (guild is None, tuple(command.qualified_name for command in commands), type(tree.translator), catalogues)
+        if key not in _PAYLOADS:
+            translator = tree.translator
+            _PAYLOADS[key] = [
+                await command.get_translated_payload(tree, translator) if translator else command.to_dict(tree)
+                for command in commands
+            ]
+        if bot.application_id is None:
+            raise discord.app_commands.MissingApplicationID
+        payload = copy.deepcopy(_PAYLOADS[key])
+        if guild is None:
+            data = await tree._http.bulk_upsert_global_commands(bot.application_id, payload=payload)
+        else:
+            data = await tree._http.bulk_upsert_guild_commands(bot.application_id, guild.id, payload=payload)
+        return [discord.app_commands.AppCommand(data=d, state=tree._state) for d in data]
+
+    return sync
 
 
 def build_bot(
@@ -117,7 +129,8 @@ def build_bot(
 
         async def setup_hook() -> None:
             await set_up()
-            await sync(bot)
+            await bot.tree.sync()
 
         bot.setup_hook = setup_hook  # type: ignore[method-assign]
+        bot.tree.sync = cached_sync(bot)  # type: ignore[method-assign, assignment]
     return bot
