@@ -48,6 +48,12 @@ import pytest
 
 BACKENDS = ("sqlite", "postgres")
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests marked slow first (the order is otherwise kept): with several workers
+    (pytest-xdist), a minute-long test started last makes every other worker wait for it."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 # The bots' drawing and analysis workers (and those of the bot processes the e2e tests start) at
 # the tests' own priority: the suite runs more pytest workers than cores, and workers lowered
 # below them waited for a core (an analysis in the idle class got none: SimCord's settle timed out).

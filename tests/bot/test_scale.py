@@ -280,9 +280,10 @@ def pair(i: int) -> tuple[PlayerRef, PlayerRef]:
     return PlayerRef(20_000 + 2 * i, f"p{2 * i}"), PlayerRef(20_001 + 2 * i, f"p{2 * i + 1}")
 
 
+@pytest.mark.slow
 async def test_two_processes_report_every_reminder_timeout_and_expiry_once(db_url: str) -> None:
-    """Two bot processes run their scheduler pass at the same moment over 100 due items."""
-    n = 40
+    """Two bot processes run their scheduler pass at the same moment over 50 due items."""
+    n = 20
     clock = FakeClock()
     env = await open_env(db_url, clock=clock, dice=SeededDice(3))
     one_day = ChallengeOptions(move_days=1)

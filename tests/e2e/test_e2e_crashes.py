@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.botproc import REAL_BOT, BotProcess
 from tests.e2e.fake_discord import ACK_DEADLINE, FakeDiscord, select_options
 from tests.e2e.players import actor_of, control, game_controls
@@ -302,6 +304,7 @@ def _ids(message: dict[str, Any]) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 async def test_killed_at_random_points_the_games_come_back_whole(fake, launch):
     bot = await launch(REAL_BOT)
     crashes = Crashes(fake, bot, random.Random(1925))

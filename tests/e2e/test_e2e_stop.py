@@ -11,6 +11,7 @@ import socket
 import time
 
 import aiohttp
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.e2e.botproc import REAL_BOT, BotProcess
@@ -82,6 +83,7 @@ def close_codes(fake: FakeDiscord) -> list[int | None]:
     return [entry[2] for entry in fake.gateway_log if entry[1] == "disconnect"]
 
 
+@pytest.mark.slow
 async def test_sigterm_right_after_ready(fake, tmp_path):
     port = free_port()
     # the alerts are wired too (nothing goes wrong here: nothing is posted)
@@ -113,6 +115,7 @@ LOAD_GAMES = 10
 """Games under way at the SIGTERM, each played to its end after the restart (20 took the suite a minute)."""
 
 
+@pytest.mark.slow
 async def test_sigterm_during_load_loses_nothing(fake, launch):
     port = free_port()
     bot = await launch(REAL_BOT, log_level="INFO", extra_env={"HEALTH_PORT": str(port)})

@@ -12,6 +12,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.core import ChallengeOptions, GameService, PlayerRef
 from bot.store import open_store
 from engine import Phase, SeededDice
@@ -58,6 +60,7 @@ def answered(fake, inter) -> bool:
     )
 
 
+@pytest.mark.slow
 async def test_a_storm_of_replays_histories_exports_and_challenges_leaves_the_players_alone(fake, launch, tmp_path):
     alice, bob, carol, dave, mallory = (fake.add_user(n) for n in ("alice", "bob", "carol", "dave", "mallory"))
     askers = [fake.add_user(f"asker{n}") for n in range(3 * STORM)]

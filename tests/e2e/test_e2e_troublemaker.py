@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from tests.e2e.botproc import REAL_BOT
 from tests.e2e.fake_discord import EPHEMERAL, LOADING
 from tests.e2e.players import GameDriver, actor_of
@@ -85,6 +87,7 @@ async def troublemakers(fake, alice, bob, mallory, eve, carol) -> dict:
     return seen
 
 
+@pytest.mark.slow
 async def test_troublemakers_cannot_stall_flood_snoop_or_ping(fake, launch):
     bot = await launch(REAL_BOT, extra_env={"COOLDOWN_LOOKUP": f"{LOOKUPS}/60", "COOLDOWN_REVIEW": "20/60"})
     alice, bob, carol = fake.add_user("alice"), fake.add_user("bob"), fake.add_user("carol")
