@@ -22,6 +22,7 @@ never go through here.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import gettext
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from babel import Locale
+from babel.dates import format_date, format_datetime
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
@@ -209,3 +211,16 @@ def _plural_index(language: str, count: int) -> int:
 def locale(language: str | None = None) -> Locale:
     """Babel's locale for numbers and dates."""
     return Locale.parse(language or current())
+
+
+def date(value: datetime.datetime | datetime.date, pattern: str) -> str:
+    """``value`` in the language in force, by a CLDR ``pattern`` ("EEE d MMM HH:mm": "Sat 28 Nov 14:00",
+    "Σάβ 28 Νοε 14:00"): the month's and the day's names are the language's own.
+
+    >>> with speaking("de"):
+    ...     date(datetime.datetime(2026, 3, 2, 18, 5), "EEE d MMM HH:mm")
+    'Mo. 2 März 18:05'
+    """
+    if isinstance(value, datetime.datetime):
+        return format_datetime(value, pattern, locale=locale())
+    return format_date(value, pattern, locale=locale())

@@ -101,6 +101,15 @@ def template() -> Catalog:
 
     for term in GLOSSARY:
         catalog.add(term.meaning, None, [("engine/glossary.py", 0)], auto_comments=[f"the glossary: {term.word}"])
+    from engine.openings import OPENINGS  # the old masters' openings: their aims, words and our notes on them
+
+    for entry in OPENINGS:
+        source = f"{entry.source} {entry.roll[0]}-{entry.roll[1]} {entry.play}"
+        for text, what in ((entry.aim, "its aim"), (entry.words, "its words, quoted"), (entry.note, "our note")):
+            if text:
+                catalog.add(
+                    text, None, [("engine/openings.py", 0)], auto_comments=[f"the old openings: {source}, {what}"]
+                )
     from bot.discord.translator import CONTEXT, LIMIT
 
     for text, where in sorted(asyncio.run(_tree_texts()).items()):

@@ -85,7 +85,11 @@ def practice_id(position_id: str) -> str:
     :raises ChallengeError: saying what is wrong with the ID.
     """
     position_id = position_id.strip()
-    refusal = f"that is not {'an XGID' if looks_like_xgid(position_id) else 'a GNU Backgammon ID'} I can set up"
+    refusal = (
+        _("that is not an XGID I can set up")
+        if looks_like_xgid(position_id)
+        else _("that is not a GNU Backgammon ID I can set up")
+    )
     try:
         gnubg_id = gnubg_id_of(position_id)
     except ValueError as error:  # IdError, XgidError
@@ -94,12 +98,13 @@ def practice_id(position_id: str) -> str:
     return gnubg_id
 
 
-def practice_position(gnubg_id: str, refusal: str = "that is not a GNU Backgammon ID I can set up") -> Game:
+def practice_position(gnubg_id: str, refusal: str | None = None) -> Game:
     """The game a practice starts from: a GNU Backgammon ID the engine reads, of a
     game still to be played, with a cube the bot plays with.
 
     :raises ChallengeError: saying what is wrong with the ID.
     """
+    refusal = refusal or _("that is not a GNU Backgammon ID I can set up")
     try:
         game = Game.from_gnubg_id(gnubg_id)
     except ValueError as error:  # IdError, PositionError, GameError: the engine's refusals all are

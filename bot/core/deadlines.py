@@ -34,6 +34,7 @@ from bot.core.model import (
 )
 from bot.store import GameRow, Owed, Shard, StorageError, StorageFullError, Store
 from bot.store.schedule import CREDIT_BATCH
+from i18n import Said
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,11 @@ class Deadlines:
                     None,
                     view,
                     view.challenger.user_id,
-                    f"{view.challenger.name}'s challenge to {view.challenged.name} expired unanswered",
+                    Said(
+                        "{name}'s challenge to {name2} expired unanswered",
+                        name=view.challenger.name,
+                        name2=view.challenged.name,
+                    ),
                 )
             )
         for row in reminders:

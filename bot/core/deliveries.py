@@ -61,6 +61,8 @@ def board_debt(
         payload["forced"] = indices
     if headline:
         payload["headline"] = headline
+        if isinstance(headline, Said):  # worded when delivered, in the channel's language
+            payload["said_headline"] = headline.dump()
         payload["ping"] = list(dict.fromkeys(ping))  # whom it is about first
     return Owed("board", guild_id, channel_id, game_id=game_id, version=version, payload=payload)
 
@@ -337,7 +339,7 @@ class Deliveries:
             attempts=max(e.attempts for e in boards),
             retried=self.retried(boards),
             outcome=Outcome(state, events, changes, owed=tuple(e.id for e in boards)),
-            headline=last.get("headline"),
+            headline=Said.load(last.get("said_headline")) or last.get("headline"),
             ping=tuple(last.get("ping", ())),
         )
 

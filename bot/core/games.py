@@ -70,7 +70,7 @@ from engine import (
     WinKind,
 )
 from engine.fairdice import new_seed
-from i18n import _
+from i18n import Said, _
 
 log = logging.getLogger(__name__)
 
@@ -417,9 +417,11 @@ class GameService:
                 g.forfeit(seat, WinKind.SINGLE, "timeout")
 
             players = await self.names.get(fresh.players[seat]), await self.names.get(fresh.players[1 - seat])
-            text = f"{players[0].name} ran out of time in game #{row.id} and forfeits"
+            text = Said("{name} ran out of time in game #{game} and forfeits", name=players[0].name, game=row.id)
             if why:
-                text = f"{why}: {players[0].name}, to move, forfeits game #{row.id}"
+                text = Said(
+                    "{reason}: {name}, to move, forfeits game #{game}", reason=why, name=players[0].name, game=row.id
+                )
             outcome = await self.recorder.record(
                 fresh,
                 match,

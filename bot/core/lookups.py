@@ -79,7 +79,7 @@ class Lookups:
     ) -> LeaderboardPage:
         """A page of a game family's standings (:data:`engine.variants.FAMILIES`)."""
         if family not in FAMILIES:
-            raise ServiceError(f"the leaderboards are of {', '.join(FAMILIES)}")
+            raise ServiceError(_("the leaderboards are of {games}").format(games=", ".join(FAMILIES)))
         if kind not in ("rating", "points"):
             raise ServiceError(_("the leaderboard is by rating or by points"))
         if not 1 <= limit <= 100:
@@ -95,7 +95,7 @@ class Lookups:
 
     async def stats(self, guild_id: int | None, user_id: int, family: str = "backgammon") -> PlayerStats | None:
         if family not in FAMILIES:
-            raise ServiceError(f"the ratings are of {', '.join(FAMILIES)}")
+            raise ServiceError(_("the ratings are of {games}").format(games=", ".join(FAMILIES)))
         scope = GLOBAL_SCOPE if guild_id is None else guild_id
         return await self.store.ratings.player_stats(user_id, scope, family=family)
 

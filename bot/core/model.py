@@ -74,8 +74,8 @@ class NotYourTurnError(ServiceError):
 class StaleGameError(ServiceError):
     """The game changed since the user looked at it (a stale button, a race)."""
 
-    def __init__(self, message: str = "the game has moved on", state: GameState | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | None = None, state: GameState | None = None) -> None:
+        super().__init__(message or _("the game has moved on"))
         self.state = state
 
 

@@ -78,7 +78,7 @@ class Prefs:
 
     def __post_init__(self) -> None:
         if self.tutor is not None and not 0.001 <= self.tutor <= 1.0:
-            raise PreferenceError("the tutor's threshold is an equity from 0.001 to 1, e.g. 0.08")
+            raise PreferenceError(_("the tutor's threshold is an equity from 0.001 to 1, e.g. 0.08"))
         if self.turn not in TURN_MODES:
             raise PreferenceError(
                 _("on your turn I can {join}: not {turn}").format(join=", ".join(TURN_MODES), turn=self.turn[:20])

@@ -87,10 +87,8 @@ class PatienceError(ServiceError):
 class StaleLayoutError(PatienceError):
     """The layout changed since the player looked at it (another click, another panel)."""
 
-    def __init__(
-        self, attempt: Attempt, message: str = "that layout has moved on since: here it is as it stands"
-    ) -> None:
-        super().__init__(message)
+    def __init__(self, attempt: Attempt, message: str | None = None) -> None:
+        super().__init__(message or _("that layout has moved on since: here it is as it stands"))
         self.attempt = attempt
 
 

@@ -38,7 +38,7 @@ from bot.core.model import Delivery, PlayerRef, ServiceError, storage_errors_as_
 from bot.core.players import PlayerNames
 from bot.core.progress import MistakeLine, mistake_of
 from bot.store import DrillRow, NotFoundError, OutboxEntry, PuzzleRow, ScoreRow, Shard, Store
-from i18n import _
+from i18n import N_, _
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +149,11 @@ class Decision:
         )
 
 
+TAKE, PASS = N_("Take"), N_("Pass")
+CUBE_LABELS = {"no double": N_("No double"), "double": N_("Double"), "take": TAKE, "beaver": TAKE, "pass": PASS}
+"""A cube decision's choices, kept in English (a choice's label is its key) and worded where shown."""
+
+
 def decision_of(mistake: MistakeLine, names: tuple[str, str], game_id: int, game_number: int) -> Decision | None:
     """The question a kept mistake asks (None if it can't be one: no position, one choice)."""
     kind = DECISIONS.get(mistake.kind)
@@ -166,10 +171,8 @@ def decision_of(mistake: MistakeLine, names: tuple[str, str], game_id: int, game
             offered = [*ranked[: MAX_CHOICES - 1], made]
         offered.sort(key=lambda pair: pair[0])  # by notation: the order gives nothing away
     else:
-        played = {"no double": "No double", "double": "Double", "take": "Take", "beaver": "Take", "pass": "Pass"}.get(
-            mistake.played, mistake.played
-        )
-        order = ("No double", "Double") if kind == "double" else ("Take", "Pass")
+        played = CUBE_LABELS.get(mistake.played, mistake.played)
+        order = (CUBE_LABELS["no double"], CUBE_LABELS["double"]) if kind == "double" else (TAKE, PASS)
         by_label = dict(ranked)
         if set(by_label) != set(order):
             return None

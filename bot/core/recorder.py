@@ -36,6 +36,7 @@ from bot.core.players import PlayerNames
 from bot.core.tournaments.service import update_owed
 from bot.store import GameOverError, GameRow, MatchOutcome, Owed, StaleVersionError, Store
 from engine import GameError, IllegalPlayError, Match, NotationError, Phase, Position, WinKind
+from i18n import Said
 
 log = logging.getLogger(__name__)
 
@@ -192,10 +193,13 @@ class Recorder:
             self.deliveries.wake()
         state = await self.cache.state(result.game, match)
         await self.finished(result.game)
-        names = " and ".join(p.name for p in view_before.players)
+        first, second = (p.name for p in view_before.players)
+        said = Said(
+            "the game between {name} and {name2} was abandoned by a moderator (unrated)", name=first, name2=second
+        )
         return Outcome(
             state,
-            [Event("abandon", None, f"the game between {names} was abandoned by a moderator (unrated)")],
+            [Event("abandon", None, said)],
             owed=tuple(board),
         )
 

@@ -57,13 +57,14 @@ class BuildButton(
         version: int,
         steps: Sequence[Step],
         *,
-        label: str = "Move checker by checker",
+        label: str | None = None,
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         tag: str = "",
         row: int | None = None,
         disabled: bool = False,
     ) -> None:
         custom_id = f"bg:{kind}:{game_id}:{version}:{encode(steps)}{':' + tag if tag else ''}"
+        label = label or _("Move checker by checker")
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id, row=row, disabled=disabled))
         self.kind = kind
         self.game_id = game_id
@@ -96,8 +97,8 @@ def panel(
 ) -> tuple[str, discord.ui.View]:
     """The builder's text and buttons for the steps chosen so far."""
     steps, complete = next_steps(plays, chosen)
-    so_far = " ".join(step_label(s) for s in chosen) or "nothing yet"
-    lines = [f"Building your play of {dice_text}: **{so_far}**"]
+    so_far = " ".join(step_label(s) for s in chosen) or _("nothing yet")
+    lines = [_("Building your play of {dice}: {so_far}").format(dice=dice_text, so_far=f"**{so_far}**")]
     view = discord.ui.View(timeout=None)
     shown = steps[:MAX_STEP_BUTTONS]
     for index, step in enumerate(shown):

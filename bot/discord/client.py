@@ -285,7 +285,7 @@ class BackgammonBot(commands.Bot):
                 "bg_gateway_latency_seconds",
                 "The gateway's heartbeat round trip, by shard.",
                 self._gateway_latencies,
-                label=_("shard"),
+                label="shard",  # a metric's label: the operator's, never translated
             )
             metrics.slow_level("bg_outbox_owed", "Messages owed to Discord (the outbox).", service.store.outbox.count)
             metrics.level("bg_drawing_queue", "Drawings waiting for a drawing worker.", lambda: self.drawing.queued)

@@ -234,12 +234,12 @@ class AnswerSelect(
 ):
     """The choices of a puzzle (``pz``) or a drill (``dr``); the value is the choice's index."""
 
-    PLACEHOLDER = {"pz": "Your answer (only you see it)", "dr": "Your answer"}
+    PLACEHOLDER = {"pz": N_("Your answer (only you see it)"), "dr": N_("Your answer")}
 
     def __init__(self, what: str, item_id: int, labels: list[str]) -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
             custom_id=f"bglearn:{what}:{item_id}",
-            placeholder=self.PLACEHOLDER[what],
+            placeholder=_(self.PLACEHOLDER[what]),
             options=[
                 discord.SelectOption(label=label[:100], value=str(i)) for i, label in enumerate(labels[:SELECT_LIMIT])
             ],
@@ -351,8 +351,9 @@ def game_controls(state: GameState) -> discord.ui.View | None:
     if game.phase is Phase.ROLL:
         offer = game.opening_offer
         if offer is not None:  # Hoyle: play the opening throw, or throw again
-            items.append(GameButton("opening", state.id, state.version, f"Play {offer.high}-{offer.low}"))
-        items.append(GameButton("roll", state.id, state.version, "Throw again" if offer is not None else None))
+            play = _("Play {high}-{low}").format(high=offer.high, low=offer.low)
+            items.append(GameButton("opening", state.id, state.version, play))
+        items.append(GameButton("roll", state.id, state.version, _("Throw again") if offer is not None else None))
         if game.can_double(game.turn):
             items.append(GameButton("double", state.id, state.version))
     elif game.phase is Phase.PLAY:

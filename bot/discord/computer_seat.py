@@ -26,10 +26,12 @@ from collections.abc import Sequence
 
 import discord
 
+import i18n
 from bot.core.advice import DEFAULT_LEVEL, Advice, parse_level
 from bot.core.computer import ComputerPlayer
 from bot.core.games import GameService
 from bot.core.model import AnalysisUnavailableError, Event, GameState, Outcome, PlayerRef
+from bot.discord import speech
 from bot.discord.analysis_notes import AnalysisNotes
 from bot.discord.boards import BoardPoster, InChannel
 from bot.discord.limits import pinging, plain
@@ -263,16 +265,21 @@ class ComputerSeat:
         except Exception:
             log.exception("could not load game %s to report the computer's failure", game_id)
             return
-        if isinstance(error, AnalysisUnavailableError):
-            why = f"{plain(error.message)}, so the computer can't play"
-        else:
-            why = "something went wrong on my side"
         people = [p.user_id for p in state.players if not p.is_bot]
         humans = " ".join(f"<@{user_id}>" for user_id in people)
-        text = (
-            f"⚠️ {humans} The computer could not make its move in game #{game_id}: {why}. "
-            "`/bg board` asks it to try again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
-        ).replace("⚠️  ", "⚠️ ")
+        with i18n.speaking(await speech.public(self.client, state.guild_id)):  # said in the game's channel
+            if isinstance(error, AnalysisUnavailableError):
+                why = i18n._("{reason}, so the computer can't play").format(reason=plain(error.message))
+            else:
+                why = i18n._("something went wrong on my side")
+            text = (
+                "⚠️ "
+                + (f"{humans} " if humans else "")
+                + i18n._(
+                    "The computer could not make its move in game #{game}: {reason}. `/bg board` asks it to try"
+                    " again; you can also `/bg forfeit`, or a moderator can `/bg abandon` the game."
+                ).format(game=game_id, reason=why)
+            )
         channel_id = state.board_message[0] if state.board_message else state.channel_id
         await InChannel(self.client, channel_id, state.guild_id).send(
             {"content": text, "allowed_mentions": pinging(*people)}

@@ -34,7 +34,10 @@ def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     _statistic, p_rolls = roll_kinds_p_value(counts)
     embed.add_field(
         name=_("Roll kinds (high die by low die)"),
-        value="```\n" + "\n".join(grid) + "\n```" + f"Chi-square against fair dice (20 d.f.): p = {p_rolls:.3f}",
+        value="```\n"
+        + "\n".join(grid)
+        + "\n```"
+        + _("Chi-square against fair dice (20 d.f.): p = {p}").format(p=f"{p_rolls:.3f}"),
         inline=False,
     )
     faces = face_counts(counts)
@@ -43,7 +46,8 @@ def dice_embed(name: str, stats: DiceStats) -> discord.Embed:
     embed.add_field(
         name=_("Faces (each die thrown)"),
         value=" · ".join(f"{face}: {n} ({100 * n / thrown:.1f}%)" for face, n in enumerate(faces, start=1))
-        + f"\nChi-square against fair dice (5 d.f.): p = {p_faces:.3f}",
+        + "\n"
+        + _("Chi-square against fair dice (5 d.f.): p = {p}").format(p=f"{p_faces:.3f}"),
         inline=False,
     )
     embed.set_footer(text=_("A p-value below 0.01 would be suspicious; by chance alone 1 player in 100 gets one."))

@@ -15,18 +15,18 @@ from bot.core.imports import ImportedAnalysis
 from bot.core.model import GameState, GameSummary
 from bot.core.openings import OpeningVerdict, ValuedPlay
 from bot.core.progress import GameTimeline, RatingHistory, recent_pr, shown_pr, timeline
-from bot.core.puzzles import Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
+from bot.core.puzzles import CUBE_LABELS, Answered, Decision, Drill, Puzzle, Reveal, ScoreRow
 from bot.discord.limits import in_code, plain, shown, visible
 from bot.discord.presenter import mention, timestamp
 from engine import Position
 from engine.openings import OpeningAdvice, opening_play
-from i18n import _, ngettext
+from i18n import N_, _, ngettext
 from renderer import BoardScene
 from renderer.charts import GameChart, Mark, RatingChart
 
 COLOUR = discord.Colour(0x2E7D5B)
 MAX_DESCRIPTION = 4096
-EQUITY_NOTE = (
+EQUITY_NOTE = N_(
     "Equity: cubeless money, for the player who opens; gives up = the best play's equity less this one's. "
     "In the old texts' day the first player threw both dice, so a doublet could open."
 )
@@ -44,8 +44,8 @@ def _loss(valued: ValuedPlay) -> str:
 
 
 def _who(entry: OpeningAdvice) -> str:
-    name = "Hoyle" if entry.source == "hoyle" else "the Britannica"
-    return f"{name}, {entry.aim}" if entry.aim else name
+    name = "Hoyle" if entry.source == "hoyle" else _("the Britannica")
+    return _("{source}, {aim}").format(source=name, aim=_(entry.aim)) if entry.aim else name
 
 
 def opening_embed(item: OpeningVerdict) -> discord.Embed:
@@ -55,9 +55,9 @@ def opening_embed(item: OpeningVerdict) -> discord.Embed:
     for entry, valued in item.old:
         loss = _loss(valued)
         lines.append(f"**{_who(entry)}**: `{entry.play}`" + (f" · {loss}" if loss else ""))
-        lines.append(f"> *“{plain(entry.words, 400)}”*")
+        lines.append(f"> *“{plain(_(entry.words), 400)}”*")  # the text's own words (the catalogue holds them)
         if entry.note:
-            lines.append(f"-# {plain(entry.note, 300)}")
+            lines.append(f"-# {plain(_(entry.note), 300)}")
     if item.best is not None:
         lines.append(
             _("**Neural net** ({ply}-ply): `{text}` ({equity:+.3f})").format(
@@ -67,7 +67,7 @@ def opening_embed(item: OpeningVerdict) -> discord.Embed:
     else:
         lines.append(_("*The neural net is not installed here: the texts' plays alone.*"))
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
-    embed.set_footer(text=EQUITY_NOTE)
+    embed.set_footer(text=_(EQUITY_NOTE))
     return embed
 
 
@@ -82,9 +82,14 @@ def openings_embed(items: Sequence[OpeningVerdict]) -> discord.Embed:
             plays += 1
             best += valued.is_best
             mark = "" if valued.loss is None else (" ✅" if valued.is_best else f" −{valued.loss:.3f}")
-            who = "H" if entry.source == "hoyle" else "B"
+            # Translators: the initials of Hoyle and of the Britannica in the openings' list (its key line explains them).
+            who = _("H") if entry.source == "hoyle" else _("B")
             parts.append(f"{who} `{entry.play}`{mark}")
-        net = f" · net `{item.best.text}`" if item.best is not None and not all(v.is_best for _, v in item.old) else ""
+        net = (
+            " · " + _("net {play}").format(play=f"`{item.best.text}`")
+            if item.best is not None and not all(v.is_best for _, v in item.old)
+            else ""
+        )
         lines.append(f"**{item.roll_text}** " + " · ".join(parts) + net)
     if items and items[0].best is not None:
         lines.insert(
@@ -97,7 +102,7 @@ def openings_embed(items: Sequence[OpeningVerdict]) -> discord.Embed:
         _("H: Hoyle · B: the Britannica · `/bglearn openings roll:3-3` for one throw, the words and the board.")
     )
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
-    embed.set_footer(text=EQUITY_NOTE)
+    embed.set_footer(text=_(EQUITY_NOTE))
     return embed
 
 
@@ -106,13 +111,13 @@ def opening_scene(item: OpeningVerdict, entry: OpeningAdvice | None = None) -> B
     ``entry``'s), the play drawn on it."""
     entry = entry or item.old[0][0]
     play = opening_play(entry)
-    who = "Hoyle" if entry.source == "hoyle" else "Britannica"
+    who = "Hoyle" if entry.source == "hoyle" else _("Britannica")
     return BoardScene(
         play.position,
-        names=(who, "Adversary"),
+        names=(who, _("Adversary")),
         last_play=play.moves,
         last_play_by=0,
-        to_act_label=f"{who}'s {item.roll_text}: {entry.play}",
+        to_act_label=_("{source}'s {roll}: {play}").format(source=who, roll=item.roll_text, play=entry.play),
     )
 
 
@@ -136,11 +141,19 @@ MAX_CHARTS = 4
 def game_chart(state: GameState | GameSummary, line: GameTimeline) -> GameChart:
     """The chart of one analysed game of ``state``'s match."""
     names = (state.players[0].name, state.players[1].name)
-    which = f", game {line.number}" if state.game_count > 1 else ""
-    title = f"Game #{state.id}{which} · {_name(names[0])} vs {_name(names[1])}"
+    which = _("Game #{id}, game {number}") if state.game_count > 1 else _("Game #{id}")
+    title = _("{game} · {name} vs {name2}").format(
+        game=which.format(id=state.id, number=line.number), name=_name(names[0]), name2=_name(names[1])
+    )
     footer = "   ".join(
-        f"{_name(names[seat])}: {shown_pr(p.pr)} · error rate {p.rate:.1f} · luck {p.luck:+.2f}"
-        + (f" · {p.blunders} blunder{'s' if p.blunders != 1 else ''}" if p.blunders else "")
+        _("{name}: {pr} · error rate {rate} · luck {luck}").format(
+            name=_name(names[seat]), pr=shown_pr(p.pr), rate=f"{p.rate:.1f}", luck=f"{p.luck:+.2f}"
+        )
+        + (
+            " · " + ngettext("{count} blunder", "{count} blunders", p.blunders).format(count=p.blunders)
+            if p.blunders
+            else ""
+        )
         for seat, p in enumerate(line.players)
     )
     return GameChart(
@@ -173,17 +186,19 @@ def rating_chart(name: str, place: str, history: RatingHistory, *, opponents: bo
     best = history.best_win
     best_index = next((i for i, m in enumerate(matches) if m is best), None)
     best_label = ""
-    subtitle = f"{history.wins} won · {history.losses} lost · {history.points:+d} points"
+    subtitle = _("{wins} won · {losses} lost · {points} points").format(
+        wins=history.wins, losses=history.losses, points=f"{history.points:+d}"
+    )
     if best is not None:
-        who = _name(best.opponent_name or "someone", 14) if opponents else "a player"
-        best_label = f"beat {who} ({best.opponent_rating:.0f})"
-        subtitle += f" · best win: {who} ({best.opponent_rating:.0f})"
+        who = _name(best.opponent_name or _("someone"), 14) if opponents else _("a player")
+        rating = f"{best.opponent_rating:.0f}"
+        best_label = _("beat {name} ({rating})").format(name=who, rating=rating)
+        subtitle += " · " + _("best win: {name} ({rating})").format(name=who, rating=rating)
     footer = ""
     if history.errors:
         recent = history.errors[-5:]
-        footer = (
-            f"Last {len(recent)} analysed: {shown_pr(recent_pr(recent))} on XG's scale · "
-            f"error rate {sum(e.rate for e in recent) / len(recent):.1f} (millipoints per decision)"
+        footer = _("Last {count} analysed: {pr} on XG's scale · error rate {rate} (millipoints per decision)").format(
+            count=len(recent), pr=shown_pr(recent_pr(recent)), rate=f"{sum(e.rate for e in recent) / len(recent):.1f}"
         )
     return RatingChart(
         title=f"{_name(name)} · {_name(place, 24)}",
@@ -209,8 +224,8 @@ def _name(name: str, limit: int = 18) -> str:
 
 # -- puzzles and drills ------------------------------------------------------------------------
 
-HIDDEN = ("You", "Opponent")
-"""The players' names in a puzzle of a server that hides them: the one deciding, the other."""
+HIDDEN = (N_("You"), N_("Opponent"))
+"""The players' names in a puzzle of a server that hides them: the one deciding, the other (translated where shown)."""
 
 
 def _deciding_on_roll(decision: Decision) -> bool:
@@ -221,7 +236,7 @@ def _deciding_on_roll(decision: Decision) -> bool:
 def decision_names(decision: Decision, names_shown: bool) -> tuple[str, str]:
     """(the player deciding, the other) as the puzzle shows them."""
     if not names_shown:
-        return HIDDEN
+        return (_(HIDDEN[0]), _(HIDDEN[1]))
     return (decision.names[decision.seat], decision.names[1 - decision.seat])
 
 
@@ -231,9 +246,9 @@ def question(decision: Decision, names_shown: bool) -> str:
         return _("{me} to play {max}-{min}: which play?").format(me=me, max=max(decision.dice), min=min(decision.dice))
     if decision.kind == "double":
         return _("{me} on roll: double or not?").format(me=me)
-    return _("{other} doubles: {value}?").format(
-        other=other, value="take or pass" if me == HIDDEN[0] else f"does {me} take or pass"
-    )
+    if not names_shown:
+        return _("{other} doubles: take or pass?").format(other=other)
+    return _("{other} doubles: does {me} take or pass?").format(other=other, me=me)
 
 
 def decision_scene(decision: Decision, names_shown: bool) -> BoardScene:
@@ -255,7 +270,9 @@ def _source(puzzle: Puzzle) -> str:
     server shows names (a number would lead to the names through ``/bg analysis``)."""
     d = puzzle.decision
     if puzzle.names_now:
-        where = f"game #{d.game_id}" + (f" (game {d.game_number})" if d.game_number > 1 else "")
+        where = (_("game #{id} (game {number})") if d.game_number > 1 else _("game #{id}")).format(
+            id=d.game_id, number=d.game_number
+        )
         return _("from {where} between {names} and {names2}, move {move}").format(
             where=where, names=shown(d.names[0]), names2=shown(d.names[1]), move=d.move
         )
@@ -282,6 +299,11 @@ def puzzle_content(puzzle: Puzzle, *, daily_post: bool = False) -> str:
     return "\n".join(lines)
 
 
+def choice_label(label: str) -> str:
+    """A choice as the member reads it: a play's notation as it is, a cube action in their language."""
+    return _(label) if label in CUBE_LABELS.values() else label
+
+
 def choice_lines(decision: Decision, marked: str | None = None) -> list[str]:
     """Each choice with its equity, best first; ``marked``: the one answered."""
     lines = []
@@ -289,7 +311,7 @@ def choice_lines(decision: Decision, marked: str | None = None) -> list[str]:
         tag = " ✅" if choice.best else f" (−{choice.loss:.3f})"
         mine = " ← " + _("you") if choice.label == marked else ""
         played = " · " + _("played in the game") if choice.label == decision.played else ""
-        lines.append(f"`{choice.label}` {choice.equity:+.3f}{tag}{played}{mine}")
+        lines.append(f"`{choice_label(choice.label)}` {choice.equity:+.3f}{tag}{played}{mine}")
     return lines
 
 
@@ -298,19 +320,25 @@ def answer_text(puzzle_or_drill: Puzzle | Drill, answered: Answered) -> str:
     decision = puzzle_or_drill.decision
     choice = answered.choice
     if not answered.counted and answered.before is not None:
-        first = _("You answered {label} already: the first answer stands.").format(label=f"`{answered.before.label}`")
+        first = _("You answered {label} already: the first answer stands.").format(
+            label=f"`{choice_label(answered.before.label)}`"
+        )
         if not answered.shown:
             return first
         lines = [first]
     elif not answered.shown:
         assert isinstance(puzzle_or_drill, Puzzle)
-        when = timestamp(puzzle_or_drill.reveal_at) if puzzle_or_drill.reveal_at else "tomorrow"
-        return _("Your answer: `{label}`. It's in; the answer comes {when}.").format(label=choice.label, when=when)
+        when = timestamp(puzzle_or_drill.reveal_at) if puzzle_or_drill.reveal_at else _("tomorrow")
+        return _("Your answer: `{label}`. It's in; the answer comes {when}.").format(
+            label=choice_label(choice.label), when=when
+        )
     else:
         lines = [
-            "✅ Right: the best choice."
+            _("✅ Right: the best choice.")
             if answered.right
-            else f"❌ Not the best: `{choice.label}` gives up {choice.loss:.3f}."
+            else _("❌ Not the best: {label} gives up {loss}.").format(
+                label=f"`{choice_label(choice.label)}`", loss=f"{choice.loss:.3f}"
+            )
         ]
     lines += choice_lines(decision, choice.label)
     if isinstance(puzzle_or_drill, Drill):
@@ -331,20 +359,28 @@ def reveal_embed(reveal: Reveal) -> discord.Embed:
     embed = discord.Embed(title=_("🧩 Puzzle #{id}: the answer").format(id=puzzle.id), colour=COLOUR)
     lines = [f"*{plain(question(d, puzzle.names_shown))}* ({_source(puzzle)})"]
     for choice, users in sorted(reveal.chosen, key=lambda pair: (pair[0].loss, pair[0].label)):
-        tag = "✅ best" if choice.best else f"−{choice.loss:.3f}"
-        who = f" · chosen by {len(users)}" if users else ""
-        played = " · played in the game" if choice.label == d.played else ""
-        lines.append(f"`{choice.label}` {choice.equity:+.3f} ({tag}){played}{who}")
+        tag = "✅ " + _("best") if choice.best else f"−{choice.loss:.3f}"
+        who = " · " + _("chosen by {count}").format(count=len(users)) if users else ""
+        played = " · " + _("played in the game") if choice.label == d.played else ""
+        lines.append(f"`{choice_label(choice.label)}` {choice.equity:+.3f} ({tag}){played}{who}")
     right = reveal.right
     if right:
         names = ", ".join(mention(user) for user in right[:40])
-        more = f" and {len(right) - 40} more" if len(right) > 40 else ""
-        lines.append(f"**Right:** {names}{more}")
+        more = " " + _("and {count} more").format(count=len(right) - 40) if len(right) > 40 else ""
+        lines.append(_("**Right:** {names}").format(names=names + more))
     else:
-        lines.append("Nobody got it right." if any(users for _, users in reveal.chosen) else "Nobody answered.")
+        lines.append(
+            _("Nobody got it right.") if any(users for _choice, users in reveal.chosen) else _("Nobody answered.")
+        )
     streaks = [(user, streak) for user, streak in reveal.streaks if streak >= 2][:5]
     if streaks:
-        lines.append("**Streaks:** " + ", ".join(f"{mention(user)} {streak} in a row" for user, streak in streaks))
+        lines.append(
+            _("**Streaks:** {streaks}").format(
+                streaks=", ".join(
+                    _("{name} {count} in a row").format(name=mention(user), count=streak) for user, streak in streaks
+                )
+            )
+        )
     embed.description = "\n".join(lines)[:MAX_DESCRIPTION]
     embed.set_footer(
         text=_(
@@ -357,12 +393,12 @@ def reveal_embed(reveal: Reveal) -> discord.Embed:
 
 def drill_content(drill: Drill) -> str:
     d = drill.decision
-    when = f"game #{d.game_id}, move {d.move}"
+    when = _("game #{id}, move {move}").format(id=d.game_id, move=d.move)
     if d.imported:
         when = _("an imported match (game {number}, {names}), move {move}").format(
             number=d.game_number, names=" vs ".join(shown(n) for n in d.names), move=d.move
         )
-    box = "new" if drill.box == 0 else f"box {drill.box + 1} of 5"
+    box = _("new") if drill.box == 0 else _("box {number} of 5").format(number=drill.box + 1)
     return _(
         "🎯 **Drill** · your error in {when} ({box}) · {due} due now, {later} waiting, {learned} learned\n**{question}** Pick the best choice."
     ).format(
@@ -416,14 +452,15 @@ def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | N
 
 def imported_embed(imported: ImportedAnalysis) -> discord.Embed:
     """An imported match's analysis, game by game (private: the file is the asker's)."""
-    kind = f"{imported.length}-point match" if imported.length else "money session"
+    kind = _("{length}-point match").format(length=imported.length) if imported.length else _("money session")
     names = " vs ".join(_name(n) for n in imported.names)
     embed = discord.Embed(title=_("📊 Imported {kind} · {names}").format(kind=kind, names=names), colour=0x2E7D32)
-    parts = [f"**Game {g.number}**\n```\n{in_code(g.summary)}\n```" for g in imported.games]
+    game = _("Game {number}")
+    parts = [f"**{game.format(number=g.number)}**\n```\n{in_code(g.summary)}\n```" for g in imported.games]
     text = "\n".join(parts)
     if len(text) > 3900:
         text = text[:3880].rsplit("\n", 1)[0] + "\n…```"
-    embed.description = text or "No game to analyse."
+    embed.description = text or _("No game to analyse.")
     skipped = imported.games_read - len(imported.games)
     if imported.seat is None:
         kept = _("Nothing of the file is kept: say which player you are with `me:` to keep your errors as drills.")
@@ -434,9 +471,16 @@ def imported_embed(imported: ImportedAnalysis) -> discord.Embed:
             imported.drills,
         ).format(count=imported.drills, name=imported.names[imported.seat])
     embed.set_footer(
-        text=f"{imported.games_read} games read"
-        + (f", the last {len(imported.games)} analysed" if skipped else "")
-        + ". "
+        text=(
+            ngettext(
+                "{count} game read, the last {analysed} analysed.",
+                "{count} games read, the last {analysed} analysed.",
+                imported.games_read,
+            )
+            if skipped
+            else ngettext("{count} game read.", "{count} games read.", imported.games_read)
+        ).format(count=imported.games_read, analysed=len(imported.games))
+        + " "
         + kept
         + " "
         + _("No rating or leaderboard is touched.")

@@ -27,8 +27,10 @@ def _percent(value: float | None) -> str:
 def met_lines(equity: MatchEquity, names: tuple[str, str]) -> list[str]:
     """Each side's chance, take point and gammon value, in words."""
     lines = []
-    cube = f", cube at {equity.cube}" if equity.cube > 1 else ""
-    when = " (Crawford game: no double)" if equity.crawford else (" (post-Crawford)" if equity.post_crawford else "")
+    cube = _(", cube at {value}").format(value=equity.cube) if equity.cube > 1 else ""
+    when = (
+        _(" (Crawford game: no double)") if equity.crawford else (_(" (post-Crawford)") if equity.post_crawford else "")
+    )
     lines.append(
         _("{length}-point match, {score}-{score2}{cube}{when}: {names} {away}-away, {names2} {away2}-away.").format(
             length=equity.length,
@@ -44,15 +46,16 @@ def met_lines(equity: MatchEquity, names: tuple[str, str]) -> list[str]:
     )
     for me in (0, 1):
         side = equity.sides[me]
-        text = f"**{shown(names[me])}** wins the match {_percent(side.chance)} of the time"
+        text = _("{name} wins the match {percent} of the time").format(
+            name=f"**{shown(names[me])}**", percent=_percent(side.chance)
+        )
         if side.take_point is not None:
-            text += (
-                f"; takes {shown(names[1 - me])}'s double to {2 * equity.cube} with {_percent(side.take_point)} "
-                "game winning chances or more"
+            text += _("; takes {name}'s double to {value} with {percent} game winning chances or more").format(
+                name=shown(names[1 - me]), value=2 * equity.cube, percent=_percent(side.take_point)
             )
         else:
-            text += "; no double to take"
-        text += f"; a gammon is worth {side.gammon_value:.2f} of a single game."
+            text += _("; no double to take")
+        text += _("; a gammon is worth {value} of a single game.").format(value=f"{side.gammon_value:.2f}")
         lines.append(text)
     return lines
 
@@ -78,7 +81,9 @@ def met_picture(equity: MatchEquity, names: tuple[str, str]) -> MetPicture:
         grid=equity.grid,
         origin=equity.origin,
         marked=(equity.sides[0].away, equity.sides[1].away),
-        footer=f"{names[0]}'s chance to win the match, in % · {equity.table_name} table (gnubg-nn)",
+        footer=_("{name}'s chance to win the match, in % · {table_name} table (gnubg-nn)").format(
+            name=names[0], table_name=equity.table_name
+        ),
     )
 
 

@@ -25,9 +25,9 @@ import discord
 from bot.core.patience import Attempt, DailyBoard, PatienceResult
 from bot.discord.errors import answer_privately
 from bot.discord.limits import in_code, plain, shown
-from bot.discord.presenter import COLOUR, WIN_COLOUR
+from bot.discord.presenter import COLOUR, WIN_COLOUR, ordinal
 from engine.patience import CELLS
-from i18n import N_, _
+from i18n import N_, _, ngettext
 
 COMMAND_HINT = N_("or type the squares: {command}")
 """Translated where used, with the command (the same in every language) filled in."""
@@ -190,13 +190,10 @@ def picture_name(attempt: Attempt, which: str | None = None) -> str:
 # -- the reveal ----------------------------------------------------------------------------------
 
 
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def streak_text(days: int) -> str:
-    return f"🔥 {days}-day streak" if days > 1 else "a 1-day streak: come back tomorrow"
+    if days > 1:
+        return "🔥 " + ngettext("{count}-day streak", "{count}-day streak", days).format(count=days)
+    return _("a 1-day streak: come back tomorrow")
 
 
 def reveal_text(result: PatienceResult) -> str:
@@ -223,15 +220,15 @@ def reveal_text(result: PatienceResult) -> str:
             ).format(score=result.score, best=result.best)
         )
     if result.rank is not None and result.entrants is not None:
-        lines.append(
-            f"Your place today: {ordinal(result.rank)} of {result.entrants} so far"
-            + (f" · {streak_text(result.streak)}." if result.streak is not None else ".")
+        place = _("Your place today: {place} of {entrants} so far").format(
+            place=ordinal(result.rank), entrants=result.entrants
         )
+        lines.append(place + (f" · {streak_text(result.streak)}." if result.streak is not None else "."))
     if not result.just_submitted:
         lines.append(
-            "You have submitted this layout already: each daily deal is laid once."
+            _("You have submitted this layout already: each daily deal is laid once.")
             if attempt.kind == "daily"
-            else "You have submitted this layout already."
+            else _("You have submitted this layout already.")
         )
     if result.best_layout is not None:
         lines.append(_("A best path: `{in_code}`").format(in_code=in_code(str(result.best_layout))))
@@ -248,8 +245,8 @@ def daily_line(name: str, result: PatienceResult) -> str:
     """One public line for a daily result: no pings, no spoiler of the best score."""
     where = ""
     if result.rank is not None and result.entrants is not None:
-        where = f" ({ordinal(result.rank)} of {result.entrants} so far)"
-    streak = f" · 🔥 {result.streak}-day streak" if result.streak and result.streak > 1 else ""
+        where = " " + _("({place} of {entrants} so far)").format(place=ordinal(result.rank), entrants=result.entrants)
+    streak = f" · {streak_text(result.streak)}" if result.streak and result.streak > 1 else ""
     return _(
         "🃏 **{name}** laid today's patience deal for **{score}** points{where}{streak}. Try it: `/patience daily`"
     ).format(name=shown(name), score=result.score, where=where, streak=streak)

@@ -42,6 +42,8 @@ STATUSES = {
     "declined": N_("declined"),
     "cancelled": N_("cancelled"),
     "expired": N_("expired"),
+    "signup": N_("sign-up"),
+    "running": N_("running"),
 }
 """A game's or a challenge's status, for the catalogue."""
 

@@ -67,9 +67,9 @@ def choose(records: Sequence[GameRecord], number: int | None) -> tuple[tuple[Gam
     if sum(_replay_game(r).frames for r in records) <= MAX_FRAMES:
         return tuple(records), ""
     last = len(records)
-    return (records[-1],), (
-        f"The whole match is too long for one GIF: this is game {last} of {last}; pick another with `number`."
-    )
+    return (records[-1],), _(
+        "The whole match is too long for one GIF: this is game {number} of {count}; pick another with `number`."
+    ).format(number=last, count=last)
 
 
 def _replay_game(record: GameRecord) -> ReplayGame:
@@ -135,7 +135,9 @@ class Replays:
                 )
             ) from None
         if gif.frames < gif.positions:
-            sampled = f"{gif.frames} of its {gif.positions} positions are shown, evenly spread, to keep it small."
+            sampled = _("{frames} of its {positions} positions are shown, evenly spread, to keep it small.").format(
+                frames=gif.frames, positions=gif.positions
+            )
             note = f"{note} {sampled}".strip()
         return Replay(gif.gif, gif.frames, tuple(r.number for r in shown), note)
 

@@ -17,7 +17,7 @@ from discord import app_commands
 from bot.core.model import PlayerRef
 from bot.discord.limits import fit, quote
 from bot.discord.refusals import UserError
-from i18n import _, ngettext
+from i18n import N_, _, ngettext
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = False) ->
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
 
 
-POSTED_BELOW = "⬇️ Posted below."
+POSTED_BELOW = N_("⬇️ Posted below.")
 """What a private "thinking..." says once the public answer it stood for follows."""
 
 
@@ -126,7 +126,7 @@ async def send_public(interaction: discord.Interaction, **payload: Any) -> disco
         # through the interaction. Not in the channel: Discord's global limit (50
         # requests a second) counts the channel's routes, not the interaction's,
         # and a busy bot defers every command (200 challenges at once: 200 posts).
-        await interaction.edit_original_response(**fit(content=POSTED_BELOW))
+        await interaction.edit_original_response(**fit(content=_(POSTED_BELOW)))
         message = await interaction.followup.send(wait=True, **kwargs)
     else:
         message = await interaction.followup.send(wait=True, **kwargs)

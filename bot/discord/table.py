@@ -154,7 +154,9 @@ class Table:
         if interaction.guild_id is not None:
             mine = await self.service.lookups.game_list(interaction.guild_id, interaction.user.id)
             if mine:
-                hint = " Your games: " + ", ".join(f"<#{v.channel_id}>" for v in mine[:5]) + "."
+                hint = " " + _("Your games: {channels}.").format(
+                    channels=", ".join(f"<#{v.channel_id}>" for v in mine[:5])
+                )
         raise UserError(_("There's no game in this channel. Start one with `/bg challenge`.{hint}").format(hint=hint))
 
     async def readable_game(self, interaction: discord.Interaction, game_id: int) -> GameState | GameSummary:
@@ -309,7 +311,7 @@ class Table:
                 await edit_clicked(interaction, view=disabled_copy(clicked))
             except discord.HTTPException:
                 log.debug("could not disable a stale board", exc_info=True)
-        await answer_privately(interaction, player_message(error) or "The game has moved on.")
+        await answer_privately(interaction, player_message(error) or _("The game has moved on."))
 
     # -- the checker-by-checker builder -------------------------------------------------------
 
@@ -329,10 +331,10 @@ class Table:
             actor = state.to_act()
             if actor is None or actor.user_id != interaction.user.id:
                 raise NotYourTurnError(
-                    _("it's not your turn: {value} is to act").format(value=actor.name if actor else "nobody")
+                    _("it's not your turn: {value} is to act").format(value=actor.name if actor else _("nobody"))
                 )
             dice = state.game.dice
-            dice_text = f"{dice.high}-{dice.low}" if dice else "your roll"
+            dice_text = f"{dice.high}-{dice.low}" if dice else _("your roll")
             content, panel = builder.panel(game_id, version, state.legal_plays(), steps, dice_text)
             if opened:
                 await interaction.response.send_message(**fit(content=content, view=panel, ephemeral=True))
@@ -500,9 +502,8 @@ class Table:
         content = presenter.challenge_content(challenge, thread=thread)
         back = await members.back_at(challenge.guild_id, challenged)
         if back is not None:
-            content += (
-                f"\n🏖️ {shown(challenge.challenged.name)} is on vacation until "
-                f"{presenter.timestamp(back)}: the challenge may wait for them."
+            content += "\n" + _("🏖️ {name} is on vacation until {when}: the challenge may wait for them.").format(
+                name=shown(challenge.challenged.name), when=presenter.timestamp(back)
             )
         message = await send_public(
             interaction,

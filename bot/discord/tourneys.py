@@ -117,7 +117,7 @@ def tables_text(view: TournamentView, number: int | None = None, limit: int = TA
     done = [t for t in tables if t.decided]
     lines = [f"- {table_line(t)}" for t in playing + done]
     if len(lines) > limit:
-        lines = lines[:limit] + [f"- and {len(lines) - limit} more"]
+        lines = lines[:limit] + ["- " + _("and {count} more").format(count=len(lines) - limit)]
     return "\n".join(lines)
 
 
@@ -188,22 +188,25 @@ def _box(table: Pairing, seeds: dict[int, int | None], gone: set[int]) -> Bracke
 def subtitle(view: TournamentView) -> str:
     parts = [
         _(FORMAT_NAMES[view.format]).capitalize(),
-        f"{view.field_size} players",
-        f"{view.options.match_length}-point matches",
+        ngettext("{count} players", "{count} players", view.field_size).format(count=view.field_size),
+        ngettext("{count}-point matches", "{count}-point matches", view.options.match_length).format(
+            count=view.options.match_length
+        ),
     ]
     if view.is_running:
         parts.append(_("round {round} of {rounds}").format(round=view.round, rounds=view.rounds))
     elif view.status != "signup":
-        parts.append(view.status)
+        parts.append(presenter.status_word(view.status))
     return " · ".join(parts)
 
 
 def footer(view: TournamentView) -> str:
     if view.is_running and view.round_deadline is not None:
-        when = view.round_deadline.astimezone(UTC).strftime("%a %d %b %H:%M UTC")
+        deadline = view.round_deadline.astimezone(UTC)
+        when = i18n.date(deadline, "EEE d MMM HH:mm") + " UTC"
         return _("Round {round} of {rounds} ends {when}").format(round=view.round, rounds=view.rounds, when=when)
     if view.status == "cancelled":
-        return "Cancelled"
+        return _("Cancelled")
     return ""
 
 
@@ -277,7 +280,7 @@ def standings_picture(view: TournamentView) -> StandingsPicture:
         subtitle=subtitle(view),
         rows=rows,
         tie_breaks=True,
-        round_title=f"Round {view.round}" if view.round else "",
+        round_title=_("Round {round}").format(round=view.round) if view.round else "",
         pairings=tuple(pairings),
         champion=view.champion.name if view.champion else None,
         footer=footer(view),
@@ -345,7 +348,7 @@ class Tourneys:
                 )
             else:
                 view = await self.tournaments.leave(tournament_id, interaction.user.id)
-                word = f"You left {plain(view.name)}."
+                word = _("You left {tournament}.").format(tournament=plain(view.name))
             payload = await self.announcement(view)
             payload.pop("attachments", None)  # nothing drawn while signing up
             await interaction.response.edit_message(**fit(**payload))
@@ -389,12 +392,15 @@ class Tourneys:
         try:
             view = await self.tournaments.get(tournament_id)
             organiser = view.organiser.user_id
-            text = (
-                f"{presenter.mention(organiser)} {plain(view.name)}: {count} match"
-                f"{'es' if count != 1 else ''} of round {view.round} could not open (I could not make "
-                "its thread here: I need to create public threads and send messages in them). "
-                "I keep trying; a match never opened goes to the better seed at the round's deadline."
-            )
+            text = f"{presenter.mention(organiser)} " + ngettext(
+                "{tournament}: {count} match of round {round} could not open (I could not make its thread here: I"
+                " need to create public threads and send messages in them). I keep trying; a match never opened"
+                " goes to the better seed at the round's deadline.",
+                "{tournament}: {count} matches of round {round} could not open (I could not make its thread here: I"
+                " need to create public threads and send messages in them). I keep trying; a match never opened"
+                " goes to the better seed at the round's deadline.",
+                count,
+            ).format(tournament=plain(view.name), count=count, round=view.round)
             where = InChannel(self.client, channel_id, view.guild_id, nonce=f"bg-tu-{tournament_id}-{view.round}")
             await where.send({"content": text, "allowed_mentions": pinging(organiser)})
         except Exception:  # noqa: BLE001 - telling is a courtesy: the round's retry goes on

@@ -361,14 +361,16 @@ class Tournaments:
             self._may_manage(row, actor, moderator)
         if row.status != "signup":
             raise TournamentError(
-                f"{row.name} has started already" if row.status == "running" else f"{row.name} is over"
+                (_("{name} has started already") if row.status == "running" else _("{name} is over")).format(
+                    name=row.name
+                )
             )
         for _attempt in range(5):
             entrants = await self.store.tournaments.entrants(tournament_id)
             if len(entrants) < 2:
                 if actor is not None:
                     raise TournamentError(_("{name} needs at least two players to start").format(name=row.name))
-                text = f"{row.name} is cancelled: fewer than two players signed up"
+                text = Said("{name} is cancelled: fewer than two players signed up", name=row.name)
                 await self.store.tournaments.cancel(
                     tournament_id,
                     owed=[
@@ -528,7 +530,13 @@ class Tournaments:
 
     def headline(self, match: MatchToOpen) -> str:
         """The words above a match's first board."""
-        return f"🏆 {match.name}, round {match.round}: {match.players[0].name} vs {match.players[1].name}"
+        return Said(
+            "🏆 {tournament}, round {round}: {name} vs {name2}",
+            tournament=match.name,
+            round=match.round,
+            name=match.players[0].name,
+            name2=match.players[1].name,
+        )
 
     # -- results ---------------------------------------------------------------------------------
 
@@ -618,10 +626,10 @@ class Tournaments:
         places = {s.player: s.place for s in table}
         if champion is not None:
             name = await self.names.name(champion)
-            text = f"🏆 {name} wins {row.name}! Congratulations"
+            text = Said("🏆 {name} wins {tournament}! Congratulations", name=name, tournament=row.name)
             ping: tuple[int, ...] = (champion,)
         else:
-            text = f"{row.name} is over, with no champion: the final was not played"
+            text = Said("{name} is over, with no champion: the final was not played", name=row.name)
             ping = ()
         owed = [
             update_owed(row.guild_id, row.channel_id, row.id),
@@ -660,7 +668,7 @@ class Tournaments:
                 if t.game_id is None:  # not opened yet: decided here
                     other = t.player_b if t.player_a == player.user_id else t.player_a
                     forfeits.append((t.id, other, "forfeit"))
-            text = f"{player.name} withdrew from {row.name}"
+            text = Said("{name} withdrew from {tournament}", name=player.name, tournament=row.name)
             try:
                 await self.store.tournaments.withdraw(
                     tournament_id,
@@ -688,7 +696,7 @@ class Tournaments:
         """Cancel a tournament: no more rounds (games going on stay ordinary games)."""
         row = await self._row(tournament_id)
         self._may_manage(row, actor, moderator)
-        text = f"{row.name} was cancelled by {actor.name}"
+        text = Said("{tournament} was cancelled by {name}", tournament=row.name, name=actor.name)
         done = await self.store.tournaments.cancel(
             tournament_id,
             owed=[
@@ -734,9 +742,13 @@ class Tournaments:
             if table.game_id is None:
                 seed = await self.names.name(table.player_a)
                 other = await self.names.name(table.player_b) if table.player_b is not None else "?"
-                text = (
-                    f"{row.name}, round {table.round}: the match {seed} vs {other} never opened "
-                    f"(its thread could not be made) and goes to {seed}, the better seed"
+                text = Said(
+                    "{tournament}, round {round}: the match {name} vs {name2} never opened (its thread could not be"
+                    " made) and goes to {name}, the better seed",
+                    tournament=row.name,
+                    round=table.round,
+                    name=seed,
+                    name2=other,
                 )
                 await self.store.tournaments.decide(
                     table.id,
@@ -754,7 +766,11 @@ class Tournaments:
                 continue
             if not game.is_active or game.turn_deadline is None or game.turn_deadline > now:
                 continue  # a turn without its full time: its own move deadline decides
-            text = f"the round's time in {row.name} ran out before game #{table.game_id} ended"
+            text = Said(
+                "the round's time in {tournament} ran out before game #{game} ended",
+                tournament=row.name,
+                game=table.game_id,
+            )
             try:
                 await self.time_out(table.game_id, text)
             except ServiceError:

@@ -61,9 +61,9 @@ DEFAULT_LENGTHS = {"tavla": 5, "takhteh": 7, "portes": 5, "tavli": 5}
 AUTOMATIC_DOUBLES = {"off": 0, "twice": AUTOMATIC_DOUBLES_LIMIT, "every tie": UNLIMITED}
 """The ``automatic_doubles`` choices: how many opening ties double the cube."""
 HISTORY_SEARCH = 30
+"""Another member's recent games looked through for the 10 the asker may see."""
 STAKE_CEILING = int(SETTING["MAX_STAKE"].high or 1)
 """The highest ``MAX_STAKE`` may be: each bot's cog narrows the stake option to its own limit."""
-"""Another member's recent games looked through for the 10 the asker may see."""
 
 
 @app_commands.guild_only()
@@ -443,7 +443,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             discord.File(io.BytesIO(data.encode("utf-8")), filename=f"game-{game_id}.json"),
         ]
         limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
-        lines = [f"Game #{game_id}: {' vs '.join(shown(p.name) for p in state.players)}"]
+        lines = [
+            _("Game #{game}: {names}").format(game=game_id, names=" vs ".join(shown(p.name) for p in state.players))
+        ]
         try:
             replay = await self.replays.render(state, limit=limit)
         except UserError as error:
@@ -452,7 +454,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
             files.append(discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif"))
             if replay.note:
                 lines.append(replay.note)
-        seed = "" if not state.is_active else " (the seed is revealed when the game ends)"
+        seed = "" if not state.is_active else _(" (the seed is revealed when the game ends)")
         lines.append(
             _(
                 "`.mat` for GNU Backgammon or XG; the JSON holds the action log and the fair-dice commitment{seed}: check it with `{verify_script}`."
@@ -523,9 +525,9 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         if stats is not None:
             history = await self.table.quick(interaction, self.progress.rating_history(scope, who.id, family=family))
             place = (
-                "every server"
+                _("every server")
                 if everywhere
-                else (interaction.guild.name if interaction.guild is not None else "this server")
+                else (interaction.guild.name if interaction.guild is not None else _("this server"))
             )
             # everywhere: matches in servers the asker may not see, so no opponent's name
             chart = lessons.rating_chart(who.display_name, place, history, opponents=not everywhere)

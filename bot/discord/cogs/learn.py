@@ -125,7 +125,7 @@ class LearnCog(
             names = (state.players[0].name, state.players[1].name)
         else:
             equity = await self.table.quick(interaction, amatch_equity(length, parse_score(score or "0-0"), cube))
-            names = ("You", "Opponent")
+            names = (_("You"), _("Opponent"))
         await send_private(interaction, **await met_message(interaction, equity, names))
 
     # -- games played elsewhere -------------------------------------------------------------------
@@ -215,7 +215,7 @@ class LearnCog(
     ) -> dict[str, Any]:
         scene = lessons.decision_scene(puzzle.decision, puzzle.names_now)
         png = await self.drawing.render(scene, asked_at=asked_at(interaction) if interaction else None)
-        labels = [c.label for c in puzzle.decision.choices]
+        labels = [lessons.choice_label(c.label) for c in puzzle.decision.choices]
         return {
             "content": lessons.puzzle_content(puzzle, daily_post=daily_post),
             "file": discord.File(io.BytesIO(png), filename=f"puzzle-{puzzle.id}.png"),
@@ -230,7 +230,7 @@ class LearnCog(
         guild_id = interaction.guild_id or 0
         scores = await self.table.quick(interaction, puzzles.leaderboard(guild_id))
         mine = await puzzles.score(guild_id, interaction.user.id)
-        place = interaction.guild.name if interaction.guild is not None else "this server"
+        place = interaction.guild.name if interaction.guild is not None else _("this server")
         await send_public(interaction, embed=lessons.leaderboard_embed(place, scores, mine, interaction.user.id))
 
     # -- drills -----------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ class LearnCog(
         return {
             "content": lessons.drill_content(drill),
             "file": discord.File(io.BytesIO(png), filename=f"drill-{drill.id}.png"),
-            "view": answer_controls("dr", drill.id, [c.label for c in drill.decision.choices]),
+            "view": answer_controls("dr", drill.id, [lessons.choice_label(c.label) for c in drill.decision.choices]),
         }
 
     # -- answers (the menus) ------------------------------------------------------------------------

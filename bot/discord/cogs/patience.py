@@ -38,7 +38,7 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
-from i18n import _
+from i18n import N_, _
 from renderer.patience import PatiencePicture
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 
 ScoringName = Literal["english", "american"]
 DealKind = Literal["daily", "hoyle", "random"]
-STALE_NOTE = "That panel was out of date: here is your layout as it stands."
+STALE_NOTE = N_("That panel was out of date: here is your layout as it stands.")
 
 
 @app_commands.guild_only()
@@ -149,7 +149,7 @@ class PatienceCog(
                     call = self.patience.undo(attempt_id, user, version=version)
                 attempt = await self.table.quick(interaction, call)
             except StaleLayoutError as stale:
-                attempt, note = stale.attempt, STALE_NOTE
+                attempt, note = stale.attempt, _(STALE_NOTE)
             await self._show(interaction, attempt, edit=True, note=note)
         except Exception as error:  # buttons have no tree.on_error: the same single error path
             await report(interaction, error)

@@ -38,7 +38,7 @@ from bot.discord.replies import (
 )
 from engine import IdError, Xgid
 from engine.ids import find_ids, read_id
-from i18n import _
+from i18n import _, ngettext
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
@@ -280,12 +280,16 @@ class ToolsCog(
             ""
             if state.game_count == 1
             else (
-                f" (game {replay.games[0]})"
+                " " + _("(game {number})").format(number=replay.games[0])
                 if len(replay.games) == 1
-                else f" (games {replay.games[0]}-{replay.games[-1]})"
+                else " " + _("(games {first}-{last})").format(first=replay.games[0], last=replay.games[-1])
             )
         )
-        content = f"🎬 Replay of game #{game_id}{which}: {names}, {replay.frames} frames."
+        content = "🎬 " + ngettext(
+            "Replay of game #{game}{which}: {names}, {count} frame.",
+            "Replay of game #{game}{which}: {names}, {count} frames.",
+            replay.frames,
+        ).format(game=game_id, which=which, names=names, count=replay.frames)
         if replay.note:
             content += "\n" + replay.note
         file = discord.File(io.BytesIO(replay.gif), filename=f"game-{game_id}-replay.gif")

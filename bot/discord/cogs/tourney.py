@@ -260,9 +260,9 @@ class TourneyCog(
             interaction, self.tournaments.set_organiser_role(interaction.guild_id or 0, role.id if role else None)
         )
         said = (
-            f"Members with {role.mention} may now make tournaments."
+            _("Members with {role} may now make tournaments.").format(role=role.mention)
             if role
-            else "Only members with Manage Events may make tournaments now."
+            else _("Only members with Manage Events may make tournaments now.")
         )
         await send_private(interaction, content=said)
 

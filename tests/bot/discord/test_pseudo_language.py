@@ -22,6 +22,7 @@ from tests.i18n.catalogues import PSEUDO, catalogues, english_words, pseudo, pse
 
 NAMES = (
     {"alice", "bob", "carol", "mod", "olga", "Backgammon", "Club", "backgammon", "TestBot", "Cup", "Bh", "SB", "UTC"}
+    | {"Hoyle", "Snowie"}  # an author, a match equity table
     | {word for term in GLOSSARY for word in re.findall(r"[A-Za-z]+", f"{term.word} {term.said or ''}")}
     | {word for a in range(1, 7) for b in range(1, a + 1) for word in call(Roll(a, b)).split()}
 )
@@ -161,3 +162,59 @@ async def test_a_puzzle_speaks_the_pseudo_language(pseudo_world) -> None:
     texts += result_texts(await w.alice.slash(w.channel, "bglearn drill"))
     assert any("⟦" in text for text in texts)
     assert leaks(texts) == []
+
+
+async def test_the_old_masters_openings_and_match_equity_speak_the_pseudo_language(pseudo_world) -> None:
+    w = pseudo_world
+    w.bot.parts.advice.opening_ply = 0  # quicker than the bot's 2-ply
+    texts = result_texts(await w.alice.slash(w.channel, "bglearn openings", roll="2-1"))
+    texts += result_texts(await w.alice.slash(w.channel, "bglearn openings"))
+    texts += result_texts(await w.alice.slash(w.channel, "bglearn met", length=5, score="2-4", cube=2))
+    texts += result_texts(await w.alice.slash(w.channel, "bglearn met", length=3, score="2-1"))  # Crawford
+    texts += channel_texts(w)
+    assert any("⟦" in text for text in texts)
+    assert leaks(texts) == []
+
+
+async def test_the_computers_seat_and_the_tutor_speak_the_pseudo_language(pseudo_world) -> None:
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    w = pseudo_world
+    w.bot.table.computer.pause = 0
+    w.bot.table.computer.default_level = "beginner"
+    w.bot.parts.advice.hint_level = "beginner"
+    texts = result_texts(await w.alice.slash(w.channel, "bg settings", tutor="blunders"))
+    texts += result_texts(await w.alice.slash(w.channel, "bg computer", level="beginner"))
+    texts += result_texts(await w.alice.slash(w.channel, "bg hint"))
+    warned = await w.alice.select(w.board(), ["8/7 6/3"])  # gives up about 0.3 at 0-ply: the tutor warns
+    texts += result_texts(warned)
+    (warning,) = [m for m in [warned.response, *warned.followups] if m is not None and m.ephemeral]
+    texts += result_texts(await w.alice.click(warning, label=pseudo("Let me think again")))
+    texts += message_texts(warning)
+    texts += result_texts(await w.alice.slash(w.channel, "bg move", play="8/5 6/5"))
+    await w.bot.table.computer.wait()
+    texts += result_texts(await w.alice.slash(w.channel, "bg resign", level="backgammon"))
+    await w.bot.table.computer.wait()
+    await w.env.settle()
+    texts += channel_texts(w)
+    assert any("⟦" in text for text in texts)
+    assert leaks(texts) == []
+
+
+async def test_a_failing_computer_says_so_in_the_pseudo_language(pseudo_world, monkeypatch) -> None:
+    pytest.importorskip("gnubg_nn")
+    pytest.importorskip("bgsage")
+    from bot.core.computer import ComputerPlayer
+
+    async def broken(self: Any, game_id: int) -> Any:
+        raise RuntimeError("engine exploded")
+
+    w = pseudo_world
+    w.bot.table.computer.pause = 0
+    await w.alice.slash(w.channel, "bg computer", level="beginner")
+    monkeypatch.setattr(ComputerPlayer, "take_turn", broken)
+    await w.alice.slash(w.channel, "bg move", play="8/5 6/5")
+    await w.bot.table.computer.wait()
+    said = message_texts(w.channel.history()[-1])  # the newest
+    assert any("⟦" in text for text in said) and w.alice.mention in said[0]
+    assert leaks(said) == []
