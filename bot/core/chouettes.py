@@ -318,7 +318,8 @@ class Chouettes:
             return
         loser = row.players[1] if team_passed else row.players[0]
         try:
-            await self.games.concede(board, loser)  # the listener starts the next game's board
+            conceded = await self.games.concede(board, loser)  # the listener starts the next game's board
+            self.games.deliveries.release(conceded.owed)  # the dispatcher posts its last board
         except ServiceError as error:
             log.info("chouette %s: the board %s was not conceded: %s", session.id, board, error)
             await self.ensure_board(session.id)
@@ -336,7 +337,8 @@ class Chouettes:
         if session.state.waiting():
             raise ServiceError(_("a double waits for its answer"))
         try:
-            await self.games.concede(board, user_id, kind)  # scored by the listener, like any end
+            conceded = await self.games.concede(board, user_id, kind)  # scored by the listener, like any end
+            self.games.deliveries.release(conceded.owed)  # the dispatcher posts its last board
         except StaleGameError:
             pass  # the board ended meanwhile: scored as it ended
         return await self.in_channel_or_ended(session.id)

@@ -1,0 +1,56 @@
+"""SIGKILL the real bot during a chouette's rotation: the game's end is stored with the running
+ledger and the next board owed; after the restart each is posted once, and the session goes on."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from tests.e2e.botproc import REAL_BOT
+from tests.e2e.fake_discord import has_png
+
+
+async def test_a_rotation_cut_by_sigkill_posts_its_ledger_and_board_once(fake, launch):
+    bot = await launch(REAL_BOT)
+    box, captain, crew = (fake.add_user(f"member{i}") for i in range(3))
+    general = int(fake.general["id"])
+    started = await fake.slash(box, fake.general, "bgclub chouette", box=box, captain=captain, crew1=crew)
+    await fake.first_response(started, timeout=20)
+
+    def thread() -> dict[str, Any] | None:
+        return next((c for c in fake.channels.values() if str(c.get("parent_id")) == str(general)), None)
+
+    where = await fake.wait_for(thread, 20, "the chouette's thread")
+
+    def pictures() -> list[str]:
+        return [
+            a["filename"]
+            for m in fake.channel_history(where)
+            if has_png(fake, m)
+            for a in m["attachments"]
+            if a["filename"].startswith("board-")
+        ]
+
+    def ledgers() -> list[str]:
+        return [m["content"] for m in fake.channel_history(where) if "the ledger after game" in (m["content"] or "")]
+
+    def games() -> set[str]:
+        return {name.split("-")[1] for name in pictures()}
+
+    await fake.wait_for(lambda: len(games()) == 1, 30, "the first game's board", channel=where)
+    conceded = await fake.slash(box, where, "bgclub result", winner="team")  # the box concedes game 1
+    await fake.first_response(conceded, timeout=20)
+    assert await bot.kill() == -9  # the ledger and the next board are owed: posted, or not yet
+    await bot.start()  # same DATABASE_PATH
+
+    await fake.wait_for(
+        lambda: len(ledgers()) >= 1 and len(games()) == 2, 30, "the ledger and the next board", channel=where
+    )
+    asked = await fake.slash(captain, where, "bgclub ledger")  # the session goes on: captain is the box
+    shown = await fake.wait_message(asked, lambda m: "Chouette" in (m["content"] or ""), 20, "the ledger")
+    text = shown["content"].lower()
+    assert "game 2" in text and "box **member1** against captain **member2**" in text, text
+    assert len(ledgers()) == 1, ledgers()
+    assert "totals: **member0** -2 · **member1** +1 · **member2** +1" in ledgers()[0].lower()
+    assert max(Counter(pictures()).values()) == 1, pictures()  # no board posted twice
+    assert not fake.missed_deadlines()
