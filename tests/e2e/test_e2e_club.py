@@ -1,13 +1,57 @@
-"""SIGKILL the real bot during a chouette's rotation: the game's end is stored with the running
-ledger and the next board owed; after the restart each is posted once, and the session goes on."""
+"""SIGKILL the real bot while the club plays together. During an open kibitzer vote: after the
+restart the onlooker's answer and the player's deadline stand, and the reveal counts it once.
+During a chouette's rotation: the game's end is stored with the running ledger and the next
+board owed; after the restart each is posted once, and the session goes on."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
 from tests.e2e.botproc import REAL_BOT
-from tests.e2e.fake_discord import has_png
+from tests.e2e.fake_discord import custom_ids, has_png
+from tests.e2e.players import GameDriver
+
+
+def deadline_of(board: dict[str, Any]) -> str:
+    found = re.search(r"<t:(\d+)", board["content"] or "")
+    assert found, board["content"]
+    return found[1]
+
+
+async def test_an_open_vote_and_its_deadline_stand_after_sigkill(fake, launch):
+    bot = await launch(REAL_BOT)
+    alice, bob, carol = (fake.add_user(name) for name in ("alice", "bob", "carol"))
+    game = GameDriver(fake, fake.general, alice, bob, plays_before_double=99)
+    board = await game.start()
+    ask = next(c for c in custom_ids(board) if c.startswith("bgkz:ask:"))
+    opened = await fake.click(carol, int(board["id"]), ask)  # the onlooker's private picker
+    picker = await fake.wait_ephemeral(opened, timeout=20)
+    vote = next(c for c in custom_ids(picker) if c.startswith("bgkz:vote:"))
+    options = [
+        o["value"] for row in picker["components"] for item in row["components"] for o in item.get("options", [])
+    ]
+    answered = await fake.click(carol, int(picker["id"]), vote, values=[options[0]])
+    await fake.settle(answered, timeout=20)
+    before = deadline_of(board)
+
+    assert await bot.kill() == -9
+    await bot.start()  # same DATABASE_PATH
+
+    shown = await fake.slash(alice, fake.general, "bg board")
+    again = await fake.wait_board(shown, timeout=20)
+    assert deadline_of(again) == before  # the player's time did not start again
+    game.board = again
+    await game.step()  # the player acts: the poll is revealed, with the answer given before the kill
+
+    def reveals() -> list[str]:
+        return [m["content"] for m in fake.channel_history(fake.general) if "Kibitzers · game" in (m["content"] or "")]
+
+    await fake.wait_for(lambda: reveals(), 30, "the poll's reveal", channel=fake.general)
+    await fake.settle(await fake.slash(alice, fake.general, "bg board"), timeout=20)
+    assert len(reveals()) == 1, reveals()
+    assert "one onlooker answered" in reveals()[0], reveals()[0]
 
 
 async def test_a_rotation_cut_by_sigkill_posts_its_ledger_and_board_once(fake, launch):
