@@ -20,9 +20,14 @@ def deadline_of(board: dict[str, Any]) -> str:
     return found[1]
 
 
-async def test_an_open_vote_and_its_deadline_stand_after_sigkill(fake, launch):
+async def test_an_open_vote_and_a_chouette_rotation_stand_after_one_sigkill(fake, launch):
+    """One kill for both (each bot start costs seconds): an onlooker has answered a poll, and a
+    chouette's game was just conceded (its ledger and next board owed, posted or not yet)."""
     bot = await launch(REAL_BOT)
     alice, bob, carol = (fake.add_user(name) for name in ("alice", "bob", "carol"))
+    general = int(fake.general["id"])
+
+    # an open vote: carol answers the poll on alice's opening play
     game = GameDriver(fake, fake.general, alice, bob, plays_before_double=99)
     board = await game.start()
     ask = next(c for c in custom_ids(board) if c.startswith("bgkz:ask:"))
@@ -36,29 +41,8 @@ async def test_an_open_vote_and_its_deadline_stand_after_sigkill(fake, launch):
     await fake.settle(answered, timeout=20)
     before = deadline_of(board)
 
-    assert await bot.kill() == -9
-    await bot.start()  # same DATABASE_PATH
-
-    shown = await fake.slash(alice, fake.general, "bg board")
-    again = await fake.wait_board(shown, timeout=20)
-    assert deadline_of(again) == before  # the player's time did not start again
-    game.board = again
-    await game.step()  # the player acts: the poll is revealed, with the answer given before the kill
-
-    def reveals() -> list[str]:
-        return [m["content"] for m in fake.channel_history(fake.general) if "Kibitzers · game" in (m["content"] or "")]
-
-    await fake.wait_for(lambda: reveals(), 30, "the poll's reveal", channel=fake.general)
-    await fake.settle(await fake.slash(alice, fake.general, "bg board"), timeout=20)
-    assert len(reveals()) == 1, reveals()
-    assert "one onlooker answered" in reveals()[0], reveals()[0]
-
-
-async def test_a_rotation_cut_by_sigkill_posts_its_ledger_and_board_once(fake, launch):
-    bot = await launch(REAL_BOT)
-    box, captain, crew = (fake.add_user(f"member{i}") for i in range(3))
-    general = int(fake.general["id"])
-    started = await fake.slash(box, fake.general, "bgclub chouette", box=box, captain=captain, crew1=crew)
+    # a chouette in its thread: alice (box), bob (captain), carol (crew)
+    started = await fake.slash(alice, fake.general, "bgclub chouette", box=alice, captain=bob, crew1=carol)
     await fake.first_response(started, timeout=20)
 
     def thread() -> dict[str, Any] | None:
@@ -81,20 +65,37 @@ async def test_a_rotation_cut_by_sigkill_posts_its_ledger_and_board_once(fake, l
     def games() -> set[str]:
         return {name.split("-")[1] for name in pictures()}
 
-    await fake.wait_for(lambda: len(games()) == 1, 30, "the first game's board", channel=where)
-    conceded = await fake.slash(box, where, "bgclub result", winner="team")  # the box concedes game 1
+    await fake.wait_for(lambda: len(games()) == 1, 30, "the chouette's first board", channel=where)
+    conceded = await fake.slash(alice, where, "bgclub result", winner="team")  # the box concedes game 1
     await fake.first_response(conceded, timeout=20)
-    assert await bot.kill() == -9  # the ledger and the next board are owed: posted, or not yet
+
+    assert await bot.kill() == -9
     await bot.start()  # same DATABASE_PATH
 
+    # the rotation: its ledger and the next board, once each; the session goes on
     await fake.wait_for(
         lambda: len(ledgers()) >= 1 and len(games()) == 2, 30, "the ledger and the next board", channel=where
     )
-    asked = await fake.slash(captain, where, "bgclub ledger")  # the session goes on: captain is the box
+    asked = await fake.slash(bob, where, "bgclub ledger")
     shown = await fake.wait_message(asked, lambda m: "Chouette" in (m["content"] or ""), 20, "the ledger")
     text = shown["content"].lower()
-    assert "game 2" in text and "box **member1** against captain **member2**" in text, text
+    assert "game 2" in text and "box **bob** against captain **carol**" in text, text
+
+    # the vote: the deadline stands, and the reveal counts the answer once
+    look = await fake.slash(alice, fake.general, "bg board")
+    again = await fake.wait_board(look, timeout=20)
+    assert deadline_of(again) == before  # the player's time did not start again
+    game.board = again
+    await game.step()  # the player acts: the poll is revealed
+
+    def reveals() -> list[str]:
+        return [m["content"] for m in fake.channel_history(fake.general) if "Kibitzers · game" in (m["content"] or "")]
+
+    await fake.wait_for(lambda: reveals(), 30, "the poll's reveal", channel=fake.general)
+    await fake.settle(await fake.slash(alice, fake.general, "bg board"), timeout=20)
+    assert len(reveals()) == 1, reveals()
+    assert "one onlooker answered" in reveals()[0], reveals()[0]
     assert len(ledgers()) == 1, ledgers()
-    assert "totals: **member0** -2 · **member1** +1 · **member2** +1" in ledgers()[0].lower()
+    assert "totals: **alice** -2 · **bob** +1 · **carol** +1" in ledgers()[0].lower()
     assert max(Counter(pictures()).values()) == 1, pictures()  # no board posted twice
     assert not fake.missed_deadlines()
