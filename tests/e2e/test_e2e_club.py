@@ -66,6 +66,8 @@ async def test_an_open_vote_and_a_chouette_rotation_stand_after_one_sigkill(fake
         return {name.split("-")[1] for name in pictures()}
 
     await fake.wait_for(lambda: len(games()) == 1, 30, "the chouette's first board", channel=where)
+    first = next(m for m in fake.channel_history(where) if has_png(fake, m))
+    assert "a chouette's game: box alice against captain bob" in first["content"].lower(), first["content"]
     conceded = await fake.slash(alice, where, "bgclub result", winner="team")  # the box concedes game 1
     await fake.first_response(conceded, timeout=20)
 
