@@ -263,6 +263,13 @@ class Chouettes:
     async def double(self, channel_id: int, user_id: int) -> ChouetteSession:
         session = await self.in_channel(channel_id)
         self._seated(session, user_id)
+        board = session.board
+        if self.games is None or board is None:
+            return await self._double(session, user_id)
+        async with self.games.cache.lock(board):  # no roll between the look at the board and the double
+            return await self._double(await self.in_channel(channel_id), user_id)
+
+    async def _double(self, session: ChouetteSession, user_id: int) -> ChouetteSession:
         box = user_id == session.state.box
         checkers = await self._checker_phase(session)
         if checkers is not None:

@@ -24,7 +24,7 @@ here), sharing its player names (:attr:`~GameService.names`) and clock.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -286,9 +286,7 @@ class GameService:
     # -- turn actions -------------------------------------------------------------
 
     async def roll(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
-        for guard in self.roll_guards:
-            await guard(game_id)
-        return await self._act(game_id, user_id, version, lambda game, seat: game.roll(seat))
+        return await self._act(game_id, user_id, version, lambda game, seat: game.roll(seat), guards=self.roll_guards)
 
     async def use_opening(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
         """Under Hoyle's opening choice: play the opening throw's two dice instead of throwing again."""
@@ -368,8 +366,11 @@ class GameService:
         *,
         any_turn: bool = False,
         whole_match: bool = False,
+        guards: Sequence[Callable[[int], Awaitable[None]]] = (),
     ) -> Outcome:
         async with self.cache.lock(game_id):
+            for guard in guards:  # under the game's lock: what a guard saw stands until the action is stored
+                await guard(game_id)
             cached = self.cache.rows.get(game_id)
             if cached is not None:
                 try:
