@@ -177,6 +177,9 @@ class Chouettes:
         self.clock = clock
         self.games = games
         self._locks: dict[int, asyncio.Lock] = {}
+        self._conceding: set[int] = set()
+        """Boards this process is conceding: their end is scored at once, and the next board
+        starts only once their last board is on its way (posted in order)."""
         if games is not None:
             games.recorder.finish_listeners.append(self.after_game)
             games.roll_guards.append(self.before_roll)
@@ -325,8 +328,7 @@ class Chouettes:
             return
         loser = row.players[1] if team_passed else row.players[0]
         try:
-            conceded = await self.games.concede(board, loser)  # the listener starts the next game's board
-            self.games.deliveries.release(conceded.owed)  # the dispatcher posts its last board
+            await self._concede(session, board, loser, WinKind.SINGLE)
         except ServiceError as error:
             log.info("chouette %s: the board %s was not conceded: %s", session.id, board, error)
             await self.ensure_board(session.id)
@@ -344,11 +346,22 @@ class Chouettes:
         if session.state.waiting():
             raise ServiceError(_("a double waits for its answer"))
         try:
-            conceded = await self.games.concede(board, user_id, kind)  # scored by the listener, like any end
-            self.games.deliveries.release(conceded.owed)  # the dispatcher posts its last board
+            await self._concede(session, board, user_id, kind)  # scored by the listener, like any end
         except StaleGameError:
-            pass  # the board ended meanwhile: scored as it ended
+            await self.ensure_board(session.id)  # the board ended meanwhile: scored as it ended
         return await self.in_channel_or_ended(session.id)
+
+    async def _concede(self, session: ChouetteSession, board: int, user_id: int, kind: WinKind) -> None:
+        """``user_id`` concedes the board; its last board goes to the dispatcher before the
+        next game's first board (the outbox posts them in that order)."""
+        assert self.games is not None
+        self._conceding.add(board)
+        try:
+            conceded = await self.games.concede(board, user_id, kind)
+        finally:
+            self._conceding.discard(board)
+        self.games.deliveries.release(conceded.owed)
+        await self.ensure_board(session.id)
 
     async def in_channel_or_ended(self, session_id: int) -> ChouetteSession:
         row = await self.sessions.get(session_id)
@@ -405,7 +418,7 @@ class Chouettes:
         """A game ended: if it is a chouette's board, score it and start the next one."""
         chouette = row.settings.get("chouette")
         if chouette is not None:
-            await self.ensure_board(int(chouette))
+            await self.ensure_board(int(chouette), start=row.id not in self._conceding)
 
     async def catch_up(self) -> int:
         """Every session going on has its current game scored and its board started (after a
@@ -419,10 +432,11 @@ class Chouettes:
                 log.info("chouette %s: no board: %s", row.id, error.message)
         return started
 
-    async def ensure_board(self, session_id: int) -> Outcome | None:
+    async def ensure_board(self, session_id: int, *, start: bool = True) -> Outcome | None:
         """Bring the session's board up to date: score its game if it ended, start the next
-        game's board if none is being played. Idempotent, and safe to race: each step is a
-        compare-and-set. Returns the new board's outcome (its first board owed to the outbox)."""
+        game's board if none is being played (``start``). Idempotent, and safe to race: each
+        step is a compare-and-set. Returns the new board's outcome (its first board owed to
+        the outbox)."""
         if self.games is None:
             return None
         async with self._lock(session_id):
@@ -446,6 +460,8 @@ class Chouettes:
                             pass
                         continue
                     # abandoned by a moderator: the same game on a new board (the cubes stand)
+                if not start:
+                    return None
                 active = await self.store.games.active_in(row.channel_id)
                 if active is not None:
                     if active.settings.get("chouette") == session.id and session.number_of(active.id) is None:
