@@ -181,7 +181,8 @@ class Chouette(Generic[P]):
             raise ChouetteError(f"{member!r} is out of this game")
         return game.cubes[member]
 
-    def _waiting(self) -> bool:
+    def waiting(self) -> bool:
+        """Whether a double waits for its answer."""
         return any(c.offered_by is not None for c in self._game().cubes.values())
 
     # -- the cubes -------------------------------------------------------------------------
@@ -190,7 +191,7 @@ class Chouette(Generic[P]):
         """The box doubles ``members`` (default: every member still in whose cube it may turn).
         Each answers on their own (:meth:`take`, :meth:`drop`)."""
         game = self._game()
-        if self._waiting():
+        if self.waiting():
             raise ChouetteError("a double waits for its answer")
         chosen = list(members) if members is not None else [m for m in game.still_in if game.cubes[m].may_double("box")]
         if not chosen:
@@ -256,7 +257,7 @@ class Chouette(Generic[P]):
         """The checkers' game is over: the box and every member still in settle at their
         own cube (``kind``: single, gammon or backgammon). Then the rotation, and the next game."""
         game = self._game()
-        if self._waiting():
+        if self.waiting():
             raise ChouetteError("a double waits for its answer")
         if not game.still_in:
             raise ChouetteError("nobody is left in this game")

@@ -24,7 +24,7 @@ here), sharing its player names (:attr:`~GameService.names`) and clock.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -138,6 +138,9 @@ class GameService:
             forfeit=self.forfeit,
         )
         self.recorder.finish_listeners.append(self.tournaments.after_game)
+        self.roll_guards: list[Callable[[int], Awaitable[None]]] = []
+        """Asked before a roll (with the game's id); a guard refuses it with a
+        :class:`ServiceError` (a chouette's double waiting for its answer)."""
 
     @classmethod
     async def open(
@@ -283,7 +286,7 @@ class GameService:
     # -- turn actions -------------------------------------------------------------
 
     async def roll(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
-        return await self._act(game_id, user_id, version, lambda game, seat: game.roll(seat))
+        return await self._act(game_id, user_id, version, lambda game, seat: game.roll(seat), guards=self.roll_guards)
 
     async def use_opening(self, game_id: int, user_id: int, *, version: int | None = None) -> Outcome:
         """Under Hoyle's opening choice: play the opening throw's two dice instead of throwing again."""
@@ -327,6 +330,21 @@ class GameService:
 
         return await self._act(game_id, user_id, None, give_up, any_turn=True, whole_match=True)
 
+    async def concede(self, game_id: int, user_id: int, kind: WinKind = WinKind.SINGLE) -> Outcome:
+        """``user_id`` loses the game now by ``kind`` (a chouette's checker game that has
+        nobody left on one side: the cubes were settled by the chouette)."""
+
+        def give_up(game: Game, seat: int) -> None:
+            game.forfeit(seat, kind, "resign")
+
+        return await self._act(game_id, user_id, None, give_up, any_turn=True)
+
+    async def reseat(self, game_id: int, seat: int, user_id: int) -> None:
+        """Seat ``user_id`` at ``seat`` of an active game (a chouette's next captain)."""
+        async with self.cache.lock(game_id):
+            await self.store.games.reseat(game_id, seat, user_id)
+            self.cache.forget(game_id)
+
     async def abandon(self, game_id: int, moderator_id: int) -> Outcome:
         """A moderator ends a stuck game: no result, no rating change. Never
         their own game: a losing player would walk away from the loss."""
@@ -348,8 +366,11 @@ class GameService:
         *,
         any_turn: bool = False,
         whole_match: bool = False,
+        guards: Sequence[Callable[[int], Awaitable[None]]] = (),
     ) -> Outcome:
         async with self.cache.lock(game_id):
+            for guard in guards:  # under the game's lock: what a guard saw stands until the action is stored
+                await guard(game_id)
             cached = self.cache.rows.get(game_id)
             if cached is not None:
                 try:

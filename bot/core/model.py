@@ -212,12 +212,15 @@ class ChallengeOptions:
 
     kibitzers: bool = True
     """Onlookers may answer what they would play while a player thinks (:mod:`bot.core.kibitzers`)."""
+    chouette: int | None = None
+    """A chouette's checker game (:mod:`bot.core.chouettes`): the box against the captain,
+    without a cube of its own (each team member's cube is the chouette's), unrated."""
 
     @property
     def rated(self) -> bool:
         """Only games between two people that start from the opening are rated
-        (and not those of an unrated tournament)."""
-        return not (self.computer_level or self.practice or self.unrated)
+        (and not those of an unrated tournament, nor a chouette's)."""
+        return not (self.computer_level or self.practice or self.unrated or self.chouette is not None)
 
     def validate(self, max_stake: int | None = None) -> None:
         """:raises ChallengeError: with what is wrong (``max_stake``: the limit, else the default one)."""
@@ -300,6 +303,8 @@ class ChallengeOptions:
             return GameSettings(match_length=self.match_length, cube=False)
         if self.hoyle:
             return replace(GameSettings.hoyle(self.backgammon_value), closed_out=self.closed_out)
+        if self.chouette is not None:  # the cubes are the chouette's, one per team member
+            return GameSettings(match_length=0, cube=False, closed_out=self.closed_out)
         return GameSettings(
             match_length=self.match_length,
             jacoby=self.jacoby,
@@ -374,6 +379,8 @@ class ChallengeOptions:
         days = ngettext("{count} day per move", "{count} days per move", self.move_days).format(count=self.move_days)
         if self.rematch_of is not None:
             kind = _("a rematch of game #{game}: {kind}").format(game=self.rematch_of, kind=kind)
+        if self.chouette is not None:
+            kind = _("a chouette's game (each team member's cube is the chouette's, unrated)")
         if self.tournament is not None:
             kind = (
                 _("a tournament match ({kind}, unrated)") if self.unrated else _("a tournament match ({kind})")

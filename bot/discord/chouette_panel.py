@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.core.chouettes import ChouetteSession
-from bot.discord.limits import clip, shown
+from bot.discord.limits import clip, quote, shown
 from i18n import _
 
 MAX_CONTENT = 2000
@@ -97,3 +97,17 @@ def session_text(session: ChouetteSession, names: Mapping[int, str], headline: s
         lines.append("⏳ " + "; ".join(waiting))
     lines += ledger_lines(session, names)
     return clip("\n".join(lines), MAX_CONTENT)
+
+
+def ledger_headline(session: ChouetteSession) -> str:
+    """The first line of the running ledger posted after a game: one per game of the session
+    (a retried post looks for it before posting again)."""
+    return _("📒 **Chouette** · the ledger after game {number}").format(number=session.state.games_played)
+
+
+def suggestion_text(name: str, advice: str) -> str:
+    """A team member's advice to the captain, as the thread reads it."""
+    return clip(
+        _("💬 {member} advises the captain: {advice}").format(member=f"**{shown(name)}**", advice=quote(advice, 200)),
+        MAX_CONTENT,
+    )

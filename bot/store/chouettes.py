@@ -12,9 +12,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.store import outbox
 from bot.store.database import Database, Row, Tx
 from bot.store.errors import ChannelBusyError, ConstraintError, StaleVersionError
+from bot.store.outbox import Owed
 from bot.store.rows import dump_json, load_json
+
+LEDGER_KIND = "chouette_ledger"
+"""The outbox kind of the running ledger a chouette posts after each of its games
+(payload: the session and its version then)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,18 +85,37 @@ class ChouetteStore:
         )
         return ChouetteRow.from_row(row) if row is not None else None
 
-    async def append(self, session: ChouetteRow, action: Mapping[str, Any], *, ended: bool = False) -> ChouetteRow:
-        """Append ``action`` if the session is still at ``session.version`` (and end it, ``ended``).
+    async def active(self) -> list[ChouetteRow]:
+        """Every session going on (few: one per thread that hosts one)."""
+        rows = await self.db.fetchall("SELECT * FROM chouettes WHERE status = 'active' ORDER BY id")
+        return [ChouetteRow.from_row(r) for r in rows]
+
+    async def append(
+        self, session: ChouetteRow, action: Mapping[str, Any], *, ended: bool = False, ledger: bool = False
+    ) -> ChouetteRow:
+        """Append ``action`` if the session is still at ``session.version`` (and end it, ``ended``);
+        ``ledger``: the action ends a game, and owes the running ledger's message
+        (:data:`LEDGER_KIND`) in the same transaction, so a crash loses no ledger.
 
         :raises StaleVersionError: it moved on meanwhile (nothing written)."""
         log = [*session.log, dict(action)]
 
         async def transaction(tx: Tx) -> int:
-            return await tx.execute(
+            now = self.db.now()
+            changed = await tx.execute(
                 "UPDATE chouettes SET log = ?, version = version + 1, status = ?, updated_at = ?"
                 " WHERE id = ? AND version = ? AND status = 'active'",
-                (dump_json(log), "ended" if ended else "active", self.db.now(), session.id, session.version),
+                (dump_json(log), "ended" if ended else "active", now, session.id, session.version),
             )
+            if changed and ledger:
+                owed = Owed(
+                    LEDGER_KIND,
+                    session.guild_id,
+                    session.channel_id,
+                    payload={"session": session.id, "version": session.version + 1},
+                )
+                await outbox.add(tx, owed, now)
+            return changed
 
         if not await self.db.transact(transaction, quick=True):
             raise StaleVersionError("the chouette has moved on", expected=session.version)

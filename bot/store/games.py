@@ -258,6 +258,23 @@ class GameStore:
         )
         return changed == 1
 
+    async def reseat(self, game_id: int, seat: int, user_id: int) -> bool:
+        """Seat ``user_id`` at ``seat`` of an active game (a chouette's checkers passing to the
+        next team member when the captain is out); False if the game is over."""
+        if seat not in (0, 1):
+            raise ValueError("a seat is 0 or 1")
+        column = ("player0", "player1")[seat]
+
+        async def transaction(tx: Tx) -> int:
+            now = self.db.now()
+            await players.touch(tx, user_id, now)
+            return await tx.execute(
+                f"UPDATE games SET {column} = ?, updated_at = ? WHERE id = ? AND status = 'active'",
+                (user_id, now, game_id),
+            )
+
+        return await self.db.transact(transaction, quick=True) == 1
+
     async def with_actions(self, game_id: int) -> tuple[GameRow, list[ActionRow]]:
         """Return a game and its whole log from one consistent snapshot.
 

@@ -1,5 +1,7 @@
 """``/bgclub``: the channel as a club. Kibitzer polls (the onlookers' answers, revealed
-after the player acted) and the server's table of kibitzers.
+after the player acted), the server's table of kibitzers, and the chouette (its games
+played on the board in its thread; its running ledger posted after each, once, by
+:meth:`ClubCog.post_ledger`, the dispatcher's handler for its kind).
 
 A group of its own: ``/bg`` holds 24 of the 25 subcommands Discord allows a
 group. The polls' buttons and pickers (:mod:`bot.discord.kibitzing`) come here;
@@ -18,11 +20,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.core.chouettes import Chouettes, ChouetteSession
+from bot.core.chouettes import LEDGER_KIND, ChouetteDelivery, Chouettes, ChouetteSession
 from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
 from bot.core.model import GameState, NoGameError, Outcome
 from bot.discord import privacy
-from bot.discord.chouette_panel import session_text
+from bot.discord.chouette_panel import ledger_headline, session_text, suggestion_text
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
 from bot.discord.dispatcher import NotDelivered
@@ -78,18 +80,21 @@ class ClubCog(
             parts.service.deliveries,
             advice=lambda: parts.advice,  # the bot's own engines and their worker processes
         )
-        self.chouettes = Chouettes(parts.service.store, parts.service.clock)
+        self.chouettes = Chouettes(parts.service.store, parts.service.clock, parts.service)
         self._open: set[int] = set()
         """Games with a poll answered and not yet revealed (in this process)."""
         self._reveals: set[asyncio.Task[Any]] = set()
         super().__init__()
         self.dispatcher.handlers[REVEAL_KIND] = self.post_reveal
+        self.dispatcher.handlers[LEDGER_KIND] = self.post_ledger
         if self.table is not None:
             self.table.poster.listeners.append(self.after_post)
         if parts.scheduler is not None:
             parts.scheduler.add_job("kibitzers", lambda now, shard: self.kibitzers.reveal_leftovers(shard))
+            parts.scheduler.add_job("chouettes", lambda now, shard: self.chouettes.catch_up())
 
     async def cog_unload(self) -> None:
+        self.chouettes.close()
         if self.table is not None and self.after_post in self.table.poster.listeners:
             self.table.poster.listeners.remove(self.after_post)
         for task in list(self._reveals):
@@ -198,6 +203,10 @@ class ClubCog(
             self._open.update(p.game_id for p in await self.kibitzers.polls.open_polls(shard=self.dispatcher.shard))
         except Exception:
             log.exception("could not reveal the polls left over")
+        try:
+            await self.chouettes.catch_up()  # a board's end or a rotation a stop cut short
+        except Exception:
+            log.exception("could not catch up with the chouettes")
 
     async def post_reveal(self, delivery: Any) -> None:
         """Post a poll's reveal in the game's channel, once (after a crash, look first)."""
@@ -219,6 +228,23 @@ class ClubCog(
 
     # -- the chouette ----------------------------------------------------------------------------
 
+    async def post_ledger(self, delivery: Any) -> None:
+        """Post a chouette's running ledger after one of its games, once (after a crash, look first)."""
+        assert isinstance(delivery, ChouetteDelivery) and delivery.session is not None
+        session = delivery.session
+        names = {p: await self.service.names.name(p) for p in session.row.players}
+        head = ledger_headline(session)
+        if delivery.retried:
+            found = await self.dispatcher.look_back(delivery.channel_id, lambda m: m.content.startswith(head))
+            if found is not None:
+                await self.dispatcher.deliveries.delivered(delivery.entries)
+                return
+        where = self.dispatcher.where(delivery)
+        message = await where.send({"content": session_text(session, names, head), "allowed_mentions": pinging()})
+        if message is None:
+            raise where.error or NotDelivered("the chouette's ledger could not be posted")
+        await self.dispatcher.deliveries.delivered(delivery.entries)
+
     async def _show(self, interaction: discord.Interaction, session: ChouetteSession, headline: str = "") -> None:
         names = {p: await self.service.names.name(p) for p in session.row.players}
         await send_public(interaction, content=session_text(session, names, headline), allowed_mentions=pinging())
@@ -231,6 +257,7 @@ class ClubCog(
         crew1="The crew, in line",
         crew_doubles="Crew members double on their own (default), or only with the captain",
         rotation="Who keeps the box: the result against the captain (default), or the box's net in the game",
+        consultation="Whether the crew may advise the captain on the play (the captain decides)",
     )
     async def chouette(
         self,
@@ -245,13 +272,16 @@ class ClubCog(
         crew6: discord.Member | None = None,
         crew_doubles: Literal["independent", "with captain"] = "independent",
         rotation: Literal["captain", "majority"] = "captain",
+        consultation: bool = True,
     ) -> None:
         members = [m for m in (box, captain, crew1, crew2, crew3, crew4, crew5, crew6) if m is not None]
         if any(m.bot for m in members):
             raise UserError(_("A chouette is played by members: leave the bots out."))
         if interaction.user.id not in {m.id for m in members}:
             raise UserError(_("Seat yourself in the chouette you start."))
-        options = ChouetteOptions(crew_doubles=CrewDoubles(crew_doubles), rotation=Rotation(rotation))
+        options = ChouetteOptions(
+            crew_doubles=CrewDoubles(crew_doubles), rotation=Rotation(rotation), consultation=consultation
+        )
         in_thread = isinstance(interaction.channel, discord.Thread)
         require_permissions(interaction, CHANNEL_PERMISSIONS + (() if in_thread else THREAD_PERMISSIONS))
         for member in members:
@@ -264,6 +294,7 @@ class ClubCog(
                 ),
             )
             await self._show(interaction, session)
+            await self._first_board(session)
             return
         await send_public(
             interaction,
@@ -289,6 +320,15 @@ class ClubCog(
                 allowed_mentions=pinging(*(m.id for m in members)),
             )
         )
+        await self._first_board(session)
+
+    async def _first_board(self, session: ChouetteSession) -> None:
+        """The session's first game on the board (posted by the dispatcher in the thread);
+        if it fails here, the scheduler's pass starts it."""
+        try:
+            await self.chouettes.ensure_board(session.id)
+        except Exception:
+            log.exception("chouette %s: its first board did not start", session.id)
 
     @cooldown("turn")
     @app_commands.command(name="double", description="Chouette: the box doubles the team, or you double the box")
@@ -339,6 +379,14 @@ class ClubCog(
             self.chouettes.result(interaction.channel_id or 0, interaction.user.id, winner == "team", kind),
         )
         await self._show(interaction, session, _("The game is scored; the next one starts."))
+
+    @cooldown("turn")
+    @app_commands.command(name="suggest", description="Chouette: advise your captain (when consultation is allowed)")
+    @app_commands.describe(advice="What you would play or do")
+    async def chouette_suggest(self, interaction: discord.Interaction, advice: app_commands.Range[str, 1, 200]) -> None:
+        await self.table.quick(interaction, self.chouettes.suggest(interaction.channel_id or 0, interaction.user.id))
+        name = await self.service.names.name(interaction.user.id)
+        await send_public(interaction, content=suggestion_text(name, advice), allowed_mentions=pinging())
 
     @cooldown("lookup")
     @app_commands.command(name="ledger", description="Chouette: who is the box, the cubes, and who owes whom")

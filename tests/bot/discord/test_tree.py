@@ -67,7 +67,9 @@ async def tree_bot():
         store=SimpleNamespace(db=None),  # the kibitzer polls' store, never asked
         clock=None,
         lookups=SimpleNamespace(get_game=None),
-        deliveries=None,
+        deliveries=SimpleNamespace(wordings={}),  # the chouette's ledger is worded there, never asked
+        recorder=SimpleNamespace(finish_listeners=[]),  # the chouette listens to games' ends
+        roll_guards=[],
     )
     parts = tree_parts(bot.settings, service)
     await bot.add_cog(GameCog(parts))  # type: ignore[arg-type]
@@ -158,6 +160,7 @@ async def test_every_subcommand_is_there(tree_bot):
         "take",
         "drop",
         "result",
+        "suggest",
         "ledger",
         "stop",
     }
