@@ -9,6 +9,8 @@ import re
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from tests.e2e.botproc import REAL_BOT
 from tests.e2e.fake_discord import custom_ids, has_png
 from tests.e2e.players import GameDriver
@@ -20,6 +22,7 @@ def deadline_of(board: dict[str, Any]) -> str:
     return found[1]
 
 
+@pytest.mark.slow
 async def test_an_open_vote_and_a_chouette_rotation_stand_after_one_sigkill(fake, launch):
     """One kill for both (each bot start costs seconds): an onlooker has answered a poll, and a
     chouette's game was just conceded (its ledger and next board owed, posted or not yet)."""
