@@ -49,7 +49,7 @@ from bot.discord.replies import (
 )
 from bot.discord.tutor_panel import tutor_choices, tutor_threshold
 from engine import UNLIMITED, WinKind
-from engine.variants import FAMILIES, VARIANTS
+from engine.variants import FAMILIES, VARIANTS, TablesGame
 from i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -685,6 +685,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="shots", description="How many of the 36 throws hit each blot in this channel's game")
     async def shots(self, interaction: discord.Interaction) -> None:
         state = await self.table.quick(interaction, self.table.game_here(interaction))
+        if isinstance(state.game, TablesGame):  # tavli's portes has blots: the game, not the match, decides
+            raise UserError(
+                _("`/bg shots` counts backgammon's hits: nobody is hit in {game}.").format(
+                    game=variant_name(state.game.game)
+                )
+            )
         odds = await self.table.quick(interaction, blot_shots(state))
         await send_private(interaction, content=presenter.shots_text(state, odds))
 
