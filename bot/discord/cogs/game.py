@@ -363,11 +363,11 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
-        self.advice.require()
         require_permissions(interaction, ("send_messages", "embed_links", "attach_files"))
         game_id = game or await self._latest_finished(interaction)
         found = await self.table.readable_game(interaction, game_id)
-        no_engine_for(found.options)
+        no_engine_for(found.options)  # before the engines' absence: no engine, installed or not, knows these games
+        self.advice.require()
         if not isinstance(found, GameSummary):
             raise UserError(
                 _("Game #{game_id} is still being played: its analysis comes when it ends.").format(game_id=game_id)

@@ -12,6 +12,7 @@ from simcord.actors import MemberActor
 from simcord.builders import UserHandle
 
 from bot.config import Settings
+from bot.core.advice import Advice
 from bot.core.computer import decide_tables
 from bot.discord.analysis_notes import AnalysisNotes
 from engine import Phase, SeededDice
@@ -100,7 +101,7 @@ async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game
     await assert_on_the_leaderboard(w, "backgammon")
 
 
-async def test_plakoto_from_the_start(world):
+async def test_plakoto_from_the_start(world, monkeypatch):
     w = world
     challenge = await w.challenge(game="plakoto")
     await w.bob.click(challenge.response, label="Accept")
@@ -112,6 +113,10 @@ async def test_plakoto_from_the_start(world):
     final = w.board()
     assert "wins" in final.embeds[0].description and "wins the game of plakoto" in final.embeds[0].description
     await assert_on_the_leaderboard(w, "plakoto")
+    # Where the engines are not installed, the analysis still says why it is not there.
+    monkeypatch.setattr(Advice, "available", staticmethod(lambda: False))
+    analysis = await w.alice.slash(w.channel, "bg analysis")
+    assert "not available for plakoto" in w.private(analysis)
 
 
 async def assert_on_the_leaderboard(w, family: str) -> None:
