@@ -1,12 +1,16 @@
 """Seconds per computer decision at each level, and gnubg-nn against bgsage.
 
-    python -m bench.ai [--positions 60] [--games 20]
+    python -m bench.ai [--positions 60] [--games 20] [--tables-games 40]
 
 Prints, for each level, the median and p95 time of a checker-play decision
 and of a cube decision over a fixed, seeded set of positions; then a
 fixed-seed cubeless match between gnubg-nn (0-ply) and bgsage (1ply, its
 static level: comparable), and how often the two agree on cube decisions
-(at a 7-away/7-away match score, where gnubg-nn's cube works).
+(at a 7-away/7-away match score, where gnubg-nn's cube works); then the
+computer's decision time in plakoto, fevga and long nardy (no net: a search
+over each game's own evaluation, :mod:`bot.ai.tables`) over ``--tables-games``
+games a game against a random mover (``bench/variants_ai.py`` plays 500 and
+reports the wins).
 """
 
 from __future__ import annotations
@@ -127,11 +131,30 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--positions", type=int, default=60)
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--tables-games", type=int, default=40)
     args = parser.parse_args()
     cases = sample(args.positions, 20240907)
     time_levels(cases)
     engine_match(args.games, 77)
     cube_agreement(cases)
+    time_tables(args.tables_games)
+
+
+def time_tables(games: int) -> None:
+    """Median, p95 and longest decision of the computer in each tables game (a roll with a choice)."""
+    from bench.variants_ai import match_up
+    from engine.tables import GAMES
+
+    for game in GAMES:
+        times: list[float] = []
+        for seed in range(games):
+            match_up(game, seed, 1, times)
+        times.sort()
+        p95 = times[int(0.95 * (len(times) - 1))]
+        print(
+            f"{game}: decision median {statistics.median(times) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
+            f"max {times[-1] * 1000:.0f} ms over {len(times)} decisions ({games} games)"
+        )
 
 
 if __name__ == "__main__":

@@ -25,12 +25,14 @@ from bot.core.model import (
     LeaderboardPage,
     PlayerStats,
     RatingChange,
+    variant_name,
 )
 from bot.core.narration import phrase
 from bot.core.shots import BlotOdds
 from bot.core.tournaments import TournamentRecord
 from bot.discord.limits import clip, in_code, plain, shown
 from engine import Phase, WinKind, XgidError
+from engine.variants import TablesGame
 from i18n import N_, _, ngettext
 
 STATUSES = {
@@ -112,10 +114,15 @@ def describe_kind(state: GameState) -> str:
             second_score=score[1],
             second=shown(state.players[1].name),
         )
+<<<<<<< HEAD
     if options.chouette is not None:  # the cubes are the team members', shown by /bgclub ledger
         return _("a chouette's game: box {box} against captain {captain}").format(
             box=shown(state.players[0].name), captain=shown(state.players[1].name)
         )
+=======
+    if options.is_tables:  # one game of plakoto, fevga or nardy: no stake, no cube
+        return _("a game of {game}").format(game=variant_name(options.variant))
+>>>>>>> s3-var
     return _("money game at {stake} per point, cube {cube}").format(stake=options.stake, cube=state.game.cube_value)
 
 
@@ -625,12 +632,20 @@ def analysis_embed(state: GameState | GameSummary, summaries: Sequence[tuple[int
 
 
 def position_text(state: GameState) -> str:
-    """The current position as a GNU Backgammon ID and an XGID (when an XGID can show it)."""
+    """The current position as a GNU Backgammon ID and an XGID (when an XGID can show it); in plakoto,
+    fevga and nardy, which neither program plays, the game's own position ID."""
     game = state.game
-    lines = [
-        "**" + _("Game #{game}").format(game=state.id) + "** · " + _("the current position"),
-        _("GNU Backgammon ID: {id}").format(id=f"`{game.gnubg_id()}`"),
-    ]
+    header = "**" + _("Game #{game}").format(game=state.id) + "** · " + _("the current position")
+    if isinstance(game, TablesGame):
+        name = variant_name(game.game)
+        return "\n".join(
+            [
+                header,
+                _("Position ID ({game}): {id}").format(game=name, id=f"`{game.position_id()}`"),
+                _("GNU Backgammon and XG do not play {game}: neither reads this ID.").format(game=name),
+            ]
+        )
+    lines = [header, _("GNU Backgammon ID: {id}").format(id=f"`{game.gnubg_id()}`")]
     try:
         xgid = game.xgid()
     except XgidError:

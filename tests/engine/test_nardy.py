@@ -84,3 +84,16 @@ def test_koks_can_be_turned_off():
     rules = Nardy()
     rules.koks = False
     assert rules.result(board("nardy", {}, {20: 15})) == (2, "bearoff")
+
+
+def test_the_game_gives_each_player_the_opening_doubles_once():
+    game = TablesGame("nardy")
+    game.opening_roll((5, 2))
+    game.roll(0, (6, 6))
+    assert game.legal_play_texts() == ("24/18(2)",)  # player 0's first turn: two leave the head
+    game.play(0, "24/18(2)")
+    game.roll(1, (6, 6))
+    assert game.legal_play_texts() == ("24/18(2)",)  # the second player's first turn too
+    game.play(1, "24/18(2)")
+    game.roll(0, (6, 6))
+    assert game.legal_play_texts() == ("24/18",)  # later: one checker off the head (18/12 is their head)

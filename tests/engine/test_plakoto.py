@@ -111,3 +111,10 @@ def test_scoring(loser_off, points):
     game.play(0, "1/off")
     assert game.result is not None
     assert game.result.points == points and game.result.reason == "bearoff"
+
+
+def test_both_dice_when_both_can_be_played():
+    # The 6 first (20/14) leaves no 5 (14/9 and 8/3 closed); the 5 first (20/15) leaves 8/2:
+    # so both dice must be played, and 20/14 alone is not a legal play.
+    position = board("plakoto", {20: 1, 8: 1, 1: 13}, {9: 2, 3: 2, 22: 11})
+    assert texts(position, (6, 5)) == ["20/15 8/2"]

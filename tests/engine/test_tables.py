@@ -98,6 +98,14 @@ def test_notation_errors_are_precise():
         match_tables_play(position, Roll(6, 5), "24/18 24/19", plays)  # one checker off the head
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_die_higher_than_the_highest_checker_bears_it_off(game):
+    theirs = {"plakoto": {20: 15}, "fevga": {16: 15}, "nardy": {16: 15}}[game]
+    position = board(game, {3: 1, 2: 1}, theirs)
+    plays = legal_tables_plays(RULES[game], position, Roll(6, 5))
+    assert [format_tables_play(play) for play in plays] == ["3/off 2/off"]
+
+
 def test_position_ids():
     for game in GAMES:
         start = RULES[game].start()
@@ -179,3 +187,13 @@ def test_tavli_lengths():
     with pytest.raises(ValueError):
         Tavli(4)
     assert Tavli(7).length == 7
+
+
+def test_each_rule_mutant_still_finds_its_line():
+    """scripts/variant_mutants.py drops each special rule by replacing one line: the lines must still exist
+    (its run, about five minutes, shows every dropped rule caught by a test above or in test_plakoto,
+    test_fevga and test_nardy)."""
+    from scripts.variant_mutants import MUTANTS, ROOT
+
+    for name, path, old, _new in MUTANTS:
+        assert (ROOT / path).read_text().count(old) == 1, name

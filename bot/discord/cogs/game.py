@@ -49,7 +49,7 @@ from bot.discord.replies import (
 )
 from bot.discord.tutor_panel import tutor_choices, tutor_threshold
 from engine import UNLIMITED, WinKind
-from engine.variants import FAMILIES, VARIANTS
+from engine.variants import FAMILIES, VARIANTS, TablesGame
 from i18n import _, ngettext
 
 if TYPE_CHECKING:
@@ -363,11 +363,11 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="analysis", description="Error rates, blunders and luck of a finished game")
     @app_commands.describe(game="Game number (default: your latest finished game)")
     async def analysis(self, interaction: discord.Interaction, game: app_commands.Range[int, 1] | None = None) -> None:
-        self.advice.require()
         require_permissions(interaction, ("send_messages", "embed_links", "attach_files"))
         game_id = game or await self._latest_finished(interaction)
         found = await self.table.readable_game(interaction, game_id)
-        no_engine_for(found.options)
+        no_engine_for(found.options)  # before the engines' absence: no engine, installed or not, knows these games
+        self.advice.require()
         if not isinstance(found, GameSummary):
             raise UserError(
                 _("Game #{game_id} is still being played: its analysis comes when it ends.").format(game_id=game_id)
@@ -687,6 +687,12 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
     @app_commands.command(name="shots", description="How many of the 36 throws hit each blot in this channel's game")
     async def shots(self, interaction: discord.Interaction) -> None:
         state = await self.table.quick(interaction, self.table.game_here(interaction))
+        if isinstance(state.game, TablesGame):  # tavli's portes has blots: the game, not the match, decides
+            raise UserError(
+                _("`/bg shots` counts backgammon's hits: nobody is hit in {game}.").format(
+                    game=variant_name(state.game.game)
+                )
+            )
         odds = await self.table.quick(interaction, blot_shots(state))
         await send_private(interaction, content=presenter.shots_text(state, odds))
 

@@ -8,8 +8,11 @@ every other turn is typed with ``/bg move``, the rest chosen in the board's menu
 from __future__ import annotations
 
 import pytest
+from simcord.actors import MemberActor
+from simcord.builders import UserHandle
 
 from bot.config import Settings
+from bot.core.advice import Advice
 from bot.core.computer import decide_tables
 from bot.discord.analysis_notes import AnalysisNotes
 from engine import Phase, SeededDice
@@ -98,7 +101,7 @@ async def test_a_preset_is_played_to_the_end_and_rated_as_backgammon(world, game
     await assert_on_the_leaderboard(w, "backgammon")
 
 
-async def test_plakoto_from_the_start(world):
+async def test_plakoto_from_the_start(world, monkeypatch):
     w = world
     challenge = await w.challenge(game="plakoto")
     await w.bob.click(challenge.response, label="Accept")
@@ -110,6 +113,10 @@ async def test_plakoto_from_the_start(world):
     final = w.board()
     assert "wins" in final.embeds[0].description and "wins the game of plakoto" in final.embeds[0].description
     await assert_on_the_leaderboard(w, "plakoto")
+    # Where the engines are not installed, the analysis still says why it is not there.
+    monkeypatch.setattr(Advice, "available", staticmethod(lambda: False))
+    analysis = await w.alice.slash(w.channel, "bg analysis")
+    assert "not available for plakoto" in w.private(analysis)
 
 
 async def assert_on_the_leaderboard(w, family: str) -> None:
@@ -182,3 +189,83 @@ async def test_the_computer_rolls_and_plays_a_legal_play_of_each_new_game():
         game.roll(game.turn, (6, 5))
         decision = await decide_tables(game)
         assert decision.startswith("play:") and decision[5:] in game.legal_play_texts()
+
+
+def bot_member(w) -> MemberActor:
+    """The bot as a member, to be challenged."""
+    return MemberActor(w.env, w.guild, UserHandle(w.env, w.env.backend.get_user(w.bot.user.id)))
+
+
+async def play_quietly_against_the_computer(w, until_pips: int, most_plays: int) -> None:
+    """The channel's game against the computer through the service (no Discord) until a player
+    has at most ``until_pips`` left or alice has played ``most_plays`` times: alice plays the
+    engine's pick, the computer its own."""
+    seat = w.bot.table.computer
+    plays = 0
+    while True:
+        state = await w.service.lookups.game_in_channel(w.channel.id)
+        assert state is not None, "the game ended before its last turns"
+        if seat.is_to_act(state):
+            await seat.player(seat.level_of(state)).take_turn(state.id)
+            continue
+        game = state.game
+        if (min(game.pip_counts()) <= until_pips or plays >= most_plays) and game.phase is Phase.ROLL:
+            break
+        if game.phase is Phase.ROLL:
+            await w.service.roll(state.id, w.alice.id)
+        else:
+            texts = state.legal_play_texts()
+            await w.service.play(state.id, w.alice.id, texts[len(texts) // 2])
+            plays += 1
+    await w.alice.slash(w.channel, "bg board")  # the board as it now stands, to play on
+
+
+QUIET_PLAYS = {"plakoto": 0, "fevga": 1000, "nardy": 1000}
+"""Alice's plays made through the service before the rest of the game goes through Discord (plakoto
+against the computer ends early, often with the mother)."""
+
+
+@pytest.mark.parametrize("game", ["plakoto", "fevga", "nardy"])
+async def test_a_game_against_the_computer_through_discord(world, game):
+    w = world
+    w.bot.table.computer.pause = 0
+    started = await w.alice.slash(w.channel, "bg challenge", opponent=bot_member(w), game=game)
+    assert not started.ephemeral, w.private(started)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert state.options.variant == game and not state.options.rated
+    assert state.players[1].user_id == w.bot.user.id
+    name = "long nardy" if game == "nardy" else game
+    board = w.board()
+    assert f"a game of {name}" in board.content and "cube" not in board.content  # no stake, no cube
+    # No engine advises in these games, and /bg shots and /bgtools position say so in words.
+    for command, answer in [
+        ("bg hint", f"not available for {name}"),
+        ("bg shots", f"nobody is hit in {name}"),
+        ("bgtools position", "GNU Backgammon and XG do not play"),
+    ]:
+        result = await w.alice.slash(w.channel, command)
+        assert answer in (w.private(result) or result.response.content), command
+    await play_quietly_against_the_computer(w, 20, QUIET_PLAYS[game])
+    bot_name = w.bot.user.display_name
+    for _ in range(200):  # alice with the buttons and /bg move; the computer by itself
+        state = await w.service.lookups.game_in_channel(w.channel.id)
+        if state is None:
+            break
+        assert state.to_act().user_id == w.alice.id, "the computer left its turn unplayed"
+        board = w.board()
+        if state.game.phase is Phase.ROLL:
+            result = await w.alice.click(board, label="Roll")
+        else:
+            texts = state.legal_play_texts()
+            if len(texts) > 25 or len(texts) % 2:
+                result = await w.alice.slash(w.channel, "bg move", play=texts[0])
+            else:
+                result = await w.alice.select(board, [texts[-1]])
+        assert not w.private(result), w.private(result)
+    else:
+        raise AssertionError("the game did not end")
+    final = w.board().embeds[0]
+    assert f"wins the game of {name}" in final.description and "Unrated" in (final.footer.text or "")
+    assert any(f"{bot_name} rolled" in m.content for m in w.public()), [m.content for m in w.public()][-6:]
+    empty = await w.carol.slash(w.channel, "bg leaderboard", game=game)
+    assert "Nobody is ranked yet" in empty.response.embeds[0].description
