@@ -48,6 +48,7 @@ import pytest
 
 BACKENDS = ("sqlite", "postgres")
 
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests marked slow first (the order is otherwise kept): with several workers
     (pytest-xdist), a minute-long test started last makes every other worker wait for it."""

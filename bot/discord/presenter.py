@@ -114,15 +114,12 @@ def describe_kind(state: GameState) -> str:
             second_score=score[1],
             second=shown(state.players[1].name),
         )
-<<<<<<< HEAD
     if options.chouette is not None:  # the cubes are the team members', shown by /bgclub ledger
         return _("a chouette's game: box {box} against captain {captain}").format(
             box=shown(state.players[0].name), captain=shown(state.players[1].name)
         )
-=======
     if options.is_tables:  # one game of plakoto, fevga or nardy: no stake, no cube
         return _("a game of {game}").format(game=variant_name(options.variant))
->>>>>>> s3-var
     return _("money game at {stake} per point, cube {cube}").format(stake=options.stake, cube=state.game.cube_value)
 
 
