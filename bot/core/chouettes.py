@@ -28,7 +28,7 @@ from bot.store import ChannelBusyError, StaleVersionError, Store
 from bot.store.chouettes import ChouetteRow, ChouetteStore
 from engine import WinKind
 from engine.chouette import MAX_PLAYERS, MIN_PLAYERS, Chouette, ChouetteError, ChouetteOptions, CrewDoubles, Rotation
-from i18n import _
+from i18n import _, worded
 
 __all__ = ["ChouetteSession", "Chouettes"]
 
@@ -131,7 +131,7 @@ class Chouettes:
         try:
             _apply(state, action)  # the rules' refusal, before anything is written
         except ChouetteError as error:
-            raise ServiceError(str(error)) from None
+            raise ServiceError(worded(error)) from None
         try:
             row = await self.sessions.append(session.row, action, ended=ended)
         except StaleVersionError:
