@@ -31,6 +31,7 @@ from enum import Enum
 from typing import Generic, TypeVar
 
 from engine.game import WinKind
+from engine.reasons import Reason
 
 P = TypeVar("P", bound=Hashable)
 """A player, as the caller names them (a member id, a name)."""
@@ -116,9 +117,15 @@ class Chouette(Generic[P]):
 
     def __init__(self, players: Sequence[P], options: ChouetteOptions | None = None) -> None:
         if len(set(players)) != len(players):
-            raise ChouetteError("a player sits in a chouette once")
+            raise ChouetteError(Reason("a player sits in a chouette once"))
         if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-            raise ChouetteError(f"a chouette is {MIN_PLAYERS} to {MAX_PLAYERS} players: a box and a team")
+            raise ChouetteError(
+                Reason(
+                    "a chouette is {MIN_PLAYERS} to {MAX_PLAYERS} players: a box and a team",
+                    MIN_PLAYERS=MIN_PLAYERS,
+                    MAX_PLAYERS=MAX_PLAYERS,
+                )
+            )
         self.options = options or ChouetteOptions()
         self._players: list[P] = list(players)
         """Everyone seated, in their first order (the ledger's order)."""
@@ -154,13 +161,13 @@ class Chouette(Generic[P]):
 
     def _game(self) -> ChouetteGame[P]:
         if self.game is None:
-            raise ChouetteError("the session is over" if self.ended else "no game is being played")
+            raise ChouetteError(Reason("the session is over") if self.ended else Reason("no game is being played"))
         return self.game
 
     def new_game(self) -> ChouetteGame[P]:
         """The next game, between the box and the team as the order stands, every cube centred."""
         if self.ended:
-            raise ChouetteError("the session is over")
+            raise ChouetteError(Reason("the session is over"))
         team = tuple(self._order[1:])
         self._game_start_totals = self.totals()
         self.game = ChouetteGame(self.box, team, {m: Cube() for m in team}, list(team))
@@ -172,13 +179,13 @@ class Chouette(Generic[P]):
     def _member(self, member: P) -> P:
         game = self._game()
         if member not in game.cubes:
-            raise ChouetteError(f"{member!r} is not on the team")
+            raise ChouetteError(Reason("{member!r} is not on the team", member=member))
         return member
 
     def _in(self, member: P) -> Cube:
         game = self._game()
         if self._member(member) not in game.still_in:
-            raise ChouetteError(f"{member!r} is out of this game")
+            raise ChouetteError(Reason("{member!r} is out of this game", member=member))
         return game.cubes[member]
 
     def waiting(self) -> bool:
@@ -192,14 +199,16 @@ class Chouette(Generic[P]):
         Each answers on their own (:meth:`take`, :meth:`drop`)."""
         game = self._game()
         if self.waiting():
-            raise ChouetteError("a double waits for its answer")
+            raise ChouetteError(Reason("a double waits for its answer"))
         chosen = list(members) if members is not None else [m for m in game.still_in if game.cubes[m].may_double("box")]
         if not chosen:
-            raise ChouetteError("the box has no cube it may turn")
+            raise ChouetteError(Reason("the box has no cube it may turn"))
         for member in chosen:
             cube = self._in(member)
             if not cube.may_double("box") or cube.value * 2 > self.options.cube_limit:
-                raise ChouetteError(f"the box may not double {member!r}: that cube is theirs or at its limit")
+                raise ChouetteError(
+                    Reason("the box may not double {member!r}: that cube is theirs or at its limit", member=member)
+                )
         for member in chosen:
             game.cubes[member].offered_by = "box"
 
@@ -209,17 +218,19 @@ class Chouette(Generic[P]):
         :attr:`CrewDoubles.WITH_CAPTAIN` the captain must be among them, or have doubled."""
         game = self._game()
         if any(c.offered_by == "box" for c in game.cubes.values()):
-            raise ChouetteError("a double waits for its answer")
+            raise ChouetteError(Reason("a double waits for its answer"))
         if not members:
-            raise ChouetteError("name who doubles")
+            raise ChouetteError(Reason("name who doubles"))
         captain = game.captain
         with_captain = captain in members or (captain is not None and game.cubes[captain].offered_by == "member")
         if self.options.crew_doubles is CrewDoubles.WITH_CAPTAIN and not with_captain:
-            raise ChouetteError("the crew doubles only with the captain")
+            raise ChouetteError(Reason("the crew doubles only with the captain"))
         for member in members:
             cube = self._in(member)
             if not cube.may_double("member") or cube.value * 2 > self.options.cube_limit:
-                raise ChouetteError(f"{member!r} may not double: the box owns that cube, or it is at its limit")
+                raise ChouetteError(
+                    Reason("{member!r} may not double: the box owns that cube, or it is at its limit", member=member)
+                )
         for member in members:
             game.cubes[member].offered_by = "member"
 
@@ -227,7 +238,7 @@ class Chouette(Generic[P]):
         """The double on ``member``'s cube is taken (by the member, or by the box when the member doubled)."""
         cube = self._in(member)
         if cube.offered_by is None:
-            raise ChouetteError(f"no double waits on {member!r}'s cube")
+            raise ChouetteError(Reason("no double waits on {member!r}'s cube", member=member))
         taker = "member" if cube.offered_by == "box" else "box"
         cube.value *= 2
         cube.owner = taker
@@ -239,7 +250,7 @@ class Chouette(Generic[P]):
         game = self._game()
         cube = self._in(member)
         if cube.offered_by is None:
-            raise ChouetteError(f"no double waits on {member!r}'s cube")
+            raise ChouetteError(Reason("no double waits on {member!r}'s cube", member=member))
         if cube.offered_by == "box":
             self._pay(member, game.box, cube.value)
             game.dropped.add(member)
@@ -258,9 +269,9 @@ class Chouette(Generic[P]):
         own cube (``kind``: single, gammon or backgammon). Then the rotation, and the next game."""
         game = self._game()
         if self.waiting():
-            raise ChouetteError("a double waits for its answer")
+            raise ChouetteError(Reason("a double waits for its answer"))
         if not game.still_in:
-            raise ChouetteError("nobody is left in this game")
+            raise ChouetteError(Reason("nobody is left in this game"))
         for member in list(game.still_in):
             points = game.cubes[member].value * int(kind)
             if team_won:
@@ -292,7 +303,7 @@ class Chouette(Generic[P]):
 
     def _pay(self, payer: P, payee: P, points: int) -> None:
         if payer == payee or points < 0:
-            raise ChouetteError("a payment is between two players, of a positive amount")
+            raise ChouetteError(Reason("a payment is between two players, of a positive amount"))
         self._ledger[(payee, payer)] = self._ledger.get((payee, payer), 0) + points
 
     def owed(self, winner: P, loser: P) -> int:

@@ -23,6 +23,7 @@ from engine.moves import legal_plays, pack_moves, play_of_moves, unpack_moves
 from engine.notation import IllegalPlayError, match_play
 from engine.play import Play, format_play
 from engine.position import CHECKERS, STARTS, Position, decode_position_id
+from engine.reasons import Reason
 from engine.xgid import MAX_CUBE, format_xgid, parse_xgid
 
 
@@ -266,20 +267,35 @@ class Action:
         :raises LogError: if ``data`` is not such a dictionary.
         """
         if not isinstance(data, dict):
-            raise LogError(f"a logged action is a dictionary, not {_short(data)}")
+            raise LogError(Reason("a logged action is a dictionary, not {data}", data=_short(data)))
         kind = data.get("kind")
         if not isinstance(kind, str):
-            raise LogError(f"a logged action needs a kind: {_short(data)}")
+            raise LogError(Reason("a logged action needs a kind: {data}", data=_short(data)))
         for name in ("player", "value"):
             if data.get(name) is not None and not _whole(data[name]):
-                raise LogError(f"the {name} of a logged {_short(kind, 20)} is a whole number: {_short(data)}")
+                raise LogError(
+                    Reason(
+                        "the {name} of a logged {kind} is a whole number: {data}",
+                        name=name,
+                        kind=_short(kind, 20),
+                        data=_short(data),
+                    )
+                )
         if data.get("text") is not None and not isinstance(data["text"], str):
-            raise LogError(f"the text of a logged {_short(kind, 20)} is a string: {_short(data)}")
+            raise LogError(
+                Reason("the text of a logged {kind} is a string: {data}", kind=_short(kind, 20), data=_short(data))
+            )
         dice = data.get("dice")
         if dice is not None and not (
             isinstance(dice, (list, tuple)) and len(dice) == 2 and all(_whole(d) for d in dice)
         ):
-            raise LogError(f"the dice of a logged {_short(kind, 20)} are two whole numbers: {_short(data)}")
+            raise LogError(
+                Reason(
+                    "the dice of a logged {kind} are two whole numbers: {data}",
+                    kind=_short(kind, 20),
+                    data=_short(data),
+                )
+            )
         return cls(
             kind=kind,
             player=data.get("player"),
@@ -404,7 +420,7 @@ class Game:
     def _throw_first(self, starter: int) -> None:
         """The winner of the last hit starts: no opening throw (docs/rules.md section 2)."""
         if starter not in (0, 1):
-            raise GameError(f"there is no player {starter}")
+            raise GameError(Reason("there is no player {starter}", starter=starter))
         self.starter = starter
         self.log.append(Action("throws_first", starter, auto=True))
         self.player_on_roll = self.turn = starter
@@ -593,7 +609,7 @@ class Game:
         opening throw instead of throwing again (docs/rules.md section 2)."""
         self._expect(Phase.ROLL, player)
         if self.opening_offer is None:
-            raise GameError("there are no opening dice to play: roll")
+            raise GameError(Reason("there are no opening dice to play: roll"))
         dice = self.opening_offer
         self.log.append(Action("use_opening", player))
         self.opening_offer = None
@@ -643,7 +659,7 @@ class Game:
             chosen = play_of_moves(self.position, unpack_moves(packed))
         elif isinstance(play, Play):
             if play not in self.legal_plays():
-                raise IllegalPlayError(format_play(play), "that is not a legal play of these dice")
+                raise IllegalPlayError(format_play(play), Reason("that is not a legal play of these dice"))
             chosen = play
         else:
             chosen = match_play(self.position, self.dice, play, self.legal_plays())
@@ -691,15 +707,15 @@ class Game:
         """Offer a double before rolling; returns the cube value offered."""
         self._expect(Phase.ROLL, player)
         if not self.settings.cube:
-            raise GameError("this game is played without the doubling cube")
+            raise GameError(Reason("this game is played without the doubling cube"))
         if self.crawford:
-            raise GameError("no doubling in the Crawford game")
+            raise GameError(Reason("no doubling in the Crawford game"))
         if self.cube_owner is not None and self.cube_owner != player:
-            raise GameError("only the cube's owner may redouble")
+            raise GameError(Reason("only the cube's owner may redouble"))
         if self.cube_value * 2 > self.settings.cube_limit:
-            raise GameError(f"the cube is at its limit ({self.settings.cube_limit})")
+            raise GameError(Reason("the cube is at its limit ({cube_limit})", cube_limit=self.settings.cube_limit))
         if not (self.settings.double_before_first_play or self.first_play_made):
-            raise GameError("no doubling before the game's first play")
+            raise GameError(Reason("no doubling before the game's first play"))
         self.offered_cube = self.cube_value * 2
         self.log.append(Action("double", player, value=self.offered_cube))
         self.phase = Phase.DOUBLED
@@ -719,10 +735,12 @@ class Game:
         """Money only: take and at once redouble, keeping the cube."""
         self._expect(Phase.DOUBLED, player)
         if not (self.settings.beavers and self.is_money):
-            raise GameError("beavers are not allowed in this game")
+            raise GameError(Reason("beavers are not allowed in this game"))
         assert self.offered_cube is not None
         if self.offered_cube * 2 > self.settings.cube_limit:
-            raise GameError(f"a beaver would pass the cube limit ({self.settings.cube_limit})")
+            raise GameError(
+                Reason("a beaver would pass the cube limit ({cube_limit})", cube_limit=self.settings.cube_limit)
+            )
         self.log.append(Action("beaver", player, value=self.offered_cube * 2))
         self.cube_value = self.offered_cube * 2
         self.cube_owner = player
@@ -746,11 +764,11 @@ class Game:
     def offer_resignation(self, player: int, level: int = 1) -> None:
         """Offer to resign at single (1), gammon (2) or backgammon (3) value."""
         if player not in (0, 1):
-            raise GameError(f"there is no player {player}")
+            raise GameError(Reason("there is no player {player}", player=player))
         if self.phase not in (Phase.ROLL, Phase.PLAY):
             raise GameError(self._phase_message())
         if level not in tuple(WinKind):
-            raise GameError("resign at single (1), gammon (2) or backgammon (3)")
+            raise GameError(Reason("resign at single (1), gammon (2) or backgammon (3)"))
         self.log.append(Action("resign", player, value=level))
         self._before_resignation = _Snapshot(self.phase, self.turn)
         self.resignation = (player, level)
@@ -777,9 +795,9 @@ class Game:
     def forfeit(self, player: int, kind: WinKind = WinKind.SINGLE, reason: str = "forfeit") -> GameResult:
         """``player`` loses now (gives up, runs out of time): the opponent wins ``kind`` x cube."""
         if player not in (0, 1):
-            raise GameError(f"there is no player {player}")
+            raise GameError(Reason("there is no player {player}", player=player))
         if self.phase is Phase.OVER:
-            raise GameError("the game is over")
+            raise GameError(Reason("the game is over"))
         self.log.append(Action("forfeit", player, text=reason, value=int(kind)))
         self.offered_cube = None
         self.resignation = None
@@ -806,16 +824,18 @@ class Game:
         if self.phase is not phase:
             raise GameError(self._phase_message())
         if player is not None and player != self.turn:
-            raise GameError(f"it is player {self.turn}'s turn to act, not player {player}'s")
+            raise GameError(
+                Reason("it is player {turn}'s turn to act, not player {player}'s", turn=self.turn, player=player)
+            )
 
-    def _phase_message(self) -> str:
+    def _phase_message(self) -> Reason:
         return {
-            Phase.OPENING: "the game has not started: the opening throw comes first",
-            Phase.ROLL: "the dice have not been thrown yet: roll (or double) first",
-            Phase.PLAY: "the dice are thrown: play them first",
-            Phase.DOUBLED: "a double is waiting for an answer: take or pass",
-            Phase.RESIGNATION: "a resignation is waiting for an answer: accept or reject",
-            Phase.OVER: "the game is over",
+            Phase.OPENING: Reason("the game has not started: the opening throw comes first"),
+            Phase.ROLL: Reason("the dice have not been thrown yet: roll (or double) first"),
+            Phase.PLAY: Reason("the dice are thrown: play them first"),
+            Phase.DOUBLED: Reason("a double is waiting for an answer: take or pass"),
+            Phase.RESIGNATION: Reason("a resignation is waiting for an answer: accept or reject"),
+            Phase.OVER: Reason("the game is over"),
         }[self.phase]
 
     # -- log and interchange ----------------------------------------------------
@@ -832,7 +852,9 @@ class Game:
                 return
             if self._old_skip(action) or self._logged_starter(action):
                 return
-            raise GameError(f"the log says {_short(action.kind, 20)} happened by itself here, but it did not")
+            raise GameError(
+                Reason("the log says {kind} happened by itself here, but it did not", kind=_short(action.kind, 20))
+            )
         start = len(self.log)
         self._apply_action(action)
         self._cursor = start + 1
@@ -893,7 +915,7 @@ class Game:
         elif kind == "setup":
             self._setup(action.text or "")
         else:
-            raise LogError(f"unknown action {_short(kind, 20)}")
+            raise LogError(Reason("unknown action {kind}", kind=_short(kind, 20)))
 
     @classmethod
     def replay(
@@ -1032,7 +1054,7 @@ class Game:
 
     def _setup(self, gnubg_id: str) -> None:
         if self.log:
-            raise GameError("a game can only be set up before it starts")
+            raise GameError(Reason("a game can only be set up before it starts"))
         position_id, _, match_id = gnubg_id.strip().partition(":")
         position = decode_position_id(position_id)
         state = decode_match_id(match_id) if match_id else MatchState(game_state=1)
@@ -1089,30 +1111,45 @@ def final_score(before: tuple[int, int], result: GameResult, match_length: int) 
 def _check_setup(position: Position, state: MatchState, settings: GameSettings) -> None:
     """:raises SetupError: unless a game can go on from ``position`` and ``state``."""
     if state.game_state not in (0, 1):
-        raise SetupError("that Match ID shows a finished game: there is nothing left to play")
+        raise SetupError(Reason("that Match ID shows a finished game: there is nothing left to play"))
     if CHECKERS in position.off:
-        raise SetupError("a side has borne off all 15 checkers: that game is over")
+        raise SetupError(Reason("a side has borne off all 15 checkers: that game is over"))
     if position.is_closed_out() and position.swap().is_closed_out():
-        raise SetupError("both sides are on the bar against closed boards: neither could ever move")
+        raise SetupError(Reason("both sides are on the bar against closed boards: neither could ever move"))
     if state.match_length and max(state.score) >= state.match_length:
         score, length = state.score, state.match_length
-        raise SetupError(f"a score of {score[0]}-{score[1]} has already won a {length}-point match")
+        raise SetupError(
+            Reason(
+                "a score of {value}-{value2} has already won a {length}-point match",
+                value=score[0],
+                value2=score[1],
+                length=length,
+            )
+        )
     if state.crawford and not state.match_length:
-        raise SetupError("a money game has no Crawford game")
+        raise SetupError(Reason("a money game has no Crawford game"))
     if state.cube > settings.cube_limit:
-        raise SetupError(f"the cube shows {state.cube}, past this game's limit of {settings.cube_limit}")
+        raise SetupError(
+            Reason(
+                "the cube shows {cube}, past this game's limit of {cube_limit}",
+                cube=state.cube,
+                cube_limit=settings.cube_limit,
+            )
+        )
     if state.double_offered:
         doubler = state.player_on_roll
         if state.dice != (0, 0):
-            raise SetupError("a double is offered before rolling, not with dice on the board")
+            raise SetupError(Reason("a double is offered before rolling, not with dice on the board"))
         if not settings.cube or state.crawford:
-            raise SetupError("no double can be offered in this game")
+            raise SetupError(Reason("no double can be offered in this game"))
         if state.cube_owner not in (None, doubler):
-            raise SetupError("only the cube's owner may redouble")
+            raise SetupError(Reason("only the cube's owner may redouble"))
         if state.cube * 2 > settings.cube_limit:
-            raise SetupError(f"a double would pass this game's cube limit of {settings.cube_limit}")
+            raise SetupError(
+                Reason("a double would pass this game's cube limit of {cube_limit}", cube_limit=settings.cube_limit)
+            )
     elif state.dice != (0, 0) and state.turn != state.player_on_roll and not state.resignation:
-        raise SetupError("the dice are thrown, so the player on roll is the one to act")
+        raise SetupError(Reason("the dice are thrown, so the player on roll is the one to act"))
 
 
 @overload
@@ -1122,10 +1159,10 @@ def _logged_dice(action: Action, *, required: bool = False) -> tuple[int, int] |
 def _logged_dice(action: Action, *, required: bool = False) -> tuple[int, int] | None:
     if action.dice is None:
         if required:
-            raise LogError(f"a logged {_short(action.kind, 20)} needs its dice")
+            raise LogError(Reason("a logged {kind} needs its dice", kind=_short(action.kind, 20)))
         return None
     if not all(1 <= die <= 6 for die in action.dice):
-        raise LogError(f"a die shows 1 to 6, not {action.dice[0]}-{action.dice[1]}")
+        raise LogError(Reason("a die shows 1 to 6, not {value}-{value2}", value=action.dice[0], value2=action.dice[1]))
     return action.dice
 
 
@@ -1133,11 +1170,15 @@ def _logged_kind(action: Action) -> WinKind:
     value = action.value or 1
     if value not in (1, 2, 3):
         kind = _short(action.kind, 20)
-        raise LogError(f"a logged {kind} is at single (1), gammon (2) or backgammon (3), not {value}")
+        raise LogError(
+            Reason(
+                "a logged {kind} is at single (1), gammon (2) or backgammon (3), not {value}", kind=kind, value=value
+            )
+        )
     return WinKind(value)
 
 
 def _player(player: int | None) -> int:
     if player not in (0, 1):
-        raise GameError(f"the action names no player (got {player!r})")
+        raise GameError(Reason("the action names no player (got {player!r})", player=player))
     return player

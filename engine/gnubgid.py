@@ -12,6 +12,7 @@ import binascii
 from dataclasses import dataclass
 
 from engine.position import IdError, bits_to_bytes, bytes_to_bits, decode_position_id, encode_position_id
+from engine.reasons import Reason
 
 __all__ = [
     "GAME_STATES",
@@ -78,7 +79,7 @@ _FIELDS = (  # (name, width) in bit order
 def encode_match_id(state: MatchState) -> str:
     """The 12-character Match ID."""
     if state.cube < 1 or state.cube & (state.cube - 1):
-        raise IdError(f"the cube shows a power of two, not {state.cube}")
+        raise IdError(Reason("the cube shows a power of two, not {cube}", cube=state.cube))
     die1, die2 = state.dice
     if die1 and die2 and die2 > die1:
         die1, die2 = die2, die1  # GNU Backgammon writes the larger die first
@@ -102,7 +103,9 @@ def encode_match_id(state: MatchState) -> str:
     for name, width in _FIELDS:
         value = values[name]
         if not 0 <= value < (1 << width):
-            raise IdError(f"match field {name}={value} does not fit in {width} bits")
+            raise IdError(
+                Reason("match field {name}={value} does not fit in {width} bits", name=name, value=value, width=width)
+            )
         bits.extend((value >> k) & 1 for k in range(width))
     return base64.b64encode(bits_to_bytes(bits, 9)).decode("ascii")
 
@@ -119,13 +122,13 @@ def decode_match_id(match_id: str) -> MatchState:
     """
     text = match_id.strip()
     if len(text) != 12:
-        raise IdError(f"a Match ID has 12 characters, {_show(text)} has {len(text)}")
+        raise IdError(Reason("a Match ID has 12 characters, {text} has {text2}", text=_show(text), text2=len(text)))
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise IdError(f"{text!r} is not base64") from None
+        raise IdError(Reason("{text!r} is not base64", text=text)) from None
     if len(data) != 9:  # padding ("=") inside the 12 characters
-        raise IdError(f"{text!r} is not a Match ID: it holds {len(data)} bytes, not 9")
+        raise IdError(Reason("{text!r} is not a Match ID: it holds {data} bytes, not 9", text=text, data=len(data)))
     bits = bytes_to_bits(data)
     values: dict[str, int] = {}
     offset = 0
@@ -133,16 +136,25 @@ def decode_match_id(match_id: str) -> MatchState:
         values[name] = sum(bits[offset + k] << k for k in range(width))
         offset += width
     if values["die1"] > 6 or values["die2"] > 6 or bool(values["die1"]) != bool(values["die2"]):
-        raise IdError(f"{text!r}: impossible dice {values['die1']}-{values['die2']}")
+        raise IdError(
+            Reason("{text!r}: impossible dice {value}-{value2}", text=text, value=values["die1"], value2=values["die2"])
+        )
     length = values["length"]
     if length > MAX_MATCH_LENGTH:
-        raise IdError(f"{text!r}: a {length}-point match is longer than {MAX_MATCH_LENGTH} points")
+        raise IdError(
+            Reason(
+                "{text!r}: a {length}-point match is longer than {MAX_MATCH_LENGTH} points",
+                text=text,
+                length=length,
+                MAX_MATCH_LENGTH=MAX_MATCH_LENGTH,
+            )
+        )
     if length and (values["score0"] > length or values["score1"] > length):
-        raise IdError(f"{text!r}: a score is past the match length {length}")
+        raise IdError(Reason("{text!r}: a score is past the match length {length}", text=text, length=length))
     if not length and values["crawford"]:
-        raise IdError(f"{text!r}: a money game has no Crawford game")
+        raise IdError(Reason("{text!r}: a money game has no Crawford game", text=text))
     if values["state"] > 4:
-        raise IdError(f"{text!r}: unknown game state {values['state']}")
+        raise IdError(Reason("{text!r}: unknown game state {value}", text=text, value=values["state"]))
     return MatchState(
         cube=1 << values["cube_log"],
         cube_owner=values["owner"] if values["owner"] in (0, 1) else None,

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine.game import Game, GameSettings, Phase, WinKind
+from engine.reasons import Reason
 
 MAX_BYTES = 1_000_000
 """The largest file read (the bot's attachment cap)."""
@@ -61,11 +62,11 @@ def read_mat(text: str | bytes) -> ImportedMatch:
     :raises MatImportError: naming the first line that cannot be read or replayed."""
     if isinstance(text, bytes):
         if len(text) > MAX_BYTES:
-            raise MatImportError(1, f"the file is larger than {MAX_BYTES // 1000} kB")
+            raise MatImportError(1, Reason("the file is larger than {value} kB", value=MAX_BYTES // 1000))
         text = text.decode("utf-8", errors="replace")
     text = text.removeprefix("\ufeff")  # XG writes a byte-order mark
     if len(text) > MAX_BYTES:
-        raise MatImportError(1, f"the file is larger than {MAX_BYTES // 1000} kB")
+        raise MatImportError(1, Reason("the file is larger than {value} kB", value=MAX_BYTES // 1000))
     match: ImportedMatch | None = None
     game: Game | None = None
     column = 30
@@ -76,7 +77,7 @@ def read_mat(text: str | bytes) -> ImportedMatch:
 
     def finish(at: int) -> None:
         if game is not None and not game.is_over:
-            raise MatImportError(at, "the game before this line does not end")
+            raise MatImportError(at, Reason("the game before this line does not end"))
 
     for number, line in enumerate(lines, start=1):
         try:
@@ -84,19 +85,19 @@ def read_mat(text: str | bytes) -> ImportedMatch:
             if not stripped or stripped.startswith((";", "#")):
                 continue
             if "\x00" in line:
-                raise MatImportError(number, "binary data, not a .mat text")
+                raise MatImportError(number, Reason("binary data, not a .mat text"))
             if match is None:
                 found = _LENGTH.match(line)
                 if found is None:
-                    raise MatImportError(number, 'expected the match length, e.g. " 7 point match"')
+                    raise MatImportError(number, Reason('expected the match length, e.g. " 7 point match"'))
                 match = ImportedMatch(int(found[1]))
                 if match.length > 255:
-                    raise MatImportError(number, "a match is 0 (money) to 255 points")
+                    raise MatImportError(number, Reason("a match is 0 (money) to 255 points"))
                 continue
             if _GAME.match(line):
                 finish(number)
                 if len(match.games) >= MAX_GAMES:
-                    raise MatImportError(number, f"more than {MAX_GAMES} games")
+                    raise MatImportError(number, Reason("more than {MAX_GAMES} games", MAX_GAMES=MAX_GAMES))
                 game = None
                 continue
             names = _NAMES.match(line)
@@ -104,7 +105,12 @@ def read_mat(text: str | bytes) -> ImportedMatch:
                 score = (int(names["s0"]), int(names["s1"]))
                 n = match.length
                 if n and any(s >= n for s in score):
-                    raise MatImportError(number, f"a score of {score[0]}-{score[1]} in a {n}-point match")
+                    raise MatImportError(
+                        number,
+                        Reason(
+                            "a score of {value}-{value2} in a {n}-point match", value=score[0], value2=score[1], n=n
+                        ),
+                    )
                 crawford = bool(n) and not crawford_done and n - 1 in score
                 crawford_done = crawford_done or crawford
                 match.names = (names["a"], names["b"])
@@ -116,25 +122,27 @@ def read_mat(text: str | bytes) -> ImportedMatch:
                 continue
             found = _MOVE.match(line)
             if game is None or (found is None and not _RECORD.match(stripped)):
-                raise MatImportError(number, f"not a line of a .mat file: {stripped[:40]!r}")
+                raise MatImportError(number, Reason("not a line of a .mat file: {value!r}", value=stripped[:40]))
             # A line of records without a move number ("Wins 1 point") keeps its columns too.
             offset, rest = (found.start(2), found[2]) if found else (0, line)
             position = 0
             for record in _RECORD.finditer(rest):
                 if rest[position : record.start()].strip():
-                    raise MatImportError(number, f"cannot read {rest[position : record.start()].strip()[:30]!r}")
+                    raise MatImportError(
+                        number, Reason("cannot read {value!r}", value=rest[position : record.start()].strip()[:30])
+                    )
                 position = record.end()
                 player = 1 if offset + record.start() >= column - 2 else 0
                 if game.is_over:
                     if record["wins"]:
                         continue
-                    raise MatImportError(number, "a record after the game has ended")
+                    raise MatImportError(number, Reason("a record after the game has ended"))
                 if record["roll"]:
                     dice = (int(record["roll"][0]), int(record["roll"][1]))
                     moves = record["moves"].strip()
                     if not opened:
                         if dice[0] == dice[1]:
-                            raise MatImportError(number, "the opening throw cannot be a double")
+                            raise MatImportError(number, Reason("the opening throw cannot be a double"))
                         high, low = max(dice), min(dice)
                         game.opening_roll((high, low) if player == 0 else (low, high))
                         opened = True
@@ -144,10 +152,17 @@ def read_mat(text: str | bytes) -> ImportedMatch:
                         pass  # XG: rolled, then resigned (the "Wins" record follows)
                     elif game.phase is Phase.PLAY:
                         if not moves:
-                            raise MatImportError(number, f"no move written for {dice[0]}{dice[1]}")
+                            raise MatImportError(
+                                number, Reason("no move written for {value}{value2}", value=dice[0], value2=dice[1])
+                            )
                         game.play(player, moves)
                     elif moves:
-                        raise MatImportError(number, f"{dice[0]}{dice[1]} cannot be played, yet a move is written")
+                        raise MatImportError(
+                            number,
+                            Reason(
+                                "{value}{value2} cannot be played, yet a move is written", value=dice[0], value2=dice[1]
+                            ),
+                        )
                 elif record["double"]:
                     game.double(player)
                 elif record["take"]:
@@ -160,14 +175,14 @@ def read_mat(text: str | bytes) -> ImportedMatch:
                     game.offer_resignation(1 - player, _gammon_kind(game, int(record["points"])).value)
                     game.accept_resignation(player)
             if rest[position:].strip():
-                raise MatImportError(number, f"cannot read {rest[position:].strip()[:30]!r}")
+                raise MatImportError(number, Reason("cannot read {value!r}", value=rest[position:].strip()[:30]))
         except MatImportError:
             raise
         except Exception as error:  # the engine's refusal, worded for the line
             raise MatImportError(number, str(error) or type(error).__name__) from None
     if match is None:
-        raise MatImportError(max(number, 1), "no match length: this is not a .mat file")
+        raise MatImportError(max(number, 1), Reason("no match length: this is not a .mat file"))
     finish(number)
     if not match.games:
-        raise MatImportError(max(number, 1), "no game in the file")
+        raise MatImportError(max(number, 1), Reason("no game in the file"))
     return match

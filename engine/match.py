@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.dice import DiceSource, SecureDice
 from engine.game import Action, Game, GameError, GameSettings, LogError, WinKind, final_score
+from engine.reasons import Reason
 
 
 class Match:
@@ -96,9 +97,9 @@ class Match:
     def new_game(self) -> Game:
         """Start the next game (the opening throw is then the game's first action)."""
         if self.games and not self.games[-1].is_over:
-            raise GameError("the current game is not over")
+            raise GameError(Reason("the current game is not over"))
         if self.is_over:
-            raise GameError("the match is over")
+            raise GameError(Reason("the match is over"))
         game = Game(
             self.settings,
             dice=self.dice_source,
@@ -150,7 +151,7 @@ class Match:
             self.new_game()
             return
         if self.game is None:
-            raise LogError("the log starts with an action before any game")
+            raise LogError(Reason("the log starts with an action before any game"))
         self.game.apply(action)
         if self.game.settings.closed_out == "skip" and self.settings.closed_out != "skip":
             # The game met a logged skipped turn (Game.apply): the log was

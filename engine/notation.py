@@ -16,6 +16,7 @@ from engine.dice import Roll
 from engine.moves import legal_plays
 from engine.play import Play, format_play, format_point
 from engine.position import BAR, OFF, Position
+from engine.reasons import Reason
 
 EXCERPT = 40
 """How much of the text an error message quotes around the trouble: never a whole paste."""
@@ -95,7 +96,7 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
     while i < len(text):
         match = _TOKEN.match(text, i)
         if match is None:
-            raise NotationError(text, i, f"unexpected {text[i]!r}")
+            raise NotationError(text, i, Reason("unexpected {value!r}", value=text[i]))
         kind = match.lastgroup
         if kind == "space":
             if expect_point:
@@ -110,35 +111,37 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
             continue
         elif kind == "point":
             value = _point_value(match.group("point"))
-            if value is None or value > BAR:
-                name = match.group("point") if value is not None else "that high"
-                raise NotationError(text, i, f"there is no point {name}")
+            if value is None:
+                raise NotationError(text, i, Reason("there is no point that high"))
+            if value > BAR:
+                raise NotationError(text, i, Reason("there is no point {name}", name=match.group("point")))
             if current is None:
                 current = [(value, False)]
                 chain_start = i
             elif expect_point:
                 current.append((value, False))
             else:
-                raise NotationError(text, i, "two points with nothing between them")
+                raise NotationError(text, i, Reason("two points with nothing between them"))
             expect_point = False
         elif kind == "sep":
             if current is None or expect_point:
-                raise NotationError(text, i, f"{match.group()!r} needs a point before it")
+                raise NotationError(text, i, Reason("{match!r} needs a point before it", match=match.group()))
             expect_point = True
         elif kind == "star":
             if current is None or expect_point:
-                raise NotationError(text, i, "'*' must follow a point")
+                raise NotationError(text, i, Reason("'*' must follow a point"))
             point, _ = current[-1]
             current[-1] = (point, True)
         else:  # count
             repeated = current if current is not None else counted
             if repeated is None or expect_point or len(repeated) < 2:
-                raise NotationError(text, i, "a count like (2) must follow a move like 8/5")
+                raise NotationError(text, i, Reason("a count like (2) must follow a move like 8/5"))
             digits = match.group("n")
             n = int(digits) if len(digits) <= 2 else 0
             if not 1 <= n <= 4:
-                shown = f", not {digits}" if len(digits) <= 2 else ""
-                raise NotationError(text, i, f"a move can be repeated 1 to 4 times{shown}")
+                if len(digits) > 2:
+                    raise NotationError(text, i, Reason("a move can be repeated 1 to 4 times"))
+                raise NotationError(text, i, Reason("a move can be repeated 1 to 4 times, not {count}", count=digits))
             # A chain a space closed is already in once.
             for _ in range(n if current is not None else n - 1):
                 chains.append(list(repeated))
@@ -146,12 +149,12 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
         counted = None
         i = match.end()
     if expect_point:
-        raise NotationError(text, len(text) - 1, "the move ends with a separator")
+        raise NotationError(text, len(text) - 1, Reason("the move ends with a separator"))
     if current is not None:
         _close(text, current, chains, lone, chain_start)
     if lone:
         if len(lone) % 2:
-            raise NotationError(text, lone[-1][2], "a lone point: moves go from one point to another")
+            raise NotationError(text, lone[-1][2], Reason("a lone point: moves go from one point to another"))
         for k in range(0, len(lone), 2):
             (a, ma, _), (b, mb, _) = lone[k], lone[k + 1]
             chains.append([(a, ma), (b, mb)])
@@ -159,16 +162,22 @@ def parse_moves(text: str) -> list[tuple[int, int, bool]]:
     for chain in chains:
         for (source, _), (destination, marked) in zip(chain, chain[1:]):
             if source == OFF:
-                raise NotationError(text, 0, "a checker cannot move from off the board")
+                raise NotationError(text, 0, Reason("a checker cannot move from off the board"))
             if destination == BAR:
-                raise NotationError(text, 0, "a checker cannot move to the bar")
+                raise NotationError(text, 0, Reason("a checker cannot move to the bar"))
             if destination >= source:
                 raise NotationError(
-                    text, 0, f"checkers move down: {format_point(source)}/{format_point(destination)} goes backwards"
+                    text,
+                    0,
+                    Reason(
+                        "checkers move down: {source}/{destination} goes backwards",
+                        source=format_point(source),
+                        destination=format_point(destination),
+                    ),
                 )
             steps.append((source, destination, marked))
     if len(steps) > 8:
-        raise NotationError(text, 0, "too many moves")
+        raise NotationError(text, 0, Reason("too many moves"))
     return steps
 
 
@@ -202,10 +211,12 @@ def match_play(position: Position, roll: Roll, text: str, plays: list[Play]) -> 
     if not stripped or stripped.lower() in ("pass", "none", "-", "dance"):
         if len(plays) == 1 and not plays[0].moves:
             return plays[0]
-        raise IllegalPlayError(stripped, "you have a legal play; type your moves, like 24/18 13/10")
+        raise IllegalPlayError(stripped, Reason("you have a legal play; type your moves, like 24/18 13/10"))
     steps = parse_moves(stripped)
     if len(plays) == 1 and not plays[0].moves:
-        raise IllegalPlayError(stripped, f"no move is possible with {roll.high}-{roll.low}; the turn passes")
+        raise IllegalPlayError(
+            stripped, Reason("no move is possible with {high}-{low}; the turn passes", high=roll.high, low=roll.low)
+        )
 
     # My checkers: where they stand after the typed moves, whatever the order.
     mine = [position.ours(p) for p in range(26)]
@@ -232,46 +243,51 @@ def match_play(position: Position, roll: Roll, text: str, plays: list[Play]) -> 
             if {m.destination for m in play.moves if m.hit} == literal:
                 return play
         options = " or ".join(format_play(p) for p in candidates)
-        raise IllegalPlayError(stripped, f"say which: {options}")
+        raise IllegalPlayError(stripped, Reason("say which: {options}", options=options))
     raise IllegalPlayError(stripped, _why_illegal(position, roll, steps, plays))
 
 
-def _no_checker(position: Position, steps: list[tuple[int, int, bool]], point: int) -> str:
+def _no_checker(position: Position, steps: list[tuple[int, int, bool]], point: int) -> Reason:
     if point == BAR:
-        return "you have no checker on the bar"
+        return Reason("you have no checker on the bar")
     if point == OFF:
-        return "a checker cannot come back from off the board"
-    return f"you have no checker on point {point} to move"
+        return Reason("a checker cannot come back from off the board")
+    return Reason("you have no checker on point {point} to move", point=point)
 
 
-def _why_illegal(position: Position, roll: Roll, steps: list[tuple[int, int, bool]], plays: list[Play]) -> str:
+def _why_illegal(position: Position, roll: Roll, steps: list[tuple[int, int, bool]], plays: list[Play]) -> Reason:
     """Explain, in a player's words, why typed steps are no legal play."""
     dice = roll.moves()
     best = len(plays[0].moves)
     if position.bar[0] and steps and steps[0][0] != BAR and not any(s == BAR for s, _, _ in steps):
-        return "enter from the bar first"
+        return Reason("enter from the bar first")
     for _, destination, _ in steps:
         if destination != OFF and position.theirs(destination) >= 2:
-            return f"point {destination} is blocked"
+            return Reason("point {point} is blocked", point=destination)
         if destination == OFF and not _could_be_home(position, steps):
-            return "you can't bear off with a checker outside your home board"
+            return Reason("you can't bear off with a checker outside your home board")
     # Expand the steps into single-die moves where a step spans several dice.
     typed_dice = sum(_dice_for_step(s, d, roll) for s, d, _ in steps)
     for source, destination, _ in steps:
         if _dice_for_step(source, destination, roll) == 0:
-            return (
-                f"no die takes a checker from {format_point(source)} to {format_point(destination)}"
-                f" with {roll.high}-{roll.low}"
+            return Reason(
+                "no die takes a checker from {source} to {destination} with {high}-{low}",
+                source=format_point(source),
+                destination=format_point(destination),
+                high=roll.high,
+                low=roll.low,
             )
     if typed_dice < best:
         if best == 2 and not roll.is_double:
-            return "both dice can be used: play both"
-        return f"{best} moves can be made with {roll.high}-{roll.low}: play {best}"
+            return Reason("both dice can be used: play both")
+        return Reason(
+            "{count} moves can be made with {high}-{low}: play {count}", count=best, high=roll.high, low=roll.low
+        )
     if best == 1 and not roll.is_double and len(steps) == 1:
-        return f"only one die can be played, and it must be the larger one ({roll.high})"
+        return Reason("only one die can be played, and it must be the larger one ({high})", high=roll.high)
     if typed_dice > len(dice):
-        return f"that is more moves than {roll.high}-{roll.low} allows"
-    return f"that is not a legal play with {roll.high}-{roll.low}"
+        return Reason("that is more moves than {high}-{low} allows", high=roll.high, low=roll.low)
+    return Reason("that is not a legal play with {high}-{low}", high=roll.high, low=roll.low)
 
 
 def _could_be_home(position: Position, steps: list[tuple[int, int, bool]]) -> bool:

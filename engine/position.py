@@ -13,6 +13,8 @@ import base64
 import binascii
 from dataclasses import dataclass
 
+from engine.reasons import Reason
+
 CHECKERS = 15
 """Checkers per side."""
 
@@ -82,7 +84,7 @@ class Position:
         for point, count in theirs.items():
             if 1 <= point <= 24:
                 if board[24 - point] > 0 and count > 0:
-                    raise PositionError(f"point {25 - point} is held by both sides")
+                    raise PositionError(Reason("point {value} is held by both sides", value=25 - point))
                 board[24 - point] -= count
         our_bar = ours.get(BAR, 0)
         their_bar = theirs.get(BAR, 0)
@@ -114,20 +116,26 @@ class Position:
         :raises PositionError: naming what is wrong.
         """
         if len(self.board) != 24:
-            raise PositionError(f"a board has 24 points, not {len(self.board)}")
+            raise PositionError(Reason("a board has 24 points, not {board}", board=len(self.board)))
         on_board = sum(n for n in self.board if n > 0) + self.bar[0]
         their_on_board = -sum(n for n in self.board if n < 0) + self.bar[1]
         for who, count in (("the player on roll", on_board), ("the opponent", their_on_board)):
             if count > CHECKERS:
-                raise PositionError(f"{who} has {count} checkers, not {CHECKERS}")
+                raise PositionError(
+                    Reason("{who} has {count} checkers, not {CHECKERS}", who=who, count=count, CHECKERS=CHECKERS)
+                )
         if any(n < 0 for n in self.bar) or any(n < 0 for n in self.off):
-            raise PositionError("bar and off counts cannot be negative")
+            raise PositionError(Reason("bar and off counts cannot be negative"))
         ours = on_board + self.off[0]
         theirs = their_on_board + self.off[1]
         if ours != CHECKERS:
-            raise PositionError(f"the player on roll has {ours} checkers, not {CHECKERS}")
+            raise PositionError(
+                Reason("the player on roll has {ours} checkers, not {CHECKERS}", ours=ours, CHECKERS=CHECKERS)
+            )
         if theirs != CHECKERS:
-            raise PositionError(f"the opponent has {theirs} checkers, not {CHECKERS}")
+            raise PositionError(
+                Reason("the opponent has {theirs} checkers, not {CHECKERS}", theirs=theirs, CHECKERS=CHECKERS)
+            )
 
     def ours(self, point: int) -> int:
         """How many of our checkers stand on ``point`` (25 = our bar, 0 = off)."""
@@ -250,13 +258,13 @@ def decode_position_id(position_id: str) -> Position:
     text = position_id.strip()
     if len(text) != 14:
         shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
-        raise IdError(f"a Position ID has 14 characters, {shown} has {len(text)}")
+        raise IdError(Reason("a Position ID has 14 characters, {shown} has {text}", shown=shown, text=len(text)))
     try:
         data = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
-        raise IdError(f"{text!r} is not base64") from None
+        raise IdError(Reason("{text!r} is not base64", text=text)) from None
     if len(data) != 10:  # padding ("=") inside the 14 characters
-        raise IdError(f"{text!r} is not a Position ID: it holds {len(data)} bytes, not 10")
+        raise IdError(Reason("{text!r} is not a Position ID: it holds {data} bytes, not 10", text=text, data=len(data)))
     bits = bytes_to_bits(data)
     sides: list[list[int]] = [[0] * 25, [0] * 25]
     side, index = 0, 0
@@ -272,12 +280,14 @@ def decode_position_id(position_id: str) -> Position:
     theirs, ours = sides
     for who, counts in (("first", theirs), ("second", ours)):
         if sum(counts) > CHECKERS:
-            raise IdError(f"{text!r}: the {who} side has {sum(counts)} checkers")
+            raise IdError(
+                Reason("{text!r}: the {who} side has {counts} checkers", text=text, who=who, counts=sum(counts))
+            )
     board = [0] * 24
     for i in range(24):
         mine, their = ours[i], theirs[23 - i]
         if mine and their:
-            raise IdError(f"{text!r}: point {i + 1} is held by both sides")
+            raise IdError(Reason("{text!r}: point {value} is held by both sides", text=text, value=i + 1))
         board[i] = mine - their
     try:
         return Position(
@@ -286,4 +296,4 @@ def decode_position_id(position_id: str) -> Position:
             (CHECKERS - sum(ours), CHECKERS - sum(theirs)),
         )
     except PositionError as error:
-        raise IdError(f"{text!r}: {error}") from None
+        raise IdError(Reason("{text!r}: {error}", text=text, error=error)) from None

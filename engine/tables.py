@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from engine.dice import Roll
 from engine.notation import IllegalPlayError, parse_moves
 from engine.play import Move, format_moves
+from engine.reasons import Reason
 
 CHECKERS = 15
 HOME = range(1, 7)
@@ -67,21 +68,30 @@ class TablesPosition:
     def validate(self) -> None:
         """:raises TablesPositionError: naming what is wrong (checker counts, a pin with nothing on top)."""
         if self.game not in GAMES:
-            raise TablesPositionError(f"no such game {self.game!r}")
+            raise TablesPositionError(Reason("no such game {game!r}", game=self.game))
         if len(self.points) != 24 or len(self.pins) != 24:
-            raise TablesPositionError("a board has 24 points")
+            raise TablesPositionError(Reason("a board has 24 points"))
         for index, (count, pin) in enumerate(zip(self.points, self.pins, strict=True)):
             if pin not in (-1, 0, 1):
-                raise TablesPositionError(f"point {index + 1}: a pin is 1 (ours), -1 (theirs) or 0")
+                raise TablesPositionError(Reason("point {value}: a pin is 1 (ours), -1 (theirs) or 0", value=index + 1))
             if pin and (count == 0 or (count > 0) == (pin > 0)):
-                raise TablesPositionError(f"point {index + 1}: a pinned checker lies under the other side's")
+                raise TablesPositionError(
+                    Reason("point {value}: a pinned checker lies under the other side's", value=index + 1)
+                )
             if pin and self.game != "plakoto":
-                raise TablesPositionError(f"only plakoto pins checkers ({self.game})")
+                raise TablesPositionError(Reason("only plakoto pins checkers ({game})", game=self.game))
         if any(n < 0 for n in self.off):
-            raise TablesPositionError("off counts cannot be negative")
+            raise TablesPositionError(Reason("off counts cannot be negative"))
         ours, theirs = self.counts()
         if ours != CHECKERS or theirs != CHECKERS:
-            raise TablesPositionError(f"each side has {CHECKERS} checkers, not {ours} and {theirs}")
+            raise TablesPositionError(
+                Reason(
+                    "each side has {CHECKERS} checkers, not {ours} and {theirs}",
+                    CHECKERS=CHECKERS,
+                    ours=ours,
+                    theirs=theirs,
+                )
+            )
 
     def counts(self) -> tuple[int, int]:
         """Checkers of each side, on the board (pinned included) and off."""
@@ -150,7 +160,7 @@ def tables_position(
         points[point - 1] = n
     for point, n in theirs.items():
         if points[point - 1]:
-            raise TablesPositionError(f"point {point} has both sides' checkers on top")
+            raise TablesPositionError(Reason("point {point} has both sides' checkers on top", point=point))
         points[point - 1] = -n
     pin_list = [0] * 24
     for point, value in (pins or {}).items():
@@ -176,28 +186,28 @@ def decode_tables_id(text: str) -> TablesPosition:
     """
     text = text.strip()
     if len(text) != 43:
-        raise TablesIdError(f"a position ID of these games has 43 characters, not {len(text)}")
+        raise TablesIdError(Reason("a position ID of these games has 43 characters, not {text}", text=len(text)))
     try:
         data = base64.urlsafe_b64decode(text + "==")
     except (binascii.Error, ValueError):
-        raise TablesIdError(f"{text[:50]!r} is not base64") from None
+        raise TablesIdError(Reason("{value!r} is not base64", value=text[:50])) from None
     if len(data) != 32 or data[0] >= len(GAMES):
-        raise TablesIdError(f"{text[:50]!r} is not a position ID of plakoto, fevga or nardy")
+        raise TablesIdError(Reason("{value!r} is not a position ID of plakoto, fevga or nardy", value=text[:50]))
     game = GAMES[data[0]]
     points = tuple((b >> 4) - (b & 15) for b in data[1:25])
     if any((b >> 4) and (b & 15) for b in data[1:25]):
-        raise TablesIdError(f"{text!r}: a point holds both sides' checkers on top")
+        raise TablesIdError(Reason("{text!r}: a point holds both sides' checkers on top", text=text))
     pins_raw = []
     for b in data[25:31]:
         pins_raw.extend([(b >> s) & 3 for s in (0, 2, 4, 6)])
     if 2 in pins_raw:
-        raise TablesIdError(f"{text!r}: a pin is 1 (ours), -1 (theirs) or 0")
+        raise TablesIdError(Reason("{text!r}: a pin is 1 (ours), -1 (theirs) or 0", text=text))
     pins = tuple(-1 if p == 3 else p for p in pins_raw)
     off = (data[31] >> 4, data[31] & 15)
     try:
         return TablesPosition(game, points, pins, off)
     except TablesPositionError as error:
-        raise TablesIdError(f"{text!r}: {error}") from None
+        raise TablesIdError(Reason("{text!r}: {error}", text=text, error=error)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -544,14 +554,14 @@ def match_tables_play(position: TablesPosition, roll: Roll, text: str, plays: li
     """
     steps = parse_moves(text)
     if any(source > 24 or destination > 24 for source, destination, _ in steps):
-        raise IllegalPlayError(text, f"there is no bar in {position.game}: nobody is hit")
+        raise IllegalPlayError(text, Reason("there is no bar in {game}: nobody is hit", game=position.game))
     wanted = _flow((s, d) for s, d, _ in steps)
     for play in plays:
         if _flow((m.source, m.destination) for m in play.moves) == wanted:
             return play
     if not steps and plays and plays[0].moves:
-        raise IllegalPlayError(text, f"the {roll} can be played: a play is needed")
-    raise IllegalPlayError(text, f"that is not a legal play of {roll.high}-{roll.low} here")
+        raise IllegalPlayError(text, Reason("the {roll} can be played: a play is needed", roll=roll))
+    raise IllegalPlayError(text, Reason("that is not a legal play of {high}-{low} here", high=roll.high, low=roll.low))
 
 
 GAMES = ("plakoto", "fevga", "nardy")

@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.game import Action, Game, GameError, GameSettings, LogError, final_score
+from engine.reasons import Reason
 from engine.variants import TablesGame
 
 CYCLE = ("portes", "plakoto", "fevga")
@@ -70,9 +71,9 @@ class Tavli:
     def new_game(self) -> Game | TablesGame:
         """Start the next game of the cycle."""
         if self.games and not self.games[-1].is_over:
-            raise GameError("the current game is not over")
+            raise GameError(Reason("the current game is not over"))
         if self.is_over:
-            raise GameError("the match is over")
+            raise GameError(Reason("the match is over"))
         kind = self.kind_of(len(self.games) + 1)
         starter = self.next_starter()
         game: Game | TablesGame
@@ -99,11 +100,18 @@ class Tavli:
         if action.kind == "game":
             expected = self.kind_of(len(self.games) + 1)
             if action.text not in (None, expected):
-                raise LogError(f"game {len(self.games) + 1} of tavli is {expected}, not {action.text!r}")
+                raise LogError(
+                    Reason(
+                        "game {value} of tavli is {expected}, not {text!r}",
+                        value=len(self.games) + 1,
+                        expected=expected,
+                        text=action.text,
+                    )
+                )
             self.new_game()
             return
         if self.game is None:
-            raise LogError("the log starts with an action before any game")
+            raise LogError(Reason("the log starts with an action before any game"))
         self.game.apply(action)
 
     @classmethod

@@ -17,6 +17,7 @@ from engine.game import Action, Game, GameError, GameResult, GameSettings, LogEr
 from engine.nardy import NARDY
 from engine.notation import IllegalPlayError
 from engine.plakoto import PLAKOTO
+from engine.reasons import Reason
 from engine.tables import (
     CHECKERS,
     GAMES,
@@ -93,7 +94,7 @@ class TablesGame:
         score: tuple[int, int] = (0, 0),
     ) -> None:
         if game not in RULES:
-            raise GameError(f"no such game {game!r}: one of {', '.join(GAMES)}")
+            raise GameError(Reason("no such game {game!r}: one of {value}", game=game, value=", ".join(GAMES)))
         self.rules = RULES[game]
         self.game = game
         self.dice_source: DiceSource = dice or SecureDice()
@@ -112,7 +113,7 @@ class TablesGame:
         self.starter = starter
         if starter is not None:
             if starter not in (0, 1):
-                raise GameError(f"there is no player {starter}")
+                raise GameError(Reason("there is no player {starter}", starter=starter))
             self.log.append(Action("throws_first", starter, auto=True))
             self.player_on_roll = self.turn = starter
             self.phase = TablesPhase.ROLL
@@ -129,12 +130,12 @@ class TablesGame:
 
     def _setup(self, text: str, player: int) -> None:
         if self.log:
-            raise GameError("a game can only be set up before it starts")
+            raise GameError(Reason("a game can only be set up before it starts"))
         position = decode_tables_id(text)
         if position.game != self.game:
-            raise GameError(f"that is a position of {position.game}, not {self.game}")
+            raise GameError(Reason("that is a position of {game}, not {game2}", game=position.game, game2=self.game))
         if CHECKERS in position.off or self.rules.result(position) or self.rules.result(position.swap()):
-            raise GameError("that position is a finished game")
+            raise GameError(Reason("that position is a finished game"))
         self.log.append(Action("setup", player, text=text))
         self.position = position
         self.player_on_roll = self.turn = _player(player)
@@ -177,12 +178,12 @@ class TablesGame:
         self._plays = None
 
     def double(self, player: int) -> int:
-        raise GameError(f"there is no doubling cube in {self.game}")
+        raise GameError(Reason("there is no doubling cube in {game}", game=self.game))
 
     take = beaver = drop = use_opening = double
 
     def offer_resignation(self, player: int, level: int = 1) -> None:
-        raise GameError(f"{self.game} has no resignations: forfeit to give up")
+        raise GameError(Reason("{game} has no resignations: forfeit to give up", game=self.game))
 
     accept_resignation = reject_resignation = offer_resignation
 
@@ -255,7 +256,7 @@ class TablesGame:
         plays = self.legal_plays()
         if isinstance(play, TablesPlay):
             if play not in plays:
-                raise IllegalPlayError(str(play), "that is not a legal play of these dice")
+                raise IllegalPlayError(str(play), Reason("that is not a legal play of these dice"))
             chosen = play
         else:
             chosen = match_tables_play(self.position, self.dice, play, plays)
@@ -281,11 +282,11 @@ class TablesGame:
     def forfeit(self, player: int, multiplier: int = 1, reason: str = "forfeit") -> GameResult:
         """``player`` gives up (or runs out of time): the opponent wins ``multiplier`` points."""
         if player not in (0, 1):
-            raise GameError(f"there is no player {player}")
+            raise GameError(Reason("there is no player {player}", player=player))
         if self.is_over:
-            raise GameError("the game is over")
+            raise GameError(Reason("the game is over"))
         if multiplier not in (1, 2, 3):
-            raise GameError("a game is won single (1), double (2) or triple (3)")
+            raise GameError(Reason("a game is won single (1), double (2) or triple (3)"))
         self.log.append(Action("forfeit", player, text=reason, value=multiplier))
         return self._finish(1 - player, multiplier, reason)
 
@@ -298,9 +299,11 @@ class TablesGame:
 
     def _expect(self, phase: TablesPhase, player: int | None) -> None:
         if self.phase is not phase:
-            raise GameError(f"the game is in its {self.phase.value} phase, not {phase.value}")
+            raise GameError(
+                Reason("the game is in its {value} phase, not {value2}", value=self.phase.value, value2=phase.value)
+            )
         if player is not None and player != self.turn:
-            raise GameError(f"it is player {self.turn}'s turn, not player {player}'s")
+            raise GameError(Reason("it is player {turn}'s turn, not player {player}'s", turn=self.turn, player=player))
 
     # -- the log ----------------------------------------------------------------
 
@@ -316,12 +319,12 @@ class TablesGame:
                 self.__init__(self.game, dice=self.dice_source, starter=action.player, score=self.score)  # type: ignore[misc]
                 self._cursor = len(self.log)
                 return
-            raise GameError(f"the log says {action.kind!r} happened by itself here, but it did not")
+            raise GameError(Reason("the log says {kind!r} happened by itself here, but it did not", kind=action.kind))
         start = len(self.log)
         kind, player = action.kind, action.player
         if kind == "opening":
             if action.dice is None:
-                raise LogError("a logged opening needs its dice")
+                raise LogError(Reason("a logged opening needs its dice"))
             self.opening_roll(action.dice)
         elif kind == "roll":
             self.roll(_player(player), action.dice)
@@ -335,7 +338,7 @@ class TablesGame:
             except TablesIdError as error:
                 raise LogError(str(error)) from None
         else:
-            raise LogError(f"{kind!r} is no action of {self.game}")
+            raise LogError(Reason("{kind!r} is no action of {game}", kind=kind, game=self.game))
         self._cursor = start + 1
 
     @classmethod
@@ -355,7 +358,7 @@ class TablesGame:
 
 def _player(player: int | None) -> int:
     if player not in (0, 1):
-        raise GameError(f"the action names no player (got {player!r})")
+        raise GameError(Reason("the action names no player (got {player!r})", player=player))
     return player
 
 
@@ -368,11 +371,11 @@ class VariantMatch:
 
     def __init__(self, kind: str, length: int = 0, *, dice: DiceSource | None = None) -> None:
         if kind not in (*GAMES, "tavli"):
-            raise GameError(f"no such game {kind!r}")
+            raise GameError(Reason("no such game {kind!r}", kind=kind))
         if kind == "tavli" and length not in (3, 5, 7):
-            raise GameError("tavli is played to 3, 5 or 7 points")
+            raise GameError(Reason("tavli is played to 3, 5 or 7 points"))
         if length < 0:
-            raise GameError("the match length cannot be negative")
+            raise GameError(Reason("the match length cannot be negative"))
         self.kind = kind
         self.settings = GameSettings(match_length=length, cube=False, winner_throws_first=True)
         self.dice_source = dice
@@ -433,9 +436,9 @@ class VariantMatch:
 
     def new_game(self) -> Game | TablesGame:
         if self.games and not self.games[-1].is_over:
-            raise GameError("the current game is not over")
+            raise GameError(Reason("the current game is not over"))
         if self.is_over:
-            raise GameError("the match is over")
+            raise GameError(Reason("the match is over"))
         kind = self.kind_of(len(self.games) + 1)
         starter = self.next_starter()
         game: Game | TablesGame
@@ -470,7 +473,7 @@ class VariantMatch:
             self.new_game()
             return
         if self.game is None:
-            raise LogError("the log starts with an action before any game")
+            raise LogError(Reason("the log starts with an action before any game"))
         self.game.apply(action)
 
     @classmethod

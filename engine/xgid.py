@@ -66,6 +66,7 @@ from dataclasses import dataclass, replace
 
 from engine.gnubgid import MAX_MATCH_LENGTH, MatchState, decode_match_id, encode_match_id
 from engine.position import CHECKERS, IdError, Position, PositionError, decode_position_id, encode_position_id
+from engine.reasons import Reason
 
 __all__ = [
     "DEFAULT_MAX_CUBE",
@@ -196,30 +197,52 @@ def parse_xgid(text: str) -> Xgid:
     fields = text.split(":")
     if len(fields) != len(_FIELDS):
         raise XgidError(
-            f"an XGID has {len(_FIELDS)} fields separated by ':' ({', '.join(_FIELDS)}); "
-            f"{_show(original)} has {len(fields)}"
+            Reason(
+                "an XGID has {FIELDS} fields separated by ':' ({value}); {original} has {fields}",
+                FIELDS=len(_FIELDS),
+                value=", ".join(_FIELDS),
+                original=_show(original),
+                fields=len(fields),
+            )
         )
     board, cube_text, owner_text, turn_text, dice_text, bottom_text, top_text, rules_text, length_text, max_text = (
         f.strip() for f in fields
     )
     if len(board) != 26:
-        raise XgidError(f"an XGID's board has 26 characters, {_show(board)} has {len(board)}")
+        raise XgidError(
+            Reason("an XGID's board has 26 characters, {board} has {board2}", board=_show(board), board2=len(board))
+        )
     if not _BOARD.fullmatch(board):
         bad = next(c for c in board if not ("A" <= c <= "P" or "a" <= c <= "p" or c == "-"))
         raise XgidError(
-            f"{_show(board)}: an XGID's board holds '-' and the letters A-P (bottom player) and a-p "
-            f"(top player), not {bad!r}"
+            Reason(
+                "{board}: an XGID's board holds '-' and the letters A-P (bottom player) and a-p (top player), not {bad!r}",
+                board=_show(board),
+                bad=bad,
+            )
         )
     if board[0].isupper():
-        raise XgidError(f"{_show(board)}: character 0 is the top player's bar, so it holds a-p, not {board[0]!r}")
+        raise XgidError(
+            Reason(
+                "{board}: character 0 is the top player's bar, so it holds a-p, not {value!r}",
+                board=_show(board),
+                value=board[0],
+            )
+        )
     if board[25].islower():
-        raise XgidError(f"{_show(board)}: character 25 is the bottom player's bar, so it holds A-P, not {board[25]!r}")
+        raise XgidError(
+            Reason(
+                "{board}: character 25 is the bottom player's bar, so it holds A-P, not {value!r}",
+                board=_show(board),
+                value=board[25],
+            )
+        )
 
     cube_log = _number(cube_text, "cube", 0, 15, "log2 of the cube, 0 (1) to 15 (32768)")
     owner = _number(owner_text, "cube owner", -1, 1, "1 (bottom player), -1 (top player) or 0 (in the middle)")
     turn = _number(turn_text, "turn", -1, 1, "1 (bottom player) or -1 (top player)")
     if turn == 0:
-        raise XgidError("the turn is 1 (bottom player) or -1 (top player), not 0")
+        raise XgidError(Reason("the turn is 1 (bottom player) or -1 (top player), not 0"))
     length = _number(length_text, "match length", 0, MAX_MATCH_LENGTH, f"0 (money) to {MAX_MATCH_LENGTH} points")
     highest = length - 1 if length else MAX_SCORE
     scores = f"below the match length ({length})" if length else f"0 to {MAX_SCORE}"
@@ -233,7 +256,13 @@ def parse_xgid(text: str) -> Xgid:
         crawford, jacoby, beavers = False, bool(rules & 1), bool(rules & 2)
     max_log = _number(max_text, "max cube", 0, 15, "log2 of the highest cube, 0 to 15")
     if cube_log > max_log:
-        raise XgidError(f"the cube shows {1 << cube_log}, past the XGID's own max cube {1 << max_log}")
+        raise XgidError(
+            Reason(
+                "the cube shows {value}, past the XGID's own max cube {value2}",
+                value=1 << cube_log,
+                value2=1 << max_log,
+            )
+        )
 
     on_roll = BOTTOM if turn == 1 else TOP
     doubled = False
@@ -241,35 +270,53 @@ def parse_xgid(text: str) -> Xgid:
     if dice_text.upper() in ("B", "R"):
         pending = "a beaver" if dice_text.upper() == "B" else "a raccoon"
         raise XgidError(
-            f"dice {dice_text!r} means {pending} waiting for an answer, which this engine cannot hold: its beaver "
-            "is final at once (the cube to twice the offer, owned by the beaver) and it has no raccoons; "
-            "set up the position after it instead"
+            Reason(
+                "dice {dice_text!r} means {pending} waiting for an answer, which this engine cannot hold: its beaver is final at once (the cube to twice the offer, owned by the beaver) and it has no raccoons; set up the position after it instead",
+                dice_text=dice_text,
+                pending=pending,
+            )
         )
     if dice_text.upper() == "D":
         doubled = True
     elif re.fullmatch(r"[0-6]{2}", dice_text):
         high, low = sorted((int(dice_text[0]), int(dice_text[1])), reverse=True)
         if (high == 0) != (low == 0):
-            raise XgidError(f"the dice are 00 (to roll) or two dice 1-6, not {dice_text!r}")
+            raise XgidError(Reason("the dice are 00 (to roll) or two dice 1-6, not {dice_text!r}", dice_text=dice_text))
         dice = (high, low)
     else:
         raise XgidError(
-            f"the dice are 00 (to roll), two dice 1-6 (e.g. 52) or D (a double offered), not {_show(dice_text)}"
+            Reason(
+                "the dice are 00 (to roll), two dice 1-6 (e.g. 52) or D (a double offered), not {dice_text}",
+                dice_text=_show(dice_text),
+            )
         )
 
     ours, theirs = _sides(board)  # bottom player's counts, top player's, each in its own numbering
     for who, counts in (("bottom", ours), ("top", theirs)):
         total = sum(counts.values())
         if total > CHECKERS:
-            raise XgidError(f"{_show(board)}: the {who} player has {total} checkers, not at most {CHECKERS}")
+            raise XgidError(
+                Reason(
+                    "{board}: the {who} player has {total} checkers, not at most {CHECKERS}",
+                    board=_show(board),
+                    who=who,
+                    total=total,
+                    CHECKERS=CHECKERS,
+                )
+            )
         if total == 0:
             raise XgidError(
-                f"{_show(board)}: the {who} player has borne off all {CHECKERS} checkers: that game is over"
+                Reason(
+                    "{board}: the {who} player has borne off all {CHECKERS} checkers: that game is over",
+                    board=_show(board),
+                    who=who,
+                    CHECKERS=CHECKERS,
+                )
             )
     try:
         bottom_view = Position.from_counts(ours, theirs)
     except PositionError as error:  # cannot happen (one letter a point), but say so if it does
-        raise XgidError(f"{_show(board)}: {error}") from None
+        raise XgidError(Reason("{board}: {error}", board=_show(board), error=error)) from None
     state = MatchState(
         cube=1 << cube_log,
         cube_owner={1: BOTTOM, -1: TOP, 0: None}[owner],
@@ -349,33 +396,62 @@ def _check(xgid: Xgid) -> None:
     state, position = xgid.state, xgid.position
     if state.game_state != 1:
         what = {0: "a game whose opening throw is still to come"}.get(state.game_state, "a finished game")
-        raise XgidError(f"an XGID shows a game in play, not {what}")
+        raise XgidError(Reason("an XGID shows a game in play, not {what}", what=what))
     if state.resignation:
-        raise XgidError("an XGID cannot show a resignation waiting for an answer")
+        raise XgidError(Reason("an XGID cannot show a resignation waiting for an answer"))
     if state.double_offered and any(state.dice):
-        raise XgidError("a double is offered before rolling, not with dice on the board")
+        raise XgidError(Reason("a double is offered before rolling, not with dice on the board"))
     if not state.double_offered and state.turn != state.player_on_roll:
-        raise XgidError("an XGID shows the player on roll acting (or answering a double), not the other one")
+        raise XgidError(Reason("an XGID shows the player on roll acting (or answering a double), not the other one"))
     if all(state.dice) is not any(state.dice) or not all(0 <= d <= 6 for d in state.dice):
-        raise XgidError(f"impossible dice {state.dice[0]}-{state.dice[1]}")
+        raise XgidError(Reason("impossible dice {value}-{value2}", value=state.dice[0], value2=state.dice[1]))
     if CHECKERS in position.off:
-        raise XgidError(f"a side has borne off all {CHECKERS} checkers: that game is over")
+        raise XgidError(Reason("a side has borne off all {CHECKERS} checkers: that game is over", CHECKERS=CHECKERS))
     for name, value in (("cube", state.cube), ("max cube", xgid.max_cube)):
         if value < 1 or value & (value - 1) or value > MAX_CUBE:
-            raise XgidError(f"the {name} is a power of two up to {MAX_CUBE}, not {value}")
+            raise XgidError(
+                Reason(
+                    "the {name} is a power of two up to {MAX_CUBE}, not {value}",
+                    name=name,
+                    MAX_CUBE=MAX_CUBE,
+                    value=value,
+                )
+            )
     if state.cube > xgid.max_cube:
-        raise XgidError(f"the cube shows {state.cube}, past the max cube {xgid.max_cube}")
+        raise XgidError(
+            Reason("the cube shows {cube}, past the max cube {max_cube}", cube=state.cube, max_cube=xgid.max_cube)
+        )
     length = state.match_length
     if not 0 <= length <= MAX_MATCH_LENGTH:
-        raise XgidError(f"a match is 1 to {MAX_MATCH_LENGTH} points (0 for money), not {length}")
+        raise XgidError(
+            Reason(
+                "a match is 1 to {MAX_MATCH_LENGTH} points (0 for money), not {length}",
+                MAX_MATCH_LENGTH=MAX_MATCH_LENGTH,
+                length=length,
+            )
+        )
     if length and max(state.score) >= length:
-        raise XgidError(f"a score of {state.score[0]}-{state.score[1]} has already won a {length}-point match")
+        raise XgidError(
+            Reason(
+                "a score of {value}-{value2} has already won a {length}-point match",
+                value=state.score[0],
+                value2=state.score[1],
+                length=length,
+            )
+        )
     if min(state.score) < 0 or max(state.score) > MAX_SCORE:
-        raise XgidError(f"a score is 0 to {MAX_SCORE}, not {state.score[0]}-{state.score[1]}")
+        raise XgidError(
+            Reason(
+                "a score is 0 to {MAX_SCORE}, not {value}-{value2}",
+                MAX_SCORE=MAX_SCORE,
+                value=state.score[0],
+                value2=state.score[1],
+            )
+        )
     if not length and state.crawford:
-        raise XgidError("a money game has no Crawford game")
+        raise XgidError(Reason("a money game has no Crawford game"))
     if length and xgid.beavers:
-        raise XgidError("beavers are for money games only")
+        raise XgidError(Reason("beavers are for money games only"))
 
 
 def _sides(board: str) -> tuple[dict[int, int], dict[int, int]]:
@@ -395,10 +471,12 @@ def _sides(board: str) -> tuple[dict[int, int], dict[int, int]]:
 
 def _number(text: str, name: str, low: int, high: int, meaning: str) -> int:
     if not _NUMBER.fullmatch(text):
-        raise XgidError(f"the {name} is a whole number ({meaning}), not {_show(text)}")
+        raise XgidError(
+            Reason("the {name} is a whole number ({meaning}), not {text}", name=name, meaning=meaning, text=_show(text))
+        )
     value = int(text)
     if not low <= value <= high:
-        raise XgidError(f"the {name} is {meaning}, not {value}")
+        raise XgidError(Reason("the {name} is {meaning}, not {value}", name=name, meaning=meaning, value=value))
     return value
 
 

@@ -224,3 +224,28 @@ def date(value: datetime.datetime | datetime.date, pattern: str) -> str:
     if isinstance(value, datetime.datetime):
         return format_datetime(value, pattern, locale=locale())
     return format_date(value, pattern, locale=locale())
+
+
+def worded(refusal: object) -> str:
+    """An engine's refusal in the language in force: an ``engine.reasons.Reason`` (its English
+    template, the catalogue's message, and its values), or an error raised with one; anything
+    else as its text. Read by its attributes: this package imports no layer.
+
+    >>> class Refusal(str):  # what engine.reasons.Reason holds
+    ...     template, values = "{name} has {count} checkers", {"name": "Ann", "count": 16}
+    >>> worded(Refusal("Ann has 16 checkers")), worded(ValueError(Refusal("Ann has 16 checkers")))
+    ('Ann has 16 checkers', 'Ann has 16 checkers')
+    """
+    if isinstance(refusal, BaseException):
+        return worded(refusal.args[0]) if len(refusal.args) == 1 else str(refusal)
+    template, values = getattr(refusal, "template", None), getattr(refusal, "values", None)
+    if not isinstance(template, str) or not isinstance(values, dict):
+        return str(refusal)
+    shown = {
+        key: worded(value) if isinstance(value, BaseException) or hasattr(value, "template") else value
+        for key, value in values.items()
+    }
+    try:
+        return _(template).format(**shown)
+    except (KeyError, IndexError, ValueError):  # a translation with a placeholder of its own: the English
+        return template.format(**shown)

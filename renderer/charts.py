@@ -38,7 +38,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from i18n import _, current, locale  # noqa: E402
+from i18n import _, current, locale, pgettext  # noqa: E402
 from renderer import text as T  # noqa: E402
 from renderer.pictures import Picture, spoken  # noqa: E402
 from renderer.themes import CLASSIC  # noqa: E402
@@ -254,7 +254,7 @@ class GameChart(Picture):
         luck.yaxis.set_major_locator(MaxNLocator(nbins=3, symmetric=True))
         luck.yaxis.set_major_formatter(FuncFormatter(lambda v, _position: f"{v:+.1f}" if v else "0"))
         luck.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
-        luck.set_xlabel(_t(_("move")), color=MUTED, fontsize=12, labelpad=2)
+        luck.set_xlabel(_t(pgettext("chart", "move")), color=MUTED, fontsize=12, labelpad=2)
         left, align = (0.985, "right") if _rtl() else (0.085, "left")
         figure.text(left, 0.935, _t(self.title), color=TEXT, fontsize=17, fontweight="bold", va="center", ha=align)
         legend = [
@@ -341,7 +341,7 @@ class RatingChart(Picture):
         points.fill_between(xs, [0, *cumulative], step="post", color=SIDE[0], alpha=0.35, linewidth=0)
         points.plot(xs, [0, *cumulative], drawstyle="steps-post", color=SIDE[0], linewidth=1.8)
         points.axhline(0, color=MUTED, linewidth=0.8)
-        _style(points, ylabel=_t(_("points")))
+        _style(points, ylabel=_t(pgettext("chart", "points")))
         points.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=True))
         points.tick_params(labelbottom=False)
         _style(errors, ylabel=_t(_("error rate")))

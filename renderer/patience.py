@@ -35,7 +35,7 @@ from PIL import Image, ImageDraw
 
 from engine.patience import ENGLISH, SIZE, Card, Cell, Deal, Layout, LineScore, Scoring, Suit, scoring_named
 from engine.patience.hands import Category
-from i18n import N_, _, current, ngettext
+from i18n import N_, _, current, ngettext, pgettext
 from renderer import text as T
 from renderer.pictures import Picture, spoken
 from renderer.themes import CLASSIC, HIGH_CONTRAST, RGB, Theme
@@ -224,24 +224,22 @@ def card_box(cell: Cell) -> tuple[int, int, int, int]:
 _SCORING_NAMES = {"english": N_("English scoring"), "american": N_("American scoring")}
 
 
-HAND_NAMES: dict[Category, str] = {
-    Category.NOTHING: N_("nothing"),
-    Category.PAIR: N_("pair"),
-    Category.TWO_PAIRS: N_("two pairs"),
-    Category.THREES: N_("threes"),
-    Category.STRAIGHT: N_("straight"),
-    Category.FLUSH: N_("flush"),
-    Category.FULL_HOUSE: N_("full house"),
-    Category.FOURS: N_("fours"),
-    Category.STRAIGHT_FLUSH: N_("straight flush"),
-    Category.ROYAL_FLUSH: N_("royal flush"),
-}
-"""The poker hands' names (the engine's labels), translated where drawn."""
-
-
 def hand_name(category: Category) -> str:
-    """The hand's name in the language in force."""
-    return _(HAND_NAMES[category])
+    """The hand's name in the language in force (the message context "poker hand": "pair",
+    "straight" and "flush" are poker's words here)."""
+    names = {
+        Category.NOTHING: pgettext("poker hand", "nothing"),
+        Category.PAIR: pgettext("poker hand", "pair"),
+        Category.TWO_PAIRS: pgettext("poker hand", "two pairs"),
+        Category.THREES: pgettext("poker hand", "threes"),
+        Category.STRAIGHT: pgettext("poker hand", "straight"),
+        Category.FLUSH: pgettext("poker hand", "flush"),
+        Category.FULL_HOUSE: pgettext("poker hand", "full house"),
+        Category.FOURS: pgettext("poker hand", "fours"),
+        Category.STRAIGHT_FLUSH: pgettext("poker hand", "straight flush"),
+        Category.ROYAL_FLUSH: pgettext("poker hand", "royal flush"),
+    }
+    return names[category]
 
 
 def _two_lines(name: str) -> tuple[str, ...]:

@@ -34,7 +34,7 @@ import i18n  # noqa: E402
 
 TEMPLATE = ROOT / "i18n" / "messages.pot"
 MAPPING = ROOT / "i18n" / "babel.cfg"
-KEYWORDS: dict[str, Any] = {**DEFAULT_KEYWORDS, "Said": None, "said_n": (1, 2)}
+KEYWORDS: dict[str, Any] = {**DEFAULT_KEYWORDS, "Said": None, "said_n": (1, 2), "Reason": None}
 FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 """The template's and catalogues' creation date: fixed, so regenerating changes only what changed."""
 PROJECT = "backgammon-bot"
@@ -58,6 +58,7 @@ async def _tree_texts() -> dict[str, str]:
     from bot.config import Settings
     from bot.core.model import Limits
     from bot.discord.client import BackgammonBot
+    from bot.discord.cogs.club import ClubCog
     from bot.discord.cogs.game import GameCog
     from bot.discord.cogs.learn import LearnCog
     from bot.discord.cogs.patience import PatienceCog
@@ -67,7 +68,14 @@ async def _tree_texts() -> dict[str, str]:
 
     settings = Settings(token="t")
     service = SimpleNamespace(
-        limits=Limits(), tournaments=None, patience=SimpleNamespace(warm_up=mock.AsyncMock()), languages=None
+        limits=Limits(),
+        tournaments=None,
+        patience=SimpleNamespace(warm_up=mock.AsyncMock()),
+        languages=None,
+        store=SimpleNamespace(db=None),  # the kibitzer polls' store, never asked
+        clock=None,
+        lookups=SimpleNamespace(get_game=None),
+        deliveries=None,
     )
     bot = BackgammonBot(settings, service=service, drawing=SimpleNamespace(), serving=False, kept_up_for=float)  # type: ignore[arg-type]
     parts = SimpleNamespace(
@@ -89,6 +97,7 @@ async def _tree_texts() -> dict[str, str]:
         await bot.add_cog(PatienceCog(parts))  # type: ignore[arg-type]
         await bot.add_cog(TourneyCog(parts, None))  # type: ignore[arg-type]
         await bot.add_cog(LearnCog(parts))  # type: ignore[arg-type]
+        await bot.add_cog(ClubCog(parts))  # type: ignore[arg-type]
         return await command_texts(bot.tree)
     finally:
         await bot.http.close()  # the bot never logged in: only its HTTP session to close

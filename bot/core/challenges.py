@@ -44,7 +44,7 @@ from engine import CHECKERS, Game
 from engine.fairdice import commitment, new_seed, player_part
 from engine.ids import gnubg_id_of
 from engine.xgid import looks_like_xgid
-from i18n import _, ngettext
+from i18n import _, ngettext, worded
 
 FairDice = dict[str, Any]
 """A game's dice record: ``commitment``, ``nonce``, ``seed`` (secret until the end), ``salt``."""
@@ -93,7 +93,7 @@ def practice_id(position_id: str) -> str:
     try:
         gnubg_id = gnubg_id_of(position_id)
     except ValueError as error:  # IdError, XgidError
-        raise ChallengeError(f"{refusal}: {error}") from None
+        raise ChallengeError(f"{refusal}: {worded(error)}") from None
     practice_position(gnubg_id, refusal)
     return gnubg_id
 
@@ -108,7 +108,7 @@ def practice_position(gnubg_id: str, refusal: str | None = None) -> Game:
     try:
         game = Game.from_gnubg_id(gnubg_id)
     except ValueError as error:  # IdError, PositionError, GameError: the engine's refusals all are
-        raise ChallengeError(f"{refusal}: {error}") from None
+        raise ChallengeError(f"{refusal}: {worded(error)}") from None
     # Checked here too, whatever the engine's reading allows: these are what
     # a practice game would be gamed with (a won game, a cube worth thousands).
     if game.is_over or CHECKERS in game.position.off:  # one side has borne every checker off

@@ -48,7 +48,7 @@ from bot.store.chouettes import LEDGER_KIND, ChouetteRow, ChouetteStore
 from bot.store.outbox import OutboxEntry
 from engine import Phase, WinKind
 from engine.chouette import MAX_PLAYERS, MIN_PLAYERS, Chouette, ChouetteError, ChouetteOptions, CrewDoubles, Rotation
-from i18n import _
+from i18n import _, worded
 
 if TYPE_CHECKING:
     from bot.core.games import GameService
@@ -236,7 +236,7 @@ class Chouettes:
         try:
             _apply(state, action)  # the rules' refusal, before anything is written
         except ChouetteError as error:
-            raise ServiceError(str(error)) from None
+            raise ServiceError(worded(error)) from None
         scored = state.games_played > before
         try:
             row = await self.sessions.append(session.row, action, ended=ended, ledger=scored)

@@ -19,7 +19,7 @@ from bot.core.model import AnalysisUnavailableError, ServiceError
 from bot.core.progress import mistake_of
 from bot.core.puzzles import MIN_LOSS, Decision, decision_of
 from engine.mat_import import MAX_BYTES, MatImportError, read_mat
-from i18n import _
+from i18n import _, worded
 
 MAX_FILE_BYTES = MAX_BYTES
 """1 MB: far more than any match file (a 25-point match is some 30 kB)."""
@@ -94,7 +94,7 @@ class Imports:
         except MatImportError as error:
             raise MatFileError(
                 _("That is not a match file I can replay: line {line}: {reason}").format(
-                    line=error.line, reason=error.reason
+                    line=error.line, reason=worded(error.reason)
                 )
             ) from None
         names = match.names

@@ -29,7 +29,7 @@ from bot.store.kibitzers import REVEAL_KIND, KibitzerScore, KibitzerStore, PollR
 from bot.store.outbox import OutboxEntry
 from bot.store.shards import Shard
 from engine import Action, Game, IllegalPlayError, NotationError, Phase, format_play, parse_play
-from i18n import _
+from i18n import _, worded
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ class Kibitzers:
             try:  # a play typed (more plays than a menu holds): in the menu's notation
                 answer = format_play(parse_play(state.game.position, state.game.dice, answer))
             except (NotationError, IllegalPlayError) as error:
-                raise ServiceError(_("that is not a legal play here: {why}").format(why=error.reason)) from None
+                raise ServiceError(_("that is not a legal play here: {why}").format(why=worded(error.reason))) from None
         if answer not in poll.answers:
             raise ServiceError(_("that is not one of the poll's answers"))
         stored = await self.polls.vote(

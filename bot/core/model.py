@@ -32,7 +32,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
 from engine.dice import DiceSource
 from engine.variants import PRESETS, VARIANTS, TablesGame, VariantMatch, family, preset_settings
-from i18n import N_, _, ngettext
+from i18n import N_, _, ngettext, worded
 
 CHALLENGE_LIFETIME = timedelta(hours=24)
 KEPT_CHALLENGES = 10_000
@@ -282,7 +282,7 @@ class ChallengeOptions:
         try:
             self.game_settings()  # the engine's own rules for a playable game
         except ValueError as error:
-            raise ChallengeError(str(error)) from None
+            raise ChallengeError(worded(error)) from None
 
     def __post_init__(self) -> None:
         if isinstance(self.automatic_doubles, bool):  # stored (and offered) as on/off before counts

@@ -61,7 +61,7 @@ from engine.patience import (
     scoring_named,
     solve,
 )
-from i18n import N_, _
+from i18n import N_, _, worded
 
 log = logging.getLogger(__name__)
 
@@ -404,7 +404,7 @@ class PatienceService:
         try:
             layout = attempt.layout.place(square)
         except (CellError, PlacementError) as error:
-            raise PatienceError(str(error)) from None
+            raise PatienceError(worded(error)) from None
         return await self._save(attempt, layout)
 
     async def undo(self, attempt_id: int, user_id: int, *, version: int | None = None) -> Attempt:
@@ -413,7 +413,7 @@ class PatienceService:
         try:
             layout = attempt.layout.undo()
         except PlacementError as error:
-            raise PatienceError(str(error)) from None
+            raise PatienceError(worded(error)) from None
         return await self._save(attempt, layout)
 
     async def lay(self, guild_id: int, user_id: int, squares: str, *, kind: Kind | None = None) -> Attempt:
@@ -427,7 +427,7 @@ class PatienceService:
         try:
             cells = parse_path(squares)
         except CellError as error:
-            raise PatienceError(_("{error}; nothing was laid").format(error=error)) from None
+            raise PatienceError(_("{error}; nothing was laid").format(error=worded(error))) from None
         layout = attempt.layout
         if cells[: layout.placed] == layout.path:
             cells = cells[layout.placed :]
@@ -437,7 +437,7 @@ class PatienceService:
             try:
                 layout = layout.place(cell)
             except PlacementError as error:
-                raise PatienceError(_("{error}; nothing was laid").format(error=error)) from None
+                raise PatienceError(_("{error}; nothing was laid").format(error=worded(error))) from None
         return await self._save(attempt, layout)
 
     async def submit(self, attempt_id: int, user_id: int, *, version: int | None = None) -> PatienceResult:

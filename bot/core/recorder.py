@@ -36,7 +36,7 @@ from bot.core.players import PlayerNames
 from bot.core.tournaments.service import update_owed
 from bot.store import GameOverError, GameRow, MatchOutcome, Owed, StaleVersionError, Store
 from engine import GameError, IllegalPlayError, Match, NotationError, Phase, Position, WinKind
-from i18n import Said
+from i18n import Said, worded
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class Recorder:
         try:
             step(match, forced)
         except (IllegalPlayError, NotationError, GameError) as error:
-            raise RuleError(str(error)) from None
+            raise RuleError(worded(error)) from None
         new_actions = [a.to_dict() for a in match.log[before:]]
         if whole_match and not match.is_over:
             new_actions.append({"kind": "match_forfeit"})

@@ -244,7 +244,7 @@ class BackgammonBot(commands.Bot):
             ),
             scheduler=self.scheduler,
         )
-        await self.tree.set_translator(CatalogueTranslator())  # descriptions in each member's language
+        await self.tree.set_translator(CatalogueTranslator(self.tree))  # descriptions in each member's language
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         self.add_dynamic_items(*DYNAMIC_ITEMS)

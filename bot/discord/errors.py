@@ -28,7 +28,7 @@ from bot.discord.limits import fit, plain, quote, reason
 from bot.discord.presenter import sentence, state_summary
 from bot.discord.refusals import UserError
 from engine import GameError, IllegalPlayError, NotationError
-from i18n import N_, _
+from i18n import N_, _, worded
 
 log = logging.getLogger("bot.errors")
 
@@ -67,14 +67,16 @@ def player_message(error: BaseException) -> str | None:
         return text
     if isinstance(error, NotationError):
         return _("I can't read {text} at character {position}: {reason}.").format(
-            text=quote(error.text, around=error.position), position=error.position + 1, reason=reason(error.reason)
+            text=quote(error.text, around=error.position),
+            position=error.position + 1,
+            reason=reason(worded(error.reason)),
         )
     if isinstance(error, IllegalPlayError):
         if not error.text:
-            return plain(sentence(error.reason))
-        return _("You can't play {play}: {reason}.").format(play=quote(error.text), reason=reason(error.reason))
+            return plain(sentence(worded(error.reason)))
+        return _("You can't play {play}: {reason}.").format(play=quote(error.text), reason=reason(worded(error.reason)))
     if isinstance(error, GameError):
-        return plain(sentence(str(error)))
+        return plain(sentence(worded(error)))
     if isinstance(error, app_commands.BotMissingPermissions):
         missing = ", ".join(p.replace("_", " ").title() for p in error.missing_permissions)
         return _("I'm missing the {permission} permission in this channel. Ask a moderator to grant it.").format(

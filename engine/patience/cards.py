@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
+from engine.reasons import Reason
+
 DEAL_SIZE = 25
 """Cards in a deal: one for each square of the 5 by 5 grid."""
 
@@ -139,7 +141,9 @@ class Card:
         """
         match = _CARD.fullmatch(text.strip())
         if match is None:
-            raise CardError(f"{text!r} is not a card: write the suit, then the rank, as D6, H10, SK or HA")
+            raise CardError(
+                Reason("{text!r} is not a card: write the suit, then the rank, as D6, H10, SK or HA", text=text)
+            )
         return _card_from(match)
 
     def __str__(self) -> str:
@@ -182,7 +186,11 @@ def parse_cards(text: str) -> list[Card]:
             word = _WORD.match(text, position)
             piece = word.group() if word else text[position:]
             raise CardError(
-                f"card {len(cards) + 1}: {piece!r} is not a card: write the suit, then the rank, as D6, H10, SK or HA"
+                Reason(
+                    "card {value}: {piece!r} is not a card: write the suit, then the rank, as D6, H10, SK or HA",
+                    value=len(cards) + 1,
+                    piece=piece,
+                )
             )
         cards.append(_card_from(match))
         position = match.end()
@@ -197,10 +205,14 @@ class Deal:
 
     def __post_init__(self) -> None:
         if len(self.cards) != DEAL_SIZE:
-            raise DealError(f"a deal has {DEAL_SIZE} cards, not {len(self.cards)}")
+            raise DealError(
+                Reason("a deal has {DEAL_SIZE} cards, not {cards}", DEAL_SIZE=DEAL_SIZE, cards=len(self.cards))
+            )
         repeated = [card for card, count in Counter(self.cards).items() if count > 1]
         if repeated:
-            raise DealError("a deal has 25 different cards; repeated: " + " ".join(map(str, repeated)))
+            raise DealError(
+                Reason("a deal has 25 different cards; repeated: {cards}", cards=" ".join(map(str, repeated)))
+            )
 
     @classmethod
     def of(cls, cards: Iterable[Card | str]) -> Deal:

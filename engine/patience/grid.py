@@ -21,6 +21,8 @@ import bisect
 import functools
 from typing import NamedTuple
 
+from engine.reasons import Reason
+
 SIZE = 5
 """Rows and columns of the grid."""
 
@@ -48,7 +50,7 @@ class Cell(NamedTuple):
         cleaned = text.strip().upper()
         if len(cleaned) == 2 and cleaned[0] in COLUMN_LETTERS and cleaned[1] in "12345":
             return cls(int(cleaned[1]) - 1, COLUMN_LETTERS.index(cleaned[0]))
-        raise CellError(f"{text!r} is not a square: write a column A-E and a row 1-5, as C3")
+        raise CellError(Reason("{text!r} is not a square: write a column A-E and a row 1-5, as C3", text=text))
 
     @classmethod
     def at(cls, row: int, col: int) -> Cell:
@@ -57,7 +59,14 @@ class Cell(NamedTuple):
         :raises CellError: if either is outside 0 to 4.
         """
         if not (isinstance(row, int) and isinstance(col, int) and 0 <= row < SIZE and 0 <= col < SIZE):
-            raise CellError(f"({row!r}, {col!r}) is not a square: row and column run from 0 to {SIZE - 1}")
+            raise CellError(
+                Reason(
+                    "({row!r}, {col!r}) is not a square: row and column run from 0 to {value}",
+                    row=row,
+                    col=col,
+                    value=SIZE - 1,
+                )
+            )
         return cls(row, col)
 
     @property

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from engine.patience.cards import Card, Rank
+from engine.reasons import Reason
 
 HAND_SIZE = 5
 
@@ -91,7 +92,7 @@ def classify(cards: Iterable[Card]) -> Category:
     """
     hand = list(cards)
     if len(hand) > HAND_SIZE:
-        raise HandError(f"a hand has at most {HAND_SIZE} cards, not {len(hand)}")
+        raise HandError(Reason("a hand has at most {HAND_SIZE} cards, not {hand}", HAND_SIZE=HAND_SIZE, hand=len(hand)))
     counts = sorted(Counter(card.rank for card in hand).values(), reverse=True) + [0, 0]
     if counts[0] == 4:
         return Category.FOURS

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from engine.patience.cards import DEAL_SIZE, Card, Deal, DealError
 from engine.patience.grid import CELLS, LINES, SIZE, Cell, Line, completable, format_path, parse_path
 from engine.patience.hands import ENGLISH, Category, Scoring, classify
+from engine.reasons import Reason
 
 
 class PlacementError(ValueError):
@@ -89,17 +90,21 @@ class Layout:
         :raises PlacementError: if the deal's order does not walk a rook's path on it.
         """
         if len(rows) != SIZE or any(len(row) != SIZE for row in rows):
-            raise DealError(f"a grid has {SIZE} rows of {SIZE} cards")
+            raise DealError(Reason("a grid has {SIZE} rows of {SIZE} cards", SIZE=SIZE))
         where: dict[Card, Cell] = {}
         for r, row in enumerate(rows):
             for c, card in enumerate(row):
                 card = card if isinstance(card, Card) else Card.parse(card)
                 if card in where:
-                    raise DealError(f"{card} is on the grid twice: {where[card]} and {Cell(r, c)}")
+                    raise DealError(
+                        Reason(
+                            "{card} is on the grid twice: {value} and {r}", card=card, value=where[card], r=Cell(r, c)
+                        )
+                    )
                 where[card] = Cell(r, c)
         missing = [card for card in deal if card not in where]
         if missing:
-            raise DealError("the grid lacks cards of the deal: " + " ".join(map(str, missing)))
+            raise DealError(Reason("the grid lacks cards of the deal: {cards}", cards=" ".join(map(str, missing))))
         return cls(deal, tuple(where[card] for card in deal))
 
     # -- queries -------------------------------------------------------------
@@ -187,7 +192,7 @@ class Layout:
         :raises PlacementError: on an empty grid.
         """
         if not self.path:
-            raise PlacementError("there is no card to take back: the grid is empty")
+            raise PlacementError(Reason("there is no card to take back: the grid is empty"))
         return unchecked_layout(self.deal, self.path[:-1])
 
     def __str__(self) -> str:
@@ -211,19 +216,33 @@ def _check(deal: Deal, path: tuple[Cell, ...], cell: Cell) -> None:
     ``cell`` after ``path`` (which obeys the rule)."""
     count = len(path)
     if count >= DEAL_SIZE:
-        raise PlacementError(f"all {DEAL_SIZE} cards are laid out")
+        raise PlacementError(Reason("all {DEAL_SIZE} cards are laid out", DEAL_SIZE=DEAL_SIZE))
     card = deal[count]
     if cell in path:
         holder = path.index(cell)
-        raise PlacementError(f"{cell} already holds card {holder + 1} ({deal[holder]})")
+        raise PlacementError(
+            Reason("{cell} already holds card {value} ({value2})", cell=cell, value=holder + 1, value2=deal[holder])
+        )
     if path and not path[-1].touches(cell):
         raise PlacementError(
-            f"card {count + 1} ({card}) goes a rook's step (up, down, left or right) from card {count} "
-            f"({deal[count - 1]}) on {path[-1]}, and {cell} is not"
+            Reason(
+                "card {value} ({card}) goes a rook's step (up, down, left or right) from card {count} ({value2}) on {value3}, and {cell} is not",
+                value=count + 1,
+                card=card,
+                count=count,
+                value2=deal[count - 1],
+                value3=path[-1],
+                cell=cell,
+            )
         )
     if not completable(path + (cell,)):
         raise PlacementError(
-            f"card {count + 1} ({card}) on {cell} would leave free squares that one rook's path cannot all reach"
+            Reason(
+                "card {value} ({card}) on {cell} would leave free squares that one rook's path cannot all reach",
+                value=count + 1,
+                card=card,
+                cell=cell,
+            )
         )
 
 

@@ -55,3 +55,22 @@ def test_the_scanner_finds_a_bare_string_and_passes_what_is_marked(tmp_path) -> 
     )
     found = scan([str(module)])
     assert [(candidate.line, candidate.text) for candidate in found] == [(9, "{} is on vacation"), (12, "Throw again")]
+
+
+def test_the_pictures_and_the_engines_words_are_in_the_template() -> None:
+    """The renderer's labels and the engine's refusals are extracted (i18n/babel.cfg), the words
+    that mean something else elsewhere in their own context."""
+    from tests.i18n.catalogues import template
+
+    keys = {(m.id if isinstance(m.id, str) else m.id[0], m.context) for m in template() if m.id}
+    assert {
+        ("{count} pip", None),
+        ("Money game", None),
+        ("{player} to roll or double", None),
+        ("Crawford", "match"),
+        ("pair", "poker hand"),
+        ("move", "chart"),
+        ("wins %", None),
+        ("no die takes a checker from {source} to {destination} with {high}-{low}", None),
+        ("{text!r} is not a square: write a column A-E and a row 1-5, as C3", None),
+    } <= keys

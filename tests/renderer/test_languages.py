@@ -157,8 +157,9 @@ def test_the_palette_is_learnt_in_english_whatever_language_comes_first(catalogu
 
 def test_other_pictures_say_their_own_words_in_their_language(monkeypatch: pytest.MonkeyPatch) -> None:
     russian = Catalog(locale="ru")
-    for english, translated in {"Final": "Финал", "pair": "пара", "{count}-away": "{count} до победы"}.items():
+    for english, translated in {"Final": "Финал", "{count}-away": "{count} до победы"}.items():
         russian.add(english, translated)
+    russian.add("pair", "пара", context="poker hand")
     monkeypatch.setattr(i18n, "catalogue", lambda language: russian if language == "ru" else None)
     with speaking("ru"):
         assert default_round_names(2) == ("Semi-finals", "Финал")  # untranslated: in English

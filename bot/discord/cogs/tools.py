@@ -38,7 +38,7 @@ from bot.discord.replies import (
 )
 from engine import IdError, Xgid
 from engine.ids import find_ids, read_id
-from i18n import _, ngettext
+from i18n import _, ngettext, worded
 
 if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
@@ -232,7 +232,7 @@ class ToolsCog(
                     value="an" if kind == "xgid" else "a",
                     position_kinds=presenter.POSITION_KINDS[kind],
                     text=quote(text),
-                    error=reason(str(unread)),
+                    error=reason(worded(unread)),
                 )
             )
         kind, gnubg_id, xgid = shown_id

@@ -22,7 +22,7 @@ from tests.i18n.catalogues import PSEUDO, catalogues, english_words, pseudo, pse
 
 NAMES = (
     {"alice", "bob", "carol", "mod", "olga", "Backgammon", "Club", "backgammon", "TestBot", "Cup", "Bh", "SB", "UTC"}
-    | {"Hoyle", "Snowie"}  # an author, a match equity table
+    | {"Hoyle", "Snowie", "cIkW"}  # an author, a match equity table, a Match ID a member typed
     | {word for term in GLOSSARY for word in re.findall(r"[A-Za-z]+", f"{term.word} {term.said or ''}")}
     | {word for a in range(1, 7) for b in range(1, a + 1) for word in call(Roll(a, b)).split()}
 )
@@ -144,12 +144,20 @@ async def test_patience_speaks_the_pseudo_language(pseudo_world) -> None:
     assert leaks(texts) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's reasons are English: the engine words nothing through i18n")
 async def test_the_engines_reasons_speak_the_pseudo_language(pseudo_world) -> None:
     w = pseudo_world
     texts = result_texts(await w.alice.slash(w.channel, "patience hoyle"))
-    texts += result_texts(await w.alice.slash(w.channel, "patience play", squares="A1 Z9"))
-    assert leaks(texts) == []
+    refused = result_texts(await w.alice.slash(w.channel, "patience play", squares="A1 Z9"))
+    challenged = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
+    await w.bob.click(challenged.response, label=pseudo("Accept"))
+    refused += result_texts(await w.alice.slash(w.channel, "bg move", play="8/5 6/4"))  # illegal with 3-1
+    refused += result_texts(await w.alice.slash(w.channel, "bg move", play="8/5 6/"))  # unreadable
+    refused += result_texts(await w.bob.slash(w.channel, "bg double"))  # not bob's turn
+    refused += result_texts(
+        await w.alice.slash(w.channel, "bgtools setup", position="4HPwATDgc/ABMA:cIkW")
+    )  # a short Match ID
+    assert len(refused) >= 4 and all("⟦" in text for text in refused), refused
+    assert leaks(texts + refused) == []
 
 
 async def test_a_puzzle_speaks_the_pseudo_language(pseudo_world) -> None:
