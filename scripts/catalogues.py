@@ -75,7 +75,10 @@ async def _tree_texts() -> dict[str, str]:
         store=SimpleNamespace(db=None),  # the kibitzer polls' store, never asked
         clock=None,
         lookups=SimpleNamespace(get_game=None),
-        deliveries=None,
+        # what the chouette listens to (bot.core.chouettes), never called here
+        recorder=SimpleNamespace(finish_listeners=[]),
+        roll_guards=[],
+        deliveries=SimpleNamespace(wordings={}),
     )
     bot = BackgammonBot(settings, service=service, drawing=SimpleNamespace(), serving=False, kept_up_for=float)  # type: ignore[arg-type]
     parts = SimpleNamespace(
