@@ -69,8 +69,8 @@ def poll_of(state: GameState) -> Poll | None:
     if not state.is_active or not getattr(state.options, "kibitzers", True) or state.options.practice:
         return None
     actor = state.to_act()
-    if actor is None or actor.is_bot:
-        return None
+    if actor is None or actor.is_bot or state.options.team_at(state.game.turn) is not None:
+        return None  # the computer's turn, or a team's (its members vote on it: bot.core.consultations)
     game = state.game
     answers: tuple[str, ...]
     if game.phase is Phase.PLAY and game.dice is not None:

@@ -148,6 +148,29 @@ class PlayerRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TeamSeat:
+    """A side played by a team in consultation (:mod:`bot.core.consultations`): its seat's
+    player is the team (``team_id``: the role's or the thread's id), its members vote."""
+
+    seat: int
+    team_id: int
+    kind: str
+    """``role`` (the members of a role) or ``thread`` (the members of a private thread)."""
+    thread_id: int
+    """The team's private thread: its discussion, its prompts and tallies."""
+    captain_id: int
+    """Who breaks a tie."""
+
+    @classmethod
+    def from_dict(cls, data: Any) -> TeamSeat:
+        if isinstance(data, TeamSeat):
+            return data
+        return cls(
+            int(data["seat"]), int(data["team_id"]), str(data["kind"]), int(data["thread_id"]), int(data["captain_id"])
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class ChallengeOptions:
     """What the challenger chose: money game or match, time per move, rules."""
 
@@ -215,12 +238,22 @@ class ChallengeOptions:
     chouette: int | None = None
     """A chouette's checker game (:mod:`bot.core.chouettes`): the box against the captain,
     without a cube of its own (each team member's cube is the chouette's), unrated."""
+    teams: tuple[TeamSeat, ...] = ()
+    """The sides played by teams in consultation (:mod:`bot.core.consultations`)."""
+
+    def team_at(self, seat: int) -> TeamSeat | None:
+        """The team that plays ``seat`` (None: a member or the computer)."""
+        for team in self.teams:
+            if team.seat == seat:
+                return team
+        return None
 
     @property
     def rated(self) -> bool:
         """Only games between two people that start from the opening are rated
-        (and not those of an unrated tournament, nor a chouette's)."""
-        return not (self.computer_level or self.practice or self.unrated or self.chouette is not None)
+        (and not those of an unrated tournament, nor a chouette's, nor a team's: its result
+        goes to the team's own record)."""
+        return not (self.computer_level or self.practice or self.unrated or self.chouette is not None or self.teams)
 
     def validate(self, max_stake: int | None = None) -> None:
         """:raises ChallengeError: with what is wrong (``max_stake``: the limit, else the default one)."""
@@ -266,6 +299,13 @@ class ChallengeOptions:
             raise ChallengeError(_("tavli is played to 3, 5 or 7 points"))
         if self.backgammon_value not in (3, 4):
             raise ChallengeError(_("a backgammon counts 3, or 4 by agreement"))
+        if self.teams and (
+            self.hoyle
+            or self.is_tables
+            or len({t.seat for t in self.teams}) != len(self.teams)
+            or any(t.seat not in (0, 1) or t.kind not in ("role", "thread") for t in self.teams)
+        ):
+            raise ChallengeError(_("a team plays backgammon in consultation, one team a side"))
         if self.hoyle:
             if self.match_length != HOYLE_LENGTH:
                 raise ChallengeError(_("Hoyle's rubber is the best of three games (a 2-point match)"))
@@ -285,6 +325,8 @@ class ChallengeOptions:
             raise ChallengeError(worded(error)) from None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.teams, tuple) or any(not isinstance(t, TeamSeat) for t in self.teams):
+            object.__setattr__(self, "teams", tuple(TeamSeat.from_dict(t) for t in self.teams or ()))
         if isinstance(self.automatic_doubles, bool):  # stored (and offered) as on/off before counts
             object.__setattr__(self, "automatic_doubles", AUTOMATIC_DOUBLES_LIMIT if self.automatic_doubles else 0)
 
@@ -373,6 +415,7 @@ class ChallengeOptions:
                 (_("a backgammon counts 4"), self.backgammon_value == 4),
                 (_("closed out: no throw (the old rule)"), self.closed_out == "skip"),
                 (_("no kibitzer polls"), not self.kibitzers),
+                (_("played in consultation"), bool(self.teams)),
             )
             if on
         ]
@@ -739,6 +782,7 @@ __all__ = [
     "ServiceError",
     "Shard",
     "StaleGameError",
+    "TeamSeat",
     "storage_errors_as_service_errors",
     "variant_name",
     "SavingPausedError",

@@ -16,6 +16,7 @@ from typing import Any
 
 import discord
 
+from bot.core.consultations import ROLL, question_of
 from bot.core.kibitzers import poll_of
 from bot.core.model import GameState
 from bot.core.tournaments import TournamentView
@@ -347,6 +348,13 @@ def game_controls(state: GameState) -> discord.ui.View | None:
     if state.to_act().is_bot:  # type: ignore[union-attr]
         return None  # the computer acts by itself: nothing to click meanwhile
     game = state.game
+    if state.options.team_at(game.turn) is not None:  # a team: its members vote, nobody clicks for it
+        question = question_of(state)
+        if question is None or question.kind == ROLL:
+            return None
+        controls = discord.ui.View(timeout=None)
+        controls.add_item(KibitzButton(state.id, state.version, team=True))
+        return controls
     items: list[discord.ui.Item[Any]] = []
     if game.phase is Phase.ROLL:
         offer = game.opening_offer

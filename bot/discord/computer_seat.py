@@ -33,7 +33,7 @@ from bot.core.games import GameService
 from bot.core.model import AnalysisUnavailableError, Event, GameState, Outcome, PlayerRef
 from bot.discord import speech
 from bot.discord.analysis_notes import AnalysisNotes
-from bot.discord.boards import BoardPoster, InChannel
+from bot.discord.boards import BoardPoster, InChannel, Listener
 from bot.discord.limits import pinging, plain
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,8 @@ class ComputerSeat:
         self._running: dict[int, asyncio.Task[None]] = {}
         self._again: set[int] = set()
         self._resuming: asyncio.Task[int] | None = None
+        self.followers: list[Listener] = []
+        """Told of each board the computer's turn posts (a team that votes next), besides the notes."""
 
     # -- who the computer is -----------------------------------------------------------
 
@@ -252,7 +254,7 @@ class ComputerSeat:
                 fallback=channel if target is not channel else None,
                 old=board,
                 events=list(shown),
-                listeners=[self.notes.after_game],  # not itself: this loop plays on by itself
+                listeners=[self.notes.after_game, *self.followers],  # not itself: this loop plays on by itself
             )
             if message is None:
                 raise RuntimeError(f"could not post the computer's move in game {state.id}")

@@ -7,6 +7,11 @@ board while a member thinks about a decision the onlookers may answer
 answer is acknowledged to them alone, with no count. The two players are
 turned away. The reveal (:func:`reveal_text`) goes to the game's channel once
 the player has acted: everyone there could see the board it speaks of.
+
+The same button, picker and text box serve a consultation game's team vote
+(``bgcv:`` instead of ``bgkz:``, :mod:`bot.core.consultations`): under the board
+and in the team's private thread while the team is to act, a member's ballot
+acknowledged to them alone.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 import discord
 
+from bot.core.consultations import ACCEPT, REJECT
 from bot.core.kibitzers import DOUBLE, NO_DOUBLE, PASS, TAKE, KibitzerScore, Reveal
 from bot.discord.limits import clip, in_code, shown
 from i18n import N_, _, ngettext
@@ -24,7 +30,16 @@ SELECT_LIMIT = 25
 MAX_CONTENT = 2000
 COLOUR = discord.Colour(0x2E7D5B)
 
-WORDS = {DOUBLE: N_("Double"), NO_DOUBLE: N_("No double"), TAKE: N_("Take"), PASS: N_("Pass")}
+WORDS = {
+    DOUBLE: N_("Double"),
+    NO_DOUBLE: N_("No double"),
+    TAKE: N_("Take"),
+    PASS: N_("Pass"),
+    ACCEPT: N_("Accept the resignation"),
+    REJECT: N_("Reject the resignation"),
+}
+POLL, TEAM = "bgkz", "bgcv"
+"""The custom ids' prefixes: an onlookers' poll, a team's vote."""
 """The cube answers as members read them (a play is shown in its notation)."""
 
 
@@ -42,41 +57,46 @@ def club_of(interaction: discord.Interaction) -> Any:
 
 class KibitzButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"bgkz:ask:(?P<game>[0-9]+):(?P<version>[0-9]+)",
+    template=r"(?P<who>bgkz|bgcv):ask:(?P<game>[0-9]+):(?P<version>[0-9]+)",
 ):
-    """ "What would you play?" under a board: the onlookers' private picker."""
+    """ "What would you play?" under a board: the onlookers' private picker; with
+    ``team``, "Vote for the team": a team member's private ballot."""
 
-    def __init__(self, game_id: int, version: int) -> None:
+    def __init__(self, game_id: int, version: int, *, team: bool = False) -> None:
         super().__init__(
             discord.ui.Button(
-                label=_("What would you play?"),
+                label=_("Vote for the team") if team else _("What would you play?"),
                 emoji="🗳️",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"bgkz:ask:{game_id}:{version}",
+                style=discord.ButtonStyle.primary if team else discord.ButtonStyle.secondary,
+                custom_id=f"{TEAM if team else POLL}:ask:{game_id}:{version}",
             )
         )
         self.game_id = game_id
         self.version = version
+        self.team = team
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> KibitzButton:
-        return cls(int(match["game"]), int(match["version"]))
+        return cls(int(match["game"]), int(match["version"]), team=match["who"] == TEAM)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await club_of(interaction).ask(interaction, self.game_id, self.version)
+        if self.team:
+            await club_of(interaction).team_ask(interaction, self.game_id, self.version)
+        else:
+            await club_of(interaction).ask(interaction, self.game_id, self.version)
 
 
 class KibitzSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]],
-    template=r"bgkz:vote:(?P<game>[0-9]+):(?P<version>[0-9]+)",
+    template=r"(?P<who>bgkz|bgcv):vote:(?P<game>[0-9]+):(?P<version>[0-9]+)",
 ):
-    """The poll's answers, in a message only the onlooker sees."""
+    """The poll's answers (or the team vote's), in a message only the onlooker (the member) sees."""
 
-    def __init__(self, game_id: int, version: int, answers: list[str]) -> None:
+    def __init__(self, game_id: int, version: int, answers: list[str], *, team: bool = False) -> None:
         select: discord.ui.Select[Any] = discord.ui.Select(
-            custom_id=f"bgkz:vote:{game_id}:{version}",
+            custom_id=f"{TEAM if team else POLL}:vote:{game_id}:{version}",
             placeholder=_("Your answer (only you see it)"),
             options=[
                 discord.SelectOption(label=(_(WORDS[a]) if a in WORDS else a)[:100], value=a[:100])
@@ -88,25 +108,34 @@ class KibitzSelect(
         super().__init__(select)
         self.game_id = game_id
         self.version = version
+        self.team = team
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> KibitzSelect:
         answers = [o.value for o in getattr(item, "options", [])] or ["-"]
-        return cls(int(match["game"]), int(match["version"]), answers)
+        return cls(int(match["game"]), int(match["version"]), answers, team=match["who"] == TEAM)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         data: Any = interaction.data or {}
         values = self.item.values or data.get("values", [])
-        await club_of(interaction).vote(interaction, self.game_id, self.version, str(values[0]) if values else "")
+        answer = str(values[0]) if values else ""
+        if self.team:
+            await club_of(interaction).team_vote(interaction, self.game_id, self.version, answer)
+        else:
+            await club_of(interaction).vote(interaction, self.game_id, self.version, answer)
 
 
 class KibitzModal(discord.ui.Modal):
     """More plays than a menu holds: the onlooker types theirs."""
 
-    def __init__(self, game_id: int, version: int) -> None:
-        super().__init__(title=_("What would you play?"), custom_id=f"bgkz:type:{game_id}:{version}")
+    def __init__(self, game_id: int, version: int, *, team: bool = False) -> None:
+        super().__init__(
+            title=_("Your play for the team") if team else _("What would you play?"),
+            custom_id=f"{TEAM if team else POLL}:type:{game_id}:{version}",
+        )
+        self.team = team
         self.game_id = game_id
         self.version = version
         self.play: discord.ui.TextInput[Any] = discord.ui.TextInput(
@@ -115,12 +144,14 @@ class KibitzModal(discord.ui.Modal):
         self.add_item(self.play)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        await club_of(interaction).vote(interaction, self.game_id, self.version, self.play.value)
+        club = club_of(interaction)
+        vote = club.team_vote if self.team else club.vote
+        await vote(interaction, self.game_id, self.version, self.play.value)
 
 
-def picker(game_id: int, version: int, answers: list[str]) -> discord.ui.View:
+def picker(game_id: int, version: int, answers: list[str], *, team: bool = False) -> discord.ui.View:
     controls = discord.ui.View(timeout=None)
-    controls.add_item(KibitzSelect(game_id, version, answers))
+    controls.add_item(KibitzSelect(game_id, version, answers, team=team))
     return controls
 
 

@@ -168,6 +168,11 @@ def turn_line(state: GameState, *, ping: bool = True, away: datetime | None = No
         return ""
     if actor.is_bot:  # the computer: no mention, no deadline
         return f"▶ 🤖 **{shown(actor.name)}** {todo} " + _("(thinking…)")
+    if state.options.team_at(state.game.turn) is not None:  # a team in consultation: it votes, nobody is pinged
+        line = f"▶ 👥 **{shown(actor.name)}** {todo} " + _("(the team votes in its thread)")
+        if state.deadline is not None:
+            line += " " + _("(time runs out {when})").format(when=timestamp(state.deadline))
+        return line
     who = mention(actor.user_id) if ping else f"**{shown(actor.name)}**"
     line = f"▶ {who} {todo}"
     if away is not None:
@@ -182,6 +187,8 @@ def turn_pings(state: GameState, *, ping: bool = True) -> list[int]:
     actor = state.to_act()
     if not ping or actor is None or actor.is_bot or what_to_do(state) is None:
         return []
+    if state.options.team_at(state.game.turn) is not None:
+        return []  # a team: its members hear of it in their own thread
     return [actor.user_id]
 
 

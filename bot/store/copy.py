@@ -73,6 +73,8 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kibitzer_polls", ("game_id", "version")),
     ("kibitzer_votes", ("game_id", "version", "user_id")),
     ("chouettes", ("id",)),
+    ("consultation_votes", ("game_id", "version")),
+    ("consultation_ballots", ("game_id", "version", "user_id")),
 )
 """Copied tables in foreign-key order, with their primary keys."""
 

@@ -1,7 +1,8 @@
 """``/bgclub``: the channel as a club. Kibitzer polls (the onlookers' answers, revealed
-after the player acted), the server's table of kibitzers, and the chouette (its games
-played on the board in its thread; its running ledger posted after each, once, by
-:meth:`ClubCog.post_ledger`, the dispatcher's handler for its kind).
+after the player acted), the server's table of kibitzers, consultation games (a
+team votes on each of its decisions, :mod:`bot.core.consultations`), and the chouette
+(its games played on the board in its thread; its running ledger posted after each,
+once, by :meth:`ClubCog.post_ledger`, the dispatcher's handler for its kind).
 
 A group of its own: ``/bg`` holds 24 of the 25 subcommands Discord allows a
 group. The polls' buttons and pickers (:mod:`bot.discord.kibitzing`) come here;
@@ -14,16 +15,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.core.advice import parse_level
 from bot.core.chouettes import LEDGER_KIND, ChouetteDelivery, Chouettes, ChouetteSession
+from bot.core.consultations import PROMPT_KIND, ROLL, TALLY_KIND, Consultations, question_of
 from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
-from bot.core.model import GameState, NoGameError, Outcome
+from bot.core.model import ChallengeOptions, Delivery, GameState, NoGameError, Outcome, PlayerRef, TeamSeat
 from bot.discord import privacy
+from bot.discord.boards import InChannel
 from bot.discord.chouette_panel import ledger_headline, session_text, suggestion_text
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
@@ -32,6 +38,7 @@ from bot.discord.errors import report
 from bot.discord.kibitzing import (
     DYNAMIC_ITEMS,
     SELECT_LIMIT,
+    KibitzButton,
     KibitzModal,
     answer_words,
     picker,
@@ -40,15 +47,18 @@ from bot.discord.kibitzing import (
 )
 from bot.discord.limits import fit, pinging, shown
 from bot.discord.parts import Parts
+from bot.discord.presenter import timestamp
 from bot.discord.refusals import UserError
 from bot.discord.replies import (
     CHANNEL_PERMISSIONS,
     THREAD_PERMISSIONS,
+    defer,
     player_ref,
     require_permissions,
     send_private,
     send_public,
 )
+from bot.discord.team_votes import head, prompt_text, tally_text
 from engine import WinKind
 from engine.chouette import ChouetteOptions, CrewDoubles, Rotation
 from i18n import _
@@ -81,22 +91,39 @@ class ClubCog(
             advice=lambda: parts.advice,  # the bot's own engines and their worker processes
         )
         self.chouettes = Chouettes(parts.service.store, parts.service.clock, parts.service)
+        self.consultations = Consultations(
+            parts.service.store,
+            parts.service.clock,
+            parts.service,
+            parts.service.lookups.get_game,
+            parts.service.deliveries,
+        )
+        self.advice = parts.advice
+        self.settings = parts.settings
+        self._joined: set[tuple[int, int]] = set()
+        """(team thread, member) added to the thread by this process (one call each)."""
         self._open: set[int] = set()
         """Games with a poll answered and not yet revealed (in this process)."""
         self._reveals: set[asyncio.Task[Any]] = set()
         super().__init__()
         self.dispatcher.handlers[REVEAL_KIND] = self.post_reveal
         self.dispatcher.handlers[LEDGER_KIND] = self.post_ledger
+        self.dispatcher.handlers[PROMPT_KIND] = self.post_team_message
+        self.dispatcher.handlers[TALLY_KIND] = self.post_team_message
         if self.table is not None:
             self.table.poster.listeners.append(self.after_post)
+            self.table.computer.followers.append(self.after_post)
         if parts.scheduler is not None:
             parts.scheduler.add_job("kibitzers", lambda now, shard: self.kibitzers.reveal_leftovers(shard))
             parts.scheduler.add_job("chouettes", lambda now, shard: self.chouettes.catch_up())
+            parts.scheduler.add_job("consultations", self.votes_due, self.consultations.next_due)
 
     async def cog_unload(self) -> None:
         self.chouettes.close()
         if self.table is not None and self.after_post in self.table.poster.listeners:
             self.table.poster.listeners.remove(self.after_post)
+        if self.table is not None and self.after_post in self.table.computer.followers:
+            self.table.computer.followers.remove(self.after_post)
         for task in list(self._reveals):
             task.cancel()
         await asyncio.gather(*self._reveals, return_exceptions=True)
@@ -169,8 +196,11 @@ class ClubCog(
     # -- the reveal --------------------------------------------------------------------------
 
     def after_post(self, outcome: Outcome, message: discord.Message | None, embeds: Sequence[discord.Embed]) -> None:
-        """A board went up: if its game had a poll open, its player has acted."""
+        """A board went up: if its game had a poll open, its player has acted; if a team
+        is to act, its vote opens (or it rolls)."""
         state = outcome.state
+        if question_of(state) is not None:
+            self._spawn(self._advance(state), f"bg-consult-{state.id}")
         if state.id not in self._open:
             return
         task = asyncio.get_running_loop().create_task(self._reveal(state), name=f"bg-kibitz-{state.id}")
@@ -184,6 +214,11 @@ class ClubCog(
                 self._open.discard(state.id)
         except Exception:
             log.exception("could not reveal the polls of game %s", state.id)
+
+    def _spawn(self, work: Any, name: str) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._reveals.add(task)
+        task.add_done_callback(self._reveals.discard)
 
     async def idle(self) -> None:
         """Until the reveals under way are owed (tests)."""
@@ -207,6 +242,12 @@ class ClubCog(
             await self.chouettes.catch_up()  # a board's end or a rotation a stop cut short
         except Exception:
             log.exception("could not catch up with the chouettes")
+        try:
+            await self.votes_due(self.service.clock(), self.dispatcher.shard)
+            for state in await self.consultations.waiting(self.dispatcher.shard):
+                await self._advance(state)  # a decision put to nobody when the bot went away
+        except Exception:
+            log.exception("could not settle the team votes left over")
 
     async def post_reveal(self, delivery: Any) -> None:
         """Post a poll's reveal in the game's channel, once (after a crash, look first)."""
@@ -225,6 +266,242 @@ class ClubCog(
         if message is None:
             raise where.error or NotDelivered("the kibitzers' reveal could not be posted")
         await self.dispatcher.deliveries.delivered(delivery.entries)
+
+    # -- consultation games ------------------------------------------------------------------
+
+    @cooldown("challenge")
+    @app_commands.command(
+        name="consult", description="A team plays the computer in consultation: its members vote on every move"
+    )
+    @app_commands.describe(
+        role="The team: the members of this role (a private thread is made for them)",
+        thread="The team: the members of this private thread (where they talk it over)",
+        level="How strong the computer plays (default: expert)",
+        match_length="Points to win the match (0 = a money game)",
+        position="Start from this position (a GNU Backgammon ID or an XGID): one practice game",
+    )
+    async def consult(
+        self,
+        interaction: discord.Interaction,
+        role: discord.Role | None = None,
+        thread: discord.Thread | None = None,
+        level: Literal["beginner", "intermediate", "expert"] | None = None,
+        match_length: app_commands.Range[int, 0, 25] = 0,
+        position: app_commands.Range[str, 1, 120] | None = None,
+    ) -> None:
+        """Start a consultation game: the team (whoever starts it is its captain) against the computer."""
+        if (role is None) == (thread is None):
+            raise UserError(_("Name the team: a role, or a private thread of its members."))
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            raise UserError(_("Start a consultation game in a text channel: its board is public there."))
+        require_permissions(interaction, CHANNEL_PERMISSIONS + ("create_private_threads", "send_messages_in_threads"))
+        self.advice.require()
+        captain = interaction.user
+        if role is not None:
+            if role.is_default():
+                raise UserError(_("Name a role of the team, not everyone."))
+            if not any(r.id == role.id for r in getattr(captain, "roles", [])):
+                raise UserError(_("You captain the team you start: take a team whose role you have."))
+            kind, team_id, name = "role", role.id, role.name
+        else:
+            assert thread is not None
+            if thread.type is not discord.ChannelType.private_thread:
+                raise UserError(_("A team's thread must be private: the other side must not read it."))
+            if not await self._thread_has(thread.id, captain.id):
+                raise UserError(_("You captain the team you start: take a thread you are in."))
+            kind, team_id, name = "thread", thread.id, thread.name
+        await defer(interaction)
+        if thread is None:
+            made = await channel.create_thread(
+                name=(_("Team") + f" · {name}")[:90],
+                type=discord.ChannelType.private_thread,
+                invitable=False,
+                auto_archive_duration=10080,
+            )
+            await made.add_user(captain)
+            self._joined.add((made.id, captain.id))
+            thread_id = made.id
+        else:
+            thread_id = thread.id
+        team = TeamSeat(0, team_id, kind, thread_id, captain.id)
+        options = ChallengeOptions(
+            match_length=match_length,
+            move_days=self.settings.default_move_days,
+            computer_level=parse_level(level or self.table.computer.default_level),
+            teams=(team,),
+            practice=position is not None,
+        )
+        outcome = await self.table.quick(
+            interaction,
+            self.service.play_computer(
+                interaction.guild_id or 0,
+                channel.id,
+                PlayerRef(team_id, name),
+                self.table.computer.ref(),
+                replace(options, match_length=0) if position is not None else options,
+                gnubg_id=position,
+            ),
+        )
+        await self.table.post_new_game(interaction, outcome)
+
+    @cooldown("lookup")
+    @app_commands.command(name="team", description="A team's record in consultation games")
+    @app_commands.describe(role="The team of this role", thread="The team of this thread")
+    async def team_record(
+        self, interaction: discord.Interaction, role: discord.Role | None = None, thread: discord.Thread | None = None
+    ) -> None:
+        team = role or thread
+        if team is None:
+            raise UserError(_("Name the team: a role, or its thread."))
+        record = await self.table.quick(interaction, self.consultations.record(team.id, interaction.guild_id or 0))
+        await send_public(
+            interaction,
+            content=_("👥 **{team}** in consultation: {won} won, {lost} lost.").format(
+                team=shown(team.name), won=record.won, lost=record.lost
+            ),
+            allowed_mentions=pinging(),
+        )
+
+    async def _thread_has(self, thread_id: int, user_id: int) -> bool:
+        """Whether the member is in the private thread (a thread's team: its members)."""
+        try:
+            await self.bot_client.http.get_thread_member(thread_id, user_id)
+        except discord.NotFound:
+            return False
+        return True
+
+    async def _in_team(self, interaction: discord.Interaction, team: TeamSeat) -> bool:
+        if team.kind == "role":
+            return any(r.id == team.team_id for r in getattr(interaction.user, "roles", []))
+        return await self._thread_has(team.team_id, interaction.user.id)
+
+    async def _join_thread(self, team: TeamSeat, member: discord.abc.Snowflake) -> None:
+        """A role's member who votes joins the team's private thread (its talk, its tallies)."""
+        if team.kind != "role" or (team.thread_id, member.id) in self._joined:
+            return
+        try:
+            await self.bot_client.http.add_user_to_thread(team.thread_id, member.id)
+            self._joined.add((team.thread_id, member.id))
+        except discord.HTTPException:
+            log.info("could not add a member to the team thread %s", team.thread_id, exc_info=True)
+
+    @property
+    def bot_client(self) -> discord.Client:
+        return self.table.client
+
+    async def team_ask(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
+        """ "Vote for the team": the ballot's picker, for the team's members only."""
+        try:
+            hold(self.cooldowns, "lookup", interaction.user)
+            state = await self._game_seen(interaction, game_id)
+            question = question_of(state)
+            vote = await self.consultations.votes.vote(game_id, version)
+            if question is None or question.kind == ROLL or state.version != version or vote is None or vote.closed:
+                raise UserError(_("This vote is closed: the team has played."))
+            if not await self._in_team(interaction, question.team):
+                raise UserError(_("Only the team's members vote on its moves."))
+            await self._join_thread(question.team, interaction.user)
+            if len(vote.answers) > SELECT_LIMIT:
+                if interaction.response.is_done():
+                    raise UserError(_("More plays are legal than a menu holds: click again to type yours."))
+                await interaction.response.send_modal(KibitzModal(game_id, version, team=True))
+                return
+            mine = await self.consultations.ballot_of(game_id, version, interaction.user.id)
+            text = _("Your vote for the team? Only you see it; the tally goes to the team's thread.")
+            if mine is not None:
+                text += "\n" + _("Your vote so far: {answer}.").format(answer=answer_words(mine))
+            await send_private(interaction, content=text, view=picker(game_id, version, list(vote.answers), team=True))
+        except Exception as error:
+            await report(interaction, error)
+
+    async def team_vote(self, interaction: discord.Interaction, game_id: int, version: int, answer: str) -> None:
+        """A member's ballot: kept, acknowledged to them alone; one given after a deadline
+        nobody voted by closes the vote at once."""
+        try:
+            hold(self.cooldowns, "lookup", interaction.user)
+            state = await self._game_seen(interaction, game_id)
+            question = question_of(state)
+            member = question is not None and await self._in_team(interaction, question.team)
+            vote = await self.table.quick(
+                interaction,
+                self.consultations.ballot(state, version, interaction.user.id, answer, member=member),
+            )
+            mine = await self.consultations.ballot_of(game_id, version, interaction.user.id)
+            when = timestamp(datetime.fromtimestamp(vote.deadline, tz=UTC))
+            await send_private(
+                interaction,
+                content=_("Your vote: {answer}. The vote closes {when}; the tally goes to the team's thread.").format(
+                    answer=answer_words(mine or answer), when=when
+                ),
+            )
+            if vote.deadline <= self.service.clock().timestamp():
+                self._spawn(self._close(vote, state), f"bg-consult-close-{game_id}")
+        except Exception as error:
+            await report(interaction, error)
+
+    async def votes_due(self, now: datetime, shard: Any) -> None:
+        """The scheduler's pass: close the votes due."""
+        for vote in await self.consultations.due(now, shard):
+            await self._close(vote, None)
+
+    async def _close(self, vote: Any, before: GameState | None) -> None:
+        try:
+            outcome = await self.consultations.close(vote)
+            if outcome is not None:
+                await self._post(before or outcome.state, outcome)
+        except Exception:
+            log.exception("could not close the team vote of game %s at %s", vote.game_id, vote.version)
+
+    async def _advance(self, state: GameState) -> None:
+        """The team is to act: its vote opens; a roll with no cube choice is made (and posted)."""
+        try:
+            outcome = await self.consultations.advance(state)
+            if outcome is not None:
+                await self._post(state, outcome)
+        except Exception:
+            log.exception("could not put game %s to its team", state.id)
+
+    async def _post(self, before: GameState, outcome: Outcome) -> None:
+        """The team's action, as a new board (its listeners: the computer's turn, the next vote)."""
+        board = before.board_message
+        channel = InChannel(self.bot_client, board[0] if board is not None else before.channel_id, before.guild_id)
+        await self.table.poster.publish(outcome, self.table.poster.new_board(before.id, channel), old=board)
+
+    async def post_team_message(self, delivery: Any) -> None:
+        """A vote's prompt (with its button) or tally, in the team's thread, once (after a crash, look first)."""
+        assert isinstance(delivery, Delivery)
+        data = delivery.data
+        if delivery.kind == PROMPT_KIND:
+            team = await self.service.names.name(await self._team_of(data))
+            text = prompt_text(data, team)
+        else:
+            text = tally_text(data)
+        first = text.split("\n", 1)[0]
+        starts = head(data)
+        if delivery.retried:
+            kind_word = first[len(starts) :]
+            found = await self.dispatcher.look_back(
+                delivery.channel_id,
+                lambda m: m.content.startswith(starts) and m.content.split("\n", 1)[0].endswith(kind_word),
+            )
+            if found is not None:
+                await self.dispatcher.deliveries.delivered(delivery.entries)
+                return
+        payload: dict[str, Any] = {"content": text, "allowed_mentions": pinging()}
+        if delivery.kind == PROMPT_KIND:
+            view = discord.ui.View(timeout=None)
+            view.add_item(KibitzButton(int(data["game"]), int(data["version"]), team=True))
+            payload["view"] = view
+        where = self.dispatcher.where(delivery)
+        message = await where.send(payload)
+        if message is None:
+            raise where.error or NotDelivered("the team's vote message could not be posted")
+        await self.dispatcher.deliveries.delivered(delivery.entries)
+
+    async def _team_of(self, data: dict[str, Any]) -> int:
+        state = await self.service.lookups.get_game(int(data["game"]))
+        return state.players[int(data.get("seat", 0))].user_id
 
     # -- the chouette ----------------------------------------------------------------------------
 
