@@ -155,6 +155,8 @@ async def test_every_subcommand_is_there(tree_bot):
     assert {c.name for c in learn.commands} == LEARN
     assert {c.name for c in club.commands} == {
         "kibitzers",
+        "consult",
+        "team",
         "chouette",
         "double",
         "take",
