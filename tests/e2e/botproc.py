@@ -62,7 +62,7 @@ class BotProcess:
         env.update(self.extra_env)
         return env
 
-    async def start(self, *, wait_ready: bool = True, timeout: float = 30.0) -> BotProcess:
+    async def start(self, *, wait_ready: bool = True, timeout: float = 60.0) -> BotProcess:
         assert self.proc is None or self.proc.returncode is not None, "already running"
         self.runs += 1
         self.log_path = self.workdir / f"bot-{self.runs}.log"

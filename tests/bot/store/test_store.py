@@ -305,7 +305,14 @@ async def test_a_checkpoint_asked_for_while_closing_opens_nothing(
     game = await new_game(s)
     with another_process_writing(path):
         append = asyncio.ensure_future(s.games.append(game.id, 0, [roll(0, 1, 2)]))
-        await asyncio.sleep(0.3)  # waiting for the lock on the writer thread (after any checkpoint gave up)
+        # waiting for the lock on the writer thread (after any checkpoint gave up): under load the
+        # append may take a while to get there, and a close before it would refuse it instead
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            job = sqlite_driver._last_write  # type: ignore[attr-defined]
+            if job is not None and job.running():
+                break
+        await asyncio.sleep(0.3)
         closing = asyncio.ensure_future(s.close())
         await asyncio.sleep(0.05)
     assert (await append).version == 1
