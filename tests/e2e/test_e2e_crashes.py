@@ -12,7 +12,7 @@ computer's moves. After every restart:
   computer's game may only have gone on);
 - every reminder owed is posted exactly once.
 
-``BG_CRASH_KILLS`` sets the number of kills (8 in the suite: each kind twice;
+``BG_CRASH_KILLS`` sets the number of kills (4 in the suite: each kind once;
 ``make soak`` runs 60).
 """
 
@@ -35,7 +35,7 @@ from tests.e2e.botproc import REAL_BOT, BotProcess
 from tests.e2e.fake_discord import ACK_DEADLINE, FakeDiscord, select_options
 from tests.e2e.players import actor_of, control, game_controls
 
-KILLS = int(os.environ.get("BG_CRASH_KILLS", "8"))
+KILLS = int(os.environ.get("BG_CRASH_KILLS", "4"))
 CONTROL = re.compile(r"^bg:[a-z]+:(\d+):(\d+)")
 PICTURE = re.compile(r"^board-(\d+)-(\d+)\.png$")
 PLAYS_BEFORE_DOUBLE = 12

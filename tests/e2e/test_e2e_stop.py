@@ -111,7 +111,7 @@ async def test_sigterm_right_after_ready(fake, tmp_path):
         await bot.kill()
 
 
-LOAD_GAMES = 10
+LOAD_GAMES = 6
 """Games under way at the SIGTERM, each played to its end after the restart (20 took the suite a minute)."""
 
 
