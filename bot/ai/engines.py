@@ -149,18 +149,7 @@ def _cube(state: CubeState, level: str) -> dict[str, Any]:
 def _quick_cube(state: CubeState, chances: tuple[float, ...] | None = None) -> dict[str, Any]:
     """Money cube from gnubg-nn's 0-ply chances (or ``chances``) and bgsage's Janowski
     conversion (a tenth of a millisecond, against 50-100 ms for bgsage's own 1-ply cube)."""
-    _import("bgsage")
-    import bgbot_cpp  # bgsage's native module
-
-    board = sage_board(state.position)
-    probs = list(chances or _probabilities(state.position, 0))
-    ours, theirs = state.position.pip_counts()
-    x = bgbot_cpp.cube_efficiency(probs, bool(bgbot_cpp.is_race(board)), ours, theirs)
-    owner = {
-        "centered": bgbot_cpp.CubeOwner.CENTERED,
-        "player": bgbot_cpp.CubeOwner.PLAYER,
-        "opponent": bgbot_cpp.CubeOwner.OPPONENT,
-    }[state.owner]
+    bgbot_cpp, probs, owner, x = _janowski_inputs(state, chances)
     nd = bgbot_cpp.cl2cf_money(probs, owner, x, jacoby_active=state.jacoby and state.owner == "centered")
     dt = 2.0 * bgbot_cpp.cl2cf_money(probs, bgbot_cpp.CubeOwner.OPPONENT, x, jacoby_active=False)
     dp = 1.0
@@ -182,10 +171,9 @@ def _quick_cube(state: CubeState, chances: tuple[float, ...] | None = None) -> d
     }
 
 
-def _quick_match_cube(state: CubeState, chances: tuple[float, ...] | None = None) -> dict[str, Any]:
-    """Match cube from gnubg-nn's 0-ply chances (or ``chances``) and bgsage's Janowski
-    conversion in match winning chances (GNU Backgammon's 0-ply match cube: live cube cash
-    points, the cube's efficiency, the Kazaross-XG2 table). Equities are EMG: double/pass is +1."""
+def _janowski_inputs(state: CubeState, chances: tuple[float, ...] | None) -> tuple[Any, list[float], Any, float]:
+    """What bgsage's Janowski conversion takes, for the money and the match cube alike: its native
+    module, the 0-ply chances (or ``chances``), the cube's owner and the cube's efficiency."""
     _import("bgsage")
     import bgbot_cpp  # bgsage's native module
 
@@ -198,6 +186,14 @@ def _quick_match_cube(state: CubeState, chances: tuple[float, ...] | None = None
         "player": bgbot_cpp.CubeOwner.PLAYER,
         "opponent": bgbot_cpp.CubeOwner.OPPONENT,
     }[state.owner]
+    return bgbot_cpp, probs, owner, x
+
+
+def _quick_match_cube(state: CubeState, chances: tuple[float, ...] | None = None) -> dict[str, Any]:
+    """Match cube from gnubg-nn's 0-ply chances (or ``chances``) and bgsage's Janowski
+    conversion in match winning chances (GNU Backgammon's 0-ply match cube: live cube cash
+    points, the cube's efficiency, the Kazaross-XG2 table). Equities are EMG: double/pass is +1."""
+    bgbot_cpp, probs, owner, x = _janowski_inputs(state, chances)
     away, opponent_away = state.away
     result = bgbot_cpp.cube_decision_1ply(probs, state.cube_value, owner, x, away, opponent_away, state.crawford, False)
     nd, dt, dp = float(result.equity_nd), float(result.equity_dt), float(result.equity_dp)
