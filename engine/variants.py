@@ -13,7 +13,8 @@ from typing import Any
 
 from engine.dice import DiceSource, Roll, SecureDice
 from engine.fevga import FEVGA
-from engine.game import Action, Game, GameError, GameResult, GameSettings, LogError, Phase, WinKind, final_score
+from engine.game import Action, Game, GameError, GameResult, GameSettings, LogError, Phase, WinKind
+from engine.match import BaseMatch
 from engine.nardy import NARDY
 from engine.notation import IllegalPlayError
 from engine.plakoto import PLAKOTO
@@ -362,12 +363,14 @@ def _player(player: int | None) -> int:
     return player
 
 
-class VariantMatch:
+class VariantMatch(BaseMatch):
     """A match of plakoto, fevga or nardy (every game that game), or of tavli
     (portes, plakoto, fevga in turn: :data:`engine.tavli.CYCLE`), to ``length``
     points; length 0 is one game. :class:`engine.match.Match`'s names, so a
     service keeps and replays it as it does a backgammon match. The first game
     opens with a throw of one die each; the winner of a game starts the next."""
+
+    games: list[Game | TablesGame]
 
     def __init__(self, kind: str, length: int = 0, *, dice: DiceSource | None = None) -> None:
         if kind not in (*GAMES, "tavli"):
@@ -379,14 +382,11 @@ class VariantMatch:
         self.kind = kind
         self.settings = GameSettings(match_length=length, cube=False, winner_throws_first=True)
         self.dice_source = dice
-        self.games: list[Game | TablesGame] = []
-
-    @property
-    def length(self) -> int:
-        return self.settings.match_length
+        self.games = []
 
     @property
     def is_money(self) -> bool:
+        """No cube in these games: even a single game is not a money game."""
         return False
 
     @property
@@ -399,30 +399,6 @@ class VariantMatch:
             return ("portes", "plakoto", "fevga")[(number - 1) % 3]
         return self.kind
 
-    @property
-    def score(self) -> tuple[int, int]:
-        score = (0, 0)
-        for game in self.games:
-            if game.result is not None:
-                score = final_score(score, game.result, self.length)
-        return score
-
-    @property
-    def is_over(self) -> bool:
-        if not self.games or not self.games[-1].is_over:
-            return False
-        return not self.length or max(self.score) >= self.length
-
-    @property
-    def winner(self) -> int | None:
-        if not self.is_over:
-            return None
-        if not self.length:
-            result = self.games[-1].result
-            return result.winner if result else None
-        s0, s1 = self.score
-        return 0 if s0 > s1 else 1
-
     is_post_crawford = False
     crawford_played = False
 
@@ -430,15 +406,13 @@ class VariantMatch:
         return False
 
     def next_starter(self) -> int | None:
+        """The winner of the last game throws first in the next."""
         if not self.games or self.games[-1].result is None:
             return None
         return self.games[-1].result.winner
 
     def new_game(self) -> Game | TablesGame:
-        if self.games and not self.games[-1].is_over:
-            raise GameError(Reason("the current game is not over"))
-        if self.is_over:
-            raise GameError(Reason("the match is over"))
+        self._check_new_game()
         kind = self.kind_of(len(self.games) + 1)
         starter = self.next_starter()
         game: Game | TablesGame
@@ -448,33 +422,6 @@ class VariantMatch:
             game = TablesGame(kind, dice=self.dice_source, starter=starter, score=self.score)
         self.games.append(game)
         return game
-
-    def use_dice(self, dice: DiceSource | None) -> None:
-        self.dice_source = dice
-        for game in self.games:
-            game.dice_source = dice or SecureDice()
-
-    @property
-    def log(self) -> list[Action]:
-        actions: list[Action] = []
-        for number, game in enumerate(self.games, start=1):
-            actions.append(Action("game", value=number))
-            actions.extend(game.log)
-        return actions
-
-    @property
-    def version(self) -> int:
-        return sum(len(game.log) + 1 for game in self.games)
-
-    def apply(self, action: Action | dict[str, Any]) -> None:
-        if not isinstance(action, Action):
-            action = Action.from_dict(action)
-        if action.kind == "game":
-            self.new_game()
-            return
-        if self.game is None:
-            raise LogError(Reason("the log starts with an action before any game"))
-        self.game.apply(action)
 
     @classmethod
     def replay(
