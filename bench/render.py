@@ -24,7 +24,12 @@ players (partway through, as the bot shows it after a result) and a 33-player
 Swiss's standings, and prints the median and 95th percentile time per picture
 including the PNG, and its size. Target: 64-player bracket median <= 50 ms.
 
+``--language el`` draws every board, chart and picture with its words in that
+language (the catalogue's lookups and, for Arabic, the right-to-left layout):
+run it interleaved with the English default to see what the translation costs.
+
     python -m bench.render [--rounds 60] [--games 150] [--per-game 4] [--pictures 20] [--chart-rounds 20]
+                           [--language en]
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from engine.dice import SeededDice
 from engine.game import Game, GameSettings, Phase
 from engine.play import Move
 from engine.position import Position
+from i18n import speaking
 from renderer.board import render_board
 from renderer.bracket import (
     BracketMatch,
@@ -342,7 +348,13 @@ def main() -> None:
     parser.add_argument("--only-pictures", action="store_true", help="only the tournament pictures")
     parser.add_argument("--chart-rounds", type=int, default=20, help="draws per chart")
     parser.add_argument("--charts-only", action="store_true", help="only the charts")
+    parser.add_argument("--language", default="en", help="the pictures' language (default: en)")
     args = parser.parse_args()
+    with speaking(args.language):
+        bench(args)
+
+
+def bench(args: argparse.Namespace) -> None:
     if args.charts_only:
         bench_charts(args.chart_rounds)
         return
