@@ -65,3 +65,23 @@ def test_the_pseudo_language_keeps_placeholders_and_markup() -> None:
 def test_english_words_finds_what_went_round_the_catalogue() -> None:
     assert english_words("⟦{x} dóúblés⟧ alice 13/7 6/off <@1> `/bg move` 3", {"alice"}) == []
     assert english_words("⟦Çháñgé⟧ Your turn", set()) == ["Your", "turn"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_language_translates_every_message(language: str) -> None:
+    """Every message of the template translated, every plural form filled, none fuzzy (the bot
+    ignores a fuzzy entry: its English changed since): a contributor adding a language, or a
+    message, reads here what is left to translate."""
+    path = i18n.LOCALES / language / "LC_MESSAGES" / "messages.po"
+    with path.open("rb") as file:
+        catalog = read_po(file, locale=language)
+    wanted = {(m.id if isinstance(m.id, str) else m.id[0], m.context) for m in template() if m.id}
+    left = []
+    for message in catalog:
+        key = (message.id if isinstance(message.id, str) else message.id[0], message.context)
+        if not message.id or key not in wanted:
+            continue
+        forms = message.string if isinstance(message.string, (list, tuple)) else [message.string]
+        if message.fuzzy or not all(forms):
+            left.append(("fuzzy " if message.fuzzy else "") + key[0][:60])
+    assert left == [], f"{len(left)} messages of {language} to translate, e.g. {left[:10]}"
