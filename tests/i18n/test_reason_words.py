@@ -16,10 +16,12 @@ from types import SimpleNamespace
 import pytest
 
 import i18n
+from bot.core.model import VARIANT_NAMES
 from bot.discord import replays
 from bot.discord.refusals import UserError
 from engine import Action, GameError
 from engine.position import decode_position_id
+from engine.reasons import GAME_NAMES
 from engine.tables import TablesPosition
 from engine.tavli import Tavli
 from engine.variants import TablesGame
@@ -104,3 +106,10 @@ def test_a_replays_wrong_game_number_counts_in_the_language(pseudo_language, cou
     with i18n.speaking("en"):
         english = refused(lambda: replays.check_number(SimpleNamespace(game_count=count, id=7), 9))  # type: ignore[arg-type]
     assert str(english) == ("Game #7 has 1 game: pick 1 to 1." if count == 1 else "Game #7 has 3 games: pick 1 to 3.")
+
+
+def test_the_engine_names_each_game_as_the_bot_does() -> None:
+    """One catalogue message per game's name: the bot's and the engine's refusals share its translation."""
+    assert {game: name.template for game, name in GAME_NAMES.items()} == {
+        game: VARIANT_NAMES[game] for game in GAME_NAMES
+    }
