@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 import i18n
-from bot.core.model import VARIANT_NAMES
+from bot.core.model import VARIANT_NAMES, ChallengeError, ChallengeOptions
 from bot.discord import replays
 from bot.discord.refusals import UserError
 from engine import Action, GameError
@@ -113,3 +113,17 @@ def test_the_engine_names_each_game_as_the_bot_does() -> None:
     assert {game: name.template for game, name in GAME_NAMES.items()} == {
         game: VARIANT_NAMES[game] for game in GAME_NAMES
     }
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ChallengeOptions(variant="plakoto", jacoby=True),  # "{game} has no cube and its own opening"
+        ChallengeOptions(variant="portes"),  # "{game} is played as a match"
+        ChallengeOptions(variant="chess"),  # "the game is one of {games}"
+    ],
+)
+def test_a_challenges_game_is_named_in_the_language(pseudo_language, options: ChallengeOptions) -> None:
+    with pytest.raises(ChallengeError) as info:
+        options.validate()
+    assert "⟦" in info.value.message and english_words(info.value.message) == []
