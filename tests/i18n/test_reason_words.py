@@ -16,10 +16,11 @@ from types import SimpleNamespace
 import pytest
 
 import i18n
-from bot.core.model import VARIANT_NAMES, ChallengeError, ChallengeOptions
+from bot.core.consultations import Consultations
+from bot.core.model import VARIANT_NAMES, ChallengeError, ChallengeOptions, ServiceError
 from bot.discord import replays
 from bot.discord.refusals import UserError
-from engine import Action, GameError
+from engine import Action, Game, GameError, Roll
 from engine.position import decode_position_id
 from engine.reasons import GAME_NAMES
 from engine.tables import TablesPosition
@@ -127,3 +128,20 @@ def test_a_challenges_game_is_named_in_the_language(pseudo_language, options: Ch
     with pytest.raises(ChallengeError) as info:
         options.validate()
     assert "⟦" in info.value.message and english_words(info.value.message) == []
+
+
+async def test_a_team_members_illegal_play_is_refused_in_the_language(pseudo_language) -> None:
+    game = Game()
+    game.opening_roll((3, 1))
+    vote = SimpleNamespace(closed=False, answers=("8/5 6/5",), kind="play")
+
+    async def found(game_id: int, version: int) -> object:
+        return vote
+
+    consultations = object.__new__(Consultations)
+    consultations.votes = SimpleNamespace(vote=found)  # type: ignore[assignment]
+    state = SimpleNamespace(id=1, version=4, game=game)
+    assert game.dice == Roll(3, 1)
+    with pytest.raises(ServiceError) as info:
+        await consultations.ballot(state, 4, 5, "8/5 6/4", member=True)  # type: ignore[arg-type]
+    assert "⟦" in info.value.message and english_words(info.value.message) == []  # the engine's reason too
