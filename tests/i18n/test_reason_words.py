@@ -17,8 +17,10 @@ import pytest
 
 import i18n
 from bot.core.consultations import Consultations
+from bot.core.imports import ImportedAnalysis
 from bot.core.model import VARIANT_NAMES, ChallengeError, ChallengeOptions, ServiceError
 from bot.discord import replays
+from bot.discord.lessons import imported_embed
 from bot.discord.refusals import UserError
 from engine import Action, Game, GameError, Roll
 from engine.position import decode_position_id
@@ -145,3 +147,8 @@ async def test_a_team_members_illegal_play_is_refused_in_the_language(pseudo_lan
     with pytest.raises(ServiceError) as info:
         await consultations.ballot(state, 4, 5, "8/5 6/4", member=True)  # type: ignore[arg-type]
     assert "⟦" in info.value.message and english_words(info.value.message) == []  # the engine's reason too
+
+
+def test_an_imported_matchs_players_are_joined_in_the_language(pseudo_language) -> None:
+    embed = imported_embed(ImportedAnalysis(names=("Ann", "Bea"), length=5, games_read=0, games=()))
+    assert english_words(embed.title or "", {"Ann", "Bea"}) == []  # " vs " too
