@@ -242,7 +242,9 @@ def match_play(position: Position, roll: Roll, text: str, plays: list[Play]) -> 
         for play in candidates:
             if {m.destination for m in play.moves if m.hit} == literal:
                 return play
-        options = " or ".join(format_play(p) for p in candidates)
+        shown = [format_play(p) for p in candidates]
+        # Translators: a choice of plays in notation ("13/7*, 13/7 or 8/2*"): {plays} all but the last
+        options = Reason("{plays} or {play}", plays=", ".join(shown[:-1]), play=shown[-1])
         raise IllegalPlayError(stripped, Reason("say which: {options}", options=options))
     raise IllegalPlayError(stripped, _why_illegal(position, roll, steps, plays))
 

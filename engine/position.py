@@ -119,11 +119,14 @@ class Position:
             raise PositionError(Reason("a board has 24 points, not {board}", board=len(self.board)))
         on_board = sum(n for n in self.board if n > 0) + self.bar[0]
         their_on_board = -sum(n for n in self.board if n < 0) + self.bar[1]
-        for who, count in (("the player on roll", on_board), ("the opponent", their_on_board)):
-            if count > CHECKERS:
-                raise PositionError(
-                    Reason("{who} has {count} checkers, not {CHECKERS}", who=who, count=count, CHECKERS=CHECKERS)
-                )
+        if on_board > CHECKERS:
+            raise PositionError(
+                Reason("the player on roll has {ours} checkers, not {CHECKERS}", ours=on_board, CHECKERS=CHECKERS)
+            )
+        if their_on_board > CHECKERS:
+            raise PositionError(
+                Reason("the opponent has {theirs} checkers, not {CHECKERS}", theirs=their_on_board, CHECKERS=CHECKERS)
+            )
         if any(n < 0 for n in self.bar) or any(n < 0 for n in self.off):
             raise PositionError(Reason("bar and off counts cannot be negative"))
         ours = on_board + self.off[0]
@@ -278,11 +281,10 @@ def decode_position_id(position_id: str) -> Position:
             if index == 25:
                 side, index = side + 1, 0
     theirs, ours = sides
-    for who, counts in (("first", theirs), ("second", ours)):
-        if sum(counts) > CHECKERS:
-            raise IdError(
-                Reason("{text!r}: the {who} side has {counts} checkers", text=text, who=who, counts=sum(counts))
-            )
+    if sum(theirs) > CHECKERS:
+        raise IdError(Reason("{text!r}: the first side has {counts} checkers", text=text, counts=sum(theirs)))
+    if sum(ours) > CHECKERS:
+        raise IdError(Reason("{text!r}: the second side has {counts} checkers", text=text, counts=sum(ours)))
     board = [0] * 24
     for i in range(24):
         mine, their = ours[i], theirs[23 - i]

@@ -9,6 +9,13 @@ its :attr:`~Reason.template`, with named placeholders, and the
 the catalogue's message id, with which the bot words the refusal for the member
 who reads it (``i18n.worded``).
 
+A value is a number, a point, notation, a card, an ID or the member's own text;
+a word or a phrase the member reads is itself a :class:`Reason` (one with no
+values is a word the catalogue translates: ``who=Reason("bottom")``), so that
+no English word is left in a translated sentence. A game's name is
+:func:`game_name`'s, the catalogue's message for it (the bot's own name for
+the game).
+
 >>> reason = Reason("that is not a legal play of {high}-{low} here", high=6, low=5)
 >>> reason, reason.template, reason.values
 ('that is not a legal play of 6-5 here', 'that is not a legal play of {high}-{low} here', {'high': 6, 'low': 5})
@@ -38,4 +45,24 @@ def _reason(template: str, values: dict[str, Any]) -> Reason:
     return Reason(template, **values)
 
 
-__all__ = ["Reason"]
+GAME_NAMES: dict[str, Reason] = {
+    "backgammon": Reason("backgammon"),
+    "portes": Reason("portes"),
+    "plakoto": Reason("plakoto"),
+    "fevga": Reason("fevga"),
+    "nardy": Reason("long nardy"),
+    "tavli": Reason("tavli"),
+}
+"""Each game's name as a refusal says it: the same catalogue messages as the bot's names of the games."""
+
+
+def game_name(game: str) -> str:
+    """The name of ``game`` (an identifier, ``"nardy"``) for a refusal: a word the layer above translates.
+
+    >>> game_name("nardy"), game_name("nardy").template
+    ('long nardy', 'long nardy')
+    """
+    return GAME_NAMES.get(game, game)
+
+
+__all__ = ["GAME_NAMES", "Reason", "game_name"]

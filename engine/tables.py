@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from engine.dice import Roll
 from engine.notation import IllegalPlayError, parse_moves
 from engine.play import Move, format_moves
-from engine.reasons import Reason
+from engine.reasons import Reason, game_name
 
 CHECKERS = 15
 HOME = range(1, 7)
@@ -79,7 +79,7 @@ class TablesPosition:
                     Reason("point {value}: a pinned checker lies under the other side's", value=index + 1)
                 )
             if pin and self.game != "plakoto":
-                raise TablesPositionError(Reason("only plakoto pins checkers ({game})", game=self.game))
+                raise TablesPositionError(Reason("only plakoto pins checkers ({game})", game=game_name(self.game)))
         if any(n < 0 for n in self.off):
             raise TablesPositionError(Reason("off counts cannot be negative"))
         ours, theirs = self.counts()
@@ -554,7 +554,7 @@ def match_tables_play(position: TablesPosition, roll: Roll, text: str, plays: li
     """
     steps = parse_moves(text)
     if any(source > 24 or destination > 24 for source, destination, _ in steps):
-        raise IllegalPlayError(text, Reason("there is no bar in {game}: nobody is hit", game=position.game))
+        raise IllegalPlayError(text, Reason("there is no bar in {game}: nobody is hit", game=game_name(position.game)))
     wanted = _flow((s, d) for s, d, _ in steps)
     for play in plays:
         if _flow((m.source, m.destination) for m in play.moves) == wanted:

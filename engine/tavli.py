@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.game import Action, Game, GameError, GameSettings, LogError, final_score
-from engine.reasons import Reason
+from engine.reasons import Reason, game_name
 from engine.variants import TablesGame
 
 CYCLE = ("portes", "plakoto", "fevga")
@@ -104,7 +104,7 @@ class Tavli:
                     Reason(
                         "game {value} of tavli is {expected}, not {text!r}",
                         value=len(self.games) + 1,
-                        expected=expected,
+                        expected=game_name(expected),
                         text=action.text,
                     )
                 )

@@ -18,7 +18,7 @@ from engine.match import BaseMatch
 from engine.nardy import NARDY
 from engine.notation import IllegalPlayError
 from engine.plakoto import PLAKOTO
-from engine.reasons import Reason
+from engine.reasons import Reason, game_name
 from engine.tables import (
     CHECKERS,
     GAMES,
@@ -134,7 +134,13 @@ class TablesGame:
             raise GameError(Reason("a game can only be set up before it starts"))
         position = decode_tables_id(text)
         if position.game != self.game:
-            raise GameError(Reason("that is a position of {game}, not {game2}", game=position.game, game2=self.game))
+            raise GameError(
+                Reason(
+                    "that is a position of {game}, not {game2}",
+                    game=game_name(position.game),
+                    game2=game_name(self.game),
+                )
+            )
         if CHECKERS in position.off or self.rules.result(position) or self.rules.result(position.swap()):
             raise GameError(Reason("that position is a finished game"))
         self.log.append(Action("setup", player, text=text))
@@ -179,12 +185,12 @@ class TablesGame:
         self._plays = None
 
     def double(self, player: int) -> int:
-        raise GameError(Reason("there is no doubling cube in {game}", game=self.game))
+        raise GameError(Reason("there is no doubling cube in {game}", game=game_name(self.game)))
 
     take = beaver = drop = use_opening = double
 
     def offer_resignation(self, player: int, level: int = 1) -> None:
-        raise GameError(Reason("{game} has no resignations: forfeit to give up", game=self.game))
+        raise GameError(Reason("{game} has no resignations: forfeit to give up", game=game_name(self.game)))
 
     accept_resignation = reject_resignation = offer_resignation
 
@@ -300,11 +306,17 @@ class TablesGame:
 
     def _expect(self, phase: TablesPhase, player: int | None) -> None:
         if self.phase is not phase:
-            raise GameError(
-                Reason("the game is in its {value} phase, not {value2}", value=self.phase.value, value2=phase.value)
-            )
+            raise GameError(self._phase_message())
         if player is not None and player != self.turn:
             raise GameError(Reason("it is player {turn}'s turn, not player {player}'s", turn=self.turn, player=player))
+
+    def _phase_message(self) -> Reason:
+        """What the game waits for, in a whole sentence (backgammon's, without its cube)."""
+        return {
+            TablesPhase.OPENING: Reason("the game has not started: the opening throw comes first"),
+            TablesPhase.ROLL: Reason("the dice have not been thrown yet: roll first"),
+            TablesPhase.PLAY: Reason("the dice are thrown: play them first"),
+        }.get(self.phase, Reason("the game is over"))
 
     # -- the log ----------------------------------------------------------------
 
@@ -339,7 +351,7 @@ class TablesGame:
             except TablesIdError as error:
                 raise LogError(str(error)) from None
         else:
-            raise LogError(Reason("{kind!r} is no action of {game}", kind=kind, game=self.game))
+            raise LogError(Reason("{kind!r} is no action of {game}", kind=kind, game=game_name(self.game)))
         self._cursor = start + 1
 
     @classmethod

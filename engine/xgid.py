@@ -198,9 +198,9 @@ def parse_xgid(text: str) -> Xgid:
     if len(fields) != len(_FIELDS):
         raise XgidError(
             Reason(
-                "an XGID has {FIELDS} fields separated by ':' ({value}); {original} has {fields}",
+                "an XGID has {FIELDS} fields separated by ':' (board, cube, cube owner, turn, dice, bottom score, "
+                "top score, rules, match length, max cube); {original} has {fields}",
                 FIELDS=len(_FIELDS),
-                value=", ".join(_FIELDS),
                 original=_show(original),
                 fields=len(fields),
             )
@@ -238,23 +238,39 @@ def parse_xgid(text: str) -> Xgid:
             )
         )
 
-    cube_log = _number(cube_text, "cube", 0, 15, "log2 of the cube, 0 (1) to 15 (32768)")
-    owner = _number(owner_text, "cube owner", -1, 1, "1 (bottom player), -1 (top player) or 0 (in the middle)")
-    turn = _number(turn_text, "turn", -1, 1, "1 (bottom player) or -1 (top player)")
+    cube_log = _number(cube_text, Reason("cube"), 0, 15, Reason("log2 of the cube, 0 (1) to 15 (32768)"))
+    owner = _number(
+        owner_text,
+        Reason("cube owner"),
+        -1,
+        1,
+        Reason("1 (bottom player), -1 (top player) or 0 (in the middle)"),
+    )
+    turn = _number(turn_text, Reason("turn"), -1, 1, Reason("1 (bottom player) or -1 (top player)"))
     if turn == 0:
         raise XgidError(Reason("the turn is 1 (bottom player) or -1 (top player), not 0"))
-    length = _number(length_text, "match length", 0, MAX_MATCH_LENGTH, f"0 (money) to {MAX_MATCH_LENGTH} points")
+    length = _number(
+        length_text,
+        Reason("match length"),
+        0,
+        MAX_MATCH_LENGTH,
+        Reason("0 (money) to {MAX_MATCH_LENGTH} points", MAX_MATCH_LENGTH=MAX_MATCH_LENGTH),
+    )
     highest = length - 1 if length else MAX_SCORE
-    scores = f"below the match length ({length})" if length else f"0 to {MAX_SCORE}"
-    bottom_score = _number(bottom_text, "bottom player's score", 0, highest, scores)
-    top_score = _number(top_text, "top player's score", 0, highest, scores)
+    scores = (
+        Reason("below the match length ({length})", length=length)
+        if length
+        else Reason("0 to {MAX_SCORE}", MAX_SCORE=MAX_SCORE)
+    )
+    bottom_score = _number(bottom_text, Reason("bottom player's score"), 0, highest, scores)
+    top_score = _number(top_text, Reason("top player's score"), 0, highest, scores)
     if length:
-        rules = _number(rules_text, "rules", 0, 1, "in a match 1 (the Crawford game) or 0")
+        rules = _number(rules_text, Reason("rules"), 0, 1, Reason("in a match 1 (the Crawford game) or 0"))
         crawford, jacoby, beavers = bool(rules), False, False
     else:
-        rules = _number(rules_text, "rules", 0, 3, "for money 0 to 3 (1 Jacoby + 2 beavers)")
+        rules = _number(rules_text, Reason("rules"), 0, 3, Reason("for money 0 to 3 (1 Jacoby + 2 beavers)"))
         crawford, jacoby, beavers = False, bool(rules & 1), bool(rules & 2)
-    max_log = _number(max_text, "max cube", 0, 15, "log2 of the highest cube, 0 to 15")
+    max_log = _number(max_text, Reason("max cube"), 0, 15, Reason("log2 of the highest cube, 0 to 15"))
     if cube_log > max_log:
         raise XgidError(
             Reason(
@@ -267,13 +283,22 @@ def parse_xgid(text: str) -> Xgid:
     on_roll = BOTTOM if turn == 1 else TOP
     doubled = False
     dice = (0, 0)
-    if dice_text.upper() in ("B", "R"):
-        pending = "a beaver" if dice_text.upper() == "B" else "a raccoon"
+    if dice_text.upper() == "B":
         raise XgidError(
             Reason(
-                "dice {dice_text!r} means {pending} waiting for an answer, which this engine cannot hold: its beaver is final at once (the cube to twice the offer, owned by the beaver) and it has no raccoons; set up the position after it instead",
+                "dice {dice_text!r} means a beaver waiting for an answer, which this engine cannot hold: its beaver "
+                "is final at once (the cube to twice the offer, owned by the beaver) and it has no raccoons; set up "
+                "the position after it instead",
                 dice_text=dice_text,
-                pending=pending,
+            )
+        )
+    if dice_text.upper() == "R":
+        raise XgidError(
+            Reason(
+                "dice {dice_text!r} means a raccoon waiting for an answer, which this engine cannot hold: its beaver "
+                "is final at once (the cube to twice the offer, owned by the beaver) and it has no raccoons; set up "
+                "the position after it instead",
+                dice_text=dice_text,
             )
         )
     if dice_text.upper() == "D":
@@ -292,27 +317,41 @@ def parse_xgid(text: str) -> Xgid:
         )
 
     ours, theirs = _sides(board)  # bottom player's counts, top player's, each in its own numbering
-    for who, counts in (("bottom", ours), ("top", theirs)):
-        total = sum(counts.values())
-        if total > CHECKERS:
-            raise XgidError(
-                Reason(
-                    "{board}: the {who} player has {total} checkers, not at most {CHECKERS}",
-                    board=_show(board),
-                    who=who,
-                    total=total,
-                    CHECKERS=CHECKERS,
-                )
+    bottom, top = sum(ours.values()), sum(theirs.values())
+    if bottom > CHECKERS:
+        raise XgidError(
+            Reason(
+                "{board}: the bottom player has {total} checkers, not at most {CHECKERS}",
+                board=_show(board),
+                total=bottom,
+                CHECKERS=CHECKERS,
             )
-        if total == 0:
-            raise XgidError(
-                Reason(
-                    "{board}: the {who} player has borne off all {CHECKERS} checkers: that game is over",
-                    board=_show(board),
-                    who=who,
-                    CHECKERS=CHECKERS,
-                )
+        )
+    if bottom == 0:
+        raise XgidError(
+            Reason(
+                "{board}: the bottom player has borne off all {CHECKERS} checkers: that game is over",
+                board=_show(board),
+                CHECKERS=CHECKERS,
             )
+        )
+    if top > CHECKERS:
+        raise XgidError(
+            Reason(
+                "{board}: the top player has {total} checkers, not at most {CHECKERS}",
+                board=_show(board),
+                total=top,
+                CHECKERS=CHECKERS,
+            )
+        )
+    if top == 0:
+        raise XgidError(
+            Reason(
+                "{board}: the top player has borne off all {CHECKERS} checkers: that game is over",
+                board=_show(board),
+                CHECKERS=CHECKERS,
+            )
+        )
     try:
         bottom_view = Position.from_counts(ours, theirs)
     except PositionError as error:  # cannot happen (one letter a point), but say so if it does
@@ -395,8 +434,9 @@ def _check(xgid: Xgid) -> None:
     """:raises XgidError: unless an XGID can show ``xgid``."""
     state, position = xgid.state, xgid.position
     if state.game_state != 1:
-        what = {0: "a game whose opening throw is still to come"}.get(state.game_state, "a finished game")
-        raise XgidError(Reason("an XGID shows a game in play, not {what}", what=what))
+        if state.game_state == 0:
+            raise XgidError(Reason("an XGID shows a game in play, not a game whose opening throw is still to come"))
+        raise XgidError(Reason("an XGID shows a game in play, not a finished game"))
     if state.resignation:
         raise XgidError(Reason("an XGID cannot show a resignation waiting for an answer"))
     if state.double_offered and any(state.dice):
@@ -407,16 +447,16 @@ def _check(xgid: Xgid) -> None:
         raise XgidError(Reason("impossible dice {value}-{value2}", value=state.dice[0], value2=state.dice[1]))
     if CHECKERS in position.off:
         raise XgidError(Reason("a side has borne off all {CHECKERS} checkers: that game is over", CHECKERS=CHECKERS))
-    for name, value in (("cube", state.cube), ("max cube", xgid.max_cube)):
-        if value < 1 or value & (value - 1) or value > MAX_CUBE:
-            raise XgidError(
-                Reason(
-                    "the {name} is a power of two up to {MAX_CUBE}, not {value}",
-                    name=name,
-                    MAX_CUBE=MAX_CUBE,
-                    value=value,
-                )
+    if not _power_of_two(state.cube):
+        raise XgidError(
+            Reason("the cube is a power of two up to {MAX_CUBE}, not {value}", MAX_CUBE=MAX_CUBE, value=state.cube)
+        )
+    if not _power_of_two(xgid.max_cube):
+        raise XgidError(
+            Reason(
+                "the max cube is a power of two up to {MAX_CUBE}, not {value}", MAX_CUBE=MAX_CUBE, value=xgid.max_cube
             )
+        )
     if state.cube > xgid.max_cube:
         raise XgidError(
             Reason("the cube shows {cube}, past the max cube {max_cube}", cube=state.cube, max_cube=xgid.max_cube)
@@ -469,13 +509,21 @@ def _sides(board: str) -> tuple[dict[int, int], dict[int, int]]:
     return bottom, top
 
 
-def _number(text: str, name: str, low: int, high: int, meaning: str) -> int:
+def _power_of_two(value: int) -> bool:
+    """Whether an XGID's cube may show ``value``: a power of two up to :data:`MAX_CUBE`."""
+    return 1 <= value <= MAX_CUBE and not value & (value - 1)
+
+
+def _number(text: str, name: Reason, low: int, high: int, meaning: Reason) -> int:
+    """The field ``name`` (a word the layer above translates) as a whole number, ``meaning`` what it holds."""
     if not _NUMBER.fullmatch(text):
         raise XgidError(
+            # Translators: {name} is an XGID field's name ("cube", "cube owner"...), {meaning} what it holds
             Reason("the {name} is a whole number ({meaning}), not {text}", name=name, meaning=meaning, text=_show(text))
         )
     value = int(text)
     if not low <= value <= high:
+        # Translators: {name} is an XGID field's name ("cube", "cube owner"...), {meaning} what it holds
         raise XgidError(Reason("the {name} is {meaning}, not {value}", name=name, meaning=meaning, value=value))
     return value
 

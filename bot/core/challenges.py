@@ -44,7 +44,16 @@ from engine import CHECKERS, Game
 from engine.fairdice import commitment, new_seed, player_part
 from engine.ids import gnubg_id_of
 from engine.xgid import looks_like_xgid
-from i18n import _, ngettext, worded
+from i18n import N_, _, ngettext, worded
+
+CLOSED = {
+    "accepted": N_("this challenge is already accepted"),
+    "declined": N_("this challenge is already declined"),
+    "cancelled": N_("this challenge is already cancelled"),
+    "expired": N_("this challenge is already expired"),
+    "answered": N_("this challenge was already answered"),
+}
+"""What a challenge no longer pending says, by its status: a whole sentence each."""
 
 FairDice = dict[str, Any]
 """A game's dice record: ``commitment``, ``nonce``, ``seed`` (secret until the end), ``salt``."""
@@ -267,7 +276,7 @@ class Challenges:
         """
         challenge = self._pending.get(challenge_id) or await self.get(challenge_id)
         if challenge.status != "pending":
-            raise ChallengeError(_("this challenge is already {status}").format(status=challenge.status))
+            raise ChallengeError(_(CLOSED.get(challenge.status, CLOSED["answered"])))
         return challenge
 
     def keep(self, challenge: ChallengeView) -> ChallengeView:

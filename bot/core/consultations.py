@@ -43,7 +43,7 @@ from bot.store.consultations import PROMPT_KIND, TALLY_KIND, ConsultationStore, 
 from bot.store.outbox import OutboxEntry
 from bot.store.shards import Shard, serves
 from engine import IllegalPlayError, NotationError, Phase, format_play, parse_play
-from i18n import _
+from i18n import _, worded
 
 if TYPE_CHECKING:
     from bot.core.games import GameService
@@ -193,7 +193,7 @@ class Consultations:
             try:  # a play typed (more plays than a menu holds): in the menu's notation
                 answer = format_play(parse_play(state.game.position, state.game.dice, answer))
             except (NotationError, IllegalPlayError) as error:
-                raise ServiceError(_("that is not a legal play here: {why}").format(why=error.reason)) from None
+                raise ServiceError(_("that is not a legal play here: {why}").format(why=worded(error.reason))) from None
         if answer not in vote.answers:
             raise ServiceError(_("that is not one of the vote's answers"))
         if not await self.votes.ballot(state.id, version, user_id, answer):

@@ -284,17 +284,23 @@ class ChallengeOptions:
         if self.challenger_seat not in (0, 1):
             raise ChallengeError(_("the challenger sits at seat 0 or 1"))
         if self.variant not in VARIANTS:
-            raise ChallengeError(_("the game is one of {games}").format(games=", ".join(VARIANTS)))
+            raise ChallengeError(
+                _("the game is one of {games}").format(games=", ".join(variant_name(name) for name in VARIANTS))
+            )
         if self.variant not in ("backgammon", "nackgammon"):
             cubeless = (self.jacoby, self.beavers, self.automatic_doubles, self.hoyle, self.opening_reroll)
             if any(cubeless) or self.cube_limit != CUBE_LIMIT or not self.early_doubles:
                 raise ChallengeError(
-                    _("{game} has no cube and its own opening: leave out the cube options").format(game=self.variant)
+                    _("{game} has no cube and its own opening: leave out the cube options").format(
+                        game=variant_name(self.variant)
+                    )
                 )
             if self.gnubg_id:
                 raise ChallengeError(_("a practice game from a position is backgammon"))
         if self.variant in ("tavla", "takhteh", "portes") and not self.match_length:
-            raise ChallengeError(_("{game} is played as a match: give its length").format(game=self.variant))
+            raise ChallengeError(
+                _("{game} is played as a match: give its length").format(game=variant_name(self.variant))
+            )
         if self.variant == "tavli" and self.match_length not in (3, 5, 7):
             raise ChallengeError(_("tavli is played to 3, 5 or 7 points"))
         if self.backgammon_value not in (3, 4):

@@ -43,9 +43,12 @@ def describe(state: GameState, match: Match, before: int, forced: set[int]) -> l
             events.append(Event(kind, action.player, text))
         if game.result is not None:
             r = game.result
-            how = {"bearoff": "", "pass": Said(" (double passed)"), "resign": Said(" (resignation)")}.get(
-                r.reason, f" ({r.reason})"
-            )
+            how = {
+                "bearoff": "",
+                "pass": Said(" (double passed)"),
+                "resign": Said(" (resignation)"),
+                **{reason: Said(ending) for reason, ending in TABLES_ENDINGS.items() if reason != "mother"},
+            }.get(r.reason, f" ({r.reason})")
             if isinstance(game, TablesGame):
                 result: Said = tables_result(game, names[r.winner], r.points, r.reason)
             else:

@@ -78,6 +78,13 @@ KEPT_SOLUTIONS = 256
 KEPT_DAILIES = 10_000
 
 TITLES: dict[str, str] = {"daily": N_("Daily deal"), "hoyle": N_("Hoyle's deal"), "random": N_("Random deal")}
+SCORING_NAMES: dict[str, str] = {"english": N_("English"), "american": N_("American")}
+"""The score tables' names as members read them (translated where used)."""
+
+
+def scoring_name(name: str) -> str:
+    """The name of the score table ``name`` (``"english"``) in the language in force."""
+    return _(SCORING_NAMES[name]) if name in SCORING_NAMES else name
 
 
 class PatienceError(ServiceError):
@@ -321,7 +328,9 @@ class PatienceService:
         if kind == "daily":
             if table is not None and table != DAILY_SCORING:
                 raise PatienceError(
-                    _("the daily deal is scored the {name} way, for everyone").format(name=DAILY_SCORING.name)
+                    _("the daily deal is scored the {name} way, for everyone").format(
+                        name=scoring_name(DAILY_SCORING.name)
+                    )
                 )
             if new:
                 raise PatienceError(_("the daily deal is laid out once a day: take cards back with undo instead"))
@@ -333,7 +342,9 @@ class PatienceService:
                     raise PatienceError(
                         _(
                             "your {titles} in progress is scored the {scoring} way: finish it, or start a new one to play it the {name} way"
-                        ).format(titles=_(TITLES[kind]), scoring=row.scoring, name=table.name)
+                        ).format(
+                            titles=_(TITLES[kind]), scoring=scoring_name(row.scoring), name=scoring_name(table.name)
+                        )
                     )
                 return await self._attempt(row)
         table = table or ENGLISH
@@ -617,6 +628,7 @@ __all__ = [
     "DAILY_SCORING",
     "KINDS",
     "RANDOM_NONCE",
+    "SCORING_NAMES",
     "TITLES",
     "Attempt",
     "DailyBoard",
@@ -627,5 +639,6 @@ __all__ = [
     "PatienceService",
     "StaleLayoutError",
     "daily_nonce",
+    "scoring_name",
     "streak_ending",
 ]

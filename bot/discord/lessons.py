@@ -396,7 +396,7 @@ def drill_content(drill: Drill) -> str:
     when = _("game #{id}, move {move}").format(id=d.game_id, move=d.move)
     if d.imported:
         when = _("an imported match (game {number}, {names}), move {move}").format(
-            number=d.game_number, names=" vs ".join(shown(n) for n in d.names), move=d.move
+            number=d.game_number, names=_(" vs ").join(shown(n) for n in d.names), move=d.move
         )
     box = _("new") if drill.box == 0 else _("box {number} of 5").format(number=drill.box + 1)
     return _(
@@ -453,7 +453,7 @@ def leaderboard_embed(place: str, scores: Sequence[ScoreRow], mine: ScoreRow | N
 def imported_embed(imported: ImportedAnalysis) -> discord.Embed:
     """An imported match's analysis, game by game (private: the file is the asker's)."""
     kind = _("{length}-point match").format(length=imported.length) if imported.length else _("money session")
-    names = " vs ".join(_name(n) for n in imported.names)
+    names = _(" vs ").join(_name(n) for n in imported.names)
     embed = discord.Embed(title=_("📊 Imported {kind} · {names}").format(kind=kind, names=names), colour=0x2E7D32)
     game = _("Game {number}")
     parts = [f"**{game.format(number=g.number)}**\n```\n{in_code(g.summary)}\n```" for g in imported.games]

@@ -18,7 +18,7 @@ from bot.core.games import GameService
 from bot.core.lru import Lru
 from bot.core.model import GameRecord, GameState, GameSummary
 from bot.discord.refusals import UserError
-from i18n import _, current
+from i18n import _, current, ngettext
 from renderer import ReplayGame, ReplayGif, ReplayJob
 from renderer.pool import RenderError
 from renderer.replay import MAX_BYTES, MAX_FRAMES
@@ -53,9 +53,11 @@ def check_number(game: GameState | GameSummary, number: int | None) -> None:
         raise UserError(_("Game #{id} has no moves to replay yet.").format(id=game.id))
     if number is not None and not 1 <= number <= count:
         raise UserError(
-            _("Game #{id} has {count} game{value}: pick 1 to {count2}.").format(
-                id=game.id, count=count, value="s" if count != 1 else "", count2=count
-            )
+            ngettext(
+                "Game #{id} has {count} game: pick 1 to {count}.",
+                "Game #{id} has {count} games: pick 1 to {count}.",
+                count,
+            ).format(id=game.id, count=count)
         )
 
 

@@ -346,7 +346,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         if actor is None or actor.user_id != user:
             raise UserError(
                 _("It's not your turn: hints are for the player to act ({value} now).").format(
-                    value=shown(actor.name) if actor else "nobody"
+                    value=shown(actor.name) if actor else _("nobody")
                 )
             )
         if not (self.table.computer.plays_in(state) or state.options.hints):
@@ -444,7 +444,7 @@ class GameCog(Guarded, commands.GroupCog, group_name="bg", group_description="Pl
         ]
         limit = replays.upload_limit(interaction.guild) - len(text) - len(data)
         lines = [
-            _("Game #{game}: {names}").format(game=game_id, names=" vs ".join(shown(p.name) for p in state.players))
+            _("Game #{game}: {names}").format(game=game_id, names=_(" vs ").join(shown(p.name) for p in state.players))
         ]
         try:
             replay = await self.replays.render(state, limit=limit)

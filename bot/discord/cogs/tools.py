@@ -228,9 +228,8 @@ class ToolsCog(
             assert refusal is not None
             kind, text, unread = refusal
             raise UserError(
-                _("That message has {value} {position_kinds} I can't read, {text}: {error}.").format(
-                    value="an" if kind == "xgid" else "a",
-                    position_kinds=presenter.POSITION_KINDS[kind],
+                _("I can't read the {kind} {text} in that message: {error}.").format(
+                    kind=_(presenter.POSITION_KINDS[kind]),
                     text=quote(text),
                     error=reason(worded(unread)),
                 )
@@ -275,7 +274,7 @@ class ToolsCog(
         private = not self.table.shown_here(interaction, state)  # a hidden channel's game: to the asker only
         await defer(interaction, ephemeral=private)  # drawing takes a few seconds
         replay = await self.replays.render(state, number, limit=replays.upload_limit(interaction.guild))
-        names = " vs ".join(shown(p.name) for p in state.players)
+        names = _(" vs ").join(shown(p.name) for p in state.players)
         which = (
             ""
             if state.game_count == 1

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+import i18n
 from bot.core import (
     BusyError,
     ChallengeError,
@@ -39,6 +40,7 @@ from tests.bot.core.helpers import (
     state_of,
     stored_state,
 )
+from tests.i18n.catalogues import PSEUDO, catalogues, english_words, pseudo_catalogue
 from tests.narrowing import found
 
 
@@ -137,6 +139,16 @@ async def test_answering_a_challenge_this_service_made_needs_no_read(env: Env, m
             await s.challenges.pending(challenge.id)
     assert reads == [c1.id, c2.id]
     assert (await s.challenges.get(c1.id)).status == "accepted"  # get_challenge always reads
+
+
+async def test_an_answered_challenge_says_how_in_the_readers_language(env: Env, monkeypatch) -> None:
+    s = env.service
+    c1 = await s.challenges.create(GUILD, 100, ALICE, BOB, ChallengeOptions())
+    await s.challenges.decline(c1.id, BOB.user_id)
+    with catalogues(monkeypatch, **{PSEUDO: pseudo_catalogue()}), i18n.speaking(PSEUDO):
+        with pytest.raises(ChallengeError) as info:
+            await s.challenges.pending(c1.id)
+    assert "⟦" in info.value.message and english_words(info.value.message) == []  # the status too, not "declined"
 
 
 async def test_decline_cancel_and_answering_twice(env: Env) -> None:

@@ -175,7 +175,7 @@ async def test_american_scoring_and_random_deals(env: Env) -> None:
     patience = env.service.patience
     hoyle = await patience.start(GUILD, BOB, "hoyle", scoring="american")
     assert hoyle.scoring == AMERICAN
-    with pytest.raises(PatienceError, match="scored the american way"):
+    with pytest.raises(PatienceError, match="scored the American way"):
         await patience.start(GUILD, BOB, "hoyle", scoring="english")
     with pytest.raises(PatienceError, match="no score table"):
         await patience.start(GUILD, BOB, "hoyle", scoring="dutch", new=True)
@@ -216,7 +216,7 @@ async def test_the_daily_deal_is_the_same_for_everyone_and_committed(env: Env) -
     # a new day, a new deal
     today = await patience.start(GUILD, ALICE, "daily")
     assert today.day == "2026-03-03" and today.deal != alice.deal and today.id != alice.id
-    with pytest.raises(PatienceError, match="daily deal is scored the english way"):
+    with pytest.raises(PatienceError, match="daily deal is scored the English way"):
         await patience.start(GUILD, ALICE, "daily", scoring="american")
 
 

@@ -160,6 +160,26 @@ async def test_the_engines_reasons_speak_the_pseudo_language(pseudo_world) -> No
     assert leaks(texts + refused) == []
 
 
+async def test_a_forfeit_speaks_the_pseudo_language(pseudo_world) -> None:
+    w = pseudo_world
+    challenged = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)
+    await w.bob.click(challenged.response, label=pseudo("Accept"))
+    texts = result_texts(await w.bob.slash(w.channel, "bg forfeit")) + channel_texts(w)
+    assert any("⟦ (fórféít)⟧" in text for text in texts), texts  # how the game ended, in the language
+    assert leaks(texts) == []
+
+
+async def test_an_unreadable_id_is_refused_in_the_pseudo_language(pseudo_world) -> None:
+    """The ID's kind, the side it names and the XGID field are all the catalogue's ("XGID" is a name)."""
+    w = pseudo_world
+    texts: list[str] = []
+    for pasted in ("XGID=-b------------------------:0:0:1:00:0:0:0:0:10", "XGID=-b--:0:0"):
+        message = await w.alice.send(w.channel, pasted)
+        texts += result_texts(await w.carol.context_menu(w.channel, "Show board", message))
+    assert len(texts) == 2 and all("⟦" in text for text in texts), texts
+    assert [(text, words) for text in texts if (words := english_words(text, NAMES | {"XGID"}))] == []
+
+
 async def test_a_puzzle_speaks_the_pseudo_language(pseudo_world) -> None:
     w = pseudo_world
     challenged = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob)  # puzzles come from games

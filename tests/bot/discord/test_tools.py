@@ -310,7 +310,7 @@ async def test_show_board_says_when_there_is_no_position(quick):
     broken = await w.alice.send(w.channel, "XGID=-b----F-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10")
     text, image = await show_board(w, w.carol, broken)
     assert image is None
-    assert "That message has an XGID I can't read" in text and "the bottom player has 16 checkers" in text
+    assert "I can't read the XGID" in text and "the bottom player has 16 checkers" in text
     hostile = await w.alice.send(w.channel, "XGID=@everyone:<@1>:1:2:3:4:5:6:7:8")
     text, _ = await show_board(w, w.carol, hostile)
     assert "an XGID has 10 fields" in text and "@everyone" not in text  # shown as typed, never a ping
