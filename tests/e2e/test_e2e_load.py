@@ -47,3 +47,22 @@ async def test_full_games(fake, launch):
     assert "pass" not in kinds  # every double is taken: the games end on the board
     # a game lasts dozens of turns: each player rolls and plays many times
     assert kinds["roll"]["n"] >= 2 * 20 and kinds["roll"]["board_p99"] > 0, kinds
+
+
+async def test_kibitzed_games(fake, launch):
+    """``bench/e2e_load.py --kibitzed``'s path: onlookers answer every poll of kibitzed games
+    beside an ordinary one; each poll answered is revealed, and the players saw no vote first."""
+    bot = await launch(REAL_BOT, log_level="WARNING", extra_env={"COOLDOWN_TURN": "off", "COOLDOWN_LOOKUP": "off"})
+    result = await run_games(
+        fake, 1, kibitzed=2, onlookers=3, onlooker_think=(0.0, 0.0), think=(0.4, 0.5), plays_before_double=3
+    )
+    print("\n" + result.summary())
+    assert not result.errors, "\n".join(result.errors[:3]) + "\n" + bot.tail()
+    assert result.finished == 3 and result.missed == 0
+    assert not result.unexpected_private, result.unexpected_private[:5]
+    k = result.figures()["kibitzers"]
+    assert k["answers_recorded"] > 0 and k["other_refusals"] == 0, (k, result.polls.refused[:3])
+    assert k["reveals_posted"] == k["polls_answered"] > 0 and k["reveals_unasked"] == 0, k
+    assert result.privacy == [] and k["privacy_violations"] == 0
+    kinds = result.figures()["by_kind"]
+    assert kinds["kibitz-ask"]["n"] >= kinds["kibitz-vote"]["n"] == k["answers_sent"], kinds
