@@ -253,7 +253,7 @@ class Kibitzers:
                 ranked = await analyst.aplay_equities(game.position, game.dice, ply=VERDICT_PLY)
                 equities = {c.text: c.equity for c in ranked}
                 return {a: round(equities[a], 4) for a in poll.answers if a in equities}
-            cube = await analyst.acube_action(game)
+            cube = await analyst.acube_action(game, level=VERDICT_PLY)
             if poll.kind == "cube":
                 doubled = min(cube.double_take, cube.double_pass)
                 return {NO_DOUBLE: round(cube.no_double, 4), DOUBLE: round(doubled, 4)}

@@ -62,6 +62,8 @@ class LoadResult:
     """Reveals posted by the time the last game was over."""
     reveal_wait: float = 0.0
     """Seconds waited after the games for the reveals still owed."""
+    reveal_ms: list[float] = field(default_factory=list)
+    """Each posted reveal's time from its player's action to its post (ms)."""
     privacy: list[str] = field(default_factory=list)
     """Texts that told the players of a kibitzed game of a poll's answers before they acted."""
 
@@ -139,6 +141,11 @@ class LoadResult:
             "reveals_posted": len(self.reveals.posted),
             "reveals_posted_by_the_end": self.reveals_by_end,
             "reveal_wait_s": round(self.reveal_wait, 1),
+            "reveal_after_action_ms": {
+                "p50": round(percentile(self.reveal_ms, 50), 1),
+                "p99": round(percentile(self.reveal_ms, 99), 1),
+                "max": round(max(self.reveal_ms, default=float("nan")), 1),
+            },
             "reveals_with_verdict": self.reveals.with_verdict,
             "reveals_unasked": len(set(self.reveals.posted) - self.answered),
             "privacy_violations": len(self.privacy),
@@ -173,7 +180,9 @@ class LoadResult:
             f"typed plays not answered {k['typed_not_answered']}\n"
             f"reveals posted {k['reveals_posted']} of {k['polls_answered']} polls answered "
             f"({k['reveals_posted_by_the_end']} by the last game's end, the rest within {k['reveal_wait_s']} s), "
-            f"{k['reveals_with_verdict']} with the net's verdict, {k['reveals_unasked']} for no answer\n"
+            f"{k['reveals_with_verdict']} with the net's verdict, {k['reveals_unasked']} for no answer; "
+            f"from the player's action to the reveal: p50 {k['reveal_after_action_ms']['p50']} ms, "
+            f"p99 {k['reveal_after_action_ms']['p99']} ms, max {k['reveal_after_action_ms']['max']} ms\n"
             f"privacy: {k['privacy_violations']} texts told a player of the votes before they acted"
         )
 
@@ -295,6 +304,10 @@ async def run_games(
             await asyncio.sleep(0.5)
         result.reveal_wait = time.monotonic() - waited
         result.reveals = reveals(fake, kibitz_drivers)
+        acted = {key: at for driver in kibitz_drivers for key, at in driver.acted_on.items()}
+        result.reveal_ms = [
+            (posted - acted[key]) * 1000 for key, posted in result.reveals.posted.items() if key in acted
+        ]
         result.privacy = privacy_violations(fake, kibitz_drivers)
     return result
 

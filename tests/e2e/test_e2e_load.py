@@ -6,7 +6,10 @@ import time
 
 from tests.e2e import limits
 from tests.e2e.botproc import REAL_BOT
+from tests.e2e.fake_discord import FakeDiscord, Received
 from tests.e2e.load import run_games
+from tests.e2e.onlookers import privacy_violations
+from tests.e2e.players import GameDriver
 
 GAMES = 20
 
@@ -66,3 +69,26 @@ async def test_kibitzed_games(fake, launch):
     assert result.privacy == [] and k["privacy_violations"] == 0
     kinds = result.figures()["by_kind"]
     assert kinds["kibitz-ask"]["n"] >= kinds["kibitz-vote"]["n"] == k["answers_sent"], kinds
+
+
+def test_privacy_check_flags_votes_shown_before_the_player_acted():
+    """The bench's privacy check itself: a reveal before the action, or an onlooker's
+    acknowledgement in a player's hands, is flagged; the reveal after it, and what only an
+    onlooker receives, are not."""
+    fake = FakeDiscord()
+    channel = fake.add_channel("kibitz-0")
+    a, b, onlooker = fake.add_user("a"), fake.add_user("b"), fake.add_user("o")
+    driver = GameDriver(fake, channel, a, b)
+    driver.acted_on[(7, 3)] = 10.0
+    reveal = "🗳️ **Kibitzers · game #7, board 3**: 2 onlookers answered before **a** acted."
+    where = int(channel["id"])
+    fake.received += [
+        Received(9.0, None, where, 1, reveal),  # before the player acted
+        Received(11.0, None, where, 1, reveal),  # after: allowed
+        Received(11.0, None, where, 2, reveal.replace("board 3", "board 4")),  # a poll not acted on yet
+        Received(5.0, int(a["id"]), where, 3, "Your answer: `8/5 6/5`."),  # an onlooker's words to a player
+        Received(5.0, int(onlooker["id"]), where, 4, "Your answer: `8/5 6/5`."),  # to the onlooker: fine
+        Received(5.0, None, where, 5, "▶ <@1> to play 3-1\nWhat would you play?"),  # the board: fine
+    ]
+    found = privacy_violations(fake, [driver])
+    assert len(found) == 3 and "board 4" in found[1] and found[2].startswith(f"player {a['id']}"), found

@@ -7,6 +7,7 @@ from __future__ import annotations
 import discord
 import pytest
 
+from bot.core.kibitzers import NO_DOUBLE, VERDICT_PLY, poll_of
 from bot.core.model import ServiceError
 from bot.store.kibitzers import REVEAL_KIND
 from tests.bot.conftest import ONLOOKERS, all_components
@@ -176,3 +177,29 @@ async def test_a_typed_play_is_read_in_the_menus_notation(world):
         await club.kibitzers.vote(state, state.version, w.carol.id, "24/18")
     with pytest.raises(ServiceError, match="you play in this game"):
         await club.kibitzers.vote(state, state.version, w.alice.id, OPENING_PLAY)
+
+
+async def test_a_cube_polls_verdict_is_the_0_ply_one_the_reveal_names(world, monkeypatch):
+    """The net judges a cube poll at 0-ply, as the reveal says: not at the expert's 2-ply in its
+    worker process (seconds on a cold pool, the reveal held back meanwhile)."""
+    w = world
+    await w.alice.select(await w.start_game(), [OPENING_PLAY])
+    club = w.bot.get_cog("ClubCog")
+    state = await w.service.lookups.get_game(1)
+    assert poll_of(state).kind == "cube"
+    menu = await w.carol.click(w.board(), custom_id=poll_button(w.board()))
+    assert "Your answer: No double" in w.private(await w.carol.select(menu.response, [NO_DOUBLE]))
+    analyst = club.kibitzers._advice().analyst
+    asked, judge = [], analyst.acube_action
+
+    async def spy(game, **kwargs):
+        asked.append(kwargs.get("level", "the analyst's default: the expert's 2-ply"))
+        return await judge(game, **kwargs)
+
+    monkeypatch.setattr(analyst, "acube_action", spy)
+    assert not w.private(await w.bob.click(w.board(), label="Roll"))
+    await club.idle()
+    await w.bot.dispatcher.drain()
+    assert asked == [VERDICT_PLY] == [0]
+    (reveal,) = [m for m in w.public() if m.content.startswith("🗳️")]
+    assert "No double · 1 vote · equity" in reveal.content and "The net (GNU Backgammon, 0-ply)" in reveal.content
