@@ -186,7 +186,8 @@ async def test_a_cube_polls_verdict_is_the_0_ply_one_the_reveal_names(world, mon
     await w.alice.select(await w.start_game(), [OPENING_PLAY])
     club = w.bot.get_cog("ClubCog")
     state = await w.service.lookups.get_game(1)
-    assert poll_of(state).kind == "cube"
+    poll = poll_of(state)
+    assert poll is not None and poll.kind == "cube"
     menu = await w.carol.click(w.board(), custom_id=poll_button(w.board()))
     assert "Your answer: No double" in w.private(await w.carol.select(menu.response, [NO_DOUBLE]))
     analyst = club.kibitzers._advice().analyst
