@@ -130,8 +130,8 @@ class LoadResult:
         return {
             "games": self.kibitzed,
             "onlookers_per_game": self.onlookers,
-            "polls_seen": polls.seen,
-            "gone_before_the_press": polls.gone,
+            "readings": polls.seen,
+            "no_poll_after_reading": polls.gone,
             "answers_sent": polls.sent,
             "answers_recorded": polls.recorded,
             "closed_meanwhile": polls.closed,
@@ -173,8 +173,9 @@ class LoadResult:
     @staticmethod
     def _kibitzer_summary(k: dict[str, Any]) -> str:
         return (
-            f"\nkibitzed games: {k['games']} x {k['onlookers_per_game']} onlookers; polls seen {k['polls_seen']}, "
-            f"closed before the press {k['gone_before_the_press']}; answers sent {k['answers_sent']}, "
+            f"\nkibitzed games: {k['games']} x {k['onlookers_per_game']} onlookers; a poll opened and read "
+            f"{k['readings']} times, no poll open after the reading {k['no_poll_after_reading']}; "
+            f"answers sent {k['answers_sent']}, "
             f"recorded {k['answers_recorded']}, refused as closed {k['closed_meanwhile']} "
             f"(presses and answers), other refusals {k['other_refusals']}, "
             f"typed plays not answered {k['typed_not_answered']}\n"

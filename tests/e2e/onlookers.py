@@ -1,11 +1,12 @@
 """Simulated onlookers of a kibitzed game, and the check that its players saw no vote.
 
-An :class:`Onlooker` watches one game's channel and answers each kibitzer poll
-as it opens (:mod:`bot.discord.kibitzing`): it reads the board (its think time),
-presses "What would you play?", reads the private menu (a quarter of a think
-time) and picks one of its answers at random. A poll whose player acted first
-is closed: the button gone before the press, or the bot's refusal. Then it
-waits for the next poll, until the game is over.
+An :class:`Onlooker` watches one game's channel and answers its kibitzer polls
+(:mod:`bot.discord.kibitzing`): when a poll opens it reads the board (its think
+time), presses "What would you play?" under the board in front of it then (the
+game may have moved on meanwhile: that board's poll), reads the private menu (a
+quarter of a think time) and picks one of its answers at random. A poll whose
+player acted meanwhile is closed: the bot refuses the press or the answer. Then
+it waits for the next poll, until the game is over.
 
 :func:`privacy_violations` goes through every text the stand-in delivered
 (:attr:`FakeDiscord.received`) to the two players of each kibitzed game (the
@@ -39,9 +40,9 @@ class PollCounts:
     """What one onlooker (or all, added up) did with the polls."""
 
     seen: int = 0
-    """Polls that opened while the onlooker watched."""
+    """Polls the onlooker set out to answer (one opened; it began to read the board)."""
     gone: int = 0
-    """Polls closed before the onlooker pressed the button (the board had moved on)."""
+    """Readings after which no poll was open (the game went on to a board without one)."""
     sent: int = 0
     """Answers sent (picked in the private menu)."""
     recorded: int = 0
@@ -82,7 +83,7 @@ class Onlooker:
     def _next_poll(self, after: int) -> tuple[str, dict[str, Any] | None] | None:
         if self.driver.done:
             return ("over", None)
-        for message in self.fake.with_components(self.driver.channel):
+        for message in reversed(self.fake.with_components(self.driver.channel)):  # the newest board first
             poll = poll_of_board(message)
             if poll is not None and poll[1] > after:
                 return ("poll", message)
@@ -93,17 +94,23 @@ class Onlooker:
         last = -1
         while True:
             try:
-                what, board = await self.fake.wait_for(
+                what, _board = await self.fake.wait_for(
                     lambda: self._next_poll(last), self.timeout, "a poll", poll=0.5, channel=self.driver.channel
                 )
             except TimeoutError:
                 continue  # a stretch of the game with nothing to ask (forced plays, a dead cube)
-            if what == "over" or board is None:
+            if what == "over":
                 return
+            self.counts.seen += 1
+            await self._pause()  # read the board; the game may have moved on meanwhile
+            found = self._next_poll(last)
+            if found is None or found[1] is None:
+                self.counts.gone += 1  # no poll open now: the board in front of the onlooker has none
+                continue
+            board = found[1]
             poll = poll_of_board(board)
             assert poll is not None
             last = poll[1]
-            self.counts.seen += 1
             await self._answer(board, poll)
 
     async def _private_answer(self, inter: Interaction, besides: int | None) -> dict[str, Any] | None:
@@ -119,12 +126,7 @@ class Onlooker:
         )
 
     async def _answer(self, board: dict[str, Any], poll: tuple[int, int]) -> None:
-        await self._pause()
-        button = f"bgkz:ask:{poll[0]}:{poll[1]}"
-        if button not in custom_ids(self.fake.messages.get(int(board["id"])) or {}):
-            self.counts.gone += 1  # the player acted while the onlooker read the board
-            return
-        ask = await self.fake.click(self.user, int(board["id"]), button)
+        ask = await self.fake.click(self.user, int(board["id"]), f"bgkz:ask:{poll[0]}:{poll[1]}")
         self.actions.append(("kibitz-ask", ask))
         menu = await self._private_answer(ask, int(board["id"]))
         if menu is None:
