@@ -32,6 +32,8 @@ REVEAL = re.compile(r"Kibitzers · game #(\d+), board (\d+)")
 """The head of a poll's reveal (:func:`bot.discord.kibitzing.reveal_text`)."""
 CLOSED = re.compile(r"has acted", re.IGNORECASE)
 """The bot's refusal of an answer to a poll whose player acted already."""
+TYPED = re.compile(r"type yours", re.IGNORECASE)
+"""More plays than a menu holds, and a press the bot had to defer: press again to type one."""
 VOTE_SELECT = "bgkz:vote:"
 
 
@@ -152,6 +154,8 @@ class Onlooker:
         text = message.get("content") or ""
         if CLOSED.search(text):
             self.counts.closed += 1
+        elif TYPED.search(text):
+            self.counts.typed += 1
         else:
             self.counts.refused.append(text)
 
