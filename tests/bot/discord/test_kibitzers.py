@@ -4,6 +4,8 @@ a poll open at a restart stands, and its reveal is posted once."""
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 import pytest
 
@@ -204,3 +206,27 @@ async def test_a_cube_polls_verdict_is_the_0_ply_one_the_reveal_names(world, mon
     assert asked == [VERDICT_PLY] == [0]
     (reveal,) = [m for m in w.public() if m.content.startswith("🗳️")]
     assert "No double · 1 vote · equity" in reveal.content and "The net (GNU Backgammon, 0-ply)" in reveal.content
+
+
+async def test_a_slow_read_of_an_onlookers_answer_is_deferred_first(world, monkeypatch):
+    """The private menu waits on a read of the onlooker's earlier answer: on a busy store it
+    is acknowledged first, like any slow call (unacknowledged, it ran past Discord's 3 seconds
+    under the load bench's kibitzed games), and an answer is acknowledged without that read."""
+    w = world
+    board = await w.start_game()
+    club = w.bot.get_cog("ClubCog")
+    read = club.kibitzers.answer_of
+
+    async def slow(*args):
+        await asyncio.sleep(0.3)
+        return await read(*args)
+
+    monkeypatch.setattr(club.kibitzers, "answer_of", slow)
+    asked = await w.carol.click(board, custom_id=poll_button(board))
+    assert asked.deferred  # the board untouched: its update deferred
+    (menu,) = asked.followups
+    assert menu.ephemeral and "Only you see your answer" in menu.content
+    started = asyncio.get_running_loop().time()
+    voted = await w.carol.select(menu, [OPENING_PLAY])
+    assert not voted.deferred and f"Your answer: `{OPENING_PLAY}`" in w.private(voted)
+    assert asyncio.get_running_loop().time() - started < 0.3  # no read of it back
