@@ -22,7 +22,7 @@ Every refusal is appended to :attr:`FakeDiscord.violations` (tests assert it
 stays empty); every route the stand-in lacks answers 404 and lands in
 :attr:`FakeDiscord.unhandled`. Whom each new message notifies (its mentions that
 ``allowed_mentions`` lets through, :func:`e2e.limits.pinged`) is kept in
-:attr:`FakeDiscord.pings`. With :attr:`FakeDiscord.record_received` on, every
+:attr:`FakeDiscord.pings`. With :attr:`FakeDiscord.record_received` on (for some channels or all), every
 text a member receives (a public message as it is posted or edited, for everyone
 in its channel; an ephemeral one for its member alone) is kept in
 :attr:`FakeDiscord.received`, with the instant it arrived.
@@ -306,8 +306,9 @@ class FakeDiscord:
         self.pings: dict[int, dict[str, Any]] = {}
         """Message id -> whom it notified when it appeared (``users``, ``roles``, ``everyone``) and its ``allowed_mentions``."""
         self.messages: dict[int, dict[str, Any]] = {}
-        self.record_received = False
-        """Keep :attr:`received` (off by default: it costs the stand-in a little per message)."""
+        self.record_received: bool | set[int] = False
+        """Keep :attr:`received`: for every channel (True), or for these channels' ids (off by
+        default: it costs the stand-in a little per message)."""
         self.received: list[Received] = []
         """Every text members received, in order (with :attr:`record_received` on)."""
         self.channel_messages: dict[int, list[int]] = {}
@@ -1203,7 +1204,12 @@ class FakeDiscord:
         return message
 
     def _note_received(self, message: dict[str, Any]) -> None:
-        if not self.record_received or message["flags"] & LOADING:
+        record = self.record_received
+        if (
+            not record
+            or message["flags"] & LOADING
+            or (record is not True and int(message["channel_id"]) not in record)
+        ):
             return
         recipient = None
         if message["flags"] & EPHEMERAL:

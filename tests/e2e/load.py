@@ -212,8 +212,6 @@ async def run_games(
     most :data:`REVEAL_WAIT` s) and what the players received is checked for votes."""
     if plays_before_double is None:
         plays_before_double = 20 if full else 2
-    if kibitzed:
-        fake.record_received = True
     drivers = []
     for n in range(games + kibitzed):
         kibitz = n >= games
@@ -234,6 +232,8 @@ async def run_games(
                 kibitzers=True if kibitz else None,
             )
         )
+    if kibitzed:  # what the kibitzed games' members receive, for the privacy check
+        fake.record_received = {int(d.channel["id"]) for d in drivers[games:]}
     watchers = [
         Onlooker(
             fake,

@@ -56,9 +56,7 @@ async def test_kibitzed_games(fake, launch):
     """``bench/e2e_load.py --kibitzed``'s path: onlookers answer every poll of kibitzed games
     beside an ordinary one; each poll answered is revealed, and the players saw no vote first."""
     bot = await launch(REAL_BOT, log_level="WARNING", extra_env={"COOLDOWN_TURN": "off", "COOLDOWN_LOOKUP": "off"})
-    result = await run_games(
-        fake, 1, kibitzed=2, onlookers=3, onlooker_think=(0.0, 0.0), think=(0.4, 0.5), plays_before_double=3
-    )
+    result = await run_games(fake, 1, kibitzed=2, onlookers=3, onlooker_think=(0.0, 0.0), think=(0.25, 0.3))
     print("\n" + result.summary())
     assert not result.errors, "\n".join(result.errors[:3]) + "\n" + bot.tail()
     assert result.finished == 3 and result.missed == 0
