@@ -263,10 +263,12 @@ async def run_games(
             driver.done = True
 
     async def watch(onlooker: Onlooker) -> None:
+        where = f"onlooker in {onlooker.driver.channel['name']}"
         try:
             await onlooker.run()
         except Exception as error:  # noqa: BLE001 - collected and reported
-            errors.append(f"onlooker in {onlooker.driver.channel['name']}: {type(error).__name__}: {str(error)[:2000]}")
+            errors.append(f"{where}: {type(error).__name__}: {str(error)[:2000]}")
+        errors.extend(f"{where}, {error}" for error in onlooker.errors)
 
     started = time.monotonic()
     done, _watched = await asyncio.gather(

@@ -76,6 +76,8 @@ class Onlooker:
     counts: PollCounts = field(default_factory=PollCounts)
     answered: set[tuple[int, int]] = field(default_factory=set)
     """The polls (game, version) this onlooker's answer was kept for."""
+    errors: list[str] = field(default_factory=list)
+    """What went wrong with a poll (a missed deadline, no answer in time): the onlooker goes on."""
 
     async def _pause(self, share: float = 1.0) -> None:
         low, high = self.think
@@ -113,7 +115,10 @@ class Onlooker:
             poll = poll_of_board(board)
             assert poll is not None
             last = poll[1]
-            await self._answer(board, poll)
+            try:
+                await self._answer(board, poll)
+            except (AssertionError, TimeoutError) as error:
+                self.errors.append(f"poll {poll}: {type(error).__name__}: {str(error)[:2000]}")
 
     async def _private_answer(self, inter: Interaction, besides: int | None) -> dict[str, Any] | None:
         """The private message answering ``inter`` (None: a modal instead)."""
