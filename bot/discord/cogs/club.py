@@ -166,7 +166,7 @@ class ClubCog(
                     raise UserError(_("More plays are legal than a menu holds: click again to type yours."))
                 await interaction.response.send_modal(KibitzModal(game_id, version))
                 return
-            # under quick too: a store busy with 250 games kept this read past Discord's 3 seconds
+            # under quick too: on a busy store this read alone can outlast Discord's 3 seconds
             mine = await self.table.quick(interaction, self.kibitzers.answer_of(game_id, version, interaction.user.id))
             text = _("What would you play? Only you see your answer; the room's answers show once the player acts.")
             if mine is not None:
