@@ -35,6 +35,26 @@ times (``--runs N`` does, and prints the medians). The speed of this
 prints the CPU time of drawing a fixed set of boards in this process, a
 reference to compare runs made at different times.
 
+``--kibitzed K --onlookers M`` adds K games challenged with kibitzer polls on
+(``kibitzers: True``), beside the ``--games`` ordinary ones and played like
+them, each watched by M onlookers (members who are not its players,
+tests/e2e/onlookers.py) who answer every poll as it opens: read the board,
+press "What would you play?", read the private menu, pick an answer. They take
+``--onlooker-think LOW HIGH`` seconds to read the board (default 1-5, as people
+do; 0 0: at once) and a quarter of a draw to pick. An onlooker answering every
+poll of a fast game asks more than the lookup cooldown lets a member (10 a
+minute), so with onlookers the bench turns that one off too. The onlookers'
+interactions are their own kinds (``kibitz-ask``, ``kibitz-vote``) in the
+figures, and count in the overall ones; besides, the polls' own figures: polls
+seen, answers sent and recorded, those refused because the player had acted,
+reveals posted of those owed (the polls answered; the reveals still owed when
+the games are over are waited for, at most 30 s) and their time after the
+player's action. Privacy: every text the stand-in delivered to the players of
+a kibitzed game (the channel's messages as posted and edited, their own
+ephemerals) is checked; a vote count or an onlooker's answer there before the
+player acted on that poll is a violation, printed and counted: the run fails
+unless there are none.
+
 ``--store PATH`` runs the bot on a copy of a store (a SQLite file with the
 project's schema, e.g. from ``bench/build_store.py``); ``--store big`` is
 ``bench/.stores/big.sqlite``. ``--keep-store PATH`` keeps the run's database.
@@ -43,6 +63,7 @@ with its metrics on). ``--profile PATH`` samples the bot's event loop (``E2E_PRO
 tests/e2e/launcher.py); ``python -m bench.profile_report PATH`` sums it.
 
     python -m bench.e2e_load [--games 200] [--short] [--store PATH|big] [--think 0.5 2] [--ramp 0]
+                             [--kibitzed 50 --onlookers 10 [--onlooker-think 1 5]]
                              [--runs 1] [--json] [--profile PATH] [--keep-store PATH]
 """
 
@@ -218,6 +239,9 @@ async def main(
     profile: str | None = None,
     keep_store: Path | None = None,
     env: dict[str, str] | None = None,
+    kibitzed: int = 0,
+    onlookers: int = 0,
+    onlooker_think: tuple[float, float] = (1.0, 5.0),
 ) -> int:
     """``runs`` runs, each with a new stand-in and bot; exit code 0 if every run met the targets."""
     results = []
@@ -236,6 +260,9 @@ async def main(
                 profile=profile,
                 keep_store=keep_store,
                 env=env,
+                kibitzed=kibitzed,
+                onlookers=onlookers,
+                onlooker_think=onlooker_think,
             )
         )
     if runs > 1:
@@ -275,6 +302,9 @@ async def one_run(
     profile: str | None = None,
     keep_store: Path | None = None,
     env: dict[str, str] | None = None,
+    kibitzed: int = 0,
+    onlookers: int = 0,
+    onlooker_think: tuple[float, float] = (1.0, 5.0),
 ) -> dict[str, Any]:
     reference = reference_board_ms()
     print(
@@ -292,7 +322,7 @@ async def one_run(
                 f"store: a copy of {store} ({store.stat().st_size / 2**20:.0f} MB, copied in "
                 f"{time.monotonic() - started:.1f} s)"
             )
-        extra_env = {"COOLDOWN_TURN": "off", **(env or {})}
+        extra_env = {"COOLDOWN_TURN": "off", **({"COOLDOWN_LOOKUP": "off"} if onlookers else {}), **(env or {})}
         if profile:
             extra_env["E2E_PROFILE"] = str(Path(profile).resolve())
         bot = BotProcess(fake, Path(tmp), target=REAL_BOT, database=database, log_level="WARNING", extra_env=extra_env)
@@ -305,7 +335,17 @@ async def one_run(
             sampler = asyncio.ensure_future(sample_rss(bot.proc.pid, rss))
             before, own_before = cpu_seconds(bot.proc.pid), time.process_time()
             games_started = time.monotonic()
-            result = await run_games(fake, games, timeout=timeout, stagger=ramp / games, think=think, full=full)
+            result = await run_games(
+                fake,
+                games,
+                timeout=timeout,
+                stagger=ramp / max(games + kibitzed, 1),
+                think=think,
+                full=full,
+                kibitzed=kibitzed,
+                onlookers=onlookers,
+                onlooker_think=onlooker_think,
+            )
             after, own = cpu_seconds(bot.proc.pid), time.process_time() - own_before
             drawing = {pid for pid in after if b"renderer.pipe" in _cmdline(pid)}
         finally:
@@ -350,12 +390,14 @@ async def one_run(
         figures["reference_board_ms"] = round(reference, 3)
         figures["think_s"] = list(think)
         figures["ramp_s"] = ramp
+        figures["onlooker_think_s"] = list(onlooker_think) if kibitzed else None
         first_target, board_target = TARGETS_MS[figures["mode"]]
         ok = (
             figures["first_response_ms"]["p99"] <= first_target
             and figures["board_ms"]["p99"] <= board_target
             and result.missed == 0
-            and result.finished == games
+            and result.finished == games + kibitzed
+            and not result.privacy  # the players saw no vote before they acted
             and not violations
             and peak <= limits.GLOBAL_REQUESTS_PER_SECOND  # Discord's rule too: over it, 429s pause the bot
         )
@@ -365,6 +407,11 @@ async def one_run(
         else:
             how = "players act at once" if think[1] <= 0 else f"players take {think[0]:g}-{think[1]:g} s to act"
             what = "full games (a single game each, doubles taken)" if full else "short games (double, pass)"
+            if kibitzed:
+                low, high = onlooker_think
+                what += f", {kibitzed} of them kibitzed by {onlookers} onlookers each " + (
+                    "answering at once" if high <= 0 else f"reading a board {low:g}-{high:g} s"
+                )
             print(
                 f"{what}; {how}; games start {'together' if ramp <= 0 else f'over {ramp:g} s'}; "
                 f"bot ready in {ready_s:.1f} s"
@@ -390,10 +437,13 @@ async def one_run(
                 f"requests under Discord's global limit (all but the interactions' own routes): {counted}, "
                 f"{peak} in the busiest second (the limit: {limits.GLOBAL_REQUESTS_PER_SECOND} a second)"
             )
+            for text in result.privacy[:10]:
+                print(f"privacy violation: {text}")
             print(
                 f"targets: p99 first response <= {first_target:.0f} ms, "
                 f"p99 board image <= {board_target:.0f} ms, 0 missed deadlines, "
-                f"<= {limits.GLOBAL_REQUESTS_PER_SECOND} a second on the globally limited routes: "
+                + ("no vote shown to a player before they acted, " if kibitzed else "")
+                + f"<= {limits.GLOBAL_REQUESTS_PER_SECOND} a second on the globally limited routes: "
                 f"{'MET' if ok else 'MISSED'}"
             )
         kinds: dict[str, int] = {}
@@ -403,6 +453,8 @@ async def one_run(
             kinds[what] = kinds.get(what, 0) + 1
         for what, count in sorted(kinds.items(), key=lambda item: -item[1]):
             print(f"error x{count}: {what}", file=sys.stderr)
+        for text in result.polls.refused[:3]:
+            print(f"an onlooker refused: {text[:300]}", file=sys.stderr)
         for error in result.errors[:3]:
             print(error[:1500], file=sys.stderr)
         if result.errors or violations:
@@ -424,6 +476,18 @@ if __name__ == "__main__":
         default=(0.0, 0.0),
         metavar=("LOW", "HIGH"),
         help="seconds a player takes to act, uniform between LOW and HIGH (default: at once)",
+    )
+    parser.add_argument(
+        "--kibitzed", type=int, default=0, help="games with kibitzer polls on, besides the --games ordinary ones"
+    )
+    parser.add_argument("--onlookers", type=int, default=10, help="onlookers answering each kibitzed game's polls")
+    parser.add_argument(
+        "--onlooker-think",
+        type=float,
+        nargs=2,
+        default=(1.0, 5.0),
+        metavar=("LOW", "HIGH"),
+        help="seconds an onlooker reads a board before answering its poll (default 1 5; 0 0: at once)",
     )
     parser.add_argument("--short", action="store_true", help="the old short games (double, pass) instead of full ones")
     parser.add_argument("--full", action="store_true", help="full games (the default)")
@@ -455,6 +519,9 @@ if __name__ == "__main__":
         profile=args.profile,
         keep_store=args.keep_store,
         env=dict(item.split("=", 1) for item in args.env),
+        kibitzed=args.kibitzed,
+        onlookers=args.onlookers if args.kibitzed else 0,
+        onlooker_think=tuple(args.onlooker_think),
     )
     # The stand-in and the players share the bot's two cores (Discord's own servers would
     # not): keep them light, and the lighter loop if installed. No garbage collections

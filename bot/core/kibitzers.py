@@ -163,8 +163,9 @@ class Kibitzers:
         if deliveries is not None:
             deliveries.wordings[REVEAL_KIND] = self._word_reveal
 
-    async def vote(self, state: GameState, version: int, user_id: int, answer: str) -> Poll:
-        """Record an onlooker's answer to the poll of ``state`` at ``version``.
+    async def vote(self, state: GameState, version: int, user_id: int, answer: str) -> str:
+        """Record an onlooker's answer to the poll of ``state`` at ``version``; returns it as
+        kept (a typed play in the menu's notation).
 
         :raises ServiceError: a player of the game, polls off, the player acted already,
             an answer that is not one of the poll's.
@@ -195,7 +196,7 @@ class Kibitzers:
         )
         if not stored:
             raise StaleGameError(_("the player has acted: the poll is closed, its answers are shown under the board"))
-        return poll
+        return answer
 
     async def answer_of(self, game_id: int, version: int, user_id: int) -> str | None:
         """An onlooker's own answer (for them alone)."""
@@ -253,7 +254,7 @@ class Kibitzers:
                 ranked = await analyst.aplay_equities(game.position, game.dice, ply=VERDICT_PLY)
                 equities = {c.text: c.equity for c in ranked}
                 return {a: round(equities[a], 4) for a in poll.answers if a in equities}
-            cube = await analyst.acube_action(game)
+            cube = await analyst.acube_action(game, level=VERDICT_PLY)
             if poll.kind == "cube":
                 doubled = min(cube.double_take, cube.double_pass)
                 return {NO_DOUBLE: round(cube.no_double, 4), DOUBLE: round(doubled, 4)}

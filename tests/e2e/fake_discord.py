@@ -22,7 +22,10 @@ Every refusal is appended to :attr:`FakeDiscord.violations` (tests assert it
 stays empty); every route the stand-in lacks answers 404 and lands in
 :attr:`FakeDiscord.unhandled`. Whom each new message notifies (its mentions that
 ``allowed_mentions`` lets through, :func:`e2e.limits.pinged`) is kept in
-:attr:`FakeDiscord.pings`.
+:attr:`FakeDiscord.pings`. With :attr:`FakeDiscord.record_received` on (for some channels or all), every
+text a member receives (a public message as it is posted or edited, for everyone
+in its channel; an ephemeral one for its member alone) is kept in
+:attr:`FakeDiscord.received`, with the instant it arrived.
 """
 
 from __future__ import annotations
@@ -222,6 +225,34 @@ class Interaction:
         return None if self.board_at is None else self.board_at - self.dispatched_at
 
 
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A text that reached members: a message as it was posted or edited."""
+
+    at: float
+    """When (``time.monotonic()``)."""
+    recipient: int | None
+    """The member an ephemeral message is for; None: everyone who reads the channel."""
+    channel_id: int
+    message_id: int
+    text: str
+    """Its content, embeds' texts and components' labels, placeholders and options, one per line."""
+
+
+def readable_text(message: dict[str, Any]) -> str:
+    """Everything a member reads in ``message``: content, embeds, components' words."""
+    texts = [message.get("content") or ""]
+    for embed in message.get("embeds") or []:
+        texts += [embed.get("title") or "", embed.get("description") or ""]
+        texts.append((embed.get("footer") or {}).get("text") or "")
+        texts += [f"{f.get('name', '')} {f.get('value', '')}" for f in embed.get("fields") or []]
+    for row in message.get("components") or []:
+        for item in row.get("components") or []:
+            texts += [item.get("label") or "", item.get("placeholder") or ""]
+            texts += [o.get("label") or "" for o in item.get("options") or []]
+    return "\n".join(t for t in texts if t)
+
+
 @dataclass
 class Session:
     id: str
@@ -275,6 +306,11 @@ class FakeDiscord:
         self.pings: dict[int, dict[str, Any]] = {}
         """Message id -> whom it notified when it appeared (``users``, ``roles``, ``everyone``) and its ``allowed_mentions``."""
         self.messages: dict[int, dict[str, Any]] = {}
+        self.record_received: bool | set[int] = False
+        """Keep :attr:`received`: for every channel (True), or for these channels' ids (off by
+        default: it costs the stand-in a little per message)."""
+        self.received: list[Received] = []
+        """Every text members received, in order (with :attr:`record_received` on)."""
         self.channel_messages: dict[int, list[int]] = {}
         self._controlled: dict[int, set[int]] = {}
         """channel id -> its public messages carrying components (:meth:`with_components`)."""
@@ -1127,6 +1163,7 @@ class FakeDiscord:
         self.channel_messages.setdefault(channel_id, []).append(message_id)
         self._note_components(message)
         self._note_pings(message, body)
+        self._note_received(message)
         if inter is not None:
             inter.messages.append(message_id)
             self._note_board(inter, attachments)
@@ -1163,7 +1200,25 @@ class FakeDiscord:
         message["flags"] &= ~LOADING
         message["edited_timestamp"] = payloads.iso_now()
         self._note_components(message)
+        self._note_received(message)
         return message
+
+    def _note_received(self, message: dict[str, Any]) -> None:
+        record = self.record_received
+        if (
+            not record
+            or message["flags"] & LOADING
+            or (record is not True and int(message["channel_id"]) not in record)
+        ):
+            return
+        recipient = None
+        if message["flags"] & EPHEMERAL:
+            recipient = int(((message.get("interaction_metadata") or {}).get("user") or {}).get("id") or 0)
+        self.received.append(
+            Received(
+                time.monotonic(), recipient, int(message["channel_id"]), int(message["id"]), readable_text(message)
+            )
+        )
 
     def _privately_thinking(self, channel_id: int) -> Interaction | None:
         """The latest interaction in this channel still showing a private "thinking..."."""

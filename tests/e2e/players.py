@@ -22,6 +22,17 @@ from tests.e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction,
 ACTOR = re.compile(r"▶ <@(\d+)>")
 GAME_CONTROL = re.compile(r"^bg:(roll|double|take|pass|beaver|raccept|rreject|play|b|bc):")
 """Game controls (``b``/``bc``: the move builder's buttons)."""
+POLL_BUTTON = re.compile(r"^bgkz:ask:(\d+):(\d+)$")
+"""A board's kibitzer poll (:mod:`bot.discord.kibitzing`): its game and version."""
+
+
+def poll_of_board(message: dict[str, Any] | None) -> tuple[int, int] | None:
+    """The (game, version) of the kibitzer poll under a board, if it has one."""
+    for custom_id in custom_ids(message) if message is not None else ():
+        found = POLL_BUTTON.match(custom_id)
+        if found:
+            return int(found[1]), int(found[2])
+    return None
 
 
 def private_answer(message: dict[str, Any]) -> bool:
@@ -62,6 +73,8 @@ class GameDriver:
     """Play the game to its end: every ``plays_before_double`` plays the player on roll
     doubles if they may, and the other takes (the first legal play is always chosen)."""
     use_slash_move: bool = False
+    kibitzers: bool | None = None
+    """The challenge's ``kibitzers:`` option (None: not given, the default)."""
     timeout: float = 15.0
     think: tuple[float, float] = (0.0, 0.0)
     """Seconds a player takes to act once the board is up (uniform between the two; 0: at once)."""
@@ -70,6 +83,10 @@ class GameDriver:
     plays: int = 0
     actions: list[tuple[str, Interaction]] = field(default_factory=list)
     game_id: int | None = None
+    acted_on: dict[tuple[int, int], float] = field(default_factory=dict)
+    """The kibitzer polls the players answered by acting: (game, version) -> when their action was sent."""
+    done: bool = False
+    """The driver stopped (the game over, or an error)."""
 
     @property
     def users(self) -> dict[int, dict[str, Any]]:
@@ -135,7 +152,10 @@ class GameDriver:
         return board
 
     async def challenge(self) -> dict[str, Any]:
-        inter = await self.fake.slash(self.challenger, self.channel, "bg challenge", opponent=self.challenged)
+        options: dict[str, Any] = {} if self.kibitzers is None else {"kibitzers": self.kibitzers}
+        inter = await self.fake.slash(
+            self.challenger, self.channel, "bg challenge", opponent=self.challenged, **options
+        )
         self.actions.append(("challenge", inter))
         return await self._expect(
             inter, lambda m: any(c.startswith("bg:ch:accept:") for c in custom_ids(m)), "the challenge"
@@ -168,6 +188,15 @@ class GameDriver:
         await self._think()
         board = self.board
         assert board is not None and not self.over(), "no game to play"
+        poll = poll_of_board(board)
+        acted = len(self.actions)
+        try:
+            return await self._act(board)
+        finally:
+            if poll is not None and len(self.actions) > acted:
+                self.acted_on[poll] = self.actions[-1][1].dispatched_at
+
+    async def _act(self, board: dict[str, Any]) -> Interaction:
         actor = self.users[actor_of(board)]  # type: ignore[index]
         board_id = int(board["id"])
         roll, double = control(board, "roll"), control(board, "double")

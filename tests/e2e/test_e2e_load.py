@@ -6,7 +6,10 @@ import time
 
 from tests.e2e import limits
 from tests.e2e.botproc import REAL_BOT
+from tests.e2e.fake_discord import FakeDiscord, Received
 from tests.e2e.load import run_games
+from tests.e2e.onlookers import privacy_violations
+from tests.e2e.players import GameDriver
 
 GAMES = 20
 
@@ -47,3 +50,43 @@ async def test_full_games(fake, launch):
     assert "pass" not in kinds  # every double is taken: the games end on the board
     # a game lasts dozens of turns: each player rolls and plays many times
     assert kinds["roll"]["n"] >= 2 * 20 and kinds["roll"]["board_p99"] > 0, kinds
+
+
+async def test_kibitzed_games(fake, launch):
+    """``bench/e2e_load.py --kibitzed``'s path: onlookers answer every poll of kibitzed games
+    beside an ordinary one; each poll answered is revealed, and the players saw no vote first."""
+    bot = await launch(REAL_BOT, log_level="WARNING", extra_env={"COOLDOWN_TURN": "off", "COOLDOWN_LOOKUP": "off"})
+    result = await run_games(fake, 1, kibitzed=2, onlookers=3, onlooker_think=(0.0, 0.0), think=(0.25, 0.3))
+    print("\n" + result.summary())
+    assert not result.errors, "\n".join(result.errors[:3]) + "\n" + bot.tail()
+    assert result.finished == 3 and result.missed == 0
+    assert not result.unexpected_private, result.unexpected_private[:5]
+    k = result.figures()["kibitzers"]
+    assert k["answers_recorded"] > 0 and k["other_refusals"] == 0, (k, result.polls.refused[:3])
+    assert k["reveals_posted"] == k["polls_answered"] > 0 and k["reveals_unasked"] == 0, k
+    assert result.privacy == [] and k["privacy_violations"] == 0
+    kinds = result.figures()["by_kind"]
+    assert kinds["kibitz-ask"]["n"] >= kinds["kibitz-vote"]["n"] == k["answers_sent"], kinds
+
+
+def test_privacy_check_flags_votes_shown_before_the_player_acted():
+    """The bench's privacy check itself: a reveal before the action, or an onlooker's
+    acknowledgement in a player's hands, is flagged; the reveal after it, and what only an
+    onlooker receives, are not."""
+    fake = FakeDiscord()
+    channel = fake.add_channel("kibitz-0")
+    a, b, onlooker = fake.add_user("a"), fake.add_user("b"), fake.add_user("o")
+    driver = GameDriver(fake, channel, a, b)
+    driver.acted_on[(7, 3)] = 10.0
+    reveal = "🗳️ **Kibitzers · game #7, board 3**: 2 onlookers answered before **a** acted."
+    where = int(channel["id"])
+    fake.received += [
+        Received(9.0, None, where, 1, reveal),  # before the player acted
+        Received(11.0, None, where, 1, reveal),  # after: allowed
+        Received(11.0, None, where, 2, reveal.replace("board 3", "board 4")),  # a poll not acted on yet
+        Received(5.0, int(a["id"]), where, 3, "Your answer: `8/5 6/5`."),  # an onlooker's words to a player
+        Received(5.0, int(onlooker["id"]), where, 4, "Your answer: `8/5 6/5`."),  # to the onlooker: fine
+        Received(5.0, None, where, 5, "▶ <@1> to play 3-1\nWhat would you play?"),  # the board: fine
+    ]
+    found = privacy_violations(fake, [driver])
+    assert len(found) == 3 and "board 4" in found[1] and found[2].startswith(f"player {a['id']}"), found

@@ -166,7 +166,8 @@ class ClubCog(
                     raise UserError(_("More plays are legal than a menu holds: click again to type yours."))
                 await interaction.response.send_modal(KibitzModal(game_id, version))
                 return
-            mine = await self.kibitzers.answer_of(game_id, version, interaction.user.id)
+            # under quick too: on a busy store this read alone can outlast Discord's 3 seconds
+            mine = await self.table.quick(interaction, self.kibitzers.answer_of(game_id, version, interaction.user.id))
             text = _("What would you play? Only you see your answer; the room's answers show once the player acts.")
             if mine is not None:
                 text += "\n" + _("Your answer so far: {answer}.").format(answer=answer_words(mine))
@@ -179,15 +180,14 @@ class ClubCog(
         try:
             hold(self.cooldowns, "lookup", interaction.user)
             state = await self._game_seen(interaction, game_id)
-            await self.table.quick(interaction, self.kibitzers.vote(state, version, interaction.user.id, answer))
+            kept = await self.table.quick(interaction, self.kibitzers.vote(state, version, interaction.user.id, answer))
             self._open.add(game_id)
-            stored = await self.kibitzers.answer_of(game_id, version, interaction.user.id)
             actor = state.to_act()
             who = shown(actor.name) if actor is not None else "?"
             await send_private(
                 interaction,
                 content=_("Your answer: {answer}. The room's answers show once {player} has acted.").format(
-                    answer=answer_words(stored or answer), player=who
+                    answer=answer_words(kept), player=who
                 ),
             )
         except Exception as error:

@@ -4,9 +4,12 @@ a poll open at a restart stands, and its reveal is posted once."""
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 import pytest
 
+from bot.core.kibitzers import NO_DOUBLE, VERDICT_PLY, poll_of
 from bot.core.model import ServiceError
 from bot.store.kibitzers import REVEAL_KIND
 from tests.bot.conftest import ONLOOKERS, all_components
@@ -176,3 +179,54 @@ async def test_a_typed_play_is_read_in_the_menus_notation(world):
         await club.kibitzers.vote(state, state.version, w.carol.id, "24/18")
     with pytest.raises(ServiceError, match="you play in this game"):
         await club.kibitzers.vote(state, state.version, w.alice.id, OPENING_PLAY)
+
+
+async def test_a_cube_polls_verdict_is_the_0_ply_one_the_reveal_names(world, monkeypatch):
+    """The net judges a cube poll at 0-ply, as the reveal says: not at the expert's 2-ply in its
+    worker process (seconds on a cold pool, the reveal held back meanwhile)."""
+    w = world
+    await w.alice.select(await w.start_game(), [OPENING_PLAY])
+    club = w.bot.get_cog("ClubCog")
+    state = await w.service.lookups.get_game(1)
+    poll = poll_of(state)
+    assert poll is not None and poll.kind == "cube"
+    menu = await w.carol.click(w.board(), custom_id=poll_button(w.board()))
+    assert "Your answer: No double" in w.private(await w.carol.select(menu.response, [NO_DOUBLE]))
+    analyst = club.kibitzers._advice().analyst
+    asked, judge = [], analyst.acube_action
+
+    async def spy(game, **kwargs):
+        asked.append(kwargs.get("level", "the analyst's default: the expert's 2-ply"))
+        return await judge(game, **kwargs)
+
+    monkeypatch.setattr(analyst, "acube_action", spy)
+    assert not w.private(await w.bob.click(w.board(), label="Roll"))
+    await club.idle()
+    await w.bot.dispatcher.drain()
+    assert asked == [VERDICT_PLY] == [0]
+    (reveal,) = [m for m in w.public() if m.content.startswith("🗳️")]
+    assert "No double · 1 vote · equity" in reveal.content and "The net (GNU Backgammon, 0-ply)" in reveal.content
+
+
+async def test_a_slow_read_of_an_onlookers_answer_is_deferred_first(world, monkeypatch):
+    """The private menu waits on a read of the onlooker's earlier answer: on a busy store it
+    is acknowledged first, like any slow call (unacknowledged, it ran past Discord's 3 seconds
+    under the load bench's kibitzed games), and an answer is acknowledged without that read."""
+    w = world
+    board = await w.start_game()
+    club = w.bot.get_cog("ClubCog")
+    read = club.kibitzers.answer_of
+
+    async def slow(*args):
+        await asyncio.sleep(0.3)
+        return await read(*args)
+
+    monkeypatch.setattr(club.kibitzers, "answer_of", slow)
+    asked = await w.carol.click(board, custom_id=poll_button(board))
+    assert asked.deferred  # the board untouched: its update deferred
+    (menu,) = asked.followups
+    assert menu.ephemeral and "Only you see your answer" in menu.content
+    started = asyncio.get_running_loop().time()
+    voted = await w.carol.select(menu, [OPENING_PLAY])
+    assert not voted.deferred and f"Your answer: `{OPENING_PLAY}`" in w.private(voted)
+    assert asyncio.get_running_loop().time() - started < 0.3  # no read of it back
