@@ -246,3 +246,28 @@ async def test_a_failing_computer_says_so_in_the_pseudo_language(pseudo_world, m
     said = message_texts(w.channel.history()[-1])  # the newest
     assert any("⟦" in text for text in said) and w.alice.mention in said[0]
     assert leaks(said) == []
+
+
+async def test_the_regional_games_speak_the_pseudo_language(pseudo_world) -> None:
+    """Plakoto from the challenge to its first plays, its refusals (no hint, an illegal play)
+    and its rules page; the board's words and the game's name in the member's language."""
+    w = pseudo_world
+    texts = result_texts(await w.carol.slash(w.channel, "bg rules", game="plakoto"))
+    texts += result_texts(await w.carol.slash(w.channel, "bg rules", game="tavli"))
+    challenged = await w.alice.slash(w.channel, "bg challenge", opponent=w.bob, game="plakoto")
+    texts += result_texts(challenged)
+    texts += result_texts(await w.bob.click(challenged.response, label=pseudo("Accept")))
+    texts += result_texts(await w.alice.slash(w.channel, "bg hint"))
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert state is not None and state.options.variant == "plakoto"
+    player = w.alice if state.to_act().user_id == w.alice.id else w.bob
+    texts += result_texts(await player.slash(w.channel, "bg move", play="24/20"))  # before the roll
+    texts += result_texts(await player.click(w.board(), label=pseudo("Roll")))
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert state is not None
+    texts += result_texts(await player.slash(w.channel, "bg move", play="1/2 1/2 1/2 1/2 1/2"))  # illegal
+    texts += result_texts(await player.slash(w.channel, "bg move", play=state.legal_play_texts()[0]))
+    await w.env.settle()
+    texts += channel_texts(w)
+    assert any("⟦" in text for text in texts)
+    assert leaks(texts) == []
