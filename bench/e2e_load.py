@@ -58,13 +58,16 @@ unless there are none.
 ``--store PATH`` runs the bot on a copy of a store (a SQLite file with the
 project's schema, e.g. from ``bench/build_store.py``); ``--store big`` is
 ``bench/.stores/big.sqlite``. ``--keep-store PATH`` keeps the run's database.
+``--locale el`` makes every player's client and the server speak that Discord locale
+(default ``en-US``): every answer and board is then worded through the catalogue in
+that language; interleave runs with the default to see what translation costs.
 ``--env KEY=VALUE`` sets one of the bot's settings (``--env HEALTH_PORT=9102``:
 with its metrics on). ``--profile PATH`` samples the bot's event loop (``E2E_PROFILE``, see
 tests/e2e/launcher.py); ``python -m bench.profile_report PATH`` sums it.
 
     python -m bench.e2e_load [--games 200] [--short] [--store PATH|big] [--think 0.5 2] [--ramp 0]
                              [--kibitzed 50 --onlookers 10 [--onlooker-think 1 5]]
-                             [--runs 1] [--json] [--profile PATH] [--keep-store PATH]
+                             [--runs 1] [--json] [--profile PATH] [--keep-store PATH] [--locale en-US]
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.__main__ import settle_memory
-from tests.e2e import limits
+from tests.e2e import limits, payloads
 from tests.e2e.botproc import REAL_BOT, BotProcess
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.load import run_games
@@ -496,6 +499,7 @@ if __name__ == "__main__":
     )
     parser.add_argument("--keep-store", type=Path, default=None, help="copy the run's database here afterwards")
     parser.add_argument("--profile", default=None, help="write a sampling profile of the bot's event loop here")
+    parser.add_argument("--locale", default="en-US", help="the players' and the server's Discord locale (e.g. el)")
     parser.add_argument(
         "--env",
         action="append",
@@ -504,6 +508,7 @@ if __name__ == "__main__":
         help="a setting for the bot (repeatable), e.g. --env HEALTH_PORT=9102 to measure it with its metrics on",
     )
     args = parser.parse_args()
+    payloads.LOCALE = args.locale
     if args.short and args.full:
         parser.error("--short or --full, not both")
     run = functools.partial(

@@ -15,6 +15,9 @@ from typing import Any
 
 DISCORD_EPOCH_MS = 1420070400000
 
+LOCALE = "en-US"
+"""The members' clients' and the server's Discord locale (``bench.e2e_load --locale``)."""
+
 ALL_PERMISSIONS = str((1 << 51) - 1)
 """Every permission bit (the bot's ``app_permissions``)."""
 MEMBER_PERMISSIONS = str(
@@ -189,7 +192,7 @@ def guild(
         "soundboard_sounds": [],
         "premium_tier": 0,
         "premium_subscription_count": 0,
-        "preferred_locale": "en-US",
+        "preferred_locale": LOCALE,
         "nsfw_level": 0,
         "vanity_url_code": None,
         "description": None,
@@ -263,13 +266,13 @@ def interaction(
         "token": token,
         "version": 1,
         "guild_id": str(guild_id),
-        "guild": {"id": str(guild_id), "locale": "en-US", "features": []},
+        "guild": {"id": str(guild_id), "locale": LOCALE, "features": []},
         "channel_id": channel["id"],
         "channel": channel,
         "member": member_obj,
         "app_permissions": app_permissions,
-        "locale": "en-US",
-        "guild_locale": "en-US",
+        "locale": LOCALE,
+        "guild_locale": LOCALE,
         "entitlements": [],
         "authorizing_integration_owners": {"0": str(guild_id)},
         "context": 0,

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import i18n
 from bot.discord.replies import POSTED_BELOW
 from tests.e2e.fake_discord import EPHEMERAL, LOADING, FakeDiscord, Interaction, custom_ids, has_png, select_options
 
@@ -43,8 +44,20 @@ def private_answer(message: dict[str, Any]) -> bool:
         message["flags"] & EPHEMERAL
         and not message["flags"] & LOADING
         and message.get("content")
-        and message["content"] != POSTED_BELOW
+        and message["content"] not in POSTED_BELOW_TEXTS
     )
+
+
+def _in_every_language(message: str) -> frozenset[str]:
+    found = set()
+    for language in i18n.LANGUAGES:
+        with i18n.speaking(language):
+            found.add(i18n._(message))
+    return frozenset(found)
+
+
+POSTED_BELOW_TEXTS = _in_every_language(POSTED_BELOW)
+"""The note that the public answer follows, in whatever language the players' clients speak."""
 
 
 def actor_of(message: dict[str, Any]) -> int | None:
@@ -211,7 +224,7 @@ class GameDriver:
                 return await self._click("take", actor, board_id, control(board, "take"))  # type: ignore[arg-type]
             return await self._click("pass", actor, board_id, control(board, "pass"))  # type: ignore[arg-type]
         select = control(board, "play")
-        if select is not None or " to play " in board["content"]:
+        if select is not None or control(board, "b") is not None:  # a menu, or the builder when plays are many
             self.plays += 1
             if self.use_slash_move or select is None:
                 # type the play: ask autocomplete for the legal ones, then /bg move the first
