@@ -1,0 +1,152 @@
+"""Consultation games against people: a team challenges a member (who accepts and plays
+normally, the team by vote) or another team (any of whose members accepts and captains
+it; each team votes in its own private thread, which the other cannot read); the result
+goes to the team's record and nobody's rating moves. And a vote nobody answers is
+reminded once in the team's thread, halfway to its close, never twice across a restart."""
+
+from __future__ import annotations
+
+import discord
+import pytest
+
+pytest.importorskip("gnubg_nn")
+
+from bot.core.consultations import question_of  # noqa: E402
+from engine import ScriptedDice  # noqa: E402
+from engine.position import Position  # noqa: E402
+from tests.bot.conftest import ROLLS, all_components  # noqa: E402
+from tests.bot.discord.test_consultations import TEAM_VOTE, ballot, thread_texts  # noqa: E402
+
+START = Position.from_counts({6: 1, 1: 1}, {6: 5, 5: 5, 4: 5}).position_id()
+"""A race near its end: the team (player 0, on roll) has two checkers left; the other side
+has not started bearing off."""
+
+
+@pytest.fixture
+def dice():
+    return ScriptedDice([2, 1] + ROLLS)  # the team's first roll: 2-1
+
+
+@pytest.fixture
+def crew(world):
+    w = world
+    w.env.settle_timeout = 10
+    w.bot.table.computer.pause = 0
+    crew = w.guild.create_role("Crew")
+    for member in (w.alice, w.bob):
+        w.env.backend.add_member_role(w.guild.id, member.id, crew.id)
+    return crew
+
+
+async def settle(w) -> None:
+    """Until the votes, boards and team messages owed are out. The dispatcher's pace is
+    counted on the loop's clock, which SimCord makes virtual inside the bot's work and
+    not here: its bucket starts afresh on each side of a drain from the test."""
+    club = w.bot.get_cog("ClubCog")
+    for _ in range(10):
+        await club.idle()
+        await w.bot.table.computer.wait()
+        w.bot.dispatcher._bucket = None
+        await w.bot.dispatcher.drain()
+        w.bot.dispatcher._bucket = None
+        if not club._reveals and not w.bot.table.computer.busy:
+            return
+
+
+async def close_vote(w, clock) -> None:
+    clock.advance(days=2)  # past the vote's deadline (half of the 3 days per move)
+    await w.env.advance_time(6)  # and past the clicks' cooldown
+    await w.bot.scheduler.run_once()
+    await settle(w)
+
+
+def stored_message(w, message):
+    """SimCord's record of a message: whom it pinged."""
+    return w.env.backend.messages[message.channel.id][message.id]
+
+
+def buttons(message: discord.Message) -> dict[str, str]:
+    return {c.label: c.custom_id for c in all_components(message) if getattr(c, "label", None)}
+
+
+async def play_the_team_turns(w, clock, voters) -> None:
+    """Every decision the team waits for, by vote (all agree on the first answer), until the
+    other side is to act or the game ends."""
+    for _ in range(6):
+        state = await w.service.lookups.game_in_channel(w.channel.id)
+        if state is None or not state.is_active:
+            return
+        question = question_of(state)
+        if question is None:
+            return
+        board = w.board()
+        for member in voters:
+            await ballot(w, member, board, question.answers[0])
+        await close_vote(w, clock)
+
+
+async def test_a_team_of_two_plays_a_member_to_the_end(world, crew, clock):
+    w = world
+    # a member of the team can't be its opponent; the level is the computer's
+    refused = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.bob, position=START)
+    assert refused.ephemeral and "is in the team" in w.private(refused)
+    refused = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol, level="expert")
+    assert refused.ephemeral and "The level is the computer's" in w.private(refused)
+
+    await w.env.advance_time(31)  # past the challenge cooldown
+    asked = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol, position=START)
+    assert not asked.ephemeral, w.private(asked)
+    challenge = w.public()[-1]
+    assert f"<@{w.carol.id}>" in challenge.content and "unrated" in challenge.content
+    stored = stored_message(w, challenge)
+    assert stored.ping_user_ids == [w.carol.id] and not stored.ping_role_ids  # only carol is pinged
+    assert not w.channel.threads  # no thread before the challenge is accepted
+
+    # the team's members can't accept for carol; the team's captain may withdraw, nobody else
+    wrong = await w.bob.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert wrong.ephemeral and "Only carol" in w.private(wrong)
+    accepted = await w.carol.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert accepted.followups, w.private(accepted)
+    await settle(w)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    assert [p.user_id for p in state.players] == [crew.id, w.carol.id]
+    assert not state.options.rated and state.options.teams[0].captain_id == w.alice.id
+    (thread,) = w.channel.threads
+    assert thread._channel.type == discord.ChannelType.private_thread.value
+    assert state.options.teams[0].thread_id == thread.id
+
+    # carol can't vote for the team she plays
+    board = w.board()
+    refused = await w.carol.click(board, custom_id=[c for c in w.custom_ids(board) if c.startswith(TEAM_VOTE)][0])
+    assert refused.ephemeral and "Only the team's members vote" in w.private(refused)
+
+    # the team (no double, then 2-1) and carol by her own commands, to the end
+    for _ in range(6):
+        await play_the_team_turns(w, clock, (w.alice, w.bob))
+        state = await w.service.lookups.game_in_channel(w.channel.id)
+        if state is None or not state.is_active:
+            break
+        assert state.to_act().user_id == w.carol.id
+        await w.env.advance_time(5)
+        if state.game.dice is None:
+            rolled = await w.carol.slash(w.channel, "bg roll")
+            assert not rolled.ephemeral, w.private(rolled)
+            state = await w.service.lookups.game_in_channel(w.channel.id)
+        plays = state.legal_play_texts()
+        if plays:
+            moved = await w.carol.slash(w.channel, "bg move", play=plays[0])
+            assert not moved.ephemeral, w.private(moved)
+        await settle(w)
+    game = await w.service.store.games.get(1)
+    assert game.status == "finished" and game.winner == crew.id
+
+    await w.env.advance_time(6)
+    record = await w.mod.slash(w.channel, "bgclub team", role=crew)
+    assert "1 won, 0 lost" in record.response.content
+    rows = await w.service.store.db.fetchall(
+        "SELECT user_id FROM ratings WHERE user_id IN (?, ?, ?, ?)", (w.alice.id, w.bob.id, w.carol.id, crew.id)
+    )
+    assert rows == []
+    assert await w.service.store.outbox.owed() == []
+    texts = thread_texts(thread)
+    assert len(texts) == len(set(texts)) and any("voted" in t for t in texts)
