@@ -77,6 +77,11 @@ def tally_text(data: dict[str, Any]) -> str:
     return clip("\n".join(lines), MAX_CONTENT)
 
 
+def role_pinged(role_id: int) -> discord.AllowedMentions:
+    """Exactly this role is pinged (a role team's challenge or reminder): no member, no other role, never everyone."""
+    return discord.AllowedMentions(everyone=False, users=False, replied_user=False, roles=[discord.Object(id=role_id)])
+
+
 def reminder_text(data: dict[str, Any]) -> str:
     """Halfway to its close, a vote nobody has answered: said once, in the team's thread."""
     question = _(QUESTIONS.get(str(data.get("kind_of_vote")), N_("which play")))

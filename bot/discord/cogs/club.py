@@ -25,7 +25,7 @@ from discord.ext import commands
 
 from bot.core.advice import parse_level
 from bot.core.chouettes import LEDGER_KIND, ChouetteDelivery, Chouettes, ChouetteSession
-from bot.core.consultations import PROMPT_KIND, ROLL, TALLY_KIND, Consultations, question_of
+from bot.core.consultations import PROMPT_KIND, REMINDER_KIND, ROLL, TALLY_KIND, Consultations, question_of
 from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
 from bot.core.model import (
     ChallengeError,
@@ -69,7 +69,15 @@ from bot.discord.replies import (
     send_private,
     send_public,
 )
-from bot.discord.team_votes import TeamChallengeButton, head, prompt_text, tally_text, team_challenge_controls
+from bot.discord.team_votes import (
+    TeamChallengeButton,
+    head,
+    prompt_text,
+    reminder_text,
+    role_pinged,
+    tally_text,
+    team_challenge_controls,
+)
 from engine import WinKind
 from engine.chouette import ChouetteOptions, CrewDoubles, Rotation
 from i18n import _
@@ -130,6 +138,7 @@ class ClubCog(
         self.dispatcher.handlers[LEDGER_KIND] = self.post_ledger
         self.dispatcher.handlers[PROMPT_KIND] = self.post_team_message
         self.dispatcher.handlers[TALLY_KIND] = self.post_team_message
+        self.dispatcher.handlers[REMINDER_KIND] = self.post_team_message
         if self.table is not None:
             self.table.poster.listeners.append(self.after_post)
             self.table.computer.followers.append(self.after_post)
@@ -436,13 +445,7 @@ class ClubCog(
                 raise UserError(_("You are in both teams: a member plays for one side only."))
             seats += (TeamSeat(1, other.team_id, other.kind, 0, 0),)
             challenged = PlayerRef(other.team_id, other.name)
-            pings = (
-                discord.AllowedMentions(
-                    everyone=False, users=False, replied_user=False, roles=[discord.Object(other.team_id)]
-                )
-                if other.kind == "role"
-                else pinging()
-            )
+            pings = role_pinged(other.team_id) if other.kind == "role" else pinging()
         options = ChallengeOptions(match_length=match_length, move_days=self.settings.default_move_days, teams=seats)
         challenges = self.service.challenges
         guild_id, challenger = interaction.guild_id or 0, PlayerRef(team.team_id, team.name)
@@ -667,7 +670,8 @@ class ClubCog(
             await report(interaction, error)
 
     async def votes_due(self, now: datetime, shard: Any) -> None:
-        """The scheduler's pass: close the votes due."""
+        """The scheduler's pass: owe the reminders due, close the votes due."""
+        await self.consultations.remind(now, shard)
         for vote in await self.consultations.due(now, shard):
             await self._close(vote, None)
 
@@ -701,6 +705,8 @@ class ClubCog(
         if delivery.kind == PROMPT_KIND:
             team = await self.service.names.name(await self._team_of(data))
             text = prompt_text(data, team)
+        elif delivery.kind == REMINDER_KIND:
+            text = reminder_text(data)
         else:
             text = tally_text(data)
         first = text.split("\n", 1)[0]
@@ -715,7 +721,9 @@ class ClubCog(
                 await self.dispatcher.deliveries.delivered(delivery.entries)
                 return
         payload: dict[str, Any] = {"content": text, "allowed_mentions": pinging()}
-        if delivery.kind == PROMPT_KIND:
+        if delivery.kind == REMINDER_KIND and data.get("role"):  # a role team's reminder pings its role, nobody else
+            payload["allowed_mentions"] = role_pinged(int(data["role"]))
+        if delivery.kind in (PROMPT_KIND, REMINDER_KIND):
             view = discord.ui.View(timeout=None)
             view.add_item(KibitzButton(int(data["game"]), int(data["version"]), team=True))
             payload["view"] = view

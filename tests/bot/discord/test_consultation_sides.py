@@ -150,3 +150,54 @@ async def test_a_team_of_two_plays_a_member_to_the_end(world, crew, clock):
     assert await w.service.store.outbox.owed() == []
     texts = thread_texts(thread)
     assert len(texts) == len(set(texts)) and any("voted" in t for t in texts)
+
+
+async def test_a_vote_nobody_answers_is_reminded_once_in_the_team_thread(world, crew, clock, make_bot):
+    w = world
+    asked = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol, position=START)
+    challenge = w.public()[-1]
+    assert not asked.ephemeral, w.private(asked)
+    await w.carol.click(challenge, custom_id=buttons(challenge)["Accept"])
+    await settle(w)
+    (thread,) = w.channel.threads
+    assert question_of(await w.service.lookups.game_in_channel(w.channel.id)).kind == "cube"
+
+    def reminders() -> list[discord.Message]:
+        return [m for m in w.public(thread) if "nobody has voted yet" in m.content]
+
+    clock.advance(hours=17)  # the vote closes in 36 hours: not halfway yet
+    await w.bot.scheduler.run_once()
+    await settle(w)
+    assert reminders() == []
+    clock.advance(hours=2)
+    await w.bot.scheduler.run_once()
+    await settle(w)
+    (reminder,) = reminders()
+    assert "closes" in reminder.content and f"<@&{crew.id}>" in reminder.content
+    stored = stored_message(w, reminder)
+    assert stored.ping_role_ids == [crew.id] and not stored.ping_user_ids  # the team's role, nobody else
+    assert any(str(c.custom_id).startswith(TEAM_VOTE) for c in all_components(reminder))
+    # nothing in the public channel: the game's own reminder is not sent to a team
+    assert not [m for m in w.public() if "⏰" in m.content or "nobody has voted" in m.content]
+
+    # once: not again on the next pass, nor after a restart
+    await w.env.restart_bot(make_bot())
+    w.bot.table.computer.pause = 0
+    clock.advance(hours=1)
+    await w.bot.scheduler.run_once()
+    await settle(w)
+    assert len(reminders()) == 1
+    assert await w.service.store.outbox.owed() == []
+
+    # a vote answered before halfway is not reminded
+    board = w.board()
+    await ballot(w, w.bob, board, "no double")
+    await close_vote(w, clock)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    question = question_of(state)
+    assert question is not None and question.kind == "play"
+    await ballot(w, w.bob, w.board(), question.answers[0])
+    clock.advance(hours=20)
+    await w.bot.scheduler.run_once()
+    await settle(w)
+    assert len(reminders()) == 1
