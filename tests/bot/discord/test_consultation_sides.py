@@ -160,7 +160,8 @@ async def test_a_vote_nobody_answers_is_reminded_once_in_the_team_thread(world, 
     await w.carol.click(challenge, custom_id=buttons(challenge)["Accept"])
     await settle(w)
     (thread,) = w.channel.threads
-    assert question_of(await w.service.lookups.game_in_channel(w.channel.id)).kind == "cube"
+    first = question_of(await w.service.lookups.game_in_channel(w.channel.id))
+    assert first is not None and first.kind == "cube"
 
     def reminders() -> list[discord.Message]:
         return [m for m in w.public(thread) if "nobody has voted yet" in m.content]
