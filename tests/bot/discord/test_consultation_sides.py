@@ -202,3 +202,92 @@ async def test_a_vote_nobody_answers_is_reminded_once_in_the_team_thread(world, 
     await w.bot.scheduler.run_once()
     await settle(w)
     assert len(reminders()) == 1
+
+
+async def test_two_teams_play_each_in_its_own_private_thread(world, crew, clock):
+    w = world
+    from simcord import SetupError
+
+    rivals = w.guild.create_role("Rivals")
+    dave = w.guild.add_member(w.env.create_user("dave"))  # in both teams: votes for neither
+    for member in (w.carol, w.mod, dave):
+        w.env.backend.add_member_role(w.guild.id, member.id, rivals.id)
+    w.env.backend.add_member_role(w.guild.id, dave.id, crew.id)
+    seen: dict[int, list[str]] = {m.id: [] for m in (w.alice, w.bob, w.carol, w.mod)}
+
+    def keep(member, result) -> None:
+        seen[member.id].append(w.private(result))
+
+    asked = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent_role=rivals, position=START)
+    assert not asked.ephemeral, w.private(asked)
+    challenge = w.public()[-1]
+    assert f"<@&{rivals.id}>" in challenge.content
+    stored = stored_message(w, challenge)
+    assert stored.ping_role_ids == [rivals.id] and not stored.ping_user_ids
+
+    refused = await w.bob.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert refused.ephemeral and "Only the members of Rivals" in w.private(refused)
+    refused = await dave.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert refused.ephemeral and "the challenging team" in w.private(refused)
+    accepted = await w.carol.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert accepted.followups, w.private(accepted)
+    await settle(w)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    ours, theirs = state.options.teams
+    assert [p.user_id for p in state.players] == [crew.id, rivals.id] and not state.options.rated
+    assert (ours.captain_id, theirs.captain_id) == (w.alice.id, w.carol.id)
+    threads = {t.id: t for t in w.channel.threads}
+    assert set(threads) == {ours.thread_id, theirs.thread_id} and ours.thread_id != theirs.thread_id
+    crew_thread, rival_thread = threads[ours.thread_id], threads[theirs.thread_id]
+    voters = {crew.id: (w.alice, w.bob), rivals.id: (w.carol, w.mod)}
+
+    dave_tried = False
+    for _ in range(12):
+        state = await w.service.lookups.game_in_channel(w.channel.id)
+        if state is None or not state.is_active:
+            break
+        question = question_of(state)
+        if question is None:
+            await settle(w)
+            continue
+        board = w.board()
+        if not dave_tried:  # in both teams: refused, whichever side is to act
+            await w.env.advance_time(5)
+            refused = await dave.click(board, custom_id=[c for c in w.custom_ids(board) if c.startswith(TEAM_VOTE)][0])
+            assert refused.ephemeral and "both sides" in w.private(refused)
+            dave_tried = True
+        for member in voters[question.team.team_id]:
+            await w.env.advance_time(5)
+            clicked = await member.click(
+                board, custom_id=[c for c in w.custom_ids(board) if c.startswith(TEAM_VOTE)][0]
+            )
+            keep(member, clicked)
+            voted = await member.select(clicked.response, [question.answers[0]])
+            keep(member, voted)
+            assert "Your vote:" in w.private(voted)
+        await close_vote(w, clock)
+    game = await w.service.store.games.get(1)
+    assert game.status == "finished" and game.winner in (crew.id, rivals.id)
+
+    # each team's thread holds its own votes only, and the other team can't read it
+    crew_texts, rival_texts = thread_texts(crew_thread), thread_texts(rival_thread)
+    assert any("**Crew** decides" in t for t in crew_texts) and any("**Rivals** decides" in t for t in rival_texts)
+    assert not any("Rivals" in t for t in crew_texts) and not any("Crew" in t for t in rival_texts)
+    for member in (w.carol, w.mod):
+        with pytest.raises(SetupError):
+            crew_thread.history(viewer=member)
+    for member in (w.alice, w.bob):
+        with pytest.raises(SetupError):
+            rival_thread.history(viewer=member)
+    # every private answer a member had was about their own team's vote
+    for member in (w.alice, w.bob, w.carol, w.mod):
+        assert seen[member.id] and all("Your vote" in t or "Only you see it" in t for t in seen[member.id])
+    for message in w.public():
+        assert "Team vote" not in message.content
+
+    readers = [w.guild.add_member(w.env.create_user(name)) for name in ("erin", "frank")]  # no cooldown running
+    won = (await readers[0].slash(w.channel, "bgclub team", role=crew)).response.content
+    lost = (await readers[1].slash(w.channel, "bgclub team", role=rivals)).response.content
+    crew_won = game.winner == crew.id
+    assert ("1 won, 0 lost" if crew_won else "0 won, 1 lost") in won
+    assert ("0 won, 1 lost" if crew_won else "1 won, 0 lost") in lost
