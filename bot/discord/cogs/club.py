@@ -541,18 +541,25 @@ class ClubCog(
             await interaction.response.defer()
         await self.service.names.remember(player_ref(interaction.user))
         teams = [ours] + ([replace(theirs, captain_id=interaction.user.id)] if theirs is not None else [])
-        for i, team in enumerate(teams):
-            if team.thread_id:
-                continue
-            if team.kind == "thread":
-                teams[i] = replace(team, thread_id=team.team_id)
-                continue
-            name = challenge.challenger.name if team is ours else challenge.challenged.name
-            captain = discord.Object(team.captain_id)
-            teams[i] = replace(team, thread_id=await self._team_thread(channel, name, captain))
-        outcome = await self.service.challenges.accept(
-            challenge.id, side, accepted_by=interaction.id, teams=tuple(teams)
-        )
+        made: list[int] = []
+        try:
+            for i, team in enumerate(teams):
+                if team.kind == "thread":
+                    teams[i] = replace(team, thread_id=team.team_id)
+                    continue
+                name = challenge.challenger.name if i == 0 else challenge.challenged.name
+                made.append(await self._team_thread(channel, name, discord.Object(team.captain_id)))
+                teams[i] = replace(team, thread_id=made[-1])
+            outcome = await self.service.challenges.accept(
+                challenge.id, side, accepted_by=interaction.id, teams=tuple(teams)
+            )
+        except BaseException:  # answered meanwhile, expired: the threads made for it go
+            for thread_id in made:
+                try:
+                    await self.bot_client.http.delete_channel(thread_id)
+                except discord.HTTPException:
+                    log.debug("could not delete an unused team thread", exc_info=True)
+            raise
         await self.table.poster.publish(
             outcome,
             Followup(interaction),

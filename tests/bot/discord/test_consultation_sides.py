@@ -291,3 +291,24 @@ async def test_two_teams_play_each_in_its_own_private_thread(world, crew, clock)
     crew_won = game.winner == crew.id
     assert ("1 won, 0 lost" if crew_won else "0 won, 1 lost") in won
     assert ("0 won, 1 lost" if crew_won else "1 won, 0 lost") in lost
+
+
+async def test_only_the_captain_withdraws_and_an_expired_challenge_leaves_no_thread(world, crew, clock):
+    w = world
+    await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol)
+    first = w.public()[-1]
+    refused = await w.bob.click(first, custom_id=buttons(first)["Withdraw"])
+    assert refused.ephemeral and "Only the team's captain" in w.private(refused)
+    withdrawn = await w.alice.click(first, custom_id=buttons(first)["Withdraw"])
+    assert not withdrawn.ephemeral, w.private(withdrawn)
+    assert "withdrew" in w.public()[-1].content and not all_components(w.public()[-1])
+
+    await w.env.advance_time(31)
+    await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol)
+    second = w.public()[-1]
+    clock.advance(days=8)  # past its lifetime, before the scheduler's pass marks it expired
+    await w.env.advance_time(6)
+    late = await w.carol.click(second, custom_id=buttons(second)["Accept"])
+    assert "expired" in w.private(late)
+    assert w.channel.threads == []  # the team's thread made for the game is deleted
+    assert await w.service.lookups.game_in_channel(w.channel.id) is None
