@@ -337,6 +337,8 @@ class Challenges:
         if seat is None:
             raise ChallengeError(_("only its players can ask for a rematch of this game"))
         options = game.options
+        if options.teams:
+            raise ChallengeError(_("a team's game is played again with /bgclub consult"))
         if options.practice or options.gnubg_id:
             raise ChallengeError(_("a practice game is not played again: set it up anew with /bgtools setup"))
         opponent = game.players[1 - seat]

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("gnubg_nn")
 
 from bot.core.consultations import question_of  # noqa: E402
+from bot.core.model import ChallengeError, PlayerRef  # noqa: E402
 from engine import ScriptedDice  # noqa: E402
 from engine.position import Position  # noqa: E402
 from tests.bot.conftest import ROLLS, all_components  # noqa: E402
@@ -139,6 +140,8 @@ async def test_a_team_of_two_plays_a_member_to_the_end(world, crew, clock):
         await settle(w)
     game = await w.service.store.games.get(1)
     assert game.status == "finished" and game.winner == crew.id
+    with pytest.raises(ChallengeError, match="played again with /bgclub consult"):  # not a challenge nobody answers
+        await w.service.challenges.rematch(await w.service.archive.look_up(1), PlayerRef(w.carol.id, "carol"))
 
     await w.env.advance_time(6)
     record = await w.mod.slash(w.channel, "bgclub team", role=crew)
@@ -312,3 +315,17 @@ async def test_only_the_captain_withdraws_and_an_expired_challenge_leaves_no_thr
     assert "expired" in w.private(late)
     assert w.channel.threads == []  # the team's thread made for the game is deleted
     assert await w.service.lookups.game_in_channel(w.channel.id) is None
+
+
+def test_a_team_game_has_no_rematch_button():
+    from types import SimpleNamespace
+
+    from bot.core.model import ChallengeOptions, PlayerRef, TeamSeat
+    from bot.discord.components import rematch_controls
+
+    players = (PlayerRef(1, "Crew"), PlayerRef(2, "carol"))
+    plain = SimpleNamespace(id=1, is_active=False, status="finished", options=ChallengeOptions(), players=players)
+    assert rematch_controls(plain) is not None  # type: ignore[arg-type]
+    team = ChallengeOptions(teams=(TeamSeat(0, 1, "role", 3, 4),))
+    teams = SimpleNamespace(id=1, is_active=False, status="finished", options=team, players=players)
+    assert rematch_controls(teams) is None  # type: ignore[arg-type]
