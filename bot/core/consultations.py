@@ -335,8 +335,8 @@ class Consultations:
     async def _word(self, entry: OutboxEntry) -> Delivery | None:
         game_id, version = int(entry.payload.get("game", 0)), int(entry.payload.get("version", -1))
         vote = await self.votes.vote(game_id, version)
-        if vote is None:
-            return None
+        if vote is None or entry.kind == REMINDER_KIND and vote.closed:
+            return None  # a reminder of a vote closed meanwhile: nothing left to remind
         data = dict(entry.payload)
         data.update(kind_of_vote=vote.kind, answers=list(vote.answers), deadline=vote.deadline, seat=vote.seat)
         return Delivery(
