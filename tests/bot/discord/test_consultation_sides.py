@@ -193,16 +193,27 @@ async def test_a_vote_nobody_answers_is_reminded_once_in_the_team_thread(world, 
     assert len(reminders()) == 1
     assert await w.service.store.outbox.owed() == []
 
-    # a vote answered before halfway is not reminded
+    # the game's own reminder of the team's turn (between its reminder time and its timeout) goes nowhere
+    row = await w.service.store.db.fetchone("SELECT reminder_at, turn_deadline FROM games WHERE id = 1")
+    clock.advance(seconds=(row["reminder_at"] + row["turn_deadline"]) / 2 - clock().timestamp())
+    await w.bot.scheduler.run_once()
+    await settle(w)
+    assert not [m for m in w.public() if "⏰" in m.content] and len(reminders()) == 1
+
+    # a vote answered before halfway is not reminded (the first ballot after the deadline closes the cube's)
     board = w.board()
     await ballot(w, w.bob, board, "no double")
-    await close_vote(w, clock)
+    await settle(w)
     state = await w.service.lookups.game_in_channel(w.channel.id)
     question = question_of(state)
     assert question is not None and question.kind == "play"
     await ballot(w, w.bob, w.board(), question.answers[0])
     clock.advance(hours=20)
-    await w.bot.scheduler.run_once()
+    rows = await w.service.store.db.fetchall("SELECT id, version, reminder_at, reminder_sent, turn_deadline FROM games")
+    print("GAMES", [tuple(r) for r in rows], clock().timestamp(), flush=True)
+    print("NOTICES", await w.bot.scheduler.run_once(), flush=True)
+    rows = await w.service.store.db.fetchall("SELECT kind, payload FROM outbox")
+    print("OUTBOX", [tuple(r) for r in rows], flush=True)
     await settle(w)
     assert len(reminders()) == 1
 
