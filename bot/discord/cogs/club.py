@@ -475,6 +475,21 @@ class ClubCog(
             await challenges.set_message(challenge.id, message.id)
         except Exception:
             log.debug("could not remember the team challenge's message", exc_info=True)
+        if opponent_thread is not None:  # a thread team has no role to ping: it hears of it in its thread
+            await self._tell_thread(opponent_thread.id, challenge, message)
+
+    async def _tell_thread(self, thread_id: int, challenge: Any, message: discord.Message) -> None:
+        """A pointer to the challenge in the challenged thread team's own thread (pinging nobody)."""
+        link = presenter.jump_url(challenge.guild_id, message.channel.id, message.id)
+        text = "👥 " + _("{team} challenges this thread's team: any of its members may answer it here: {link}").format(
+            team=f"**{shown(challenge.challenger.name)}**", link=link
+        )
+        try:
+            await self.bot_client.get_partial_messageable(thread_id).send(
+                **fit(content=text, allowed_mentions=pinging())
+            )
+        except discord.HTTPException:
+            log.info("could not tell the thread team %s of a challenge", thread_id, exc_info=True)
 
     async def click_team_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int) -> None:
         """A team challenge's button: Accept and Decline for the challenged side (any member

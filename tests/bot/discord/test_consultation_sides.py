@@ -340,3 +340,36 @@ def test_a_team_game_has_no_rematch_button():
     team = ChallengeOptions(teams=(TeamSeat(0, 1, "role", 3, 4),))
     teams = SimpleNamespace(id=1, is_active=False, status="finished", options=team, players=players)
     assert rematch_controls(teams) is None  # type: ignore[arg-type]
+
+
+async def test_a_thread_team_hears_of_its_challenge_in_its_thread_and_plays_there(world, crew):
+    from simcord.builders import ChannelHandle
+    from simcord.enums import ChannelType
+
+    w = world
+    backend = w.env.backend
+    talk = backend.create_thread(w.channel.id, "Rival talk", w.carol.id, type=ChannelType.PRIVATE_THREAD)
+    for member in (w.carol, w.mod, w.bot.user):
+        backend.add_thread_member(talk.id, member.id)
+    await w.env.settle()
+    rivals = ChannelHandle(w.env, w.guild, talk)
+    # Discord offers a private thread as an option only to its members and to those who manage threads
+    staff = w.guild.create_role("Staff", permissions=discord.Permissions(manage_threads=True))
+    backend.add_member_role(w.guild.id, w.alice.id, staff.id)
+    asked = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent_thread=rivals, position=START)
+    assert not asked.ephemeral, w.private(asked)
+    challenge = w.public()[-1]
+    stored = stored_message(w, challenge)
+    assert not stored.ping_user_ids and not stored.ping_role_ids and "**Rival talk**" in challenge.content
+    (pointer,) = [m for m in w.public(rivals) if "challenges this thread's team" in m.content]
+    assert str(challenge.id) in pointer.content and not stored_message(w, pointer).ping_user_ids
+
+    refused = await w.bob.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert refused.ephemeral and "Only the members of Rival talk" in w.private(refused)
+    accepted = await w.mod.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert accepted.followups, w.private(accepted)
+    await settle(w)
+    state = await w.service.lookups.game_in_channel(w.channel.id)
+    ours, theirs = state.options.teams
+    assert (theirs.kind, theirs.team_id, theirs.thread_id, theirs.captain_id) == ("thread", talk.id, talk.id, w.mod.id)
+    assert ours.thread_id not in (0, talk.id)  # the role team got a private thread of its own
