@@ -116,10 +116,16 @@ async def test_a_team_of_two_plays_a_member_to_the_end(world, crew, clock):
     assert thread._channel.type == discord.ChannelType.private_thread.value
     assert state.options.teams[0].thread_id == thread.id
 
-    # carol can't vote for the team she plays
+    # carol can't vote for the team she plays, not even once she has its role
     board = w.board()
-    refused = await w.carol.click(board, custom_id=[c for c in w.custom_ids(board) if c.startswith(TEAM_VOTE)][0])
+    vote_id = [c for c in w.custom_ids(board) if c.startswith(TEAM_VOTE)][0]
+    refused = await w.carol.click(board, custom_id=vote_id)
     assert refused.ephemeral and "Only the team's members vote" in w.private(refused)
+    w.env.backend.add_member_role(w.guild.id, w.carol.id, crew.id)
+    await w.env.advance_time(5)
+    refused = await w.carol.click(board, custom_id=vote_id)
+    assert refused.ephemeral and "both sides" in w.private(refused)
+    w.env.backend.remove_member_role(w.guild.id, w.carol.id, crew.id)
 
     # the team (no double, then 2-1) and carol by her own commands, to the end
     for _ in range(6):
