@@ -445,7 +445,10 @@ class ClubCog(
                 raise UserError(_("You are in both teams: a member plays for one side only."))
             seats += (TeamSeat(1, other.team_id, other.kind, 0, 0),)
             challenged = PlayerRef(other.team_id, other.name)
-            pings = role_pinged(other.team_id) if other.kind == "role" else pinging()
+            # a role is pinged only if its members let anyone mention it: the bot's own right to
+            # ping every role is not lent to whoever names one
+            mentionable = opponent_role is not None and opponent_role.mentionable
+            pings = role_pinged(other.team_id) if mentionable else pinging()
         options = ChallengeOptions(match_length=match_length, move_days=self.settings.default_move_days, teams=seats)
         challenges = self.service.challenges
         guild_id, challenger = interaction.guild_id or 0, PlayerRef(team.team_id, team.name)
@@ -744,7 +747,10 @@ class ClubCog(
                 return
         payload: dict[str, Any] = {"content": text, "allowed_mentions": pinging()}
         if delivery.kind == REMINDER_KIND and data.get("role"):  # a role team's reminder pings its role, nobody else
-            payload["allowed_mentions"] = role_pinged(int(data["role"]))
+            guild = self.bot_client.get_guild(delivery.guild_id)
+            role = guild.get_role(int(data["role"])) if guild is not None else None
+            if role is not None and role.mentionable:  # only a role anyone may mention
+                payload["allowed_mentions"] = role_pinged(role.id)
         if delivery.kind in (PROMPT_KIND, REMINDER_KIND):
             view = discord.ui.View(timeout=None)
             view.add_item(KibitzButton(int(data["game"]), int(data["version"]), team=True))

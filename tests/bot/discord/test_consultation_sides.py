@@ -33,7 +33,7 @@ def crew(world):
     w = world
     w.env.settle_timeout = 10
     w.bot.table.computer.pause = 0
-    crew = w.guild.create_role("Crew")
+    crew = w.guild.create_role("Crew", mentionable=True)  # its members let anyone mention it
     for member in (w.alice, w.bob):
         w.env.backend.add_member_role(w.guild.id, member.id, crew.id)
     return crew
@@ -243,7 +243,7 @@ async def test_two_teams_play_each_in_its_own_private_thread(world, crew, clock)
     challenge = w.public()[-1]
     assert f"<@&{rivals.id}>" in challenge.content
     stored = stored_message(w, challenge)
-    assert stored.ping_role_ids == [rivals.id] and not stored.ping_user_ids
+    assert not stored.ping_role_ids and not stored.ping_user_ids  # Rivals can't be mentioned by anyone: no ping
 
     refused = await w.bob.click(challenge, custom_id=buttons(challenge)["Accept"])
     assert refused.ephemeral and "Only the members of Rivals" in w.private(refused)
@@ -322,6 +322,15 @@ async def test_only_the_captain_withdraws_and_an_expired_challenge_leaves_no_thr
     withdrawn = await w.alice.click(first, custom_id=buttons(first)["Withdraw"])
     assert not withdrawn.ephemeral, w.private(withdrawn)
     assert "withdrew" in w.public()[-1].content and not all_components(w.public()[-1])
+
+    pals = w.guild.create_role("Pals", mentionable=True)  # a role anyone may mention is pinged, alone
+    w.env.backend.add_member_role(w.guild.id, w.carol.id, pals.id)
+    await w.env.advance_time(31)
+    await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent_role=pals)
+    to_pals = w.public()[-1]
+    stored = stored_message(w, to_pals)
+    assert stored.ping_role_ids == [pals.id] and not stored.ping_user_ids
+    await w.alice.click(to_pals, custom_id=buttons(to_pals)["Withdraw"])
 
     await w.env.advance_time(31)
     await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol)
