@@ -166,7 +166,10 @@ async def test_a_vote_nobody_answers_is_reminded_once_in_the_team_thread(world, 
     asked = await w.alice.slash(w.channel, "bgclub consult", role=crew, opponent=w.carol, position=START)
     challenge = w.public()[-1]
     assert not asked.ephemeral, w.private(asked)
-    await w.carol.click(challenge, custom_id=buttons(challenge)["Accept"])
+    await w.env.restart_bot(make_bot())  # the challenge's buttons answer after a restart
+    w.bot.table.computer.pause = 0
+    accepted = await w.carol.click(challenge, custom_id=buttons(challenge)["Accept"])
+    assert accepted.followups, w.private(accepted)
     await settle(w)
     (thread,) = w.channel.threads
     first = question_of(await w.service.lookups.game_in_channel(w.channel.id))
