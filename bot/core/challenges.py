@@ -36,6 +36,7 @@ from bot.core.model import (
     Limits,
     Outcome,
     PlayerRef,
+    TeamSeat,
     storage_errors_as_service_errors,
 )
 from bot.core.players import PlayerNames
@@ -296,11 +297,13 @@ class Challenges:
         channel_id: int | None = None,
         accepted_by: int | None = None,
         seed: str | None = None,
+        teams: tuple[TeamSeat, ...] | None = None,
     ) -> Outcome:
         """The challenged player accepts: the game starts with the opening throw.
 
         ``accepted_by``: the Discord id of the accepting click; ``seed``: the
-        accepter's own text. Both salt the committed dice."""
+        accepter's own text. Both salt the committed dice. ``teams``: a consultation
+        challenge's teams as they play (their threads and captains, known once accepted)."""
         challenge = await self.pending(challenge_id)
         if user_id != challenge.challenged.user_id:
             raise ChallengeError(_("only {name} can accept this challenge").format(name=challenge.challenged.name))
@@ -319,7 +322,7 @@ class Challenges:
                 challenge.guild_id,
                 channel_id or challenge.channel_id,
                 seats(challenge),
-                challenge.options,
+                challenge.options if teams is None else replace(challenge.options, teams=teams),
                 challenge_id=challenge_id,
                 fair=fair,
                 gnubg_id=challenge.options.gnubg_id,
@@ -343,6 +346,8 @@ class Challenges:
         if seat is None:
             raise ChallengeError(_("only its players can ask for a rematch of this game"))
         options = game.options
+        if options.teams:
+            raise ChallengeError(_("a team's game is played again with /bgclub consult"))
         if options.practice or options.gnubg_id:
             raise ChallengeError(_("a practice game is not played again: set it up anew with /bgtools setup"))
         opponent = game.players[1 - seat]

@@ -16,6 +16,9 @@ tie goes to the captain's ballot (else to the first tied answer in the vote's
 order). A vote is stored before its prompt is owed and closed in the
 transaction that owes its tally; the team's action is compare-and-set on the
 game's version: a restart mid-vote loses nothing and plays nothing twice.
+A vote nobody has answered when :data:`REMIND_SHARE` of its time has passed is
+reminded once in the team's thread (:meth:`Consultations.remind`), claimed in
+the transaction that owes it; the game's own reminder is not sent to a team.
 """
 
 from __future__ import annotations
@@ -39,7 +42,14 @@ from bot.core.model import (
     TeamSeat,
 )
 from bot.store import Store
-from bot.store.consultations import PROMPT_KIND, TALLY_KIND, ConsultationStore, TeamRecord, VoteRow
+from bot.store.consultations import (
+    PROMPT_KIND,
+    REMINDER_KIND,
+    TALLY_KIND,
+    ConsultationStore,
+    TeamRecord,
+    VoteRow,
+)
 from bot.store.outbox import OutboxEntry
 from bot.store.shards import Shard, serves
 from engine import IllegalPlayError, NotationError, Phase, format_play, parse_play
@@ -55,11 +65,15 @@ ROLL = "roll"
 """Not a vote: the team rolls at once (no cube choice)."""
 VOTE_SHARE = 0.5
 """A vote closes when this share of the game's time per move has passed."""
+REMIND_SHARE = 0.5
+"""A vote nobody has answered is reminded in the team's thread once this share of its time has passed."""
 
 __all__ = [
     "ACCEPT",
     "PROMPT_KIND",
     "REJECT",
+    "REMINDER_KIND",
+    "REMIND_SHARE",
     "TALLY_KIND",
     "VOTE_SHARE",
     "Consultations",
@@ -147,6 +161,7 @@ class Consultations:
         if deliveries is not None:
             deliveries.wordings[PROMPT_KIND] = self._word
             deliveries.wordings[TALLY_KIND] = self._word
+            deliveries.wordings[REMINDER_KIND] = self._word
 
     # -- the turn ------------------------------------------------------------------------------
 
@@ -162,7 +177,9 @@ class Consultations:
             except StaleGameError:
                 return None  # rolled already (another pass, another process)
         days = max(state.options.move_days, 1)
-        deadline = self.clock() + timedelta(days=days * VOTE_SHARE)
+        now = self.clock()
+        deadline = now + timedelta(days=days * VOTE_SHARE)
+        remind_at = now + (deadline - now) * REMIND_SHARE
         opened = await self.votes.open(
             game_id=state.id,
             version=state.version,
@@ -172,6 +189,7 @@ class Consultations:
             kind=question.kind,
             answers=question.answers,
             deadline=deadline.timestamp(),
+            remind_at=remind_at.timestamp(),
         )
         if opened and self.deliveries is not None:
             self.deliveries.wake()
@@ -265,8 +283,28 @@ class Consultations:
         return await self.votes.due((now or self.clock()).timestamp(), shard)
 
     async def next_due(self, shard: Shard | None = None) -> datetime | None:
-        due = await self.votes.next_deadline(shard)
-        return datetime.fromtimestamp(due, tz=self.clock().tzinfo) if due is not None else None
+        """The next vote's close or reminder."""
+        dues = [
+            d for d in (await self.votes.next_deadline(shard), await self.votes.next_reminder(shard)) if d is not None
+        ]
+        return datetime.fromtimestamp(min(dues), tz=self.clock().tzinfo) if dues else None
+
+    async def remind(self, now: datetime | None = None, shard: Shard | None = None) -> int:
+        """Owe the reminders due: each open vote nobody has answered yet, once, in its team's
+        thread (a role team's reminder names the role). Returns how many are owed."""
+        owed = 0
+        for vote in await self.votes.reminders_due((now or self.clock()).timestamp(), shard):
+            try:
+                state = await self._get_game(vote.game_id)
+            except NoGameError:
+                state = None
+            team = state.options.team_at(vote.seat) if state is not None else None
+            payload: dict[str, object] = {"role": team.team_id} if team is not None and team.kind == "role" else {}
+            if await self.votes.claim_reminder(vote, payload):
+                owed += 1
+        if owed and self.deliveries is not None:
+            self.deliveries.wake()
+        return owed
 
     async def waiting(self, shard: Shard | None = None) -> list[GameState]:
         """Active team games whose team is to act with no vote put yet (after a restart)."""
@@ -297,8 +335,8 @@ class Consultations:
     async def _word(self, entry: OutboxEntry) -> Delivery | None:
         game_id, version = int(entry.payload.get("game", 0)), int(entry.payload.get("version", -1))
         vote = await self.votes.vote(game_id, version)
-        if vote is None:
-            return None
+        if vote is None or entry.kind == REMINDER_KIND and vote.closed:
+            return None  # a reminder of a vote closed meanwhile: nothing left to remind
         data = dict(entry.payload)
         data.update(kind_of_vote=vote.kind, answers=list(vote.answers), deadline=vote.deadline, seat=vote.seat)
         return Delivery(

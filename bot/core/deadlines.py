@@ -162,6 +162,10 @@ class Deadlines:
             player = state.to_act()
             if player is None:
                 continue
+            if state.options.team_at(state.game.turn) is not None:
+                # a team in consultation: its open vote is reminded in its own thread
+                await self.store.schedule.claim_reminder(row.id, row.version, None)
+                continue
             members = self.members
             if members is not None and await members.hold_turn(row, state):
                 continue  # on vacation: the clock waits

@@ -290,9 +290,12 @@ DYNAMIC_ITEMS = (
 
 def rematch_controls(state: GameState) -> discord.ui.View | None:
     """Rematch (and Double or nothing for a money game) under a game two people
-    finished; None for a practice game, the computer's, a tournament's, or one abandoned."""
+    finished; None for a practice game, the computer's, a tournament's, a team's (it challenges
+    again with ``/bgclub consult``), or one abandoned."""
     options = state.options
     if state.is_active or state.status != "finished" or options.practice or options.computer_level:
+        return None
+    if options.teams:
         return None
     if options.tournament is not None:
         return None

@@ -23,8 +23,10 @@ from bot.core.model import (
     GameState,
     GameSummary,
     LeaderboardPage,
+    PlayerRef,
     PlayerStats,
     RatingChange,
+    TeamSeat,
     variant_name,
 )
 from bot.core.narration import phrase
@@ -338,6 +340,15 @@ def result_embed(
 # -- challenges ----------------------------------------------------------------------------
 
 
+def side_mention(player: PlayerRef, team: TeamSeat | None) -> str:
+    """A side of a challenge as its message names it: a member's mention, a team's role
+    mention (the role is pinged only if the message's allowed mentions say so), or a
+    thread team's name."""
+    if team is None:
+        return mention(player.user_id)
+    return f"<@&{team.team_id}>" if team.kind == "role" else f"**{shown(player.name)}**"
+
+
 def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
     where = " " + _("The game gets its own thread.") if thread else ""
     expires = " " + _("Answer {when}.").format(when=timestamp(challenge.expires_at)) if challenge.expires_at else ""
@@ -346,10 +357,11 @@ def challenge_content(challenge: ChallengeView, *, thread: bool = False) -> str:
         if challenge.options.hints
         else ""
     )
+    seat = challenge.options.challenger_seat
     text = (
         _("{challenged}, {challenger} challenges you to {what}.").format(
-            challenged=mention(challenge.challenged.user_id),
-            challenger=mention(challenge.challenger.user_id),
+            challenged=side_mention(challenge.challenged, challenge.options.team_at(1 - seat)),
+            challenger=side_mention(challenge.challenger, challenge.options.team_at(seat)),
             what=str(challenge.options.describe()),
         )
         + f"{hints}{where}{expires}"

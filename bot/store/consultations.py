@@ -22,6 +22,8 @@ PROMPT_KIND = "consult_prompt"
 """The outbox kind of a vote's prompt in the team's thread."""
 TALLY_KIND = "consult_tally"
 """The outbox kind of a closed vote's tally in the team's thread."""
+REMINDER_KIND = "consult_reminder"
+"""The outbox kind of the reminder of a vote nobody has answered, in the team's thread."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,18 +79,20 @@ class ConsultationStore:
         kind: str,
         answers: Sequence[str],
         deadline: float,
+        remind_at: float | None = None,
     ) -> bool:
-        """Put a decision to the team and owe its prompt; False if it was put already."""
+        """Put a decision to the team and owe its prompt; False if it was put already.
+        ``remind_at``: when its thread is reminded if nobody has voted by then."""
 
         async def transaction(tx: Tx) -> bool:
             now = self.db.now()
             opened = await tx.execute(
                 """
                 INSERT INTO consultation_votes (game_id, version, seat, guild_id, thread_id, kind, answers,
-                                                deadline, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, version) DO NOTHING
+                                                deadline, created_at, remind_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, version) DO NOTHING
                 """,
-                (game_id, version, seat, guild_id, thread_id, kind, dump_json(list(answers)), deadline, now),
+                (game_id, version, seat, guild_id, thread_id, kind, dump_json(list(answers)), deadline, now, remind_at),
             )
             if not opened:
                 return False
@@ -154,6 +158,49 @@ class ConsultationStore:
         )
         dues = [float(r["due"]) for r in rows if serves(shard, int(r["guild_id"]))]
         return min(dues) if dues else None
+
+    async def reminders_due(self, now: float, shard: Shard | None = None, limit: int = 100) -> list[VoteRow]:
+        """Open votes whose reminder is due (whether anyone has voted is checked as it is claimed)."""
+        rows = await self.db.fetchall(
+            "SELECT * FROM consultation_votes WHERE remind_at IS NOT NULL AND remind_at <= ? AND closed_at IS NULL"
+            " ORDER BY remind_at LIMIT ?",
+            (now, limit),
+        )
+        return [v for v in map(VoteRow.from_row, rows) if serves(shard, v.guild_id)]
+
+    async def next_reminder(self, shard: Shard | None = None) -> float | None:
+        rows = await self.db.fetchall(
+            "SELECT guild_id, MIN(remind_at) AS due FROM consultation_votes"
+            " WHERE remind_at IS NOT NULL AND closed_at IS NULL GROUP BY guild_id"
+        )
+        dues = [float(r["due"]) for r in rows if serves(shard, int(r["guild_id"]))]
+        return min(dues) if dues else None
+
+    async def claim_reminder(self, vote: VoteRow, payload: dict[str, object]) -> bool:
+        """Claim a vote's reminder once and, if nobody has voted yet, owe it (``payload``:
+        what its message needs), in one transaction: a restart neither loses nor repeats
+        it. True if a reminder is owed."""
+
+        async def transaction(tx: Tx) -> bool:
+            claimed = await tx.execute(
+                "UPDATE consultation_votes SET remind_at = NULL"
+                " WHERE game_id = ? AND version = ? AND remind_at IS NOT NULL AND closed_at IS NULL",
+                (vote.game_id, vote.version),
+            )
+            if not claimed:
+                return False
+            voted = await tx.fetchone(
+                "SELECT 1 AS one FROM consultation_ballots WHERE game_id = ? AND version = ? LIMIT 1",
+                (vote.game_id, vote.version),
+            )
+            if voted is not None:
+                return False
+            body = {"game": vote.game_id, "version": vote.version, **payload}
+            owed = Owed(REMINDER_KIND, vote.guild_id, vote.thread_id, game_id=vote.game_id, payload=body)
+            await outbox.add(tx, owed, self.db.now())
+            return True
+
+        return await self.db.transact(transaction)
 
     async def close(self, vote: VoteRow, chosen: str | None, tally: dict[str, object]) -> bool:
         """Claim the vote's close once: keep what the team played and owe the tally

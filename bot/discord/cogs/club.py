@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,11 +25,20 @@ from discord.ext import commands
 
 from bot.core.advice import parse_level
 from bot.core.chouettes import LEDGER_KIND, ChouetteDelivery, Chouettes, ChouetteSession
-from bot.core.consultations import PROMPT_KIND, ROLL, TALLY_KIND, Consultations, question_of
+from bot.core.consultations import PROMPT_KIND, REMINDER_KIND, ROLL, TALLY_KIND, Consultations, question_of
 from bot.core.kibitzers import REVEAL_KIND, Kibitzers, RevealDelivery, poll_of
-from bot.core.model import ChallengeOptions, Delivery, GameState, NoGameError, Outcome, PlayerRef, TeamSeat
-from bot.discord import privacy
-from bot.discord.boards import InChannel
+from bot.core.model import (
+    ChallengeError,
+    ChallengeOptions,
+    Delivery,
+    GameState,
+    NoGameError,
+    Outcome,
+    PlayerRef,
+    TeamSeat,
+)
+from bot.discord import presenter, privacy
+from bot.discord.boards import Followup, InChannel
 from bot.discord.chouette_panel import ledger_headline, session_text, suggestion_text
 from bot.discord.cogs import Guarded
 from bot.discord.cooldowns import cooldown, hold
@@ -52,13 +61,23 @@ from bot.discord.refusals import UserError
 from bot.discord.replies import (
     CHANNEL_PERMISSIONS,
     THREAD_PERMISSIONS,
+    asked_at,
     defer,
+    edit_clicked,
     player_ref,
     require_permissions,
     send_private,
     send_public,
 )
-from bot.discord.team_votes import head, prompt_text, tally_text
+from bot.discord.team_votes import (
+    TeamChallengeButton,
+    head,
+    prompt_text,
+    reminder_text,
+    role_pinged,
+    tally_text,
+    team_challenge_controls,
+)
 from engine import WinKind
 from engine.chouette import ChouetteOptions, CrewDoubles, Rotation
 from i18n import _
@@ -67,6 +86,15 @@ if TYPE_CHECKING:
     from bot.discord.client import BackgammonBot
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Team:
+    """A team named in a command: ``role`` or ``thread``, its id and its name."""
+
+    kind: str
+    team_id: int
+    name: str
 
 
 @app_commands.guild_only()
@@ -110,6 +138,7 @@ class ClubCog(
         self.dispatcher.handlers[LEDGER_KIND] = self.post_ledger
         self.dispatcher.handlers[PROMPT_KIND] = self.post_team_message
         self.dispatcher.handlers[TALLY_KIND] = self.post_team_message
+        self.dispatcher.handlers[REMINDER_KIND] = self.post_team_message
         if self.table is not None:
             self.table.poster.listeners.append(self.after_post)
             self.table.computer.followers.append(self.after_post)
@@ -271,11 +300,15 @@ class ClubCog(
 
     @cooldown("challenge")
     @app_commands.command(
-        name="consult", description="A team plays the computer in consultation: its members vote on every move"
+        name="consult",
+        description="A team plays in consultation (its members vote on every move): the computer, a member, a team",
     )
     @app_commands.describe(
         role="The team: the members of this role (a private thread is made for them)",
         thread="The team: the members of this private thread (where they talk it over)",
+        opponent="Challenge this member (not in the team) instead of the computer",
+        opponent_role="Challenge the team of this role (a member of it accepts and captains it)",
+        opponent_thread="Challenge the team of this private thread (a member of it accepts and captains it)",
         level="How strong the computer plays (default: expert)",
         match_length="Points to win the match (0 = a money game)",
         position="Start from this position (a GNU Backgammon ID or an XGID): one practice game",
@@ -285,51 +318,42 @@ class ClubCog(
         interaction: discord.Interaction,
         role: discord.Role | None = None,
         thread: discord.Thread | None = None,
+        opponent: discord.Member | None = None,
+        opponent_role: discord.Role | None = None,
+        opponent_thread: discord.Thread | None = None,
         level: Literal["beginner", "intermediate", "expert"] | None = None,
         match_length: app_commands.Range[int, 0, 25] = 0,
         position: app_commands.Range[str, 1, 120] | None = None,
     ) -> None:
-        """Start a consultation game: the team (whoever starts it is its captain) against the computer."""
+        """Start a consultation game: the team (whoever starts it is its captain) against the
+        computer at once, or a challenge to a member or another team (they accept)."""
         if (role is None) == (thread is None):
             raise UserError(_("Name the team: a role, or a private thread of its members."))
+        opponents = sum(o is not None for o in (opponent, opponent_role, opponent_thread))
+        if opponents > 1:
+            raise UserError(_("Name one opponent: a member, a role or a thread (none: the computer)."))
+        if opponents and level is not None:
+            raise UserError(_("The level is the computer's: leave it out against a member or a team."))
         channel = interaction.channel
         if not isinstance(channel, discord.TextChannel):
             raise UserError(_("Start a consultation game in a text channel: its board is public there."))
         require_permissions(interaction, CHANNEL_PERMISSIONS + ("create_private_threads", "send_messages_in_threads"))
+        team = await self._team_named(interaction, role, thread, captain=True)
+        if opponents:
+            await self._challenge(
+                interaction, channel, team, opponent, opponent_role, opponent_thread, match_length, position
+            )
+            return
         self.advice.require()
         captain = interaction.user
-        if role is not None:
-            if role.is_default():
-                raise UserError(_("Name a role of the team, not everyone."))
-            if not any(r.id == role.id for r in getattr(captain, "roles", [])):
-                raise UserError(_("You captain the team you start: take a team whose role you have."))
-            kind, team_id, name = "role", role.id, role.name
-        else:
-            assert thread is not None
-            if thread.type is not discord.ChannelType.private_thread:
-                raise UserError(_("A team's thread must be private: the other side must not read it."))
-            if not await self._thread_has(thread.id, captain.id):
-                raise UserError(_("You captain the team you start: take a thread you are in."))
-            kind, team_id, name = "thread", thread.id, thread.name
         await defer(interaction)
-        if thread is None:
-            made = await channel.create_thread(
-                name=(_("Team") + f" · {name}")[:90],
-                type=discord.ChannelType.private_thread,
-                invitable=False,
-                auto_archive_duration=10080,
-            )
-            await made.add_user(captain)
-            self._joined.add((made.id, captain.id))
-            thread_id = made.id
-        else:
-            thread_id = thread.id
-        team = TeamSeat(0, team_id, kind, thread_id, captain.id)
+        thread_id = thread.id if thread is not None else await self._team_thread(channel, team.name, captain)
+        seat = TeamSeat(0, team.team_id, team.kind, thread_id, captain.id)
         options = ChallengeOptions(
             match_length=match_length,
             move_days=self.settings.default_move_days,
             computer_level=parse_level(level or self.table.computer.default_level),
-            teams=(team,),
+            teams=(seat,),
             practice=position is not None,
         )
         outcome = await self.table.quick(
@@ -337,13 +361,230 @@ class ClubCog(
             self.service.play_computer(
                 interaction.guild_id or 0,
                 channel.id,
-                PlayerRef(team_id, name),
+                PlayerRef(team.team_id, team.name),
                 self.table.computer.ref(),
                 replace(options, match_length=0) if position is not None else options,
                 gnubg_id=position,
             ),
         )
         await self.table.post_new_game(interaction, outcome)
+
+    async def _team_named(
+        self,
+        interaction: discord.Interaction,
+        role: discord.Role | None,
+        thread: discord.Thread | None,
+        *,
+        captain: bool,
+    ) -> _Team:
+        """A team named by a role or a private thread (``captain``: the member who names
+        it must be in it, as its captain)."""
+        user = interaction.user
+        if role is not None:
+            if role.is_default():
+                raise UserError(_("Name a role of the team, not everyone."))
+            if captain and not any(r.id == role.id for r in getattr(user, "roles", [])):
+                raise UserError(_("You captain the team you start: take a team whose role you have."))
+            return _Team("role", role.id, role.name)
+        assert thread is not None
+        if thread.type is not discord.ChannelType.private_thread:
+            raise UserError(_("A team's thread must be private: the other side must not read it."))
+        if captain and not await self._thread_has(thread.id, user.id):
+            raise UserError(_("You captain the team you start: take a thread you are in."))
+        return _Team("thread", thread.id, thread.name)
+
+    async def _team_thread(self, channel: Any, name: str, captain: discord.abc.Snowflake) -> int:
+        """A role team's private thread under the channel, its captain in it."""
+        made = await channel.create_thread(
+            name=(_("Team") + f" · {name}")[:90],
+            type=discord.ChannelType.private_thread,
+            invitable=False,
+            auto_archive_duration=10080,
+        )
+        await made.add_user(captain)
+        self._joined.add((made.id, captain.id))
+        return int(made.id)
+
+    async def _member_of(self, team: _Team | TeamSeat, member: discord.abc.Snowflake) -> bool:
+        """Whether ``member`` (a guild member, with their roles) belongs to the team."""
+        if team.kind == "role":
+            return any(r.id == team.team_id for r in getattr(member, "roles", []))
+        return await self._thread_has(team.team_id, member.id)
+
+    async def _challenge(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.TextChannel,
+        team: _Team,
+        opponent: discord.Member | None,
+        opponent_role: discord.Role | None,
+        opponent_thread: discord.Thread | None,
+        match_length: int,
+        position: str | None,
+    ) -> None:
+        """A team's challenge to a member or to another team: posted with its own buttons,
+        the game starting when the other side accepts (:meth:`click_team_challenge`)."""
+        seats: tuple[TeamSeat, ...] = (TeamSeat(0, team.team_id, team.kind, 0, interaction.user.id),)
+        pings: discord.AllowedMentions
+        if opponent is not None:
+            if opponent.bot:
+                raise UserError(_("Challenge a member, not a bot: leave the opponents out to play the computer."))
+            if await self._member_of(team, opponent):
+                raise UserError(
+                    _("{name} is in the team: a team can't play one of its own members.").format(
+                        name=shown(opponent.display_name)
+                    )
+                )
+            challenged = player_ref(opponent)
+            pings = pinging(*await self.service.members.pings([opponent.id]))  # not in their quiet hours
+        else:
+            other = await self._team_named(interaction, opponent_role, opponent_thread, captain=False)
+            if other.team_id == team.team_id:
+                raise UserError(_("A team can't play itself: name another team."))
+            if await self._member_of(other, interaction.user):
+                raise UserError(_("You are in both teams: a member plays for one side only."))
+            seats += (TeamSeat(1, other.team_id, other.kind, 0, 0),)
+            challenged = PlayerRef(other.team_id, other.name)
+            # a role is pinged only if its members let anyone mention it: the bot's own right to
+            # ping every role is not lent to whoever names one
+            mentionable = opponent_role is not None and opponent_role.mentionable
+            pings = role_pinged(other.team_id) if mentionable else pinging()
+        options = ChallengeOptions(match_length=match_length, move_days=self.settings.default_move_days, teams=seats)
+        challenges = self.service.challenges
+        guild_id, challenger = interaction.guild_id or 0, PlayerRef(team.team_id, team.name)
+        made = (
+            challenges.create_practice(guild_id, channel.id, challenger, challenged, position, options=options)
+            if position is not None
+            else challenges.create(guild_id, channel.id, challenger, challenged, options)
+        )
+        challenge = await self.table.quick(interaction, made)
+        content = (
+            presenter.challenge_content(challenge)
+            + "\n👥 "
+            + (
+                _(
+                    "The team votes on every move in its private thread; the game is unrated, its result goes to the team's record."
+                )
+                if opponent is not None
+                else _(
+                    "Any member of the challenged team may accept, and captains it; each team votes in its own private thread."
+                )
+            )
+        )
+        message = await send_public(
+            interaction, content=content, view=team_challenge_controls(challenge.id), allowed_mentions=pings
+        )
+        try:
+            await challenges.set_message(challenge.id, message.id)
+        except Exception:
+            log.debug("could not remember the team challenge's message", exc_info=True)
+        if opponent_thread is not None:  # a thread team has no role to ping: it hears of it in its thread
+            await self._tell_thread(opponent_thread.id, challenge, message)
+
+    async def _tell_thread(self, thread_id: int, challenge: Any, message: discord.Message) -> None:
+        """A pointer to the challenge in the challenged thread team's own thread (pinging nobody)."""
+        link = presenter.jump_url(challenge.guild_id, message.channel.id, message.id)
+        text = "👥 " + _("{team} challenges this thread's team: any of its members may answer it here: {link}").format(
+            team=f"**{shown(challenge.challenger.name)}**", link=link
+        )
+        try:
+            await self.bot_client.get_partial_messageable(thread_id).send(
+                **fit(content=text, allowed_mentions=pinging())
+            )
+        except discord.HTTPException:
+            log.info("could not tell the thread team %s of a challenge", thread_id, exc_info=True)
+
+    async def click_team_challenge(self, interaction: discord.Interaction, action: str, challenge_id: int) -> None:
+        """A team challenge's button: Accept and Decline for the challenged side (any member
+        of a challenged team, who becomes its captain), Withdraw for the team's captain."""
+        try:
+            hold(self.cooldowns, "challenge", interaction.user)
+            challenges = self.service.challenges
+            challenge = await self.table.quick(interaction, challenges.pending(challenge_id))
+            seat = challenge.options.challenger_seat
+            ours, theirs = challenge.options.team_at(seat), challenge.options.team_at(1 - seat)
+            if ours is None:
+                raise UserError(_("This is not a team's challenge."))
+            if action == "cancel":
+                if interaction.user.id != ours.captain_id:
+                    raise UserError(_("Only the team's captain can withdraw its challenge."))
+                closed = await self.table.quick(interaction, challenges.cancel(challenge_id, ours.team_id))
+                await edit_clicked(
+                    interaction, content=presenter.challenge_closed_content(closed, closed.status), view=None
+                )
+                return
+            if theirs is None:
+                if interaction.user.id != challenge.challenged.user_id:
+                    raise UserError(
+                        _("Only {name} can answer this challenge.").format(name=shown(challenge.challenged.name))
+                    )
+                side = interaction.user.id
+            else:
+                if not await self._member_of(theirs, interaction.user):
+                    raise UserError(
+                        _("Only the members of {team} can answer this challenge.").format(
+                            team=shown(challenge.challenged.name)
+                        )
+                    )
+                side = theirs.team_id
+            if await self._member_of(ours, interaction.user):
+                raise UserError(
+                    _("You are in {team}, the challenging team: a member plays for one side only.").format(
+                        team=shown(challenge.challenger.name)
+                    )
+                )
+            if action == "decline":
+                closed = await self.table.quick(interaction, challenges.decline(challenge_id, side))
+                await edit_clicked(
+                    interaction, content=presenter.challenge_closed_content(closed, closed.status), view=None
+                )
+                return
+            await self._accept_team_challenge(interaction, challenge, ours, theirs, side)
+        except ChallengeError as error:
+            await self.table.close_dead_challenge(interaction, challenge_id)
+            await report(interaction, error)
+        except Exception as error:
+            await report(interaction, error)
+
+    async def _accept_team_challenge(
+        self, interaction: discord.Interaction, challenge: Any, ours: TeamSeat, theirs: TeamSeat | None, side: int
+    ) -> None:
+        """The game starts: each role team gets its private thread (its captain in it), the
+        accepting member of a challenged team becomes its captain."""
+        require_permissions(interaction, CHANNEL_PERMISSIONS + ("create_private_threads", "send_messages_in_threads"))
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            raise UserError(_("Start a consultation game in a text channel: its board is public there."))
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+        await self.service.names.remember(player_ref(interaction.user))
+        teams = [ours] + ([replace(theirs, captain_id=interaction.user.id)] if theirs is not None else [])
+        made: list[int] = []
+        try:
+            for i, team in enumerate(teams):
+                if team.kind == "thread":
+                    teams[i] = replace(team, thread_id=team.team_id)
+                    continue
+                name = challenge.challenger.name if i == 0 else challenge.challenged.name
+                made.append(await self._team_thread(channel, name, discord.Object(team.captain_id)))
+                teams[i] = replace(team, thread_id=made[-1])
+            outcome = await self.service.challenges.accept(
+                challenge.id, side, accepted_by=interaction.id, teams=tuple(teams)
+            )
+        except BaseException:  # answered meanwhile, expired: the threads made for it go
+            for thread_id in made:
+                try:
+                    await self.bot_client.http.delete_channel(thread_id)
+                except discord.HTTPException:
+                    log.debug("could not delete an unused team thread", exc_info=True)
+            raise
+        await self.table.poster.publish(
+            outcome,
+            Followup(interaction),
+            old=None,
+            asked=asked_at(interaction),
+            alongside=edit_clicked(interaction, view=None),
+        )
 
     @cooldown("lookup")
     @app_commands.command(name="team", description="A team's record in consultation games")
@@ -372,9 +613,16 @@ class ClubCog(
         return True
 
     async def _in_team(self, interaction: discord.Interaction, team: TeamSeat) -> bool:
-        if team.kind == "role":
-            return any(r.id == team.team_id for r in getattr(interaction.user, "roles", []))
-        return await self._thread_has(team.team_id, interaction.user.id)
+        return await self._member_of(team, interaction.user)
+
+    async def _on_other_side(self, interaction: discord.Interaction, state: GameState, team: TeamSeat) -> bool:
+        """Whether the member also plays against ``team``: the member it plays, or a member
+        of the other team too (who then votes for neither: no side reads both threads)."""
+        other = 1 - team.seat
+        other_team = state.options.team_at(other)
+        if other_team is None:
+            return state.players[other].user_id == interaction.user.id
+        return await self._member_of(other_team, interaction.user)
 
     async def _join_thread(self, team: TeamSeat, member: discord.abc.Snowflake) -> None:
         """A role's member who votes joins the team's private thread (its talk, its tallies)."""
@@ -401,6 +649,8 @@ class ClubCog(
                 raise UserError(_("This vote is closed: the team has played."))
             if not await self._in_team(interaction, question.team):
                 raise UserError(_("Only the team's members vote on its moves."))
+            if await self._on_other_side(interaction, state, question.team):
+                raise UserError(_("You are on both sides of this game: a member plays for one side only."))
             await self._join_thread(question.team, interaction.user)
             if len(vote.answers) > SELECT_LIMIT:
                 if interaction.response.is_done():
@@ -422,7 +672,11 @@ class ClubCog(
             hold(self.cooldowns, "lookup", interaction.user)
             state = await self._game_seen(interaction, game_id)
             question = question_of(state)
-            member = question is not None and await self._in_team(interaction, question.team)
+            member = (
+                question is not None
+                and await self._in_team(interaction, question.team)
+                and not await self._on_other_side(interaction, state, question.team)
+            )
             vote = await self.table.quick(
                 interaction,
                 self.consultations.ballot(state, version, interaction.user.id, answer, member=member),
@@ -441,7 +695,8 @@ class ClubCog(
             await report(interaction, error)
 
     async def votes_due(self, now: datetime, shard: Any) -> None:
-        """The scheduler's pass: close the votes due."""
+        """The scheduler's pass: owe the reminders due, close the votes due."""
+        await self.consultations.remind(now, shard)
         for vote in await self.consultations.due(now, shard):
             await self._close(vote, None)
 
@@ -475,6 +730,8 @@ class ClubCog(
         if delivery.kind == PROMPT_KIND:
             team = await self.service.names.name(await self._team_of(data))
             text = prompt_text(data, team)
+        elif delivery.kind == REMINDER_KIND:
+            text = reminder_text(data)
         else:
             text = tally_text(data)
         first = text.split("\n", 1)[0]
@@ -489,7 +746,12 @@ class ClubCog(
                 await self.dispatcher.deliveries.delivered(delivery.entries)
                 return
         payload: dict[str, Any] = {"content": text, "allowed_mentions": pinging()}
-        if delivery.kind == PROMPT_KIND:
+        if delivery.kind == REMINDER_KIND and data.get("role"):  # a role team's reminder pings its role, nobody else
+            guild = self.bot_client.get_guild(delivery.guild_id)
+            role = guild.get_role(int(data["role"])) if guild is not None else None
+            if role is not None and role.mentionable:  # only a role anyone may mention
+                payload["allowed_mentions"] = role_pinged(role.id)
+        if delivery.kind in (PROMPT_KIND, REMINDER_KIND):
             view = discord.ui.View(timeout=None)
             view.add_item(KibitzButton(int(data["game"]), int(data["version"]), team=True))
             payload["view"] = view
@@ -683,4 +945,4 @@ class ClubCog(
 async def setup(bot: BackgammonBot) -> None:
     """The extension's entry: its parts come from the client; the polls' buttons are its own."""
     await bot.add_cog(ClubCog(bot.parts))
-    bot.add_dynamic_items(*DYNAMIC_ITEMS)
+    bot.add_dynamic_items(*DYNAMIC_ITEMS, TeamChallengeButton)
