@@ -134,6 +134,7 @@ async def test_sigterm_during_load_loses_nothing(fake, launch):
     assert ("bg_loop_lag_seconds", ()) in samples and ("bg_drawing_queue", ()) in samples
 
     acknowledged_before = sum(1 for i in fake.interactions.values() if i.response_type is not None)
+    signalled_at = time.monotonic()
     code, seconds = await sigterm(bot)
     assert code == 0, bot.tail()
     assert seconds < STOP_BOUND
@@ -141,7 +142,11 @@ async def test_sigterm_during_load_loses_nothing(fake, launch):
     result = await load  # the players give up on what the stopped bot never saw
     assert acknowledged_before > 0
     assert not unanswered(fake), [(i.id, i.response_type, i.calls) for i in unanswered(fake)][:5]
-    assert not fake.missed_deadlines()
+    # Every interaction sent before the signal is answered in time, and every one the stopping
+    # bot read after it (it turns them away). One sent in the instant between the gateway's
+    # reader stopping and the close frame is never read: lost as it is on Discord.
+    late = [i for i in fake.missed_deadlines() if i.dispatched_at < signalled_at or i.calls or i.response_type]
+    assert not late, late[:3]
 
     # Nothing lost: every game that began goes on from where it was, to its end.
     await bot.start()
