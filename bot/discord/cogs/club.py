@@ -644,20 +644,30 @@ class ClubCog(
             hold(self.cooldowns, "lookup", interaction.user)
             state = await self._game_seen(interaction, game_id)
             question = question_of(state)
-            vote = await self.consultations.votes.vote(game_id, version)
-            if question is None or question.kind == ROLL or state.version != version or vote is None or vote.closed:
-                raise UserError(_("This vote is closed: the team has played."))
-            if not await self._in_team(interaction, question.team):
-                raise UserError(_("Only the team's members vote on its moves."))
-            if await self._on_other_side(interaction, state, question.team):
-                raise UserError(_("You are on both sides of this game: a member plays for one side only."))
-            await self._join_thread(question.team, interaction.user)
+
+            async def admitted() -> tuple[Any, str | None]:
+                """The open vote and the member's ballot so far, once the member may vote
+                (store reads and Discord calls: under the slow-call guard, as a whole)."""
+                vote = await self.consultations.votes.vote(game_id, version)
+                closed = question is None or question.kind == ROLL or state.version != version
+                if closed or vote is None or vote.closed:
+                    raise UserError(_("This vote is closed: the team has played."))
+                assert question is not None
+                if not await self._in_team(interaction, question.team):
+                    raise UserError(_("Only the team's members vote on its moves."))
+                if await self._on_other_side(interaction, state, question.team):
+                    raise UserError(_("You are on both sides of this game: a member plays for one side only."))
+                await self._join_thread(question.team, interaction.user)
+                if len(vote.answers) > SELECT_LIMIT:
+                    return vote, None
+                return vote, await self.consultations.ballot_of(game_id, version, interaction.user.id)
+
+            vote, mine = await self.table.quick(interaction, admitted())
             if len(vote.answers) > SELECT_LIMIT:
                 if interaction.response.is_done():
                     raise UserError(_("More plays are legal than a menu holds: click again to type yours."))
                 await interaction.response.send_modal(KibitzModal(game_id, version, team=True))
                 return
-            mine = await self.consultations.ballot_of(game_id, version, interaction.user.id)
             text = _("Your vote for the team? Only you see it; the tally goes to the team's thread.")
             if mine is not None:
                 text += "\n" + _("Your vote so far: {answer}.").format(answer=answer_words(mine))
@@ -672,16 +682,19 @@ class ClubCog(
             hold(self.cooldowns, "lookup", interaction.user)
             state = await self._game_seen(interaction, game_id)
             question = question_of(state)
-            member = (
-                question is not None
-                and await self._in_team(interaction, question.team)
-                and not await self._on_other_side(interaction, state, question.team)
-            )
-            vote = await self.table.quick(
-                interaction,
-                self.consultations.ballot(state, version, interaction.user.id, answer, member=member),
-            )
-            mine = await self.consultations.ballot_of(game_id, version, interaction.user.id)
+
+            async def kept() -> tuple[Any, str | None]:
+                """The ballot kept and read back (store reads and Discord calls: under the
+                slow-call guard, as a whole)."""
+                member = (
+                    question is not None
+                    and await self._in_team(interaction, question.team)
+                    and not await self._on_other_side(interaction, state, question.team)
+                )
+                vote = await self.consultations.ballot(state, version, interaction.user.id, answer, member=member)
+                return vote, await self.consultations.ballot_of(game_id, version, interaction.user.id)
+
+            vote, mine = await self.table.quick(interaction, kept())
             when = timestamp(datetime.fromtimestamp(vote.deadline, tz=UTC))
             await send_private(
                 interaction,

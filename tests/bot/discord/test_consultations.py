@@ -6,6 +6,8 @@ to the team's record, and the members' ratings are untouched."""
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 import pytest
 
@@ -186,3 +188,28 @@ def test_the_majority_plays_and_a_tie_goes_to_the_captain():
     assert decide(answers, {1: "double", 3: "no double"}, 3) == ("no double", True)
     assert decide(answers, {1: "double", 2: "no double"}, 3) == ("no double", False)  # captain silent: the order
     assert decide(answers, {}, 3) == (None, False)
+
+
+async def test_a_slow_store_behind_the_vote_button_is_acknowledged_first(world, team, monkeypatch):
+    """The ballot's picker waits on store reads and on Discord (the vote, the team's thread, the
+    member's ballot so far): on a busy store the click is acknowledged first, like any slow call,
+    and the picker follows privately (unacknowledged, the kibitzers' twin of this ran past
+    Discord's 3 seconds under load)."""
+    w = world
+    await w.alice.slash(w.channel, "bgclub consult", role=team, level="beginner", position=START)
+    await settle(w)
+    club = w.bot.get_cog("ClubCog")
+    read = club.consultations.ballot_of
+
+    async def slow(*args):
+        await asyncio.sleep(0.3)
+        return await read(*args)
+
+    monkeypatch.setattr(club.consultations, "ballot_of", slow)
+    board = w.board()
+    asked = await w.bob.click(board, custom_id=vote_button(board))
+    assert asked.deferred  # the board untouched: its update deferred
+    (menu,) = asked.followups
+    assert menu.ephemeral and "Only you see it" in menu.content
+    voted = await w.bob.select(menu, ["no double"])
+    assert voted.deferred and "Your vote:" in w.private(voted)
