@@ -31,6 +31,7 @@ from bot.store import (  # the store's values the layers above are shown, throug
 )
 from engine import UNLIMITED, Game, GameSettings, Match, Phase, Play, WinKind, legal_plays
 from engine.dice import DiceSource
+from engine.reasons import GAME_NAMES
 from engine.variants import PRESETS, VARIANTS, TablesGame, VariantMatch, family, preset_settings
 from i18n import N_, _, ngettext, worded
 
@@ -438,17 +439,14 @@ class ChallengeOptions:
 
 
 VARIANT_NAMES = {
-    "backgammon": N_("backgammon"),
+    "backgammon": GAME_NAMES["backgammon"].template,
     "nackgammon": N_("nackgammon"),
     "tavla": N_("tavla"),
     "takhteh": N_("takhteh"),
-    "portes": N_("portes"),
-    "plakoto": N_("plakoto"),
-    "fevga": N_("fevga"),
-    "nardy": N_("long nardy"),
-    "tavli": N_("tavli"),
+    **{game: GAME_NAMES[game].template for game in ("portes", "plakoto", "fevga", "nardy", "tavli")},
 }
-"""Each game's name as members read it (translated where used)."""
+"""Each game's name as members read it (translated where used): the engine's names of the
+games its refusals say (:data:`engine.reasons.GAME_NAMES`), and the presets' own."""
 
 
 def variant_name(variant: str) -> str:
